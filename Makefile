@@ -1,0 +1,35 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint e2e-deps bench screenshots clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)  ## open the TUI on a scratch store filled by the offline extractor
+	$(BIN)/mem-review demo
+
+e2e-deps:  ## the real Claude Code CLI, pinned, for the end-to-end tests
+	bash scripts/install_claude_code.sh >/dev/null
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+
+test: $(STAMP) e2e-deps lint  ## everything CI runs
+	$(BIN)/pytest -q
+
+bench: $(STAMP)  ## performance budgets as ratios against same-run baselines
+	$(BIN)/python bench/run.py
+
+screenshots: $(STAMP)
+	$(BIN)/python scripts/export_screenshots.py
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache .ruff_cache

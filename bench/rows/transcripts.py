@@ -1,0 +1,181 @@
+"""What leaves the machine, per real session: bytes sent vs bytes of the transcript, and
+what the extraction would cost at Haiku 4.5 prices.
+
+Bytes: the preview text (exactly what would be sent, condensed and redacted) over the
+file's size, for every real transcript in ../shared/transcripts, and every human prompt
+(counted by the transcript reader) must be found in it.
+
+Cost: each window is wrapped as the extractor wraps it (`capture.prompt.build_messages`:
+system prompt, tool schema, the window, the known/rejected fact lists), its input tokens
+estimated, plus an assumed answer of OUTPUT_TOKENS per request. There is no offline
+Claude tokenizer, so tokens are estimated as max(characters / 3.5, word pieces), where
+word pieces are runs of letters (one per 6 letters), of up to 3 digits, of punctuation
+and of multi-character whitespace: on English prose and code that over-counts slightly,
+which suits a budget.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from bench.common import BIG_TRANSCRIPT, TRANSCRIPTS, Result, Stat, error, missing
+from bench.rows import Ctx, has_module
+from bench.rows.preview import NEEDS, preview_function
+
+PRICE_IN, PRICE_OUT = 1.0, 5.0  # USD per million tokens, Haiku 4.5
+OUTPUT_TOKENS = 1_000  # assumed answer per request: ~10 facts with evidence
+NOT_SESSIONS = ("fasthooks/sample_hook_logs.jsonl",)  # hook payload log, not a transcript
+_PIECES = re.compile(r"[^\W\d_]+|\d{1,3}|[^\w\s]+|\s{2,}|_+")
+
+
+def estimate_tokens(text: str) -> int:
+    pieces = 0
+    for m in _PIECES.finditer(text):
+        s = m.group()
+        pieces += math.ceil(len(s) / 6) if s[0].isalpha() else 1
+    return max(math.ceil(len(text) / 3.5), pieces)
+
+
+def real_transcripts() -> list[Path]:
+    out = []
+    for p in sorted(TRANSCRIPTS.rglob("*.jsonl")):
+        rel = p.relative_to(TRANSCRIPTS).as_posix()
+        if rel.startswith("derived/") or rel in NOT_SESSIONS:
+            continue
+        out.append(p)
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _prompts_kept(path: Path, preview: str) -> tuple[int, int, list[str], dict[str, int]]:
+    """(prompts found in the preview, prompts, the lost ones, bytes per kind of turn)."""
+    from capture.transcript import read_turns
+
+    redact = _redactor()
+    turns, _, _ = read_turns(path)
+    kinds: dict[str, int] = {}
+    for t in turns:
+        kinds[t.kind] = kinds.get(t.kind, 0) + len(t.text.encode("utf-8"))
+    prompts = [t.text for t in turns if t.kind == "prompt"]
+    hay = _norm(preview)
+    lost = [p for p in prompts if _norm(redact(p))[:200] not in hay]
+    return len(prompts) - len(lost), len(prompts), [p[:60] for p in lost], kinds
+
+
+def _redactor() -> Any:
+    if has_module("capture.redact"):
+        from capture.redact import redact
+
+        return redact
+    return lambda s: s
+
+
+def _request_tokens(window: str, index: int, total: int, full_lists: bool) -> int:
+    from capture.prompt import MAX_LIST_CHARS, TOOL, build_messages
+
+    existing: list[str] = []
+    rejected: list[tuple[str, str]] = []
+    if full_lists:  # a project with more facts than the lists show: both lists at budget
+        fact = "The billing worker retries webhooks five times before it marks them failed."
+        existing = [fact] * (MAX_LIST_CHARS // 2 // (len(fact) + 3) + 1)
+        rejected = [(fact, "not durable")] * (MAX_LIST_CHARS // 2 // (len(fact) + 35) + 1)
+    system, messages = build_messages(window, index=index, total=total, existing=existing,
+                                      rejected=rejected)
+    sys_text = system if isinstance(system, str) else "".join(b["text"] for b in system)
+    return (estimate_tokens(sys_text) + estimate_tokens(messages[0]["content"])
+            + estimate_tokens(json.dumps(TOOL)) + 30)  # + roles and framing
+
+
+def _windows(path: Path) -> list[str]:
+    from capture.condense import condense_file
+    from reviewer.config import Config
+
+    redact = _redactor()
+    return [redact(w) for w in condense_file(path, window_chars=Config().window_chars).windows]
+
+
+def session_cost(path: Path, full_lists: bool) -> tuple[float, int, int]:
+    """(USD, input tokens, requests) to extract one whole session."""
+    windows = _windows(path)
+    tokens = sum(_request_tokens(w, i + 1, len(windows), full_lists) for i, w in enumerate(windows))
+    usd = (tokens * PRICE_IN + len(windows) * OUTPUT_TOKENS * PRICE_OUT) / 1e6
+    return usd, tokens, len(windows)
+
+
+def run_bytes(ctx: Ctx) -> list[Result]:
+    key, title = "bytes", "bytes sent / transcript bytes, worst real session"
+    budget = "≤ 1/40, all prompts"
+    found = preview_function()
+    if found is None:
+        return [missing(key, title, budget, NEEDS)]
+    fn, how = found
+    per: dict[str, dict[str, Any]] = {}
+    notes = [f"preview via {how}"]
+    all_kept = True
+    for path in real_transcripts():
+        rel = path.relative_to(TRANSCRIPTS).as_posix()
+        text = fn(path)
+        sent, size = len(text.encode("utf-8")), path.stat().st_size
+        kept, total, lost, kinds = _prompts_kept(path, text)
+        all_kept &= kept == total
+        per[rel] = {"bytes": size, "sent": sent, "ratio": sent / size, "prompts": total,
+                    "prompts_kept": kept, "lost": lost, "text_bytes_by_kind": kinds}
+        shown = f"1/{size / sent:.0f}" if sent else "nothing"
+        over = " OVER" if sent / size > 1 / 40 else ""
+        parts = ", ".join(f"{k} {v:,}" for k, v in sorted(kinds.items(), key=lambda x: -x[1]))
+        notes.append(f"{rel}: {size:,} B → {sent:,} B ({shown}{over}); prompts {kept}/{total}"
+                     + (f"; LOST {lost}" if lost else "") + (f"; text B: {parts}" if parts else ""))
+    if not per:
+        return [error(key, title, budget, f"no transcripts under {TRANSCRIPTS}")]
+    worst = max(per.values(), key=lambda r: r["ratio"])
+    total = sum(r["bytes"] for r in per.values()) / max(1, sum(r["sent"] for r in per.values()))
+    notes.insert(1, f"judged on the worst session; all sessions together: 1/{total:.0f}")
+    res = Result(key, title, "", kind="max", value=Stat([worst["ratio"]], "frac"),
+                 limit=1 / 40, budget=budget, notes=notes, extra={"sessions": per})
+    res.judge()
+    if not all_kept and res.status == "PASS":
+        res.status = "FAIL"
+    if not all_kept:
+        res.notes.insert(0, "some human prompts are missing from what would be sent")
+    return [res]
+
+
+def run_cost(ctx: Ctx) -> list[Result]:
+    size = BIG_TRANSCRIPT.stat().st_size if BIG_TRANSCRIPT.is_file() else 0
+    key = "cost"
+    title = f"extraction cost, {size / 1e6:.1f} MB session, Haiku 4.5"
+    budget = "≤ $0.02"
+    if not (has_module("capture.condense") and has_module("capture.prompt")):
+        return [missing(key, title, budget, "capture/condense.py or capture/prompt.py")]
+    if not size:
+        return [error(key, title, budget, f"{BIG_TRANSCRIPT} not found")]
+    notes = [f"input tokens estimated (max of chars/3.5 and word pieces); output assumed "
+             f"{OUTPUT_TOKENS:,} tokens per request; ${PRICE_IN:g}/${PRICE_OUT:g} per M"]
+    if not has_module("capture.redact"):
+        notes.append("capture/redact.py not landed: windows not redacted")
+    per: dict[str, dict[str, Any]] = {}
+    for path in real_transcripts():
+        rel = path.relative_to(TRANSCRIPTS).as_posix()
+        usd, tokens, requests = session_cost(path, full_lists=False)
+        usd_full, tokens_full, _ = session_cost(path, full_lists=True)
+        per[rel] = {"usd": usd, "input_tokens": tokens, "requests": requests,
+                    "usd_with_full_fact_lists": usd_full, "input_tokens_full": tokens_full}
+        notes.append(f"{rel}: ${usd:.4f} ({tokens:,} in, {requests} req); with full "
+                     f"known/rejected lists ${usd_full:.4f}")
+    big = per[BIG_TRANSCRIPT.relative_to(TRANSCRIPTS).as_posix()]
+    res = Result(key, title, "", kind="max", value=Stat([big["usd"]], "$"), limit=0.02,
+                 budget=budget, notes=notes, extra={"sessions": per})
+    res.judge()
+    full = Result("cost-full", title + ", with full fact lists", "INFO", kind="max",
+                  value=Stat([big["usd_with_full_fact_lists"]], "$"), limit=0.02,
+                  budget="(reported)",
+                  notes=["a project whose known and rejected facts fill both prompt lists "
+                         "(24,000 chars)"])
+    return [res, full]

@@ -1,0 +1,1 @@
+"""Capture: turn a finished Claude Code session into pending candidate facts."""

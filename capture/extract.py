@@ -1,0 +1,302 @@
+"""Ask Claude (Haiku by default) for candidate facts, window by window.
+
+Only the worker imports this module (it imports the anthropic SDK); hooks never do.
+Every failure surfaces as one ExtractionError whose `permanent` flag tells the worker
+whether retrying the job later can help, and whose `partial` result keeps the tokens
+already spent so the spend is recorded either way.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .candidate import AnswerShapeError, Candidate, parse_candidates
+from .dedupe import fact_key
+from .prompt import TOOL, TOOL_NAME, build_messages
+
+DEFAULT_MODEL = "claude-haiku-4-5"
+
+# USD per million tokens (input, output). Matched by longest prefix so dated model ids
+# ("claude-haiku-4-5-20251001") price like their alias.
+PRICES: dict[str, tuple[float, float]] = {
+    "claude-haiku-4-5": (1.0, 5.0),
+    "claude-3-5-haiku": (0.8, 4.0),
+    "claude-3-haiku": (0.25, 1.25),
+    "claude-sonnet-4-5": (3.0, 15.0),
+    "claude-sonnet-4": (3.0, 15.0),
+    "claude-opus-4-1": (15.0, 75.0),
+    "claude-opus-4": (15.0, 75.0),
+}
+
+
+def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
+    """Price of a request; 0.0 for an unknown model (shown as unknown, never guessed)."""
+    best = max((k for k in PRICES if model.startswith(k)), key=len, default=None)
+    if best is None:
+        return 0.0
+    pin, pout = PRICES[best]
+    return (input_tokens * pin + output_tokens * pout) / 1_000_000
+
+
+@dataclass
+class ExtractionResult:
+    candidates: list[Candidate]
+    dropped: list[str]
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    requests: int = 0
+
+
+class ExtractionError(Exception):
+    """Extraction failed.
+
+    kind: auth | invalid_request | rate_limit | overloaded | server | timeout |
+    connection | bad_answer. `permanent` means retrying the same job cannot help
+    (bad key, unknown model, request rejected); `retry_after` is the server's hint in
+    seconds when it gave one; `partial` holds what earlier windows produced.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        permanent: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.permanent = permanent
+        self.retry_after = retry_after
+        self.status = status
+        self.partial: ExtractionResult | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"ExtractionError({str(self)!r}, kind={self.kind!r}, permanent={self.permanent}, "
+            f"retry_after={self.retry_after!r})"
+        )
+
+
+@dataclass
+class _Answer:
+    candidates: list[Candidate]
+    dropped: list[str]
+    model: str
+    input_tokens: int
+    output_tokens: int
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds to wait from `retry-after-ms` / `retry-after` (seconds or HTTP date)."""
+    if headers is None:
+        return None
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            return max(0.0, float(raw_ms) / 1000)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_tz(raw)
+    if parsed is None:
+        return None
+    return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+def _api_message(exc: Any) -> str:
+    msg = getattr(exc, "api_message", None) or getattr(exc, "message", None) or str(exc)
+    return " ".join(str(msg).split())[:300]
+
+
+def _map_error(exc: BaseException) -> ExtractionError:
+    """Translate an SDK exception into the worker's vocabulary."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ExtractionError("request timed out", kind="timeout", permanent=False)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return ExtractionError(
+            f"connection failed: {_api_message(exc)}", kind="connection", permanent=False
+        )
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        msg = f"HTTP {status}: {_api_message(exc)}"
+        after = _retry_after(exc.response.headers)
+        if isinstance(exc, (anthropic.AuthenticationError, anthropic.PermissionDeniedError)):
+            return ExtractionError(msg, kind="auth", permanent=True, status=status)
+        if isinstance(exc, anthropic.NotFoundError):
+            return ExtractionError(
+                msg + " (unknown model?)", kind="invalid_request", permanent=True, status=status
+            )
+        if isinstance(exc, anthropic.RateLimitError):
+            return ExtractionError(
+                msg, kind="rate_limit", permanent=False, retry_after=after, status=status
+            )
+        if isinstance(exc, anthropic.OverloadedError):
+            return ExtractionError(
+                msg, kind="overloaded", permanent=False, retry_after=after, status=status
+            )
+        if status >= 500 or status in (408, 409):
+            return ExtractionError(
+                msg, kind="server", permanent=False, retry_after=after, status=status
+            )
+        # 400, 402 (billing), 413 (window too large), 422 ...: the same request fails again.
+        return ExtractionError(msg, kind="invalid_request", permanent=True, status=status)
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return ExtractionError(f"unusable response: {exc}", kind="bad_answer", permanent=False)
+    if isinstance(exc, ValueError):  # the SDK could not decode the response body
+        return ExtractionError(f"response is not JSON: {exc}", kind="bad_answer", permanent=False)
+    return ExtractionError(f"{type(exc).__name__}: {exc}", kind="server", permanent=False)
+
+
+def _bad(message: str) -> ExtractionError:
+    return ExtractionError(message, kind="bad_answer", permanent=False)
+
+
+def _read_answer(response: Any, requested_model: str) -> _Answer:
+    """Validate one Messages API response; raise a bad_answer error if unusable."""
+    usage = getattr(response, "usage", None)
+    content = getattr(response, "content", None)
+    if usage is None or not isinstance(content, list):
+        raise _bad(f"response is not a message ({type(response).__name__})")
+    # Cached prefix tokens are input too; count them so the spend is never under-reported.
+    input_tokens = sum(
+        getattr(usage, name, None) or 0
+        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+    output_tokens = getattr(usage, "output_tokens", None) or 0
+    model = getattr(response, "model", None) or requested_model
+    spent = _Answer([], [], model, int(input_tokens), int(output_tokens))
+
+    def fail(message: str) -> ExtractionError:
+        err = _bad(message)
+        err.partial = ExtractionResult([], [], model, spent.input_tokens, spent.output_tokens, 1)
+        return err
+
+    stop = getattr(response, "stop_reason", None)
+    if stop == "max_tokens":
+        raise fail("answer cut off at max_tokens")
+    if stop == "refusal":
+        raise fail("model refused to answer")
+    if stop in ("pause_turn", "model_context_window_exceeded"):
+        raise fail(f"answer incomplete (stop_reason {stop})")
+
+    calls = [
+        b
+        for b in content
+        if getattr(b, "type", None) == "tool_use" and getattr(b, "name", None) == TOOL_NAME
+    ]
+    if not calls:
+        raise fail(f"no {TOOL_NAME} call in the answer (stop_reason {stop})")
+    for call in calls:
+        try:
+            found, dropped = parse_candidates(getattr(call, "input", None))
+        except AnswerShapeError as exc:
+            raise fail(f"{TOOL_NAME} input has the wrong shape: {exc}") from None
+        spent.candidates.extend(found)
+        spent.dropped.extend(dropped)
+    return spent
+
+
+def extract(
+    windows: Sequence[str],
+    *,
+    api_key: str,
+    model: str = DEFAULT_MODEL,
+    base_url: str | None = None,
+    existing: Iterable[str] = (),
+    rejected: Iterable[tuple[str, str]] = (),
+    timeout: float = 60,
+    max_retries: int = 2,
+    http_client: Any = None,
+    max_tokens: int = 4096,
+) -> ExtractionResult:
+    """Extract candidate facts from transcript windows (already condensed and redacted).
+
+    Windows are sent one by one; facts found in earlier windows are passed to later ones
+    as existing facts, and repeats across windows (same fact key) are merged. The SDK
+    retries transient failures itself (`max_retries`); what is left is raised as
+    ExtractionError with `partial` holding the earlier windows' result.
+    """
+    import anthropic
+
+    todo = [w for w in windows if w.strip()]
+    existing_list = [e for e in existing if e.strip()]
+    rejected_list = [(f, r) for f, r in rejected]
+    result = ExtractionResult(candidates=[], dropped=[], model=model)
+    if not todo:
+        return result
+
+    client = anthropic.Anthropic(
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client=http_client,
+    )
+    seen: dict[str, Candidate] = {}
+    try:
+        for i, window in enumerate(todo, start=1):
+            # This job's facts first: they are the likeliest repeats and must survive
+            # the prompt's list budget.
+            known = [c.fact for c in result.candidates] + existing_list
+            system, messages = build_messages(
+                window, index=i, total=len(todo), existing=known, rejected=rejected_list
+            )
+            try:
+                response = client.messages.create(
+                    model=model,
+                    max_tokens=max_tokens,
+                    system=system,
+                    messages=messages,
+                    tools=[TOOL],
+                    tool_choice={"type": "tool", "name": TOOL_NAME},
+                )
+                answer = _read_answer(response, model)
+            except ExtractionError as exc:
+                if exc.partial is not None:  # tokens were spent on an unusable answer
+                    result.input_tokens += exc.partial.input_tokens
+                    result.output_tokens += exc.partial.output_tokens
+                    result.requests += exc.partial.requests
+                    result.model = exc.partial.model
+                exc.partial = result
+                raise
+            except anthropic.AnthropicError as exc:
+                err = _map_error(exc)
+                err.partial = result
+                raise err from exc
+            except ValueError as exc:  # the SDK could not decode the body as JSON
+                err = _map_error(exc)
+                err.partial = result
+                raise err from exc
+
+            result.requests += 1
+            result.model = answer.model
+            result.input_tokens += answer.input_tokens
+            result.output_tokens += answer.output_tokens
+            result.dropped.extend(f"window {i}: {d}" for d in answer.dropped)
+            for cand in answer.candidates:
+                key = fact_key(cand.fact)
+                prior = seen.get(key)
+                if prior is None:
+                    seen[key] = cand
+                    result.candidates.append(cand)
+                else:
+                    result.dropped.append(f"window {i}: repeats an earlier fact: {cand.fact}")
+    finally:
+        if http_client is None:  # an injected client belongs to the caller
+            client.close()
+    return result

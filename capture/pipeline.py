@@ -1,0 +1,438 @@
+"""One queued job from transcript to pending candidates: the capture loop's middle.
+
+condense → redact → extract (Haiku, or the offline rules) → redact again → ground →
+dedupe → anchor → store, all or nothing. Every way a job can end is an `Outcome`, and
+the queue row says so too: done (facts stored), queued again (a transient error, a
+missing key, the spend cap) or failed (only when retrying cannot help).
+
+Only stdlib at import time (`preview` must be fast); the store and the SDK load when a
+job is processed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from capture.condense import condense_file, excerpt, find_turn, split_windows
+from capture.redact import redact
+from capture.transcript import Turn
+from reviewer import db, queue
+from reviewer.config import Config
+
+if TYPE_CHECKING:
+    from capture.candidate import Candidate
+    from reviewer.store import NewFact, Store
+
+NO_KEY = "ANTHROPIC_API_KEY is not set"
+SPEND_CAP = "daily spend cap reached"
+MAX_ATTEMPTS = 10  # transient failures in a row before a job is failed for a person to see
+_TEMP_ID = 1 << 40  # ids for this job's own new facts in the dedupe index (above any row id)
+
+
+@dataclass
+class Outcome:
+    """How a job ended. `state` is the job's state afterwards (done | queued | failed)."""
+
+    job_id: int
+    state: str
+    new_ids: list[int] = field(default_factory=list)
+    seen_again: list[int] = field(default_factory=list)
+    suppressed: int = 0
+    dropped: list[str] = field(default_factory=list)
+    error: str | None = None
+    stop: bool = False  # the worker should take no more jobs this run (no key, spend cap)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class _Sent:
+    """What left (or would leave) the machine: redacted turns and the windows made of them."""
+
+    turns: list[Turn]
+    windows: list[str]
+    end_offset: int
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(self.windows)
+
+
+def _prepare(path: str, start: int, window_chars: int) -> _Sent:
+    """Read and condense, then redact each turn BEFORE windows are cut (a secret is never
+    split by an elision), and each window again for good measure. OSError propagates."""
+    cond = condense_file(path, start=start, window_chars=window_chars)
+    turns = [dataclasses.replace(t, text=redact(t.text)) for t in cond.turns]
+    windows = [redact(w) for w in split_windows(turns, window_chars)]
+    return _Sent(turns, windows, cond.end_offset)
+
+
+def preview_text(path: str | os.PathLike[str], *, window_chars: int | None = None) -> str:
+    """Exactly the windows `process` would send for this whole file, with separators."""
+    if window_chars is None:
+        from reviewer.config import load
+
+        window_chars = load().window_chars
+    sent = _prepare(os.fspath(path), 0, window_chars)
+    if not sent.windows:
+        return "(nothing to send: no conversation in this transcript)\n"
+    total = len(sent.windows)
+    parts = []
+    for i, window in enumerate(sent.windows, start=1):
+        parts.append(f"───── window {i} of {total} · {len(window):,} characters ─────\n")
+        parts.append(window.rstrip("\n") + "\n")
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- processing
+
+
+def process(
+    store: Store,
+    conn: sqlite3.Connection,
+    job: queue.Claimed,
+    cfg: Config,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    http_client: Any = None,
+    extractor: str | None = None,
+) -> Outcome:
+    """Run one claimed job to its end; the queue row is updated whatever happens.
+
+    Unexpected exceptions propagate (the worker requeues the job and logs the traceback).
+    """
+    from capture.extract import ExtractionError
+
+    extractor = extractor or cfg.extractor
+    try:
+        sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars)
+    except OSError as exc:
+        reason = f"transcript unreadable: {job.transcript_path}: {exc.strerror or exc}"
+        queue.fail(conn, job.id, reason)
+        return Outcome(job.id, "failed", error=reason)
+
+    if not sent.windows:  # nothing new since the last capture of this file
+        store.record_extraction(job.id, [], [], end_cursor=sent.end_offset)
+        return Outcome(job.id, "done")
+
+    if extractor == "api":
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            queue.requeue(conn, job.id, NO_KEY, delay=0, count_attempt=False)
+            return Outcome(job.id, "queued", error=NO_KEY, stop=True)
+        if cfg.daily_spend_cap_usd > 0 and spent_today(conn) >= cfg.daily_spend_cap_usd:
+            delay = max(1.0, next_midnight() - db.now())
+            queue.requeue(conn, job.id, SPEND_CAP, delay=delay, count_attempt=False)
+            return Outcome(job.id, "queued", error=SPEND_CAP, stop=True)
+        try:
+            cands, dropped, model, tin, tout = _extract_api(
+                store, job, cfg, sent, key, base_url, http_client
+            )
+        except ExtractionError as exc:
+            return _extraction_failed(conn, job, cfg, exc)
+        from capture.extract import cost_usd
+
+        cost = cost_usd(model, tin, tout)
+    elif extractor == "rules":
+        from capture.rules import extract_rules
+
+        cands, dropped, model, tin, tout, cost = extract_rules(sent.turns), [], "rules", 0, 0, 0.0
+    else:
+        reason = f"unknown extractor {extractor!r} (use api or rules)"
+        queue.fail(conn, job.id, reason)
+        return Outcome(job.id, "failed", error=reason)
+
+    out = Outcome(
+        job.id, "done", dropped=list(dropped), input_tokens=tin, output_tokens=tout, cost_usd=cost
+    )
+    new = _triage(store, job, sent, cands, extractor, model, out)
+    for nf in new:  # each new fact carries its share of what the job cost
+        nf.input_tokens, nf.output_tokens = tin // len(new), tout // len(new)
+    out.new_ids = store.record_extraction(
+        job.id,
+        new,
+        out.seen_again,
+        end_cursor=sent.end_offset,
+        model=model,
+        input_tokens=tin,
+        output_tokens=tout,
+        cost_usd=cost,
+    )
+    return out
+
+
+def _extract_api(
+    store: Store,
+    job: queue.Claimed,
+    cfg: Config,
+    sent: _Sent,
+    key: str,
+    base_url: str | None,
+    http_client: Any,
+) -> tuple[list[Candidate], list[str], str, int, int]:
+    from capture.extract import extract
+
+    existing = [
+        text for _, text, status in store.known(job.project) if status in ("approved", "pending")
+    ]
+    result = extract(
+        sent.windows,
+        api_key=key,
+        model=cfg.model,
+        base_url=base_url,
+        existing=existing,
+        rejected=store.rejected_with_reasons(job.project),
+        timeout=cfg.api_timeout,
+        max_retries=cfg.max_retries,
+        http_client=http_client,
+    )
+    return (
+        result.candidates,
+        result.dropped,
+        result.model,
+        result.input_tokens,
+        result.output_tokens,
+    )
+
+
+def _extraction_failed(
+    conn: sqlite3.Connection, job: queue.Claimed, cfg: Config, exc: Any
+) -> Outcome:
+    """Record what the failed attempt cost, then fail (permanent) or requeue (transient)."""
+    from capture.extract import cost_usd
+
+    tin = tout = 0
+    cost = 0.0
+    if exc.partial is not None and (exc.partial.input_tokens or exc.partial.output_tokens):
+        tin, tout = exc.partial.input_tokens, exc.partial.output_tokens
+        cost = cost_usd(exc.partial.model, tin, tout)
+        conn.execute(
+            "UPDATE job SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
+            "cost_usd = cost_usd + ?, model = ? WHERE id = ?",
+            (tin, tout, cost, exc.partial.model, job.id),
+        )
+    message = f"{exc.kind}: {exc}"
+    if exc.permanent:
+        queue.fail(conn, job.id, message)
+        return Outcome(
+            job.id, "failed", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
+        )
+    if job.attempts >= MAX_ATTEMPTS:
+        message = f"gave up after {job.attempts} attempts; last error {message}"
+        queue.fail(conn, job.id, message)
+        return Outcome(
+            job.id, "failed", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
+        )
+    delay = exc.retry_after if exc.retry_after is not None else backoff(cfg, job.attempts)
+    queue.requeue(conn, job.id, message, delay=delay)
+    return Outcome(
+        job.id, "queued", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
+    )
+
+
+def backoff(cfg: Config, attempts: int) -> float:
+    """Exponential from `retry_base_seconds`, capped at the queue's maximum."""
+    return min(queue.MAX_BACKOFF, cfg.retry_base_seconds * 2 ** max(0, attempts - 1))
+
+
+def _triage(
+    store: Store,
+    job: queue.Claimed,
+    sent: _Sent,
+    cands: list[Candidate],
+    extractor: str,
+    model: str,
+    out: Outcome,
+) -> list[NewFact]:
+    """Turn candidates into rows to store; fill `out.seen_again` / `suppressed` / `dropped`."""
+    from capture.dedupe import FactIndex, fact_key
+    from capture.ground import is_grounded, missing_files
+    from reviewer.anchors import blob_sha, git_head
+    from reviewer.store import NewFact
+
+    index = FactIndex.build(store.known(job.project))
+    source_text = sent.text
+    commit, branch = git_head(job.project)
+    new: list[NewFact] = []
+    for cand in cands:
+        text = " ".join(redact(cand.fact).split())
+        evidence = redact(cand.evidence).strip()
+        if not text:
+            out.dropped.append("empty fact after redaction")
+            continue
+        decision = index.classify(text)
+        if decision.kind == "suppressed":
+            out.suppressed += 1
+            continue
+        if decision.kind == "seen_again":
+            # An approved match is also how injected memory coming back is caught: it
+            # must never become a new candidate, only count as seen again.
+            if decision.match_id is not None and decision.match_id < _TEMP_ID:
+                out.seen_again.append(decision.match_id)
+            else:
+                out.dropped.append(f"repeats a fact of this session: {text[:80]}")
+            continue
+        files = _clean_files(cand.files, job.project)
+        missing = missing_files(files, job.project)
+        anchors = {f: (None if f in missing else blob_sha(Path(job.project) / f)) for f in files}
+        at = find_turn(sent.turns, evidence) if evidence else None
+        context = redact(excerpt(sent.turns, at)) if at is not None else ""
+        new.append(
+            NewFact(
+                project=job.project,
+                text=text,
+                norm=fact_key(text),
+                category=cand.category,
+                files=files,
+                confidence=cand.confidence,
+                evidence=evidence,
+                context=context,
+                grounded=is_grounded(evidence, source_text),
+                missing_files=missing,
+                session_id=job.session_id,
+                job_id=job.id,
+                source="model" if extractor == "api" else "rules",
+                commit_sha=commit,
+                branch=branch,
+                anchors=anchors,
+                model=model,
+            )
+        )
+        index.add(_TEMP_ID + len(new), text, "pending")  # later repeats in this job merge into it
+    return new
+
+
+def _clean_files(files: list[str], project: str) -> list[str]:
+    """Paths relative to the project: strip `./`, make absolute paths inside it relative."""
+    root = os.path.normpath(project)
+    out: list[str] = []
+    for given in files:
+        name = redact(given).strip()
+        if os.path.isabs(name):
+            norm = os.path.normpath(name)
+            if os.path.commonpath([root, norm]) == root and norm != root:
+                name = os.path.relpath(norm, root)
+        while name.startswith("./"):
+            name = name[2:]
+        if name and name not in out:
+            out.append(name)
+    return out
+
+
+# --------------------------------------------------------------------------- spend
+
+
+def today_start(now: float | None = None) -> float:
+    """Local midnight that began today, as epoch seconds."""
+    day = dt.datetime.fromtimestamp(db.now() if now is None else now).date()
+    return dt.datetime.combine(day, dt.time()).timestamp()
+
+
+def next_midnight(now: float | None = None) -> float:
+    day = dt.datetime.fromtimestamp(db.now() if now is None else now).date()
+    return dt.datetime.combine(day + dt.timedelta(days=1), dt.time()).timestamp()
+
+
+def spent_today(conn: sqlite3.Connection) -> float:
+    """Estimated USD spent on jobs touched since local midnight."""
+    row = conn.execute(
+        "SELECT COALESCE(SUM(cost_usd), 0) FROM job WHERE updated_at >= ?", (today_start(),)
+    ).fetchone()
+    return float(row[0])
+
+
+# --------------------------------------------------------------------------- synchronous
+
+
+def claim_job(conn: sqlite3.Connection, job_id: int) -> queue.Claimed | None:
+    """Claim one given queued job (same cursor rule as `queue.claim`)."""
+    now = db.now()
+    with db.transaction(conn):
+        row = conn.execute(
+            "SELECT * FROM job WHERE id = ? AND state = 'queued'", (job_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        cursor = conn.execute(
+            "SELECT COALESCE(MAX(end_cursor), 0) FROM job "
+            "WHERE transcript_path = ? AND state = 'done'",
+            (row["transcript_path"],),
+        ).fetchone()[0]
+        conn.execute(
+            "UPDATE job SET state = 'running', attempts = attempts + 1, claimed_by = ?, "
+            "heartbeat = ?, start_cursor = ?, updated_at = ? WHERE id = ?",
+            (os.getpid(), now, cursor, now, job_id),
+        )
+    return queue.Claimed(
+        id=row["id"],
+        session_id=row["session_id"],
+        transcript_path=row["transcript_path"],
+        project=row["project"],
+        cwd=row["cwd"],
+        event=row["event"],
+        attempts=row["attempts"] + 1,
+        start_cursor=int(cursor),
+    )
+
+
+def capture_now(
+    transcript_path: str | os.PathLike[str],
+    *,
+    project: str,
+    session_id: str | None = None,
+    extractor: str = "rules",
+    cwd: str | None = None,
+    store: Store | None = None,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    http_client: Any = None,
+) -> list[int]:
+    """Queue one transcript and process it here and now; returns the new fact ids.
+
+    For `mem-review demo` and tests. Raises UserError when the job cannot be done.
+    """
+    from reviewer.config import load
+    from reviewer.errors import UserError
+    from reviewer.store import Store
+
+    path = os.path.abspath(os.fspath(transcript_path))
+    own = store is None
+    store = store or Store()
+    conn = db.connect(store.path)
+    try:
+        job_id = queue.enqueue(
+            conn,
+            session_id=session_id or Path(path).stem,
+            transcript_path=path,
+            project=project,
+            cwd=cwd or project,
+            event="capture",
+        )
+        job = claim_job(conn, job_id)
+        if job is None:
+            raise UserError(f"{path}: its job {job_id} is already being processed")
+        out = process(
+            store,
+            conn,
+            job,
+            load(),
+            api_key=api_key,
+            base_url=base_url,
+            http_client=http_client,
+            extractor=extractor,
+        )
+    finally:
+        conn.close()
+        if own:
+            store.close()
+    if out.state != "done":
+        raise UserError(f"{path}: {out.error}")
+    return out.new_ids

@@ -1,0 +1,1058 @@
+"""Redact secrets before text leaves the machine or reaches storage (GUIDE §5).
+
+Stdlib only: the hooks and the log writer import this module.
+
+How it works, and why:
+
+- Every rule scans the *original* text and proposes spans (start, end, kind). Rules never see
+  each other's output, so their order cannot hide a secret from a later rule.
+- Spans are clipped around markers already in the text, so redacting twice changes nothing
+  and a marker never lands inside another one.
+- Overlapping spans merge into one (nothing of either escapes); the kind comes from the most
+  specific rule involved (provider shapes before context rules).
+- The text is rebuilt once. Each secret becomes ``[REDACTED:<kind>]``.
+
+What is replaced: provider tokens whole; for ``KEY=value``-like assignments, URLs with a
+password, bearer/basic credentials and webhook URLs only the secret part, so the text stays
+readable. ``<private>…</private>`` is replaced *with its tags* by ``[REDACTED:private]``; an
+unclosed ``<private>`` hides everything to the end of the string (the user asked for privacy,
+so err that way).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
+
+KINDS: tuple[str, ...] = (
+    "private",
+    "private-key",
+    "gcp-service-account",
+    "anthropic-key",
+    "openai-key",
+    "github-token",
+    "gitlab-token",
+    "slack-token",
+    "slack-webhook",
+    "stripe-key",
+    "google-api-key",
+    "google-oauth",
+    "npm-token",
+    "huggingface-token",
+    "sendgrid-key",
+    "twilio-key",
+    "azure-connection-string",
+    "azure-key",
+    "discord-token",
+    "discord-webhook",
+    "mailgun-key",
+    "pypi-token",
+    "aws-access-key",
+    "aws-secret-key",
+    "datadog-key",
+    "jwt",
+    "url-password",
+    "bearer-token",
+    "basic-auth",
+    "cookie",
+    "api-token",
+    "secret-assignment",
+    "high-entropy",
+)
+
+Span = tuple[int, int, str]
+Finder = Callable[[str, str], Iterator[Span]]  # (text, text.lower())
+
+
+def _marker(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+# --------------------------------------------------------------------------- value checks
+
+_STOPWORDS = frozenset(
+    {
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "required",
+        "optional",
+        "string",
+        "str",
+        "bytes",
+        "int",
+        "bool",
+        "boolean",
+        "number",
+        "object",
+        "any",
+        "secret",
+        "secrets",
+        "password",
+        "passwd",
+        "token",
+        "redacted",
+        "hidden",
+        "masked",
+        "include",
+        "omit",
+        "same-origin",
+        "bearer",
+        "basic",
+        "env",
+        "placeholder",
+        "todo",
+        "tbd",
+        "self",
+        "this",
+        "value",
+        "default",
+        "empty",
+        "unset",
+        "missing",
+        "invalid",
+        "expired",
+        "text",
+        "secretstr",
+        "optional[str]",
+        "str | none",
+        "getpass",
+        "list",
+        "dict",
+        "float",
+        "unknown",
+        "never",
+        "void",
+        "char",
+        "varchar",
+        "uuid",
+        "json",
+        "array",
+        "input",
+        "prompt",
+    }
+)
+_COLOUR_RE = re.compile(r"#[0-9a-fA-F]{3,8}\Z")
+_REF_RE = re.compile(
+    r"^(?:\$|%\(|%[sdr]$|\{[\w.\[\]'\"-]*\}$|<[^<>]*>$|\.{3}$|…)|\$\{|\{\{|\{%|\$\(",
+)
+_PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/@+~]*$|^[A-Za-z]:\\")
+_IDENT_CHAIN_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_METAVAR_RE = re.compile(r"^[A-Z][A-Z0-9_-]*$")
+_UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
+_B64ISH_RE = re.compile(r"^[A-Za-z0-9+/=_.\-]+$")
+
+
+def _is_literal(value: str) -> bool:
+    """A value that could be a credential: not a reference, placeholder, mask or path."""
+    s = value.strip()
+    if len(s) < 3:
+        return False
+    if s.lower() in _STOPWORDS or not any(c.isalnum() for c in s) or _COLOUR_RE.match(s):
+        return False
+    if _REF_RE.search(s) or MARKER_RE.fullmatch(s):
+        return False
+    return not (_PATH_RE.match(s) and not _looks_random(s))  # a base64 key may start with /
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+_LOWER_RE = re.compile(r"[a-z]")
+_UPPER_RE = re.compile(r"[A-Z]")
+_DIGIT_RE = re.compile(r"[0-9]")
+_CLASS_RUN_RE = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^a-zA-Z0-9]+")
+
+
+def _looks_random(s: str) -> bool:
+    """Long, dense in information, varied: a key, not a word, path, UUID or identifier."""
+    if not 16 <= len(s) <= 4096 or not _B64ISH_RE.match(s) or _UUID_RE.match(s):
+        return False
+    has_lower = _LOWER_RE.search(s) is not None
+    has_upper = _UPPER_RE.search(s) is not None
+    has_digit = _DIGIT_RE.search(s) is not None
+    if _HEX_RE.match(s):
+        return len(s) >= 32 and has_digit and (has_lower or has_upper) and _entropy(s) >= 3.0
+    if has_lower + has_upper + has_digit < 3 and not (len(s) >= 32 and has_digit):
+        return False
+    # identifiers change character class rarely (CamelCaseWords); random strings often
+    changes = len(_CLASS_RUN_RE.findall(s)) - 1
+    return changes / len(s) >= 0.25 and _entropy(s) >= 3.5
+
+
+def _tokenish(s: str) -> bool:
+    """A bearer-style credential rather than a word: has digits, or is long and mixed-case."""
+    if MARKER_RE.fullmatch(s):
+        return False
+    has_digit = any(c.isdigit() for c in s)
+    has_alpha = any(c.isalpha() for c in s)
+    mixed = any(c.islower() for c in s) and any(c.isupper() for c in s)
+    return (has_digit and has_alpha) or (len(s) >= 32 and mixed)
+
+
+# --------------------------------------------------------------------------- regex rules
+#
+# Speed: Python's ``re`` only skips quickly to a *literal* prefix, so every pattern starts with
+# one (no leading lookbehind, no IGNORECASE); left boundaries are checked in Python, and
+# case-insensitive rules run on a lowercased copy of the text (same offsets).
+
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_TOKEN_DASH = _TOKEN_CHARS | {"-"}
+_WORD_CHARS = _TOKEN_CHARS - {"_"}
+
+
+_TAIL_RE = re.compile(r"[A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-]+)*")
+
+
+def _left_ok(text: str, s: int, bad: frozenset[str]) -> bool:
+    """No token character right before ``s`` (a JSON escape like ``\\n`` does not count)."""
+    if s == 0 or text[s - 1] not in bad:
+        return True
+    return s >= 2 and text[s - 2] == "\\" and text[s - 1] in "nrt"
+
+
+def _rx(
+    kind: str,
+    pattern: str,
+    *,
+    lower: bool = False,
+    left: frozenset[str] | None = None,
+    tail: bool = False,
+    check: Callable[[str], bool] | None = None,
+) -> Finder:
+    """A rule from one regex: the group named ``v`` if present, else the whole match.
+
+    ``lower``: match against the lowercased text (pattern written in lowercase).
+    ``left``: characters that may not precede the match.
+    ``tail``: a provider token; its span runs on to the end of the token
+    (``[A-Za-z0-9_.-]*``, no final dot), so nothing glued to it is left behind.
+    """
+    rx = re.compile(pattern)
+    has_v = "v" in rx.groupindex
+
+    def find(text: str, low: str) -> Iterator[Span]:
+        done = 0  # end of the last span: a match inside it is already covered
+        for m in rx.finditer(low if lower else text):
+            if m.start() < done or (left is not None and not _left_ok(text, m.start(), left)):
+                continue
+            s, e = m.span("v") if has_v else m.span()
+            if tail:  # never leave a glued-on remainder (even dotted, like a JWT) behind
+                e = _TAIL_RE.match(text, e).end()
+            if s < e and (check is None or check(text[s:e])):
+                done = e
+                yield s, e, kind
+
+    return find
+
+
+def _basic_ok(v: str) -> bool:
+    """``Basic xxx`` is a credential only when it decodes to ``user:password``."""
+    try:
+        raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in raw and raw.isascii()
+
+
+def _url_password_ok(v: str) -> bool:
+    return _is_literal(v) and not v.isdigit()
+
+
+def _find_cli_user(text: str, low: str) -> Iterator[Span]:
+    """``curl -u user:password`` (but not ``docker run -u 1000:1000``)."""
+    for m in _CLI_USER_RE.finditer(text):
+        s = m.start()
+        if (s == 0 or text[s - 1].isspace()) and _url_password_ok(m.group("v")):
+            yield *m.span("v"), "basic-auth"
+
+
+_CLI_USER_RE = re.compile(r"-(?:u|-user)[ \t]+\\*[\"']?[^\s:\"'\\]+:(?P<v>[^\s\"'\\]+)")
+
+
+def _find_discord(text: str, low: str) -> Iterator[Span]:
+    """Bot tokens ``<base64 user id>.<6>.<27+>``: anchored on the dots, then walk back."""
+    for m in _DISCORD_TAIL_RE.finditer(text):
+        s = m.start()
+        i = s
+        while i > 0 and text[i - 1] in _TOKEN_DASH and s - i <= 28:
+            i -= 1
+        if 24 <= s - i <= 28 and text[i] in "MNO" and _left_ok(text, i, _TOKEN_DASH):
+            yield i, m.end(), "discord-token"
+
+
+_DISCORD_TAIL_RE = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])")
+
+
+def _find_azure_client_secret(text: str, low: str) -> Iterator[Span]:
+    """Entra ID client secrets: 3 chars, a digit, ``Q~``, 31–34 chars."""
+    for m in _AZURE_SECRET_RE.finditer(text):
+        s = m.start() - 4
+        if (
+            s >= 0
+            and text[s + 3].isdigit()
+            and all(c in _AZ_CHARS for c in text[s : s + 3])
+            and _left_ok(text, s, _AZ_CHARS)
+        ):
+            yield s, m.end(), "azure-key"
+
+
+_AZ_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_~.-")
+_AZURE_SECRET_RE = re.compile(r"Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~\-])")
+
+
+def _find_mailgun_new(text: str, low: str) -> Iterator[Span]:
+    """Newer Mailgun keys: 32 hex, dash, 8 hex, dash, 8 hex."""
+    for m in _MAILGUN_TAIL_RE.finditer(text):
+        s = m.start() - 32
+        if s >= 0 and _HEX_RE.match(text[s : m.start()]) and _left_ok(text, s, _TOKEN_CHARS):
+            yield s, m.end(), "mailgun-key"
+
+
+_MAILGUN_TAIL_RE = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z])")
+
+
+def _find_telegram(text: str, low: str) -> Iterator[Span]:
+    """Telegram bot tokens ``<8-10 digit bot id>:AA<33>``; the id stays."""
+    for m in _TELEGRAM_RE.finditer(text):
+        s = m.start()
+        i = s
+        while i > 0 and text[i - 1].isdigit() and s - i <= 10:
+            i -= 1
+        if 8 <= s - i <= 10 and (i == 0 or not text[i - 1].isalnum()):
+            yield s + 1, m.end(), "api-token"
+
+
+_TELEGRAM_RE = re.compile(r":AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])")
+
+
+def _find_cookies(text: str, low: str) -> Iterator[Span]:
+    """``Cookie:`` / ``Set-Cookie:`` / ``--cookie``: each long value of the rest of the line
+    (a session cookie is as good as a password)."""
+    scanned = 0
+    for m in _COOKIE_RE.finditer(low):
+        if m.end() < scanned or not _left_ok(text, m.start(), _WORD_CHARS):
+            continue
+        # to the end of the line, a JSON-escaped one too (JSONL lines are long: bounded)
+        limit = min(
+            x
+            for x in (text.find("\n", m.end()), text.find("\\n", m.end()), m.end() + 4000)
+            if x >= 0
+        )
+        scanned = limit
+        for p in _COOKIE_PAIR_RE.finditer(text, m.end()):
+            if p.start() > limit:
+                break
+            v = p.group("v")
+            if (
+                len(v) >= 16
+                and any(c.isdigit() for c in v)
+                and any(c.isalpha() for c in v)
+                and not MARKER_RE.fullmatch(v)
+            ):
+                yield *p.span("v"), "cookie"
+
+
+_COOKIE_RE = re.compile(r"cookie\\*[\"']?[ \t]*[:=]?[ \t]*")
+_COOKIE_PAIR_RE = re.compile(r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]{1,64}=(?P<v>[^;\s\"'\\,]+)")
+
+
+def _find_mysql_password(text: str, low: str) -> Iterator[Span]:
+    """``mysql -u root -pSECRET``: a ``-p`` glued to its value, on a mysql command line."""
+    for m in _MYSQL_P_RE.finditer(text):
+        s = m.start()
+        if s == 0 or text[s - 1] not in " \t":
+            continue
+        line = max(text.rfind("\n", 0, s), text.rfind("\\n", 0, s), s - 300, 0)
+        on_mysql_line = "mysql" in low[line:s] or "mariadb" in low[line:s]
+        if on_mysql_line and _is_literal(m.group("v")):
+            yield *m.span("v"), "secret-assignment"
+
+
+_MYSQL_P_RE = re.compile(r"-p(?P<v>[^\s\"'\\\-][^\s\"'\\]*)")
+
+
+def _find_azure_sig(text: str, low: str) -> Iterator[Span]:
+    """A SAS URL's ``sig=`` parameter."""
+    for m in _SIG_RE.finditer(text):
+        if m.start() > 0 and text[m.start() - 1] in "?&":
+            yield *m.span("v"), "azure-key"
+
+
+_SIG_RE = re.compile(r"sig=(?P<v>[A-Za-z0-9%+/=]{16,})")
+
+_PK_BEGIN_RE = re.compile(r"-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
+_PK_END_RE = re.compile(r"-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----")
+_PK_BODY_RE = re.compile(r"[A-Za-z0-9+/=_\s:→.\\-]*")  # base64, armour headers, \n escapes
+_PK_MAX = 40_000
+_GCP_KEY_RE = re.compile(r'private_key\\*"[ \t]*:[ \t]*\\*"(?=-----BEGIN)')
+_ESCAPED_NL_RE = re.compile(r"(?:\\+n)?")
+
+
+def _key_blocks(text: str) -> dict[int, int]:
+    """Start → end of every private key block: BEGIN to the next END (linear, however many
+    BEGINs lack an END); a truncated block runs to the end of its base64 body."""
+    begins = [m.span() for m in _PK_BEGIN_RE.finditer(text)]
+    if not begins:
+        return {}
+    ends = [m.span() for m in _PK_END_RE.finditer(text)]
+    end_starts = [e[0] for e in ends]
+    blocks: dict[int, int] = {}
+    for i, (bs, be) in enumerate(begins):
+        k = bisect.bisect_left(end_starts, be)
+        if k < len(ends) and ends[k][0] - be <= _PK_MAX:
+            blocks[bs] = ends[k][1]
+        else:  # the body, up to the next BEGIN at most (which starts its own block)
+            stop = begins[i + 1][0] if i + 1 < len(begins) else len(text)
+            body = _PK_BODY_RE.match(text, be, stop)
+            blocks[bs] = body.end() if body else be
+    return blocks
+
+
+def _find_private_keys(text: str, low: str) -> Iterator[Span]:
+    for s, e in _key_blocks(text).items():
+        yield s, e, "private-key"
+
+
+def _find_gcp_key(text: str, low: str) -> Iterator[Span]:
+    """A service-account JSON's ``"private_key": "-----BEGIN…"`` value (names the file kind)."""
+    if "private_key" not in text:
+        return
+    blocks = _key_blocks(text)
+    for m in _GCP_KEY_RE.finditer(text):
+        e = blocks.get(m.end())
+        if e is not None:
+            tail = _ESCAPED_NL_RE.match(text, e)
+            yield m.end(), tail.end() if tail else e, "gcp-service-account"
+
+
+_BEARER_V = r"(?P<v>[A-Za-z0-9\-._~+/]{16,}[A-Za-z0-9\-._~+/=]*)"  # the whole run
+_T, _TD, _W = _TOKEN_CHARS, _TOKEN_DASH, _WORD_CHARS
+_ANY: frozenset[str] = frozenset()
+
+
+def _tok(kind: str, pattern: str, left: frozenset[str] = _T) -> Finder:
+    return _rx(kind, pattern, left=left, tail=True)
+
+
+_REGEX_RULES: list[Finder] = [
+    # <private>…</private>, tags included; unclosed: to the end of the string
+    _rx("private", r"<private\s*>[\s\S]*?(?:</private\s*>|\Z)", lower=True),
+    # a service-account JSON's key (before the generic block rule, so it names the file kind)
+    _find_gcp_key,
+    _rx("gcp-service-account", r'private_key_id\\*"[ \t]*:[ \t]*\\*"(?P<v>[0-9a-f]{40})\\*"'),
+    # PEM / OpenSSH / PGP blocks, whole; a truncated block (no END) to the end of its body
+    _find_private_keys,
+    # provider tokens (a distinctive prefix needs no left boundary: "passwordsk-ant-…" counts)
+    _tok("anthropic-key", r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_\-]{20,}", _ANY),
+    _tok("openai-key", r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}", _ANY),
+    _tok("openai-key", r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}", _ANY),
+    _tok("openai-key", r"sk-[A-Za-z0-9]{40,64}(?![A-Za-z0-9_\-])", _TD),
+    _tok("github-token", r"gh[pousr]_[A-Za-z0-9]{36,}", _ANY),
+    _tok("github-token", r"github_pat_[A-Za-z0-9_]{50,}", _ANY),
+    _tok(
+        "gitlab-token",
+        r"gl(?:pat|dt|ptt|rt|oas|cbt|soat|ffct|imt|agent|ft|wt)-"
+        r"[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]+)*",
+        _ANY,
+    ),
+    _tok("gitlab-token", r"GR1348941[A-Za-z0-9_\-]{20,}", _ANY),
+    _tok("slack-token", r"x(?:ox[abposr]|oxe(?:\.xox[bp])?|app)-[A-Za-z0-9\-]{10,}", _ANY),
+    _rx(
+        "slack-webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"(?P<v>[A-Za-z0-9_/\-]{20,})",
+    ),
+    _tok("stripe-key", r"sk_(?:live|test)_[A-Za-z0-9]{20,}"),
+    _tok("stripe-key", r"rk_(?:live|test)_[A-Za-z0-9]{20,}"),
+    _tok("stripe-key", r"whsec_[A-Za-z0-9+/=]{24,}"),
+    _tok("google-api-key", r"AIza[0-9A-Za-z_\-]{35}", _ANY),
+    _tok("google-oauth", r"GOCSPX-[A-Za-z0-9_\-]{20,}", _ANY),
+    _tok("google-oauth", r"ya29\.[A-Za-z0-9_\-]{20,}", _ANY),
+    _tok("npm-token", r"npm_[A-Za-z0-9]{36}", _ANY),
+    _tok("huggingface-token", r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"),
+    _tok("sendgrid-key", r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}(?![A-Za-z0-9_\-])"),
+    _tok("twilio-key", r"SK[0-9a-f]{32}(?![A-Za-z0-9])"),
+    _tok("twilio-key", r"AC[0-9a-f]{32}(?![A-Za-z0-9])"),
+    _rx("azure-connection-string", r"AccountKey=(?P<v>[^;\"'\s\\]{8,})", left=_W),
+    _rx(
+        "azure-connection-string", r"SharedAccess(?:Key|Signature)=(?P<v>[^;\"'\s\\]{8,})", left=_W
+    ),
+    _find_azure_sig,
+    _find_azure_client_secret,
+    _find_discord,
+    _rx(
+        "discord-webhook",
+        r"discord(?:app)?\.com/api/webhooks/\d{5,25}/"
+        r"(?P<v>[A-Za-z0-9_\-]{40,})",
+    ),
+    _tok("mailgun-key", r"key-[0-9a-f]{32}(?![A-Za-z0-9])"),
+    _find_mailgun_new,
+    _tok("pypi-token", r"pypi-Ag[A-Za-z0-9_\-]{50,}", _ANY),
+    # long-tail providers with unmistakable prefixes
+    _tok("api-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),  # Shopify
+    _tok("api-token", r"dop_v1_[a-f0-9]{64}"),  # DigitalOcean
+    _tok("api-token", r"lin_api_[A-Za-z0-9]{40}"),  # Linear
+    _tok("api-token", r"ntn_[A-Za-z0-9]{40,}"),  # Notion
+    _tok("api-token", r"sbp_[a-f0-9]{40}"),  # Supabase
+    _tok("api-token", r"sntrys_[A-Za-z0-9+/=_]{50,}"),  # Sentry
+    _tok("api-token", r"glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}"),  # Grafana
+    _tok("api-token", r"dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),  # Databricks
+    _tok("api-token", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),  # Postman
+    _tok("api-token", r"NRAK-[A-Z0-9]{27}"),  # New Relic
+    _tok("api-token", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", _ANY),  # age
+    _tok("api-token", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"),  # Tailscale
+    _find_telegram,
+    _tok("aws-access-key", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _tok(
+        "jwt",
+        r"eyJ[A-Za-z0-9_\-]{8,}\.(?:eyJ[A-Za-z0-9_\-]{8,}(?:\.[A-Za-z0-9_\-]+)?"
+        r"|[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?:\.[A-Za-z0-9_\-]+){0,2})",
+        _TD,
+    ),
+    # scheme://user:PASSWORD@host — only the password goes
+    _rx(
+        "url-password",
+        r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s@/\"'<>\\]+)@(?=[\w\[.\-])",
+        check=_url_password_ok,
+    ),
+    _rx("bearer-token", r"bearer[ \t]+" + _BEARER_V, lower=True, left=_W, check=_tokenish),
+    _rx(
+        "bearer-token",
+        r"authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:token|bot)[ \t]+" + _BEARER_V,
+        lower=True,
+        left=_TD,
+        check=_tokenish,
+    ),
+    _rx(
+        "basic-auth",
+        r"basic[ \t]+(?P<v>[a-z0-9+/]{6,}={0,2})(?![a-z0-9+/=])",
+        lower=True,
+        left=_W,
+        check=_basic_ok,
+    ),
+    _find_cli_user,
+    _find_cookies,
+    _rx("secret-assignment", r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"']+)", check=_is_literal),
+    _find_mysql_password,
+]
+
+
+# --------------------------------------------------------------------------- proximity rules
+
+
+def _near(
+    anchor: str, candidate: str, kind: str, window: int, check: Callable[[str], bool]
+) -> Finder:
+    """A value only recognisable next to its companion (AWS secret by its AKIA id, …)."""
+    anchor_rx, cand_rx = re.compile(anchor), re.compile(candidate)
+
+    def find(text: str, low: str) -> Iterator[Span]:
+        scanned = 0  # windows overlap when anchors cluster: scan each character once
+        for a in anchor_rx.finditer(text):
+            if not _left_ok(text, a.start(), _TOKEN_CHARS):
+                continue
+            lo, hi = max(scanned, a.start() - window, 0), a.end() + window
+            for c in cand_rx.finditer(text, lo, hi + 100):  # +100: room for a whole candidate
+                if c.start() > hi:
+                    break
+                if check(c.group()):
+                    yield c.start(), c.end(), kind
+            scanned = max(scanned, hi + 1)
+
+    return find
+
+
+def _aws_secret_ok(s: str) -> bool:
+    return (
+        any(c.islower() for c in s)
+        and any(c.isupper() for c in s)
+        and any(c.isdigit() for c in s)
+        and not _HEX_RE.match(s)
+    )
+
+
+_NEAR_RULES: list[Finder] = [
+    _near(
+        r"A[KS]IA[A-Z0-9]{16}(?![A-Za-z0-9])",
+        r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+        "aws-secret-key",
+        300,
+        _aws_secret_ok,
+    ),
+    _near(
+        r"AC[0-9a-f]{32}(?![A-Za-z0-9])",
+        r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])",
+        "twilio-key",
+        300,
+        lambda s: _entropy(s) >= 3.0,
+    ),
+]
+
+
+# --------------------------------------------------------------------------- assignments
+
+# Values are bounded (a rejected candidate must not rescan the rest of a huge line); an
+# accepted unquoted value that reached the bound is extended to its real end.
+_UV_RUN = r"[^\s\"'`\\]"  # a backslash ends a value, unless it escapes nothing JSON-ish
+_UV_CAP = 256
+_UV_BODY = (
+    _UV_RUN + f"{{0,{_UV_CAP}}}" + r"(?:\\(?![nrt\"'\\])" + _UV_RUN + f"{{0,{_UV_CAP}}}){{0,4}}"
+)
+_UV_REST_RE = re.compile(r"(?:" + _UV_RUN + r"|\\(?![nrt\"'\\]))*")
+_ASSIGN_PATTERN = (
+    r"(?P<word>passwd|password|passphrase|pass|pwd|secret|token|apikey|key|auth"
+    r"|credentials?|pat|salt|cookie|session)(?![a-zA-Z0-9_])"
+    r"(?P<kq>\\*[\"'`])?"
+    r"(?P<sep>[ \t]*(?:=>|:=|=(?!=)|:(?![:/\\]))[ \t]*|[ \t]+(?=[^\s\-]))"
+    r"(?:\"(?P<dq>(?:\\.|[^\"\\\n]){0,2000})\""
+    r"|'(?P<sq>(?:\\.|[^'\\\n]){0,2000})'"
+    r"|`(?P<bq>[^`\n]{0,2000})`"
+    r"|\\+\"(?P<eq>[^\"\\\n]{0,2000})\\+\""
+    r"|(?P<uv>[^\s\"'`,;(){}\[\]<>|\\]" + _UV_BODY + "))"
+)
+_ASSIGN_RE = re.compile(_ASSIGN_PATTERN)  # runs on the lowercased text
+_AFTER_QUOTE_OK = frozenset(" \t\r\n,;)}]\\#.")
+_SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd"})
+_PASSWORD_SUFFIX = ("password", "passwd", "passphrase")
+_STRONG = frozenset({"secret", "token", "apikey", "credential", "credentials"})
+_STRONG_SUFFIX = ("secret", "token", "apikey")
+_KEY_QUALIFIERS = frozenset(
+    {
+        "api",
+        "access",
+        "secret",
+        "private",
+        "account",
+        "master",
+        "signing",
+        "encryption",
+        "app",
+        "application",
+        "client",
+        "subscription",
+        "consumer",
+        "webhook",
+        "shared",
+        "deploy",
+        "service",
+        "admin",
+        "license",
+        "auth",
+        "sas",
+        "integration",
+        "server",
+        "write",
+        "read",
+        "ingest",
+        "secure",
+        "crypt",
+        "decryption",
+    }
+)
+_PAT_QUALIFIERS = frozenset(
+    {
+        "gh",
+        "github",
+        "gitlab",
+        "gl",
+        "personal",
+        "access",
+        "ado",
+        "azure",
+        "devops",
+        "bitbucket",
+        "hub",
+        "docker",
+    }
+)
+_WEAK = frozenset({"key", "auth", "salt", "cookie", "session"})
+_NOT_SECRET_PREV = frozenset(
+    {
+        "public",
+        "publishable",
+        "pub",
+        "primary",
+        "foreign",
+        "sort",
+        "partition",
+        "cache",
+        "lookup",
+        "unique",
+        "composite",
+        "idempotency",
+        "row",
+        "object",
+        "dict",
+        "map",
+        "hot",
+        "max",
+        "min",
+        "num",
+        "total",
+        "input",
+        "output",
+        "next",
+        "page",
+        "continuation",
+        "group",
+        "shortcut",
+        "translation",
+        "i18n",
+        "react",
+        "hash",
+        "dedupe",
+        "dedup",
+        "index",
+        "host",
+        "known",
+        "ssh",
+        "gpg",
+        "pgp",
+        "verify",
+        "verification",
+        "pagination",
+        "cursor",
+        "range",
+    }
+)
+# a name, not a secret: letters, "_", ".", "-" only (unless long and mixed-case, like a key)
+_NAMEISH_RE = re.compile(r"(?:[a-z_.\-]+|[A-Z_.\-]+|[A-Za-z_.\-]{1,19})\Z")
+_LOWER_WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*\Z")
+_ENV_KEY_RE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+_CUT_RE = re.compile(r"[,;&(){}\[\]]")
+_LINE_START_RE = re.compile(r"^[ \t]*(?:\d+→[ \t]*)?(?:-[ \t]+|export[ \t]+)?$")
+_REFINE: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("secretaccesskey", "awssecret"), "aws-secret-key"),
+    (("datadog", "ddapikey", "ddappkey", "ddapplicationkey"), "datadog-key"),
+    (("twilio",), "twilio-key"),
+    (("azure", "ocpapim"), "azure-key"),
+    (("mailgun",), "mailgun-key"),
+    (("sendgrid",), "sendgrid-key"),
+    (("discord",), "discord-token"),
+    (("slack",), "slack-token"),
+    (("npm", "_authtoken"), "npm-token"),
+    (("huggingface", "hftoken", "hfapitoken"), "huggingface-token"),
+    (("openai",), "openai-key"),
+    (("anthropic",), "anthropic-key"),
+    (("github", "ghtoken", "ghpat"), "github-token"),
+    (("gitlab",), "gitlab-token"),
+    (("stripe",), "stripe-key"),
+    (("pypi", "twine"), "pypi-token"),
+    (("google", "gcp", "gemini"), "google-api-key"),
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_strength(key: str) -> str | None:
+    """How much the name alone says about its value.
+
+    'password': a password (any literal, even a word or a phrase); 'strong': a token, secret
+    or API key (a literal without spaces that is not a plain identifier); 'weak': might be
+    secret, so the value must look random; None: not secret (max_tokens, public_key…).
+    """
+    segs = [s.lower() for s in _SEG_RE.findall(key)]
+    if not segs:
+        return None
+    last, prev = segs[-1], (segs[-2] if len(segs) > 1 else "")
+    if prev in _NOT_SECRET_PREV:
+        return None
+    if last in _PASSWORDISH or last.endswith(_PASSWORD_SUFFIX):
+        return "password"
+    if last in _STRONG or (last == "key" and prev in _KEY_QUALIFIERS):
+        return "strong"
+    if last == "pat":
+        return "strong" if prev in _PAT_QUALIFIERS else None
+    if last.endswith(_STRONG_SUFFIX):
+        return "strong"
+    if last in _WEAK:
+        return "weak"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _refine(key: str, default: str) -> str:
+    """Name the provider when the key says it (DD_API_KEY → datadog-key)."""
+    k = key.lower()
+    flat = re.sub(r"[^a-z0-9]", "", k)
+    for needles, kind in _REFINE:
+        if any(n in flat or n == k for n in needles):
+            return kind
+    return default
+
+
+def _line_start(text: str, pos: int) -> bool:
+    """Only indentation, a list dash, ``export`` or a Read line number before ``pos``."""
+    return _LINE_START_RE.match(text[text.rfind("\n", 0, pos) + 1 : pos]) is not None
+
+
+def _not_a_token(value: str) -> bool:
+    """TOKEN_SEPARATOR = ", ", ENV_API_KEY = "ANTHROPIC_API_KEY": tokens have no spaces and
+    are not plain names."""
+    return bool(_NAMEISH_RE.match(value)) or any(c.isspace() or c in "[]\\" for c in value)
+
+
+def _key_bounds(text: str, ws: int) -> int:
+    """Walk back from the secret word to the start of its key (PGPASSWORD, x-api-key…)."""
+    i = ws
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
+        i -= 1
+    if i < ws and i > 0 and text[i - 1] == "\\" and text[i] in "nrt":
+        i += 1  # "\nDB_PASSWORD": the n belongs to the JSON escape
+    return i
+
+
+def _judge(text: str, m: re.Match[str]) -> Span | None:
+    """Decide whether one ``key <sep> value`` candidate hides a secret; return the value span."""
+    ks = _key_bounds(text, m.start("word"))
+    raw_key = text[ks : m.end("word")]
+    key = raw_key.lstrip("-.")
+    dashed = raw_key.startswith("-")
+    if not key or (not key[0].isalpha() and key[0] != "_"):
+        return None
+    ws = m.start("word")
+    if key.lower() in ("key", "token") and text[max(0, ws - 4) : ws].lower() in ("api ", "pat "):
+        key = "api_" + key
+    elif key.lower() == "key" and text[max(0, ws - 7) : ws].lower() in ("access ", "secret "):
+        key = text[ws - 7 : ws - 1] + "_key"
+    strength = _key_strength(key)
+    if strength is None:
+        return None
+    sep = m.group("sep")
+    spaced_only = not sep.strip()
+    if sep[:1] in " \t" and sep.strip() == ":" and not m.group("kq"):
+        return None  # "pass :data:`x`" is prose; "password: x" and '"password" : x' are not
+    if spaced_only and not dashed:
+        return None
+    for g in ("dq", "sq", "bq", "eq"):
+        if m.group(g) is not None:
+            vs, ve = m.span(g)
+            after = text[m.end() : m.end() + 1]
+            if after and after not in _AFTER_QUOTE_OK:
+                return None
+            quoted = True
+            break
+    else:
+        vs, ve = m.span("uv")
+        quoted = False
+    value = text[vs:ve]
+    envlike = False
+    if not quoted:
+        envlike = (
+            not m.group("kq")
+            and _ENV_KEY_RE.match(key) is not None
+            and (sep == "=" or (sep.strip() == ":" and _line_start(text, ks)))
+        )
+        if dashed and sep.strip() == "=":
+            envlike = True
+        if not envlike:
+            cut = _CUT_RE.search(value)
+            if cut:
+                value = value[: cut.start()]
+                ve = vs + len(value)
+        stripped = value.rstrip(",;)]}")
+        if stripped.endswith(".") and (ve >= len(text) or text[ve].isspace()):
+            stripped = stripped[:-1]
+        ve -= len(value) - len(stripped)
+        value = stripped
+        if dashed and spaced_only and _METAVAR_RE.match(value):
+            return None
+        if not envlike:
+            nxt = text[ve : ve + 1]
+            if nxt in ("(", "["):
+                return None
+            yaml_password = (
+                strength == "password"
+                and sep.strip() == ":"
+                and _LOWER_WORD_RE.match(value) is not None
+                and _line_start(text, ks)
+            )  # "  password: tiger" in a YAML file
+            if (
+                _IDENT_CHAIN_RE.match(value)
+                and not yaml_password
+                and ("." in value or not any(c.isdigit() for c in value))
+            ):
+                return None
+            if value.isdigit() and len(value) < 6:
+                return None
+    if not _is_literal(value):
+        return None
+    if strength == "strong" and not envlike and _not_a_token(value):
+        return None
+    if strength == "weak":
+        if key.lower().endswith("cookie") and "=" in value.rstrip("="):
+            return None  # "name=value; …": the cookie rule hides the values, keeps the names
+        if not _looks_random(value):
+            return None
+        kind = "high-entropy"
+    else:
+        kind = _refine(key, "secret-assignment")
+    if not quoted and m.end("uv") - m.start("uv") >= _UV_CAP and not _CUT_RE.search(value):
+        ve = _UV_REST_RE.match(text, m.end("uv")).end()  # longer than the bound: all of it
+    return vs, ve, kind
+
+
+def _find_assignments(text: str, low: str) -> Iterator[Span]:
+    """``KEY=value``, ``key: value``, ``"key": "value"``, ``--password value``…"""
+    search = _ASSIGN_RE.search
+    pos = 0
+    while (m := search(low, pos)) is not None:
+        span = _judge(text, m)
+        if span is not None:
+            yield span
+            pos = max(m.end("word"), span[1])
+        else:
+            pos = m.end("word")
+
+
+_RULES: list[Finder] = [*_REGEX_RULES, *_NEAR_RULES, _find_assignments]
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _clip(
+    spans: list[tuple[int, int, int, str]], markers: list[tuple[int, int]]
+) -> list[tuple[int, int, int, str]]:
+    """Cut existing markers out of every span, dropping pieces with nothing alphanumeric."""
+    out: list[tuple[int, int, int, str]] = []
+    for s, e, prio, kind in spans:
+        pieces = [(s, e)]
+        for ms, me in markers:
+            if me <= s or ms >= e:
+                continue
+            nxt = []
+            for ps, pe in pieces:
+                if me <= ps or ms >= pe:
+                    nxt.append((ps, pe))
+                    continue
+                if ps < ms:
+                    nxt.append((ps, ms))
+                if me < pe:
+                    nxt.append((me, pe))
+            pieces = nxt
+        out.extend((ps, pe, prio, kind) for ps, pe in pieces if ps < pe)
+    return out
+
+
+def _spans(text: str) -> list[tuple[int, int, int, str]]:
+    has_markers = "[REDACTED:" in text
+    markers = [m.span() for m in MARKER_RE.finditer(text)] if has_markers else []
+    if markers:
+        # Rules see a marker as the opaque token it replaced ("xxxx"), never as text of its own
+        # (its ":" or "-" must not turn a neighbour into a "user:password"…).
+        text = MARKER_RE.sub(lambda m: "x" * len(m.group()), text)
+    low = text.lower()
+    if len(low) != len(text):  # a few non-ASCII letters ("İ") lowercase to two characters
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    spans = [
+        (s, e, prio, kind) for prio, rule in enumerate(_RULES) for s, e, kind in rule(text, low)
+    ]
+    if spans and markers:
+        spans = [
+            sp for sp in _clip(spans, markers) if any(c.isalnum() for c in text[sp[0] : sp[1]])
+        ]
+    spans.sort()
+    return spans
+
+
+_MAX_PASSES = 8
+
+
+def _one_pass(text: str, counts: Counter[str]) -> str:
+    spans = _spans(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    pos, i, n = 0, 0, len(spans)
+    while i < n:
+        s, e, prio, kind = spans[i]
+        i += 1
+        while i < n and spans[i][0] < e:
+            e = max(e, spans[i][1])
+            if spans[i][2] < prio:
+                prio, kind = spans[i][2], spans[i][3]
+            i += 1
+        out.append(text[pos:s])
+        out.append(_marker(kind))
+        counts[kind] += 1
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redact_report(text: str) -> tuple[str, Counter[str]]:
+    """Redact ``text``; also say how many secrets of each kind were replaced.
+
+    Runs to a fixed point: once something was replaced, the result is scanned again (a
+    rule may see differently around a fresh marker) until nothing changes. Each pass can
+    only turn text outside markers into markers, so this ends, in practice after the
+    confirming second pass.
+    """
+    counts: Counter[str] = Counter()
+    if not text:
+        return text, counts
+    for _ in range(_MAX_PASSES):
+        new = _one_pass(text, counts)
+        if new == text:
+            break
+        text = new
+    return text, counts
+
+
+def redact(text: str) -> str:
+    """Replace every secret in ``text`` by ``[REDACTED:<kind>]``; idempotent."""
+    return redact_report(text)[0]
+
+
+def _redact_keyed(key: str, value: str) -> str:
+    """A string under a dict key: the key is the context (``{"password": "hunter2"}``)."""
+    red = redact(value)
+    if not MARKER_RE.sub("", red).strip() or "[REDACTED:" in key or not _is_literal(value):
+        return red  # already nothing but markers, or nothing worth hiding
+    if key == "private_key_id" and _HEX_RE.match(value):
+        return _marker("gcp-service-account")
+    strength = _key_strength(key)
+    if strength == "password" or (strength == "strong" and not _not_a_token(value)):
+        return _marker(_refine(key, "secret-assignment"))
+    if strength == "weak" and _looks_random(value.strip()):
+        return _marker("high-entropy")
+    return red
+
+
+def redact_obj(obj: Any) -> Any:
+    """Recursively redact every string in a JSON-like structure (dict keys included).
+
+    A string stored under a secret-naming key (``password``, ``api_key``…) is replaced whole,
+    since the key that gives it away is not part of the string itself.
+    """
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, dict):
+        out: dict[Any, Any] = {}
+        for k, v in obj.items():
+            if isinstance(k, str) and isinstance(v, str):
+                out[redact(k)] = _redact_keyed(k, v)
+            else:
+                out[redact(k) if isinstance(k, str) else k] = redact_obj(v)
+        return out
+    if isinstance(obj, list):
+        return [redact_obj(x) for x in obj]
+    if isinstance(obj, tuple):
+        return tuple(redact_obj(x) for x in obj)
+    return obj

@@ -1,0 +1,610 @@
+"""Read Claude Code transcripts (JSONL, internal format, changes between versions).
+
+Stdlib only: the worker and `preview` read multi-megabyte files, and the format is
+hostile (cut-off last lines, unknown record types, huge tool results).
+
+What comes out is the conversation only (GUIDE §3): human prompts, assistant prose,
+one-line tool calls and the first line of failing tool results. Everything that is not
+the conversation, or is our own injected memory coming back (SessionStart hook output
+in `attachment` records, `isMeta` messages, `<system-reminder>` spans), is dropped so it
+can never be extracted again as a new fact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+Role = Literal["user", "assistant"]
+Kind = Literal["prompt", "prose", "tool_call", "tool_error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One piece of the conversation worth keeping, already reduced to text."""
+
+    role: Role
+    kind: Kind
+    text: str
+    line: int  # 1-based line number in the transcript file
+    offset: int  # byte offset of that line's start
+    timestamp: str | None = None
+    # Name of the tool for kind "tool_call" / "tool_error" (so an error can say which
+    # call failed when several ran in one turn); None for prompts and prose.
+    tool: str | None = None
+
+
+@dataclass
+class ReadStats:
+    """What a read saw. Every consumed line is counted once: lines == bad_lines + kept +
+    sum(dropped.values())."""
+
+    lines: int = 0  # complete lines consumed
+    bad_lines: int = 0  # blank, unparseable, or JSON that is not an object
+    kept: int = 0  # records that produced at least one Turn
+    dropped: Counter[str] = field(default_factory=Counter)  # reason or record type → count
+    bytes_read: int = 0  # bytes consumed: end_offset - start
+    pending_bytes: int = 0  # bytes of a cut-off last line left for a later read
+
+
+# --------------------------------------------------------------------------- lines
+
+_CHUNK = 4 << 20
+_DECODER = json.JSONDecoder()
+
+
+def _count_newlines(f: Any, end: int) -> int:
+    """Newlines in the first `end` bytes, read in chunks (memchr speed, bounded memory)."""
+    f.seek(0)
+    n, left = 0, end
+    while left > 0:
+        chunk = f.read(min(_CHUNK, left))
+        if not chunk:
+            break
+        n += chunk.count(b"\n")
+        left -= len(chunk)
+    return n
+
+
+def _iter_lines(
+    path: str | os.PathLike[str], start: int, stats: ReadStats, first_line: int | None
+) -> Iterator[tuple[int, int, bytes]]:
+    """Yield (line number, byte offset, raw bytes without the newline) for complete lines.
+
+    A last line without its newline is still being written: it is not consumed, only
+    measured in stats.pending_bytes, so a later read from the cursor sees it whole.
+    Reads in chunks so a 200 MB transcript does not need 200 MB at once (a single huge
+    line still does, which is unavoidable).
+    """
+    start = max(0, int(start))
+    with open(path, "rb") as f:
+        lineno = first_line if first_line is not None else _count_newlines(f, start) + 1
+        f.seek(start)
+        offset = start
+        pending: list[bytes] = []
+        while True:
+            chunk = f.read(_CHUNK)
+            if not chunk:
+                break
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                pending.append(chunk)
+                continue
+            pos = 0
+            if pending:
+                pending.append(chunk[:nl])
+                raw = b"".join(pending)
+                pending = []
+                stats.lines += 1
+                yield lineno, offset, raw
+                lineno += 1
+                offset += len(raw) + 1
+                pos = nl + 1
+            parts = chunk[pos:].split(b"\n")
+            tail = parts.pop()
+            for raw in parts:
+                stats.lines += 1
+                yield lineno, offset, raw
+                lineno += 1
+                offset += len(raw) + 1
+            if tail:
+                pending.append(tail)
+            stats.bytes_read = offset - start
+        stats.bytes_read = offset - start
+        stats.pending_bytes = sum(len(p) for p in pending)
+
+
+def _parse(raw: bytes) -> Any:
+    """json.loads that never raises on garbage; returns None for unparseable lines."""
+    text = raw.decode("utf-8", "replace").lstrip()
+    try:
+        obj, end = _DECODER.raw_decode(text)
+    except (ValueError, RecursionError):
+        return None
+    # raw_decode (json.loads without its regex passes) stops after the value: as
+    # json.loads, reject trailing garbage; allow leading/trailing whitespace.
+    if end != len(text) and text[end:].strip():
+        return None
+    return obj
+
+
+def iter_records(
+    path: str | os.PathLike[str],
+    start: int = 0,
+    stats: ReadStats | None = None,
+    *,
+    first_line: int | None = None,
+) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """Yield (line, offset, record) for every JSON-object line, unfiltered.
+
+    For tools that want the raw records (session metadata, debugging). Bad lines are
+    skipped and counted in `stats`; the end offset is `start + stats.bytes_read`.
+    """
+    stats = stats if stats is not None else ReadStats()
+    for lineno, offset, raw in _iter_lines(path, start, stats, first_line):
+        rec = _parse(raw) if raw.strip() else None
+        if isinstance(rec, dict):
+            yield lineno, offset, rec
+        else:
+            stats.bad_lines += 1
+
+
+# --------------------------------------------------------------------------- fast drop
+
+# Claude Code writes compact JSON whose top-level scalar fields (uuid, cwd, version…)
+# come before "type", so for the bulky records we drop (progress is 2/3 of the lines of
+# a typical session) the type can be read from a short prefix, if we can prove the match
+# is a key of the top-level object and not something nested in `data` or `message`:
+# - quickly, when the prefix starts the object and holds no other "{" and no "\\": keys
+#   only live in objects, so no nested object is open, and without escapes no string
+#   can contain the quotes of the match;
+# - otherwise by parsing the prefix closed with "}": only a top-level key leaves no
+#   brace open.
+# Anything inconclusive falls back to a full parse, so the turns are the same as when
+# parsing every line, only faster (tests/test_transcript.py checks both ways agree).
+# Only the prefix is checked: a line broken after it counts as dropped, not as bad.
+_TYPE_KEY = b'"type":"'
+_SIDECHAIN_KEY = b'"isSidechain":true'
+_PEEK_LIMIT = 4096
+_PEEK_DROP = frozenset(
+    {
+        b"progress",
+        b"system",
+        b"attachment",
+        b"file-history-snapshot",
+        b"queue-operation",
+        b"summary",
+    }
+)
+_KEPT = (b"user", b"assistant")
+
+
+def _top_level(raw: bytes, key_at: int, end: int, key: str, value: object) -> bool:
+    """True if raw[key_at:end] is the member `"key":value` of the top-level object."""
+    prefix = raw[:key_at]
+    if prefix[:1] == b"{" and prefix.count(b"{") == 1 and b"\\" not in prefix:
+        return True
+    try:
+        head, _ = _DECODER.raw_decode(raw[:end].decode("utf-8", "replace") + "}")
+    except (ValueError, RecursionError):
+        return False
+    # The value check matters: in {"a\"type":"progress"} the match is the tail of the
+    # key `a"type`, which parses fine.
+    return isinstance(head, dict) and head.get(key) == value
+
+
+def _peek_drop(raw: bytes, include_sidechains: bool) -> str | None:
+    """The reason to drop this line, if a short prefix proves it; else None."""
+    pos = raw.find(_TYPE_KEY, 0, _PEEK_LIMIT)
+    tries = 0
+    while pos >= 0 and tries < 3:
+        vstart = pos + len(_TYPE_KEY)
+        vend = raw.find(b'"', vstart, vstart + 32)
+        if vend < 0:
+            break
+        value = raw[vstart:vend]
+        if value in _KEPT:
+            break  # probably the record's own type: nothing to gain by looking further
+        if value in _PEEK_DROP:
+            tries += 1
+            name = value.decode()
+            if _top_level(raw, pos, vend + 1, "type", name):
+                return name
+        pos = raw.find(_TYPE_KEY, vend, _PEEK_LIMIT)
+    if not include_sidechains:
+        pos = raw.find(_SIDECHAIN_KEY, 0, _PEEK_LIMIT)
+        if pos >= 0 and _top_level(raw, pos, pos + len(_SIDECHAIN_KEY), "isSidechain", True):
+            return "sidechain"
+    return None
+
+
+# --------------------------------------------------------------------------- text cleaning
+
+# Injected context; an unclosed span is cut to the end (better lose a tail than let our
+# own memory come back as a "new" fact).
+_REMINDER_RE = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
+# Wrappers Claude Code puts around slash commands, local command output, `!` bash mode,
+# background task notices and old-style prompt hook output. Only closed pairs are
+# removed: a person may write about these tags.
+_WRAPPER_OPEN_RE = re.compile(
+    r"<((?:local-)?command-[\w-]+|bash-(?:input|stdout|stderr)|task-notification"
+    r"|user-prompt-submit-hook)>"
+)
+_INTERRUPT_RE = re.compile(r"\[Request interrupted by user[^\]\n]{0,200}\]")
+# Messages that are generated, not typed by a person.
+_NOISE_PREFIXES = (
+    "Caveat: The messages below were generated by the user while running local commands",
+    "Stop hook feedback:",
+    "This session is being continued from a previous conversation",
+    "<task-notification>",
+)
+_MANY_NEWLINES_RE = re.compile(r"\n{3,}")
+
+
+def _strip_wrappers(text: str) -> str:
+    """Remove closed wrapper pairs; a slash command becomes `/name args`.
+
+    A scan rather than one lazy regex: a tag opened and never closed must not make every
+    later opening search to the end of a huge message again (that would be quadratic).
+    """
+    out: list[str] = []
+    command: list[str] = []
+    unclosed: set[str] = set()
+    pos = 0
+    for m in _WRAPPER_OPEN_RE.finditer(text):
+        if m.start() < pos:
+            continue  # inside a span already removed
+        tag = m.group(1)
+        if tag in unclosed:
+            continue
+        close = text.find(f"</{tag}>", m.end())
+        if close < 0:
+            unclosed.add(tag)
+            continue
+        body = text[m.end() : close].strip()
+        out.append(text[pos : m.start()])
+        if tag == "command-name" and body:
+            command.insert(0, body)
+        elif tag == "command-args" and body:
+            command.append(body)
+        elif tag == "bash-input" and body:
+            out.append("! " + body)
+        pos = close + len(tag) + 3
+    if not pos:
+        return text
+    out.append(text[pos:])
+    rest = "".join(out).strip()
+    if command:
+        return " ".join(command) + ("\n" + rest if rest else "")
+    return rest
+
+
+def clean_prompt(text: str) -> str:
+    """Reduce a user-typed message to what the person wrote; "" if nothing is left.
+
+    Slash commands become `/name args` (the arguments are the person's words); their
+    output, caveats, reminders and interruption markers go.
+    """
+    if "<" in text:
+        text = _REMINDER_RE.sub("", text)
+        if text.lstrip().startswith(_NOISE_PREFIXES):
+            return ""
+        if "</" in text:
+            text = _strip_wrappers(text)
+    if "[Request interrupted" in text:
+        text = _INTERRUPT_RE.sub("", text)
+    text = text.strip()
+    if text.startswith(_NOISE_PREFIXES):
+        return ""
+    return _MANY_NEWLINES_RE.sub("\n\n", text)
+
+
+def _clean_prose(text: str) -> str:
+    """Assistant text is kept verbatim except injected spans and runs of blank lines."""
+    if "<system-reminder>" in text:
+        text = _REMINDER_RE.sub("", text)
+    return _MANY_NEWLINES_RE.sub("\n\n", text.strip())
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# --------------------------------------------------------------------------- tools
+
+_BASH_LIMIT = 160
+_ERROR_LIMIT = 200
+_ARG_LIMIT = 120
+# For tools we do not know, the first of these arguments names what the call was about.
+_KEY_ARGS = ("file_path", "path", "url", "query", "pattern", "command", "name", "description")
+
+
+def _rel(path: str, cwd: str | None) -> str:
+    """Paths under the session's cwd are shown relative to it: shorter, and what the
+    extraction prompt asks for (paths relative to the project root)."""
+    if cwd and len(cwd) > 1:
+        root = cwd.rstrip("/")
+        if path.startswith(root + "/"):
+            return path[len(root) + 1 :]
+        if path == root:
+            return "."
+    return path
+
+
+def _s(d: dict[str, Any], key: str) -> str:
+    v = d.get(key)
+    return v if isinstance(v, str) else ""
+
+
+def tool_summary(name: str, inp: Any, cwd: str | None = None) -> str:
+    """One line for a tool call: `Edit src/x.py`, `Bash: pytest -x`, `Grep "re" src`."""
+    d: dict[str, Any] = inp if isinstance(inp, dict) else {}
+    if name in ("Edit", "MultiEdit", "Write", "Read", "NotebookEdit", "NotebookRead"):
+        path = _s(d, "file_path") or _s(d, "notebook_path") or _s(d, "path")
+        return _one_line(f"{name} {_rel(path, cwd)}".rstrip(), _BASH_LIMIT)
+    if name == "Bash":
+        cmd = _s(d, "command").strip()
+        if cwd and len(cwd) > 1:
+            cmd = cmd.replace(cwd.rstrip("/") + "/", "")
+        first, _, rest = cmd.partition("\n")
+        first = _one_line(first, _BASH_LIMIT)
+        if rest.strip() and not first.endswith("…"):
+            first += " …"
+        return f"Bash: {first}".rstrip()
+    if name in ("Grep", "Glob"):
+        out = f'{name} "{_one_line(_s(d, "pattern"), _ARG_LIMIT)}"'
+        if _s(d, "path"):
+            out += " " + _rel(_s(d, "path"), cwd)
+        if _s(d, "glob"):
+            out += f" ({_s(d, 'glob')})"
+        return _one_line(out, _BASH_LIMIT)
+    if name == "WebFetch":
+        return _one_line(f"WebFetch {_s(d, 'url')}", _BASH_LIMIT)
+    if name == "WebSearch":
+        return _one_line(f'WebSearch "{_s(d, "query")}"', _BASH_LIMIT)
+    if name in ("Task", "Agent"):
+        desc = _s(d, "description") or _s(d, "prompt")
+        kind = _s(d, "subagent_type")
+        return _one_line(f"{name}: {desc}" + (f" ({kind})" if kind else ""), _BASH_LIMIT)
+    if name == "TodoWrite":
+        todos = d.get("todos")
+        n = len(todos) if isinstance(todos, list) else 0
+        return f"TodoWrite ({n} item{'s' if n != 1 else ''})"
+    if name == "AskUserQuestion":
+        qs = d.get("questions")
+        q = qs[0] if isinstance(qs, list) and qs and isinstance(qs[0], dict) else {}
+        return _one_line(f"AskUserQuestion: {_s(q, 'question')}", _BASH_LIMIT)
+    if name == "ExitPlanMode":
+        plan = _s(d, "plan").strip()
+        return _one_line(f"ExitPlanMode: {plan.partition(chr(10))[0]}", _BASH_LIMIT)
+    # Unknown or MCP tool: its name plus the most telling short argument.
+    for key in _KEY_ARGS:
+        if _s(d, key).strip():
+            return _one_line(f"{name} {_rel(_s(d, key).strip(), cwd)}", _BASH_LIMIT)
+    for value in d.values():
+        if isinstance(value, str) and value.strip():
+            return _one_line(f"{name} {value.strip()}", _BASH_LIMIT)
+    return _one_line(name, _BASH_LIMIT)
+
+
+def _result_text(content: Any) -> str:
+    """Text of a tool_result's content: a string or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+    return ""
+
+
+_REJECTED = ("The user doesn't want to proceed", "The user doesn't want to take this action")
+_USER_SAID = "the user said:\n"
+
+
+def _error_line(text: str) -> str:
+    """First non-empty line of a failing result. A bare `Exit code N` or a line ending
+    in ":" says little alone, so the next non-empty line is joined to it."""
+    text = text[:4000].replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    if "\\n" in text:  # some hooks print literal "\n" escapes
+        text = text.replace("\\n", "\n")
+    lines = (ln.strip() for ln in text.split("\n", 50))
+    first = next((ln for ln in lines if ln), "")
+    if (first.startswith("Exit code") and len(first) < 20) or first.endswith(":"):
+        second = next((ln for ln in lines if ln), "")
+        if second:
+            first = f"{first} · {second}"
+    return _one_line(first, _ERROR_LIMIT) if first else "(no message)"
+
+
+# --------------------------------------------------------------------------- records
+
+
+class _State:
+    """Cross-line memory: tool names by id (an error names its tool), and what each
+    assistant message id already produced (a response is split over several lines, and
+    some versions repeat earlier blocks on later lines)."""
+
+    __slots__ = ("seen", "tools")
+
+    def __init__(self) -> None:
+        self.tools: dict[str, str] = {}
+        self.seen: dict[str, set[str]] = {}
+
+    def first_time(self, msg_id: Any, key: str) -> bool:
+        if not isinstance(msg_id, str):
+            return True
+        keys = self.seen.get(msg_id)
+        if keys is None:
+            if len(self.seen) > 64:
+                self.seen.clear()
+            keys = self.seen[msg_id] = set()
+        if key in keys:
+            return False
+        keys.add(key)
+        return True
+
+
+def _record_turns(
+    rec: dict[str, Any], line: int, offset: int, st: _State, include_sidechains: bool
+) -> tuple[list[Turn], str]:
+    """Turns of one record, and the drop reason when there are none."""
+    rtype = rec.get("type")
+    if rtype not in ("user", "assistant"):
+        return [], (rtype[:40] if isinstance(rtype, str) else "untyped")
+    if rec.get("isSidechain") and not include_sidechains:
+        return [], "sidechain"
+    if rec.get("isMeta"):
+        return [], "meta"
+    if rec.get("isCompactSummary"):
+        return [], "compact_summary"
+    msg = rec.get("message")
+    if not isinstance(msg, dict):
+        return [], "no_message"
+    if msg.get("model") == "<synthetic>":  # "No response requested.", API error notices
+        return [], "synthetic"
+    content = msg.get("content")
+    blocks: list[Any]
+    if isinstance(content, str):
+        blocks = [{"type": "text", "text": content}]
+    elif isinstance(content, list):
+        blocks = content
+    else:
+        return [], "no_content"
+    ts = rec.get("timestamp")
+    ts = ts if isinstance(ts, str) else None
+    cwd = rec.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else None
+    turns: list[Turn] = []
+    reason = "empty"
+
+    if rtype == "assistant":
+        msg_id = msg.get("id")
+        for b in blocks:
+            if not isinstance(b, dict):
+                continue
+            btype = b.get("type")
+            if btype == "text":
+                text = b.get("text")
+                if isinstance(text, str) and st.first_time(msg_id, "t:" + text):
+                    text = _clean_prose(text)
+                    if text:
+                        turns.append(Turn("assistant", "prose", text, line, offset, ts))
+            elif btype in ("tool_use", "server_tool_use"):
+                name = b.get("name")
+                name = name if isinstance(name, str) and name else "tool"
+                tid = b.get("id")
+                if isinstance(tid, str):
+                    st.tools[tid] = name
+                key = "u:" + (tid if isinstance(tid, str) else repr(b.get("input"))[:200])
+                if st.first_time(msg_id, key):
+                    text = tool_summary(name, b.get("input"), cwd)
+                    turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
+            elif btype in ("thinking", "redacted_thinking"):
+                # Thinking is the model's private scratch work: guesses it later drops,
+                # plans it revises. It is not what was said or done, so facts must not
+                # come from it (and it is bulky).
+                reason = "thinking"
+            else:  # image, web search results, unknown blocks
+                reason = str(btype)[:40] if isinstance(btype, str) else "block"
+        return turns, reason
+
+    for b in blocks:
+        if not isinstance(b, dict):
+            continue
+        btype = b.get("type")
+        if btype == "text":
+            text = b.get("text")
+            if isinstance(text, str):
+                text = clean_prompt(text)
+                if text:
+                    turns.append(Turn("user", "prompt", text, line, offset, ts))
+                else:
+                    reason = "noise"
+        elif btype == "tool_result":
+            tid = b.get("tool_use_id")
+            name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
+            body = _result_text(b.get("content"))
+            if b.get("is_error") is True:
+                if body.startswith(_REJECTED):
+                    turns.append(
+                        Turn("user", "tool_error", "Rejected by the user.", line, offset, ts, name)
+                    )
+                    said = body.find(_USER_SAID)
+                    feedback = clean_prompt(body[said + len(_USER_SAID) :]) if said >= 0 else ""
+                    if feedback:
+                        turns.append(Turn("user", "prompt", feedback, line, offset, ts))
+                else:
+                    text = _error_line(body)
+                    turns.append(Turn("user", "tool_error", text, line, offset, ts, name))
+            elif name == "AskUserQuestion" and body.strip():
+                # The answer a person picked or typed: a human prompt, not tool output.
+                answer = body.replace("You can now continue with the user's answers in mind.", "")
+                answer = clean_prompt(answer)
+                if answer:
+                    turns.append(Turn("user", "prompt", answer, line, offset, ts))
+            else:
+                reason = "tool_result"
+        else:  # image, document, unknown
+            reason = str(btype)[:40] if isinstance(btype, str) else "block"
+    return turns, reason
+
+
+def _without_surrogates(turn: Turn) -> Turn:
+    """JSON escapes can encode lone surrogates ("\\ud800"): valid in a Python str but
+    unencodable as UTF-8, so sqlite or a file write downstream would fail on them."""
+    try:
+        turn.text.encode("utf-8")
+    except UnicodeEncodeError:
+        return replace(turn, text=turn.text.encode("utf-8", "replace").decode("utf-8"))
+    return turn
+
+
+def read_turns(
+    path: str | os.PathLike[str],
+    start: int = 0,
+    *,
+    include_sidechains: bool = False,
+    first_line: int | None = None,
+) -> tuple[list[Turn], ReadStats, int]:
+    """Read the conversation from byte `start`; return (turns, stats, end_offset).
+
+    `end_offset` is just after the last complete line: pass it as `start` next time.
+    Line numbers are true file line numbers: with start > 0 the newlines before it are
+    counted (a fast scan), unless the caller already knows and passes `first_line`.
+    A `start` past the end of the file (it shrank or was replaced) reads nothing and
+    returns `start`. Never raises on content; OSError from opening or reading the path
+    propagates (callers treat it as permanent).
+    """
+    start = max(0, int(start))
+    stats = ReadStats()
+    turns: list[Turn] = []
+    st = _State()
+    dropped = stats.dropped
+    for lineno, offset, raw in _iter_lines(path, start, stats, first_line):
+        if not raw or raw.isspace():
+            stats.bad_lines += 1
+            continue
+        reason = _peek_drop(raw, include_sidechains)
+        if reason is not None:
+            dropped[reason] += 1
+            continue
+        rec = _parse(raw)
+        if not isinstance(rec, dict):
+            stats.bad_lines += 1
+            continue
+        got, reason = _record_turns(rec, lineno, offset, st, include_sidechains)
+        if got:
+            stats.kept += 1
+            turns.extend(t if t.text.isascii() else _without_surrogates(t) for t in got)
+        else:
+            dropped[reason] += 1
+    return turns, stats, start + stats.bytes_read

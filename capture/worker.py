@@ -1,0 +1,228 @@
+"""The detached worker: one at a time, it drains the capture queue.
+
+A non-blocking `fcntl.flock` on `worker.lock` makes it single: a second worker started
+at the same moment exits at once, and a killed worker's lock is released by the OS, so
+the next one takes over and puts its `running` job back in the queue. No job is ever
+dropped: each ends done, queued again with its error, or failed with a reason.
+
+Stdlib only at import time: the hook imports `is_running` from here.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+import traceback
+from typing import Any
+
+from reviewer import db, paths, queue
+from reviewer.log import log
+
+HEARTBEAT_SECONDS = 10.0
+POLL_SECONDS = 2.0
+LOCK_TRIES = 5
+LOCK_RETRY_SECONDS = 0.02
+
+
+def _open_lock() -> int:
+    paths.ensure_home()
+    lock = paths.worker_lock_path()
+    return os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+
+
+def is_running() -> bool:
+    """True when some worker holds the lock (a probe: takes and drops it if free)."""
+    try:
+        fd = _open_lock()
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _take_lock(tries: int = LOCK_TRIES) -> int | None:
+    """The worker lock, or None when another worker holds it.
+
+    A few quick tries, because `is_running()` probes (hooks, `status`) hold the lock for
+    an instant: a worker starting at that instant must not mistake a probe for a worker.
+    """
+    fd = _open_lock()
+    for attempt in range(tries):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            if attempt + 1 < tries:
+                time.sleep(LOCK_RETRY_SECONDS)
+            continue
+        return fd
+    os.close(fd)
+    return None
+
+
+def _release(fd: int) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def run(
+    once: bool = True,
+    *,
+    poll: float = POLL_SECONDS,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    http_client: Any = None,
+) -> int:
+    """Work until the queue has nothing due (`once`) or forever; 0 unless the store is broken.
+
+    After releasing the lock it looks once more: a hook that queued a job while this worker
+    was finishing saw the lock held and started no one, so this worker must pick it up.
+    """
+    while True:
+        fd = _take_lock()
+        if fd is None:
+            log("worker", "another worker holds the lock; exiting")
+            return 0
+        try:
+            stopped = _drain(once, poll, api_key, base_url, http_client)
+        except Exception as exc:  # a store that cannot be opened, a config that cannot load
+            log("worker", f"stopped: {type(exc).__name__}: {exc}")
+            return 1
+        finally:
+            _release(fd)
+        if stopped or not once or not _due():
+            return 0
+
+
+def _due() -> bool:
+    conn = db.connect()
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM job WHERE state = 'queued' AND not_before <= ? LIMIT 1", (db.now(),)
+        ).fetchone()
+        return row is not None
+    finally:
+        conn.close()
+
+
+def _drain(
+    once: bool, poll: float, api_key: str | None, base_url: str | None, http_client: Any
+) -> bool:
+    """Claim and process jobs; True when told to stop taking jobs (no key, spend cap)."""
+    from capture import pipeline
+    from reviewer.config import load
+    from reviewer.store import Store
+
+    cfg = load()
+    conn = db.connect()
+    store = Store()
+    try:
+        reclaimed = queue.reclaim_orphans(conn)
+        if reclaimed:
+            log("worker", f"put back {reclaimed} job(s) left running by a stopped worker")
+        _rescan(conn)
+        while True:
+            job = queue.claim(conn, os.getpid())
+            if job is None:
+                if once:
+                    return False
+                time.sleep(poll)
+                continue
+            with _Heartbeat(job.id):
+                try:
+                    out = pipeline.process(
+                        store,
+                        conn,
+                        job,
+                        cfg,
+                        api_key=api_key,
+                        base_url=base_url,
+                        http_client=http_client,
+                    )
+                except Exception as exc:
+                    _unexpected(conn, job, exc)
+                    continue
+            log("worker", _describe(out))
+            if out.stop:
+                return True
+    finally:
+        store.close()
+        conn.close()
+
+
+def _rescan(conn: Any) -> None:
+    """Queue sessions that ended without their hook (a killed terminal); never fatal."""
+    from capture.rescan import enqueue_missed
+
+    try:
+        found = enqueue_missed(conn)
+    except Exception as exc:
+        log("worker", f"rescan skipped: {type(exc).__name__}: {exc}")
+        return
+    if found:
+        log("worker", f"queued {len(found)} session(s) that ended without a capture")
+
+
+def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:
+    """Never lose the job: log the traceback, leave it queued (or failed after many tries)."""
+    from capture.pipeline import MAX_ATTEMPTS
+
+    log("worker", f"job {job.id} crashed: " + "".join(traceback.format_exception(exc)))
+    message = f"unexpected error: {type(exc).__name__}: {exc}"
+    try:
+        if job.attempts >= MAX_ATTEMPTS:
+            queue.fail(conn, job.id, f"gave up after {job.attempts} attempts; {message}")
+        else:
+            queue.requeue(conn, job.id, message)
+    except Exception as again:  # the store itself is failing: the next worker reclaims it
+        log("worker", f"job {job.id} could not be requeued: {again}")
+
+
+def _describe(out: Any) -> str:
+    if out.state == "done":
+        return (
+            f"job {out.job_id} done: {len(out.new_ids)} new, {len(out.seen_again)} seen "
+            f"again, {out.suppressed} suppressed, {len(out.dropped)} dropped, "
+            f"{out.input_tokens}+{out.output_tokens} tokens, ${out.cost_usd:.4f}"
+        )
+    return f"job {out.job_id} {out.state}: {out.error}"
+
+
+class _Heartbeat:
+    """Touch the job's heartbeat from a thread (own connection) while it is processed."""
+
+    def __init__(self, job_id: int, every: float = HEARTBEAT_SECONDS) -> None:
+        self.job_id = job_id
+        self.every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="heartbeat", daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _beat(self) -> None:
+        conn = None
+        try:
+            conn = db.connect()
+            while not self._stop.wait(self.every):
+                queue.heartbeat(conn, self.job_id)
+        except Exception as exc:
+            log("worker", f"heartbeat for job {self.job_id} stopped: {exc}")
+        finally:
+            if conn is not None:
+                conn.close()

@@ -1,0 +1,96 @@
+"""The `mem-review` command: a thin dispatcher that imports only the command it runs.
+
+Stdlib only at import time. `mem-review hook ...` is on Claude Code's critical path, so
+nothing heavy (textual, anthropic, sqlmodel) may load before a command asks for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module with configure(parser) and run(args) -> int, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "review": ("reviewer.commands.review", "open the review TUI on this project (default)"),
+    "demo": ("reviewer.commands.demo", "open the TUI on a scratch store of sample facts"),
+    "hook": ("reviewer.commands.hook", "entry point for Claude Code hooks (fails open)"),
+    "worker": ("reviewer.commands.worker", "extract candidate facts from queued sessions"),
+    "capture": ("reviewer.commands.capture", "queue transcripts by hand (backfill)"),
+    "preview": ("reviewer.commands.preview", "print exactly what would be sent to the model"),
+    "list": ("reviewer.commands.listing", "list this project's facts"),
+    "status": ("reviewer.commands.status", "queue, store and spend at a glance"),
+    "import": ("reviewer.commands.importing", "import facts from a `list --json` export"),
+    "inject": ("reviewer.commands.inject", "print what the SessionStart hook would inject"),
+    "install": ("reviewer.commands.install", "add mem-review's hooks to Claude Code settings"),
+    "uninstall": ("reviewer.commands.uninstall", "remove exactly what install added"),
+    "doctor": ("reviewer.commands.doctor", "check the installation, each line with a fix"),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mem-review",
+        description="A long-term memory for Claude Code that a person reviews.",
+        epilog="commands:\n"
+        + "\n".join(f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="store_true", help="print the version")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "hook":
+        # Fast path: no argparse tree, no logging setup; the hook module never raises.
+        from reviewer.commands.hook import main as hook_main
+
+        return hook_main(args[1:])
+    if args and args[0] in ("-h", "--help"):
+        _parser().print_help()
+        return 0
+    if args and args[0] == "--version":
+        from reviewer import __version__
+
+        print(f"mem-review {__version__}")
+        return 0
+    name = args[0] if args and not args[0].startswith("-") else "review"
+    rest = args[1:] if args and args[0] == name else args
+    if name not in COMMANDS:
+        print(f"mem-review: unknown command {name!r} (see mem-review --help)", file=sys.stderr)
+        return 2
+    module_name, help_ = COMMANDS[name]
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"mem-review {name}", description=help_)
+    module.configure(parser)
+    ns = parser.parse_args(rest)
+    return _run(module, ns)
+
+
+def _run(module: object, ns: argparse.Namespace) -> int:
+    from reviewer.errors import UserError
+
+    try:
+        return int(module.run(ns) or 0)  # type: ignore[attr-defined]
+    except UserError as exc:
+        print(f"mem-review: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # one line for the person, the traceback for the log
+        import traceback
+
+        from reviewer.log import log
+
+        log("cli", "".join(traceback.format_exception(exc)))
+        print(f"mem-review: unexpected error: {type(exc).__name__}: {exc} (details in the log)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""`mem-review doctor`: one line per check, ✓ or ✗, and for each ✗ what to do.
+
+Each check is a plain function returning a `Check`, so tests build broken setups and
+read the verdicts without parsing output. Exit status 0 only when every check passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from reviewer.commands.install import project_dir
+
+STUCK_SECONDS = 300.0  # the worker beats every 10 s; five minutes of silence is a hang
+WAITING_SECONDS = 3600.0  # a due job nobody picked up in an hour: no worker is starting
+REQUIRED_HOOKS = ("session-start", "session-end", "pre-compact")
+
+
+@dataclass
+class Check:
+    ok: bool
+    name: str
+    detail: str
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", metavar="DIR",
+                        help="the project whose settings to check (default: the current one)")
+
+
+def run(args: argparse.Namespace) -> int:
+    results = checks(project_dir(args.project))
+    good, bad = _marks()
+    for check in results:
+        print(f"{good if check.ok else bad} {check.name}: {check.detail}")
+    return 0 if all(c.ok for c in results) else 1
+
+
+def checks(project: str) -> list[Check]:
+    from reviewer.config import ConfigError, load
+
+    out: list[Check] = []
+    try:
+        cfg = load()
+    except ConfigError as exc:
+        cfg = None
+        out.append(Check(False, "config", f"{exc}; fix or delete that setting"))
+    else:
+        out.append(check_config(cfg))
+    out.extend(check_hooks(project))
+    out.append(check_api_key(cfg.extractor if cfg else "api"))
+    store, conn = check_store()
+    out.append(store)
+    if conn is not None:
+        try:
+            out.extend(check_queue(conn))
+        finally:
+            conn.close()
+    return out
+
+
+def check_config(cfg: object) -> Check:
+    from reviewer import paths
+
+    extractor = getattr(cfg, "extractor", "api")
+    if extractor not in ("api", "rules"):
+        return Check(False, "config", f'extractor = "{extractor}" is neither "api" nor "rules"; '
+                     f"fix it in {paths.config_path()} or MEM_REVIEW_EXTRACTOR")
+    budget = getattr(cfg, "inject_budget_chars", 0)
+    if budget <= 0:
+        return Check(False, "config", f"inject_budget_chars = {budget} must be positive")
+    return Check(True, "config", f"extractor {extractor}, model {getattr(cfg, 'model', '?')}, "
+                 f"injection budget {budget:,} characters")
+
+
+def check_hooks(project: str) -> list[Check]:
+    """Which settings files hold our hooks, and whether each executable they name runs."""
+    from reviewer import settings
+    from reviewer.errors import UserError
+
+    found: dict[str, list[tuple[str, str]]] = {}  # scope -> [(arg, command)]
+    out: list[Check] = []
+    for scope in ("user", "project", "local"):
+        path = settings.settings_path(scope, project)
+        try:
+            data, _ = settings.load(path)
+        except UserError as exc:
+            out.append(Check(False, f"settings ({scope})", f"{exc}; Claude Code cannot read "
+                             "its hooks either"))
+            continue
+        mine = [(arg, command) for _, arg, command in settings.entries(data)]
+        if mine:
+            found[scope] = mine
+    present = {arg for entries in found.values() for arg, _ in entries}
+    missing = [arg for arg in REQUIRED_HOOKS if arg not in present]
+    where = ", ".join(f"{scope} ({settings.settings_path(scope, project)})" for scope in found)
+    if missing:
+        out.append(Check(False, "hooks", f"missing {', '.join(missing)}"
+                         + (f" (found some in {where})" if found else "")
+                         + "; run `mem-review install` (or `--scope user` for every project)"))
+    else:
+        guard = " with the PreToolUse guard" if "pre-tool-use" in present else ""
+        out.append(Check(True, "hooks", f"installed in {where}{guard}"))
+    commands = {command for entries in found.values() for _, command in entries}
+    exes = {_exe_of(command) for command in commands}
+    if len(found) > 1 and len(exes) > 1:
+        out.append(Check(False, "hooks", "installed in several scopes with different "
+                         "executables, so each session runs them twice; keep one with "
+                         "`mem-review uninstall --scope <scope>`"))
+    for exe in sorted(e for e in exes if e):
+        out.append(check_executable(exe))
+    return out
+
+
+def check_executable(exe: str) -> Check:
+    if not Path(exe).is_file():
+        return Check(False, "executable", f"{exe} does not exist; run `mem-review install` "
+                     "again from the environment mem-review is installed in")
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check(False, "executable", f"{exe} does not run ({exc}); reinstall mem-review")
+    version = done.stdout.decode("utf-8", "replace").strip()
+    if done.returncode != 0 or not version:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        return Check(False, "executable", f"{exe} --version failed ({err[0]}); reinstall "
+                     "mem-review")
+    return Check(True, "executable", f"{exe} runs ({version})")
+
+
+def check_api_key(extractor: str) -> Check:
+    if extractor == "rules":
+        return Check(True, "api key", "not needed: the offline rules extractor is configured")
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return Check(True, "api key", "ANTHROPIC_API_KEY is set")
+    return Check(False, "api key", "ANTHROPIC_API_KEY is not set; export it where Claude Code "
+                 'runs, or set extractor = "rules" in config.toml to extract offline')
+
+
+def check_store() -> tuple[Check, sqlite3.Connection | None]:
+    from reviewer import paths, schema
+
+    db_file = paths.db_path()
+    if not db_file.exists():
+        return Check(True, "store", f"none yet at {db_file}; the first capture creates it"), None
+    problems = []
+    if os.name == "posix":
+        for path, want in ((paths.home(), 0o700), (db_file, 0o600)):
+            mode = path.stat().st_mode & 0o777
+            if mode & 0o077:
+                problems.append(f"{path} is {oct(mode)[2:]}, readable by others: "
+                                f"chmod {oct(want)[2:]} {path}")
+    try:
+        conn = sqlite3.connect(f"file:{db_file}?mode=rw", uri=True, timeout=5,
+                               isolation_level=None)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        return Check(False, "store", f"{db_file} cannot be opened ({exc}); check its "
+                     "permissions, or move it aside to start afresh"), None
+    if version > schema.VERSION:
+        conn.close()
+        return Check(False, "store", f"schema version {version} is newer than this "
+                     f"mem-review ({schema.VERSION}); upgrade mem-review"), None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        problems.append(f"not writable ({exc}): check the permissions of {db_file} and its dir")
+    if problems:
+        return Check(False, "store", "; ".join(problems)), conn
+    note = "" if version == schema.VERSION else f" (upgraded to {schema.VERSION} on next use)"
+    return Check(True, "store", f"{db_file} readable and writable, schema version "
+                 f"{version}{note}"), conn
+
+
+def check_queue(conn: sqlite3.Connection) -> list[Check]:
+    from capture.worker import is_running
+
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'job'").fetchone():
+        return [Check(True, "queue", "empty (no schema yet)")]
+    now = time.time()
+    alive = is_running()
+    out: list[Check] = []
+    stuck = conn.execute(
+        "SELECT id, heartbeat, claimed_by FROM job WHERE state = 'running' "
+        "AND COALESCE(heartbeat, 0) < ? ORDER BY id LIMIT 1",
+        (now - STUCK_SECONDS,),
+    ).fetchone()
+    if stuck is None:
+        out.append(Check(True, "worker", "running" if alive else "idle (started by the hooks)"))
+    elif alive:
+        out.append(Check(False, "worker", f"job {stuck[0]} has had no heartbeat for "
+                         f"{_ago(now - (stuck[1] or 0))} yet a worker holds the lock; stop "
+                         f"that worker (pid {stuck[2]}) and run `mem-review worker`"))
+    else:
+        out.append(Check(False, "worker", f"job {stuck[0]} was left running by a worker that "
+                         "died; run `mem-review worker` to put it back in the queue"))
+    counts = dict(conn.execute("SELECT state, COUNT(*) FROM job GROUP BY state").fetchall())
+    depth = (f"{counts.get('queued', 0)} queued, {counts.get('running', 0)} running, "
+             f"{counts.get('done', 0)} done, {counts.get('failed', 0)} failed")
+    waiting = conn.execute(
+        "SELECT MIN(not_before) FROM job WHERE state = 'queued' AND not_before < ?",
+        (now - WAITING_SECONDS,),
+    ).fetchone()[0]
+    if waiting is not None and not alive:
+        out.append(Check(False, "queue", f"{depth}; a job has waited {_ago(now - waiting)} "
+                         "with no worker: run `mem-review worker`"))
+    else:
+        out.append(Check(True, "queue", depth))
+    last = conn.execute(
+        "SELECT id, state, last_error, updated_at FROM job WHERE last_error IS NOT NULL "
+        "AND state IN ('queued', 'failed') ORDER BY updated_at DESC LIMIT 1"
+    ).fetchone()
+    if last is None:
+        out.append(Check(True, "last error", "none"))
+    else:
+        what = "failed for good" if last[1] == "failed" else "will be retried"
+        out.append(Check(False, "last error", f"job {last[0]} {what} ({_ago(now - last[3])} "
+                         f"ago): {last[2][:200]}; see `mem-review status` and the log"))
+    return out
+
+
+def _exe_of(command: str) -> str:
+    import shlex
+
+    try:
+        return shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return ""
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+def _marks() -> tuple[str, str]:
+    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
+    try:
+        "✓✗".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return "OK ", "BAD"
+    return "✓", "✗"

@@ -1,0 +1,78 @@
+"""`mem-review hook session-end|pre-compact|session-start`: Claude Code's entry points.
+
+Fails open, always: exit 0, nothing on stdout but SessionStart's JSON, one line in the
+log for anything that went wrong. Stdout may become model context, so even a stray print
+from a module we call is swallowed. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+from collections.abc import Sequence
+
+from reviewer.log import log
+
+EVENTS = {
+    "session-end": "SessionEnd",
+    "pre-compact": "PreCompact",
+    "session-start": "SessionStart",
+}
+STDIN_TIMEOUT = 1.0  # SessionEnd's whole budget is 1.5 s
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("event", choices=sorted(EVENTS))
+
+
+def run(args: argparse.Namespace) -> int:
+    return main([args.event])
+
+
+def main(argv: Sequence[str]) -> int:
+    """Handle one hook invocation; returns 0 whatever happens."""
+    try:
+        event = argv[0] if argv else ""
+        if event not in EVENTS:
+            log("hook", f"unknown hook event {event!r}; expected one of {', '.join(EVENTS)}")
+            return 0
+        from reviewer.hookio import read_payload
+
+        payload = read_payload(timeout=STDIN_TIMEOUT)
+        if payload is None:
+            log("hook", f"{event}: no usable payload on stdin; nothing done")
+            return 0
+        answer = _dispatch(event, payload)
+        if answer is not None:
+            sys.stdout.write(answer if answer.endswith("\n") else answer + "\n")
+            sys.stdout.flush()
+    except BaseException as exc:  # a hook must never fail Claude Code, not even on ^C
+        log("hook", f"{argv[0] if argv else '?'}: {type(exc).__name__}: {exc}")
+    return 0
+
+
+def _dispatch(event: str, payload: dict[str, object]) -> str | None:
+    """Run the event's work with stdout captured; only SessionStart returns text to print."""
+    stray = io.StringIO()
+    with contextlib.redirect_stdout(stray):
+        if event == "session-start":
+            answer = _session_start(payload)
+        else:
+            from capture.hook import enqueue_session
+
+            enqueue_session(payload, EVENTS[event])
+            answer = None
+    if stray.getvalue():
+        log("hook", f"{event}: discarded {len(stray.getvalue())} stray characters of stdout")
+    return answer
+
+
+def _session_start(payload: dict[str, object]) -> str | None:
+    try:
+        from reviewer.inject import session_start
+    except ImportError as exc:
+        log("hook", f"session-start: injection unavailable ({exc})")
+        return None
+    return session_start(payload)

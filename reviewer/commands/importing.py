@@ -1,0 +1,116 @@
+"""`mem-review import FILE [--keep-status]`: read facts from a `list --json` export.
+
+Imported facts arrive pending, for a person to review, unless `--keep-status` says the
+person vouches for the decisions already made elsewhere (the second of the two doors to
+`approved`, see reviewer/store.py). Facts without anchors are anchored to the files as
+they are now. All in one transaction: 10,000 facts in one go.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from reviewer.errors import UserError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a `mem-review list --json` export")
+    parser.add_argument(
+        "--keep-status",
+        action="store_true",
+        help="keep approved/rejected as exported (default: all pending)",
+    )
+    parser.add_argument("--project", metavar="DIR", help="another project than the current one")
+
+
+def read_export(name: str) -> list[dict[str, Any]]:
+    """The export's facts, validated; a one-line UserError for any problem."""
+    from reviewer.facts_json import parse_export, validate_item
+
+    path = Path(name).expanduser()
+    if not path.exists():
+        raise UserError(f"{name}: no such file")
+    if path.is_dir():
+        raise UserError(f"{name}: is a directory, not an export")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{name}: not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"{name}: {exc.strerror or exc}") from None
+    return [validate_item(item, i, name) for i, item in enumerate(parse_export(text, name))]
+
+
+def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
+    """NewFacts for the project: cited files re-checked, unanchored ones anchored now."""
+    from capture.dedupe import fact_key
+    from capture.ground import missing_files
+    from reviewer.anchors import blob_sha, git_head
+    from reviewer.store import NewFact
+
+    commit, branch = git_head(project)
+    # Per distinct file, once: 10,000 facts usually cite a few hundred files.
+    gone: dict[str, bool] = {}
+    shas: dict[str, str | None] = {}
+    out = []
+    for item in items:
+        files = item["files"]
+        for f in files:
+            if f not in gone:
+                gone[f] = bool(missing_files([f], project))
+        missing = [f for f in files if gone[f]]
+        anchors = item["anchors"]
+        commit_sha, fact_branch = item["commit_sha"], item["branch"]
+        if not anchors and files:
+            for f in files:
+                if f not in shas:
+                    shas[f] = None if gone[f] else blob_sha(Path(project) / f)
+            anchors = {f: shas[f] for f in files}
+            commit_sha, fact_branch = commit, branch
+        out.append(
+            NewFact(
+                project=project,
+                text=item["text"],
+                norm=fact_key(item["text"]),
+                category=item["category"],
+                files=files,
+                confidence=item["confidence"],
+                evidence=item["evidence"],
+                context=item["context"],
+                grounded=item["grounded"],
+                missing_files=missing,
+                session_id=item["session_id"],
+                source=item["source"],
+                commit_sha=commit_sha,
+                branch=fact_branch,
+                anchors=anchors,
+                model=item["model"],
+                status=item["status"],
+                reject_reason=item["reject_reason"],
+                created_at=item["created_at"],
+                decided_at=item["decided_at"],
+            )
+        )
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from reviewer.commands.listing import resolve_project
+    from reviewer.store import Store
+
+    items = read_export(args.file)
+    project = resolve_project(args.project)
+    facts = to_new_facts(items, project)
+    store = Store()
+    try:
+        added, skipped = store.import_facts(facts, keep_status=args.keep_status)
+    finally:
+        store.close()
+    how = "with their exported status" if args.keep_status else "as pending, for review"
+    print(
+        f"imported {added} fact(s) into {project} {how}"
+        + (f"; {skipped} already present, skipped" if skipped else "")
+    )
+    return 0

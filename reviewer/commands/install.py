@@ -1,0 +1,48 @@
+"""`mem-review install`: add the SessionStart, SessionEnd and PreCompact hooks (and with
+`--guard` the PreToolUse guard) to one Claude Code settings file."""
+
+from __future__ import annotations
+
+import argparse
+
+from reviewer.errors import UserError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scope", choices=("project", "user", "local"), default="project",
+                        help="project: .claude/settings.json (shared with the team); "
+                        "user: ~/.claude/settings.json (every project); "
+                        "local: .claude/settings.local.json (this project, only you)")
+    parser.add_argument("--guard", action="store_true",
+                        help="also deny tool calls that would write to mem-review's store or "
+                        "approve facts (a PreToolUse hook)")
+    parser.add_argument("--project", metavar="DIR",
+                        help="the project to install into (default: the current one)")
+
+
+def project_dir(given: str | None) -> str:
+    from pathlib import Path
+
+    from reviewer.project import project_root
+
+    if given is None:
+        return project_root()
+    path = Path(given).expanduser()
+    if not path.is_dir():
+        raise UserError(f"{given}: no such directory")
+    return project_root(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    from reviewer import settings
+
+    change = settings.install(args.scope, project_dir(args.project), guard=args.guard)
+    if not change.changed:
+        print(f"mem-review hooks already installed in {change.path}; nothing changed")
+        return 0
+    print(f"installed mem-review hooks in {change.path}")
+    for entry in change.entries:
+        print(f"  {entry}")
+    if change.backup is not None:
+        print(f"backup of the previous file: {change.backup}")
+    return 0

@@ -1,0 +1,36 @@
+"""`mem-review` / `mem-review review`: open the review TUI on this project's facts."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project", metavar="DIR",
+        help="review this project's facts (default: the git top level of the current dir)",
+    )
+    parser.add_argument(
+        "--view", choices=("pending", "approved", "rejected", "stale", "all"),
+        default="pending", help="the list to open on (default: pending)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from reviewer.errors import UserError
+    from reviewer.project import project_root
+
+    if args.project is not None and not Path(args.project).expanduser().is_dir():
+        raise UserError(f"{args.project}: not a directory")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError("the review needs a terminal; `mem-review list` prints the facts")
+    root = project_root(args.project or os.getcwd())
+    from reviewer.tui.app import ReviewApp
+
+    app = ReviewApp(project=root)
+    app.main.view = args.view
+    app.run()
+    return 0

@@ -1,0 +1,144 @@
+"""`mem-review status`: the queue, the facts, the spend and the worker at a glance.
+
+A person looks here when memory seems not to grow: a missing key, a spend cap or a
+failed transcript each show up with its reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from typing import Any
+
+RECENT = 5
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.add_argument("--project", metavar="DIR", help="another project than the current one")
+
+
+def _fact_counts(conn: sqlite3.Connection, project: str | None) -> dict[str, int]:
+    out = {"pending": 0, "approved": 0, "rejected": 0}
+    if project is None:
+        rows = conn.execute("SELECT status, COUNT(*) FROM fact GROUP BY status")
+    else:
+        rows = conn.execute(
+            "SELECT status, COUNT(*) FROM fact WHERE project = ? GROUP BY status", (project,)
+        )
+    for status, n in rows:
+        out[status] = n
+    return out
+
+
+def _spend(conn: sqlite3.Connection, since: float | None) -> dict[str, Any]:
+    q = (
+        "SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), "
+        "COALESCE(SUM(cost_usd), 0) FROM job"
+    )
+    row = conn.execute(
+        q + (" WHERE updated_at >= ?" if since is not None else ""),
+        (since,) if since is not None else (),
+    ).fetchone()
+    return {
+        "input_tokens": int(row[0]),
+        "output_tokens": int(row[1]),
+        "cost_usd": round(float(row[2]), 6),
+    }
+
+
+def _jobs(conn: sqlite3.Connection, where: str) -> list[dict[str, Any]]:
+    from reviewer.facts_json import iso
+
+    rows = conn.execute(
+        "SELECT id, session_id, transcript_path, project, attempts, last_error, not_before, "
+        f"updated_at FROM job WHERE {where} ORDER BY updated_at DESC LIMIT {RECENT}"
+    )
+    return [
+        {
+            "id": r["id"],
+            "session_id": r["session_id"],
+            "transcript_path": r["transcript_path"],
+            "project": r["project"],
+            "attempts": r["attempts"],
+            "error": r["last_error"],
+            "not_before": iso(r["not_before"]) if r["not_before"] else None,
+            "updated_at": iso(r["updated_at"]),
+        }
+        for r in rows
+    ]
+
+
+def gather(project: str) -> dict[str, Any]:
+    """Everything `status` shows, as plain data."""
+    from capture.pipeline import today_start
+    from capture.worker import is_running
+    from reviewer import db, paths, queue
+    from reviewer.commands.listing import select_facts
+    from reviewer.config import load
+
+    cfg = load()
+    conn = db.connect()
+    try:
+        facts = _fact_counts(conn, project)
+        facts["stale"] = len(select_facts(conn, project, "stale")[0])
+        return {
+            "project": project,
+            "store": str(paths.db_path()),
+            "log": str(paths.log_path()),
+            "jobs": queue.counts(conn),
+            "facts": {"project": facts, "all": _fact_counts(conn, None)},
+            "failures": _jobs(conn, "state = 'failed'"),
+            "waiting": _jobs(conn, "state = 'queued' AND last_error IS NOT NULL"),
+            "spend": {
+                "total": _spend(conn, None),
+                "today": _spend(conn, today_start()),
+                "daily_cap_usd": cfg.daily_spend_cap_usd,
+                "model": cfg.model,
+                "extractor": cfg.extractor,
+            },
+            "worker_running": is_running(),
+        }
+    finally:
+        conn.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    from reviewer.commands.listing import resolve_project
+
+    data = gather(resolve_project(args.project))
+    if args.json:
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(data))
+    return 0
+
+
+def render(data: dict[str, Any]) -> str:
+    f, a, j = data["facts"]["project"], data["facts"]["all"], data["jobs"]
+    total, today = data["spend"]["total"], data["spend"]["today"]
+    cap = data["spend"]["daily_cap_usd"]
+    lines = [
+        f"project  {data['project']}",
+        f"facts    {f['pending']} pending · {f['approved']} approved ({f['stale']} stale) · "
+        f"{f['rejected']} rejected   [all projects: {a['pending']} pending · "
+        f"{a['approved']} approved · {a['rejected']} rejected]",
+        f"queue    {j['queued']} queued · {j['running']} running · {j['done']} done · "
+        f"{j['failed']} failed · worker {'running' if data['worker_running'] else 'not running'}",
+        f"spend    {total['input_tokens']:,} in / {total['output_tokens']:,} out tokens · "
+        f"${total['cost_usd']:.4f} total · ${today['cost_usd']:.4f} today "
+        f"({'no cap' if not cap else f'cap ${cap:.2f}/day'}) · "
+        f"extractor {data['spend']['extractor']} ({data['spend']['model']})",
+    ]
+    for w in data["waiting"]:
+        lines.append(
+            f"waiting  job {w['id']} ({w['session_id']}): {w['error']}"
+            + (f" · next try {w['not_before']}" if w["not_before"] else "")
+        )
+    for x in data["failures"]:
+        lines.append(f"failed   job {x['id']} ({x['session_id']}): {x['error']}")
+    lines.append(f"store    {data['store']} · log {data['log']}")
+    return "\n".join(lines) + "\n"

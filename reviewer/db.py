@@ -1,0 +1,116 @@
+"""Open the store with stdlib `sqlite3`: WAL, a busy timeout, private file modes, migrations.
+
+This is the fast path shared by the hooks, the injection and the TUI's list loading. The
+sqlmodel engine in `reviewer/store.py` opens the same file through `connect()` too, so
+every writer gets the same pragmas.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from reviewer import paths, schema
+from reviewer.errors import UserError
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class StoreError(UserError):
+    """The store cannot be opened or written; the message says why in one line."""
+
+
+def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connection:
+    """Open (creating if needed) the database, private to the user, at the current schema."""
+    if path is None:
+        paths.ensure_home()
+        path = paths.db_path()
+    try:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            paths.touch_private(path)
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+            check_same_thread=False,
+        )
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        if migrate:
+            upgrade(conn)
+        # SQLite gives -wal/-shm the database file's mode; chmod only, as a safety net.
+        # Never open them ourselves: closing any fd on -shm drops this process's locks.
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            try:
+                if side.stat().st_mode & 0o077:
+                    os.chmod(side, 0o600)
+            except OSError:
+                pass
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: cannot open the store ({exc})") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+    return conn
+
+
+def upgrade(conn: sqlite3.Connection) -> int:
+    """Apply pending migrations in one transaction each; safe when two processes race."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > schema.VERSION:
+        raise StoreError(
+            f"the store is at schema version {version}, newer than this mem-review "
+            f"({schema.VERSION}); upgrade mem-review"
+        )
+    while version < schema.VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version < schema.VERSION:
+                for statement in _statements(schema.MIGRATIONS[version]):
+                    conn.execute(statement)
+                version += 1
+                conn.execute(f"PRAGMA user_version={version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return version
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    out, buf = [], []
+    for line in script.splitlines():
+        buf.append(line)
+        candidate = "\n".join(buf)
+        if sqlite3.complete_statement(candidate):
+            if candidate.strip():
+                out.append(candidate.strip())
+            buf = []
+    if "\n".join(buf).strip():
+        out.append("\n".join(buf).strip())
+    return out
+
+
+def now() -> float:
+    return time.time()
+
+
+class transaction:
+    """`with transaction(conn):` — BEGIN IMMEDIATE so writers queue on the busy timeout."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")

@@ -1,0 +1,1 @@
+"""ACME order service."""

@@ -1,0 +1,169 @@
+"""The `mem-review list --json` shape: one object per fact, read back by `import`.
+
+One definition for both directions so an export always round-trips. Times are ISO 8601
+UTC strings (people and other tools read them), JSON columns are real lists/objects.
+Stdlib only: `list` works on plain `sqlite3` rows, no ORM.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from capture.candidate import CATEGORIES
+from reviewer.errors import UserError
+from reviewer.schema import FACT_STATUSES as STATUSES
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return (
+        dt.datetime.fromtimestamp(ts, dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    )
+
+
+def from_iso(value: object, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise UserError(f"{where}: not a time: {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UserError(f"{where}: not an ISO 8601 time: {value!r}") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.timestamp()
+
+
+def _loads(text: str | None, default: Any) -> Any:
+    try:
+        return json.loads(text) if text else default
+    except ValueError:
+        return default
+
+
+def to_json(
+    row: Mapping[str, Any],
+    *,
+    stale: bool = False,
+    staleness: str | None = None,
+) -> dict[str, Any]:
+    """A fact row (sqlite3.Row or dict of the `fact` table's columns) as exported."""
+    decided = row["decided_at"]
+    return {
+        "id": row["id"],
+        "fact": row["text"],
+        "category": row["category"],
+        "files": _loads(row["files"], []),
+        "confidence": row["confidence"],
+        "status": row["status"],
+        "reject_reason": row["reject_reason"],
+        "grounded": bool(row["grounded"]),
+        "stale": stale,
+        "staleness": staleness,
+        "evidence": row["evidence"],
+        "context": row["context"],
+        "session_id": row["session_id"],
+        "created_at": iso(row["created_at"]),
+        "decided_at": iso(decided),
+        "approved_at": iso(decided) if row["status"] == "approved" else None,
+        "verified_at": iso(row["verified_at"]),
+        "missing_files": _loads(row["missing_files"], []),
+        "times_seen": row["times_seen"],
+        "commit_sha": row["commit_sha"],
+        "branch": row["branch"],
+        "anchors": _loads(row["anchors"], {}),
+        "source": row["source"],
+        "model": row["model"],
+        "project": row["project"],
+    }
+
+
+def parse_export(text: str, name: str) -> list[dict[str, Any]]:
+    """The items of an export (a list, or `{"facts": [...]}`); UserError names the problem."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UserError(f"{name}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise UserError(f"{name}: JSON nested too deeply") from None
+    if isinstance(data, dict) and isinstance(data.get("facts"), list):
+        data = data["facts"]
+    if not isinstance(data, list):
+        raise UserError(
+            f"{name}: expected a list of facts (the `mem-review list --json` "
+            f"shape), got a JSON {type(data).__name__}"
+        )
+    return data
+
+
+def _str_list(value: object, where: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{where}: expected a list of strings")
+    return list(dict.fromkeys(v.strip() for v in value if v.strip()))
+
+
+def _opt_str(item: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = item.get(key)
+    if value is not None and not isinstance(value, str):
+        raise UserError(f"{where}: `{key}` must be a string")
+    return value
+
+
+def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
+    """One exported fact, checked and typed; unknown keys are ignored."""
+    where = f"{name}: fact #{i + 1}"
+    if not isinstance(item, dict):
+        raise UserError(f"{where}: expected an object, got {type(item).__name__}")
+    text = item.get("fact")
+    if not isinstance(text, str) or not text.strip():
+        raise UserError(f"{where}: `fact` must be a non-empty string")
+    category = item.get("category")
+    if category not in CATEGORIES:
+        raise UserError(f"{where}: `category` {category!r} is not one of {', '.join(CATEGORIES)}")
+    status = item.get("status", "pending")
+    if status not in STATUSES:
+        raise UserError(f"{where}: `status` {status!r} is not one of {', '.join(STATUSES)}")
+    confidence = item.get("confidence", 0.5)
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float))
+        or not math.isfinite(confidence)
+        or not 0 <= confidence <= 1
+    ):
+        raise UserError(f"{where}: `confidence` must be a number in [0, 1]")
+    anchors = item.get("anchors") or {}
+    if not isinstance(anchors, dict) or not all(
+        isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in anchors.items()
+    ):
+        raise UserError(f"{where}: `anchors` must map file paths to blob SHAs or null")
+    return {
+        "text": " ".join(text.split()),
+        "category": category,
+        "status": status,
+        "confidence": float(confidence),
+        "files": _str_list(item.get("files"), f"{where}: `files`"),
+        "evidence": _opt_str(item, "evidence", where) or "",
+        "context": _opt_str(item, "context", where) or "",
+        "reject_reason": _opt_str(item, "reject_reason", where),
+        "session_id": _opt_str(item, "session_id", where),
+        "source": _opt_str(item, "source", where) or "import",
+        "commit_sha": _opt_str(item, "commit_sha", where),
+        "branch": _opt_str(item, "branch", where),
+        "model": _opt_str(item, "model", where),
+        "grounded": bool(item.get("grounded", False)),
+        "anchors": anchors,
+        "created_at": from_iso(item.get("created_at"), f"{where}: `created_at`"),
+        "decided_at": from_iso(
+            item.get("decided_at") or item.get("approved_at"), f"{where}: `decided_at`"
+        ),
+    }

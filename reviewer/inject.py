@@ -1,0 +1,347 @@
+"""What a new Claude Code session is told: approved, non-stale facts, ranked, within budget.
+
+Stdlib only (the SessionStart hook runs this on Claude Code's critical path). The text is
+framed as facts a person reviewed, never as instructions, and is recognisable when it
+comes back in a transcript: it starts with a line equal to INJECT_HEADER and ends with a
+line starting with INJECT_END. Every fact is one line starting with "- ", with markup
+that could impersonate hook or system structure neutralised (`neutralise`), so no fact
+can forge either delimiter or a `<system-reminder>`.
+
+Ranking (first wins the budget): project-wide facts (no files), most confident first;
+then facts citing a file changed on the current branch (one `git diff --name-only
+--merge-base <default branch>`, only when HEAD is on another branch than the default one
+read from `.git`); then the rest, most recently approved first. Output is grouped by
+category. A closing line counts what was left out for the budget and what was withheld
+as stale, so nothing disappears silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewer import anchors, config, db, paths, staleness
+from reviewer.log import log
+from reviewer.project import project_root
+
+INJECT_HEADER = "Project facts reviewed and approved by the user (mem-review):"
+INJECT_END = "End of mem-review facts:"
+INTRO = (
+    "Each line is a statement about this project that a person checked and approved, "
+    "with its approval date; it describes the code as of that date."
+)
+DEFAULT_BUDGET = 6_000
+MIN_BUDGET = 1_000  # below this not even a handful of facts fits beside the frame
+MAX_FILES_SHOWN = 3
+GIT_TIMEOUT = 2.0
+
+CATEGORY_TITLES = {
+    "decision": "Decisions",
+    "convention": "Conventions",
+    "gotcha": "Gotchas",
+    "environment": "Environment",
+    "dead_end": "Dead ends (already explored)",
+    "todo": "Open TODOs",
+}
+
+
+@dataclass
+class Stats:
+    """Why the text looks the way it does; `mem-review inject` prints it on stderr."""
+
+    project: str = ""
+    approved: int = 0
+    injected: int = 0
+    left_out: int = 0
+    stale: int = 0
+    branch_files: int = 0
+    chars: int = 0
+    budget: int = DEFAULT_BUDGET
+    reason: str = ""
+    recorded: int = 0
+    injected_ids: list[int] = field(default_factory=list)
+
+    def line(self) -> str:
+        if self.reason:
+            return f"mem-review: nothing to inject for {self.project}: {self.reason}"
+        return (
+            f"mem-review: {self.injected} of {self.approved} approved facts injected "
+            f"({self.chars:,} of {self.budget:,} characters); {self.left_out} left out for "
+            f"the budget; {self.stale} withheld as stale; "
+            f"{self.branch_files} files changed on this branch"
+        )
+
+
+def session_start(payload: object) -> str | None:
+    """The SessionStart hook's answer (JSON text), or None to print nothing. Never raises."""
+    try:
+        if not isinstance(payload, dict):
+            log("inject", f"session-start: payload is a {type(payload).__name__}, not an object")
+            return None
+        cwd = payload.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        session_id = payload.get("session_id")
+        source = payload.get("source")
+        text, _ = render_context(
+            project_root(cwd),
+            session_id=session_id if isinstance(session_id, str) else "",
+            record=True,
+            source=source if isinstance(source, str) else "",
+        )
+        if text is None:
+            return None
+        return json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}},
+            ensure_ascii=False,
+        )
+    except Exception as exc:
+        log("inject", f"session-start failed open: {type(exc).__name__}: {exc}")
+        return None
+
+
+def render_context(
+    project: str | os.PathLike[str],
+    session_id: str | None = None,
+    record: bool = False,
+    *,
+    source: str = "",
+    budget: int | None = None,
+) -> tuple[str | None, Stats]:
+    """(the additionalContext text or None, stats). Raises on a broken store or config;
+    `session_start` turns that into silence."""
+    root = os.fspath(project)
+    stats = Stats(project=root)
+    if budget is None:
+        budget = _budget()
+    budget = max(MIN_BUDGET, min(budget, config.MAX_BUDGET_CHARS))
+    stats.budget = budget
+    if not paths.db_path().exists():
+        stats.reason = "no store yet (nothing captured)"
+        return None, stats
+    conn = db.connect()
+    try:
+        cur = conn.cursor()
+        cur.row_factory = None
+        rows = cur.execute(
+            "SELECT id, text, category, files, anchors, commit_sha, confidence, "
+            "COALESCE(decided_at, updated_at) FROM fact "
+            "WHERE project = ? AND status = 'approved'",
+            (root,),
+        ).fetchall()
+        stats.approved = len(rows)
+        if not rows:
+            stats.reason = "no approved facts for this project"
+            return None, stats
+        stale = staleness.stale_ids(conn, root, [(r[0], r[4], r[5]) for r in rows])
+        fresh = [r for r in rows if r[0] not in stale] if stale else rows
+        stats.stale = len(rows) - len(fresh)
+        changed = branch_changed_files(root) if any(r[3] != "[]" for r in fresh) else set()
+        stats.branch_files = len(changed)
+        chosen = _pack(_rank(fresh, changed), budget, stats)
+        text = _render(chosen, stats)
+        stats.chars = len(text)
+        if record and chosen:
+            stats.recorded = _record(conn, root, session_id or "", source, chosen)
+        return text, stats
+    finally:
+        conn.close()
+
+
+def _budget() -> int:
+    try:
+        return config.load().inject_budget_chars
+    except Exception as exc:  # a broken config must not silence memory: use the default
+        log("inject", f"config unusable, default budget used: {exc}")
+        return DEFAULT_BUDGET
+
+
+# ---- ranking and packing ---------------------------------------------------------------
+
+Row = tuple[Any, ...]  # id, text, category, files, anchors, commit, confidence, approved_at
+
+
+def _rank(rows: list[Row], changed: set[str]) -> list[Row]:
+    """Project-wide facts (most confident first), then facts about files changed on this
+    branch, then the rest; newest approval first within a tier (sorts run in C)."""
+    wide = [r for r in rows if r[3] in ("[]", "", None)]
+    cited = [r for r in rows if r[3] not in ("[]", "", None)]
+    wide.sort(key=lambda r: (-float(r[6] or 0), -float(r[7] or 0), r[0]))
+    if changed:
+        branch = [r for r in cited if not changed.isdisjoint(_files(r[3]))]
+        picked = {r[0] for r in branch}
+        cited = [r for r in cited if r[0] not in picked]
+    else:
+        branch = []
+    for tier in (branch, cited):
+        tier.sort(key=_approved_at, reverse=True)
+    return wide + branch + cited
+
+
+def _approved_at(row: Row) -> float:
+    return float(row[7] or 0)
+
+
+def _pack(ranked: list[Row], budget: int, stats: Stats) -> list[tuple[Row, str]]:
+    """Take facts in rank order while the whole text stays within `budget` characters;
+    a fact too long for what is left is skipped, and a shorter later one may still fit."""
+    worst_footer = _footer(len(ranked), len(ranked) + stats.stale, len(ranked), stats.stale)
+    room = budget - len(INJECT_HEADER) - 1 - len(INTRO) - 1 - len(worst_footer) - 2
+    chosen: list[tuple[Row, str]] = []
+    seen_groups: set[str] = set()
+    misses = 0
+    for row in ranked:
+        if room < 40 or misses > 200:
+            break
+        line = _line(row)
+        group = _group(row[2])
+        cost = len(line) + 1 + (0 if group in seen_groups else len(_title(group)) + 2)
+        if cost > room:
+            misses += 1
+            continue
+        room -= cost
+        seen_groups.add(group)
+        chosen.append((row, line))
+    stats.injected = len(chosen)
+    stats.left_out = len(ranked) - len(chosen)
+    stats.injected_ids = [row[0] for row, _ in chosen]
+    return chosen
+
+
+def _render(chosen: list[tuple[Row, str]], stats: Stats) -> str:
+    groups: dict[str, list[str]] = {}
+    for row, line in chosen:
+        groups.setdefault(_group(row[2]), []).append(line)
+    out = [INJECT_HEADER, INTRO]
+    for group in sorted(groups, key=_group_order):
+        out.append("")
+        out.append(_title(group))
+        out.extend(groups[group])
+    out.append("")
+    out.append(_footer(stats.injected, stats.approved, stats.left_out, stats.stale))
+    return "\n".join(out)
+
+
+def _footer(shown: int, approved: int, left_out: int, stale: int) -> str:
+    return (
+        f"{INJECT_END} {shown} of {approved} approved facts shown; {left_out} left out for "
+        f"the size budget; {stale} withheld as possibly stale because a file they cite "
+        "changed since approval (a person re-verifies them in `mem-review`)."
+    )
+
+
+def _line(row: Row) -> str:
+    files = _files(row[3])
+    where = ""
+    if files:
+        shown = ", ".join(neutralise(f) for f in files[:MAX_FILES_SHOWN])
+        more = len(files) - MAX_FILES_SHOWN
+        where = shown + (f" +{more} more" if more > 0 else "") + "; "
+    date = time.strftime("%Y-%m-%d", time.localtime(float(row[7] or 0)))
+    return f"- {neutralise(row[1])} [{where}approved {date}]"
+
+
+def _files(raw: object) -> list[str]:
+    if not isinstance(raw, str) or raw in ("[]", ""):
+        return []
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return []
+    return [str(f) for f in value] if isinstance(value, list) else []
+
+
+def _group(category: object) -> str:
+    return category if isinstance(category, str) and category else "other"
+
+
+def _group_order(group: str) -> tuple[int, str]:
+    order = list(CATEGORY_TITLES)
+    return (order.index(group), "") if group in CATEGORY_TITLES else (len(order), group)
+
+
+def _title(group: str) -> str:
+    title = CATEGORY_TITLES.get(group) or neutralise(group.replace("_", " ").capitalize())
+    return title + ":"
+
+
+# ---- neutralising markup ---------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_TAG = re.compile(r"<(/?[A-Za-z!?][^<>\n]{0,200})>")
+_TAG_OPEN = re.compile(r"<(?=[/!?]?[A-Za-z])")
+_HOOK_KEYS = re.compile(
+    r'"(hookSpecificOutput|hookEventName|additionalContext|permissionDecision\w*|'
+    r'systemMessage|suppressOutput|stopReason|decision|continue)"'
+)
+_MARKERS = re.compile(
+    r"(\w+ hook additional context|hook additional context|"
+    + re.escape(INJECT_HEADER[:-1])
+    + "|"
+    + re.escape(INJECT_END[:-1])
+    + r"|system-reminder)\s*:",
+    re.IGNORECASE,
+)
+
+
+def neutralise(text: object) -> str:
+    """One line of plain text that cannot pass for hook output or system markup.
+
+    Control and invisible characters become spaces and whitespace collapses (so a fact
+    can never start a line); tags like `<system-reminder>` or `</x>` get lookalike angle
+    quotes (‹ ›); JSON keys of hook answers lose their double quotes; phrases that open
+    a system block ("SessionStart hook additional context:") or our own delimiters lose
+    their colon.
+    """
+    s = _CONTROL.sub(" ", str(text))
+    s = " ".join(s.split())
+    s = _TAG.sub(lambda m: "‹" + m.group(1) + "›", s)
+    s = _TAG_OPEN.sub("‹", s)
+    s = _HOOK_KEYS.sub(lambda m: "'" + m.group(1) + "'", s)
+    s = _MARKERS.sub(lambda m: m.group(1) + " -", s)
+    return s
+
+
+# ---- the branch's files, and the record ------------------------------------------------
+
+
+def branch_changed_files(root: str) -> set[str]:
+    """Files changed on this branch since it left the default branch, uncommitted changes
+    included: one `git diff --name-only --merge-base <default>`. Empty (and no subprocess)
+    outside git, on the default branch, or when the default branch is unknown."""
+    if not anchors.is_git(root):
+        return set()
+    _, branch = anchors.git_head(root)
+    base = anchors.default_branch(root)
+    if not branch or not base or base in (branch, f"origin/{branch}"):
+        return set()
+    out = anchors.run_git(root, "diff", "--name-only", "-z", "--merge-base", base,
+                          timeout=GIT_TIMEOUT)
+    if out is None:
+        return set()
+    return {p for p in out.split("\0") if p}
+
+
+def _record(
+    conn: sqlite3.Connection, project: str, session_id: str, source: str,
+    chosen: list[tuple[Row, str]],
+) -> int:
+    """One `injection` row per fact shown, in one transaction; a read-only store skips it."""
+    now = db.now()
+    rows = [(project, session_id, row[0], source, now) for row, _ in chosen]
+    try:
+        with db.transaction(conn):
+            conn.executemany(
+                "INSERT INTO injection (project, session_id, fact_id, source, at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+    except sqlite3.Error as exc:
+        log("inject", f"injections not recorded ({exc})")
+        return 0
+    return len(rows)

@@ -1,0 +1,112 @@
+"""sqlmodel views of the store's tables, for the worker, the CLI and the TUI's decisions.
+
+The schema itself is defined once, as SQL, in `reviewer/schema.py` (the hooks create the
+database without sqlmodel); `tests/test_schema.py` proves these models match it column by
+column. JSON-valued columns are kept as text here and decoded by the `Fact` helpers.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sqlmodel import Field, SQLModel
+
+
+class Job(SQLModel, table=True):
+    __tablename__ = "job"
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str
+    transcript_path: str
+    project: str
+    cwd: str = ""
+    event: str
+    state: str = "queued"
+    attempts: int = 0
+    last_error: str | None = None
+    permanent_error: int = 0
+    start_cursor: int = 0
+    end_cursor: int | None = None
+    not_before: float = 0.0
+    claimed_by: int | None = None
+    heartbeat: float | None = None
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    facts_new: int = 0
+    created_at: float
+    updated_at: float
+
+
+class Fact(SQLModel, table=True):
+    __tablename__ = "fact"
+
+    id: int | None = Field(default=None, primary_key=True)
+    project: str
+    text: str
+    norm: str
+    category: str
+    files: str = "[]"
+    confidence: float = 0.5
+    evidence: str = ""
+    context: str = ""
+    status: str = "pending"
+    reject_reason: str | None = None
+    grounded: int = 0
+    missing_files: str = "[]"
+    session_id: str | None = None
+    job_id: int | None = None
+    source: str = "model"
+    times_seen: int = 1
+    commit_sha: str | None = None
+    branch: str | None = None
+    anchors: str = "{}"
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    created_at: float
+    updated_at: float
+    decided_at: float | None = None
+    verified_at: float | None = None
+
+    def file_list(self) -> list[str]:
+        return list(json.loads(self.files or "[]"))
+
+    def anchor_map(self) -> dict[str, str | None]:
+        return dict(json.loads(self.anchors or "{}"))
+
+    def missing_list(self) -> list[str]:
+        return list(json.loads(self.missing_files or "[]"))
+
+
+class FactHistory(SQLModel, table=True):
+    __tablename__ = "fact_history"
+
+    id: int | None = Field(default=None, primary_key=True)
+    fact_id: int = Field(foreign_key="fact.id")
+    at: float
+    actor: str
+    action: str
+    before: str | None = None
+    after: str | None = None
+
+
+class Injection(SQLModel, table=True):
+    __tablename__ = "injection"
+
+    id: int | None = Field(default=None, primary_key=True)
+    project: str
+    session_id: str
+    fact_id: int
+    source: str = ""
+    at: float
+
+
+class HashCache(SQLModel, table=True):
+    __tablename__ = "hash_cache"
+
+    path: str = Field(primary_key=True)
+    size: int
+    mtime_ns: int
+    blob_sha: str

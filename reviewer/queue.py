@@ -1,0 +1,133 @@
+"""The capture queue: one row per session to extract, in the store, stdlib `sqlite3` only.
+
+The hook adds rows in milliseconds; the single worker (a file lock makes it single)
+claims them one at a time. A job is never deleted: it ends `done` or `failed`, and only
+a permanent error (an unreadable transcript, an invalid request) makes it `failed`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from reviewer import db
+
+MAX_BACKOFF = 3600.0
+
+
+@dataclass(frozen=True)
+class Claimed:
+    id: int
+    session_id: str
+    transcript_path: str
+    project: str
+    cwd: str
+    event: str
+    attempts: int
+    start_cursor: int
+
+
+def enqueue(
+    conn: sqlite3.Connection, *, session_id: str, transcript_path: str, project: str,
+    cwd: str, event: str,
+) -> int:
+    """Queue a transcript; a job already waiting for the same file is reused, not doubled."""
+    now = db.now()
+    with db.transaction(conn):
+        row = conn.execute(
+            "SELECT id FROM job WHERE transcript_path = ? AND state = 'queued' LIMIT 1",
+            (transcript_path,),
+        ).fetchone()
+        if row is not None:
+            conn.execute(
+                "UPDATE job SET event = ?, updated_at = ?, not_before = MIN(not_before, ?) "
+                "WHERE id = ?",
+                (event, now, now, row[0]),
+            )
+            return int(row[0])
+        cur = conn.execute(
+            "INSERT INTO job (session_id, transcript_path, project, cwd, event, state, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
+            (session_id, transcript_path, project, cwd, event, now, now),
+        )
+        return int(cur.lastrowid or 0)
+
+
+def reclaim_orphans(conn: sqlite3.Connection) -> int:
+    """Put back `running` jobs; called by the worker holding the lock, so their owner died."""
+    with db.transaction(conn):
+        cur = conn.execute(
+            "UPDATE job SET state = 'queued', claimed_by = NULL, updated_at = ?, "
+            "last_error = COALESCE(last_error, 'worker stopped mid-job; retried') "
+            "WHERE state = 'running'",
+            (db.now(),),
+        )
+        return cur.rowcount
+
+
+def claim(conn: sqlite3.Connection, pid: int, now: float | None = None) -> Claimed | None:
+    """Take the oldest due job; its cursor starts where the last finished job of that file ended."""
+    now = db.now() if now is None else now
+    with db.transaction(conn):
+        row = conn.execute(
+            "SELECT * FROM job WHERE state = 'queued' AND not_before <= ? "
+            "ORDER BY not_before, id LIMIT 1",
+            (now,),
+        ).fetchone()
+        if row is None:
+            return None
+        cursor = conn.execute(
+            "SELECT COALESCE(MAX(end_cursor), 0) FROM job "
+            "WHERE transcript_path = ? AND state = 'done'",
+            (row["transcript_path"],),
+        ).fetchone()[0]
+        conn.execute(
+            "UPDATE job SET state = 'running', attempts = attempts + 1, claimed_by = ?, "
+            "heartbeat = ?, start_cursor = ?, updated_at = ? WHERE id = ?",
+            (pid, now, cursor, now, row["id"]),
+        )
+    return Claimed(
+        id=row["id"], session_id=row["session_id"], transcript_path=row["transcript_path"],
+        project=row["project"], cwd=row["cwd"], event=row["event"],
+        attempts=row["attempts"] + 1, start_cursor=int(cursor),
+    )
+
+
+def heartbeat(conn: sqlite3.Connection, job_id: int) -> None:
+    conn.execute("UPDATE job SET heartbeat = ? WHERE id = ?", (db.now(), job_id))
+
+
+def requeue(
+    conn: sqlite3.Connection, job_id: int, error: str, *, delay: float | None = None,
+    count_attempt: bool = True,
+) -> float:
+    """Leave the job queued with its error and a later attempt time; returns the delay."""
+    now = db.now()
+    with db.transaction(conn):
+        attempts = conn.execute("SELECT attempts FROM job WHERE id = ?", (job_id,)).fetchone()
+        n = int(attempts[0]) if attempts else 1
+        if delay is None:
+            delay = min(MAX_BACKOFF, 60.0 * (2 ** max(0, n - 1)))
+        conn.execute(
+            "UPDATE job SET state = 'queued', last_error = ?, not_before = ?, claimed_by = NULL, "
+            "attempts = attempts - ?, updated_at = ? WHERE id = ?",
+            (error[:500], now + delay, 0 if count_attempt else 1, now, job_id),
+        )
+    return delay
+
+
+def fail(conn: sqlite3.Connection, job_id: int, reason: str) -> None:
+    """A permanent error: the job will not be retried; `status` shows the reason."""
+    with db.transaction(conn):
+        conn.execute(
+            "UPDATE job SET state = 'failed', last_error = ?, permanent_error = 1, "
+            "claimed_by = NULL, updated_at = ? WHERE id = ?",
+            (reason[:500], db.now(), job_id),
+        )
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int]:
+    out = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+    for state, n in conn.execute("SELECT state, COUNT(*) FROM job GROUP BY state"):
+        out[state] = n
+    return out

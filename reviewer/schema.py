@@ -1,0 +1,106 @@
+"""The store's schema: the one definition, as SQL, with its migrations.
+
+Kept as SQL rather than derived from the sqlmodel models because the hooks create and
+write the database with stdlib `sqlite3` and may not import sqlmodel (0.3–3 s here).
+`reviewer/models.py` maps onto these tables; `tests/test_schema.py` proves they agree.
+Each entry of MIGRATIONS moves the database from version i to i+1 (`PRAGMA user_version`).
+"""
+
+from __future__ import annotations
+
+V1 = """
+CREATE TABLE job (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    transcript_path TEXT NOT NULL,
+    project TEXT NOT NULL,
+    cwd TEXT NOT NULL DEFAULT '',
+    event TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'queued',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    permanent_error INTEGER NOT NULL DEFAULT 0,
+    start_cursor INTEGER NOT NULL DEFAULT 0,
+    end_cursor INTEGER,
+    not_before REAL NOT NULL DEFAULT 0,
+    claimed_by INTEGER,
+    heartbeat REAL,
+    model TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    facts_new INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX job_state ON job(state, not_before);
+CREATE INDEX job_transcript ON job(transcript_path, state);
+
+CREATE TABLE fact (
+    id INTEGER PRIMARY KEY,
+    project TEXT NOT NULL,
+    text TEXT NOT NULL,
+    norm TEXT NOT NULL,
+    category TEXT NOT NULL,
+    files TEXT NOT NULL DEFAULT '[]',
+    confidence REAL NOT NULL DEFAULT 0.5,
+    evidence TEXT NOT NULL DEFAULT '',
+    context TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'pending',
+    reject_reason TEXT,
+    grounded INTEGER NOT NULL DEFAULT 0,
+    missing_files TEXT NOT NULL DEFAULT '[]',
+    session_id TEXT,
+    job_id INTEGER,
+    source TEXT NOT NULL DEFAULT 'model',
+    times_seen INTEGER NOT NULL DEFAULT 1,
+    commit_sha TEXT,
+    branch TEXT,
+    anchors TEXT NOT NULL DEFAULT '{}',
+    model TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    decided_at REAL,
+    verified_at REAL,
+    UNIQUE (job_id, norm)
+);
+CREATE INDEX fact_project_status ON fact(project, status);
+CREATE INDEX fact_project_norm ON fact(project, norm);
+
+CREATE TABLE fact_history (
+    id INTEGER PRIMARY KEY,
+    fact_id INTEGER NOT NULL REFERENCES fact(id),
+    at REAL NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    before TEXT,
+    after TEXT
+);
+CREATE INDEX fact_history_fact ON fact_history(fact_id);
+
+CREATE TABLE injection (
+    id INTEGER PRIMARY KEY,
+    project TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    fact_id INTEGER NOT NULL,
+    source TEXT NOT NULL DEFAULT '',
+    at REAL NOT NULL
+);
+CREATE INDEX injection_fact ON injection(fact_id);
+CREATE INDEX injection_session ON injection(session_id);
+
+CREATE TABLE hash_cache (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    blob_sha TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: list[str] = [V1]
+VERSION = len(MIGRATIONS)
+
+JOB_STATES = ("queued", "running", "done", "failed")
+FACT_STATUSES = ("pending", "approved", "rejected")

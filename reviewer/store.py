@@ -1,0 +1,329 @@
+"""The store's operations on facts, through sqlmodel: the only shared ground.
+
+Every change to a fact is written at once, in one transaction with its history row, so a
+crash loses nothing and every state can be explained. Approval has exactly two doors:
+`approve`/`edit` (called by the TUI, on a person's key press) and `import_facts` with
+`keep_status=True` (an explicit, documented flag). Nothing else writes `approved`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session, col, create_engine, func, select
+
+from reviewer import db
+from reviewer.models import Fact, FactHistory, Job
+
+# The fields a decision may change; a snapshot of them is what undo restores.
+MUTABLE = (
+    "text", "norm", "category", "files", "status", "reject_reason", "decided_at",
+    "verified_at", "commit_sha", "branch", "anchors", "missing_files",
+)
+PERSON_ACTORS = ("tui", "import")  # who may approve; see module docstring
+
+Snapshot = dict[str, Any]
+
+
+@dataclass
+class NewFact:
+    """A candidate ready to store (already redacted, grounded and anchored)."""
+
+    project: str
+    text: str
+    norm: str
+    category: str
+    files: list[str] = field(default_factory=list)
+    confidence: float = 0.5
+    evidence: str = ""
+    context: str = ""
+    grounded: bool = False
+    missing_files: list[str] = field(default_factory=list)
+    session_id: str | None = None
+    job_id: int | None = None
+    source: str = "model"
+    commit_sha: str | None = None
+    branch: str | None = None
+    anchors: dict[str, str | None] = field(default_factory=dict)
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    status: str = "pending"
+    reject_reason: str | None = None
+    created_at: float | None = None
+    decided_at: float | None = None
+
+
+def snapshot(fact: Fact) -> Snapshot:
+    return {name: getattr(fact, name) for name in MUTABLE}
+
+
+class Store:
+    """A handle on the database file; cheap to create, safe to share within a thread."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self.engine = create_engine(
+            "sqlite://", creator=lambda: db.connect(path), poolclass=StaticPool
+        )
+
+        @event.listens_for(self.engine, "begin")
+        def _begin(conn: Any) -> None:  # writers queue on the busy timeout, not fail
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    def session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ---- reading -------------------------------------------------------------------
+
+    def get(self, fact_id: int) -> Fact | None:
+        with self.session() as s:
+            return s.get(Fact, fact_id)
+
+    def facts(self, project: str | None, statuses: Iterable[str] | None = None) -> list[Fact]:
+        with self.session() as s:
+            q = select(Fact)
+            if project is not None:
+                q = q.where(Fact.project == project)
+            if statuses is not None:
+                q = q.where(col(Fact.status).in_(list(statuses)))
+            return list(s.exec(q.order_by(col(Fact.id))))
+
+    def history(self, fact_id: int) -> list[FactHistory]:
+        with self.session() as s:
+            q = select(FactHistory).where(FactHistory.fact_id == fact_id)
+            return list(s.exec(q.order_by(col(FactHistory.id))))
+
+    def counts(self, project: str | None = None) -> dict[str, int]:
+        with self.session() as s:
+            q = select(Fact.status, func.count()).group_by(Fact.status)
+            if project is not None:
+                q = q.where(Fact.project == project)
+            out = {status: 0 for status in ("pending", "approved", "rejected")}
+            out.update({status: n for status, n in s.exec(q)})
+            return out
+
+    def known(self, project: str) -> list[tuple[int, str, str]]:
+        """(id, text, status) of a project's facts: what the extractor must not repeat."""
+        with self.session() as s:
+            q = select(Fact.id, Fact.text, Fact.status).where(Fact.project == project)
+            return [(int(i), t, st) for i, t, st in s.exec(q)]
+
+    def rejected_with_reasons(self, project: str, limit: int = 200) -> list[tuple[str, str]]:
+        with self.session() as s:
+            q = (
+                select(Fact.text, Fact.reject_reason)
+                .where(Fact.project == project, Fact.status == "rejected")
+                .order_by(col(Fact.decided_at).desc())
+                .limit(limit)
+            )
+            return [(t, r or "") for t, r in s.exec(q)]
+
+    # ---- the worker's writes -------------------------------------------------------
+
+    def record_extraction(
+        self,
+        job_id: int,
+        new: Sequence[NewFact],
+        seen_again: Sequence[int] = (),
+        *,
+        end_cursor: int,
+        model: str | None = None,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cost_usd: float = 0.0,
+    ) -> list[int]:
+        """Store a job's facts and mark it done, all or nothing.
+
+        One transaction, and `UNIQUE(job_id, norm)`, make a job's facts impossible to
+        store twice, even when a worker is killed and the job is claimed again.
+        """
+        now = db.now()
+        ids: list[int] = []
+        with self.session() as s:
+            for nf in new:
+                exists = s.exec(
+                    select(Fact.id).where(Fact.job_id == job_id, Fact.norm == nf.norm)
+                ).first()
+                if exists is not None:
+                    continue
+                fact = _fact_from(nf, now)
+                s.add(fact)
+                s.flush()
+                assert fact.id is not None
+                ids.append(fact.id)
+                s.add(_history(fact.id, "worker", "created", None, snapshot(fact), now))
+            for fact_id in dict.fromkeys(seen_again):
+                fact = s.get(Fact, fact_id)
+                if fact is None:
+                    continue
+                fact.times_seen += 1
+                fact.updated_at = now
+                s.add(fact)
+                s.add(_history(fact_id, "worker", "seen_again", None, {"job_id": job_id}, now))
+            job = s.get(Job, job_id)
+            if job is not None:
+                job.state = "done"
+                job.end_cursor = end_cursor
+                job.model = model
+                job.input_tokens += input_tokens
+                job.output_tokens += output_tokens
+                job.cost_usd += cost_usd
+                job.facts_new = len(ids)
+                job.last_error = None
+                job.claimed_by = None
+                job.updated_at = now
+                s.add(job)
+            s.commit()
+        return ids
+
+    # ---- a person's decisions ------------------------------------------------------
+
+    def approve(self, ids: Sequence[int], *, actor: str = "tui") -> list[tuple[int, Snapshot]]:
+        _person(actor)
+        return self._change(ids, actor, "approved", {"status": "approved", "reject_reason": None})
+
+    def reject(
+        self, ids: Sequence[int], reason: str, *, actor: str = "tui"
+    ) -> list[tuple[int, Snapshot]]:
+        return self._change(ids, actor, "rejected", {"status": "rejected", "reject_reason": reason})
+
+    def edit(
+        self, fact_id: int, text: str, category: str, *, actor: str = "tui",
+        norm: str | None = None,
+    ) -> list[tuple[int, Snapshot]]:
+        """Save a person's wording; editing is approving what they wrote."""
+        _person(actor)
+        from capture.dedupe import fact_key
+
+        text = text.strip()
+        if not text:
+            raise ValueError("a fact cannot be empty")
+        changes = {
+            "text": text, "norm": norm or fact_key(text), "category": category,
+            "status": "approved", "reject_reason": None,
+        }
+        return self._change([fact_id], actor, "edited", changes)
+
+    def verify(
+        self, fact_id: int, commit_sha: str | None, anchors: dict[str, str | None],
+        *, files: list[str] | None = None, actor: str = "tui",
+    ) -> list[tuple[int, Snapshot]]:
+        """Re-anchor to today's code: a person says the fact is still true."""
+        _person(actor)
+        changes: dict[str, Any] = {
+            "commit_sha": commit_sha, "anchors": json.dumps(anchors, sort_keys=True),
+            "verified_at": db.now(),
+        }
+        if files is not None:
+            changes["files"] = json.dumps(files)
+        return self._change([fact_id], actor, "verified", changes)
+
+    def restore(self, snapshots: Sequence[tuple[int, Snapshot]], *, actor: str = "tui") -> None:
+        """Undo: put each fact back exactly as it was before a decision."""
+        now = db.now()
+        with self.session() as s:
+            for fact_id, before in snapshots:
+                fact = s.get(Fact, fact_id)
+                if fact is None:
+                    continue
+                current = snapshot(fact)
+                for name, value in before.items():
+                    setattr(fact, name, value)
+                fact.updated_at = now
+                s.add(fact)
+                s.add(_history(fact_id, actor, "undo", current, dict(before), now))
+            s.commit()
+
+    def _change(
+        self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]
+    ) -> list[tuple[int, Snapshot]]:
+        now = db.now()
+        undo: list[tuple[int, Snapshot]] = []
+        with self.session() as s:
+            for fact_id in ids:
+                fact = s.get(Fact, fact_id)
+                if fact is None:
+                    raise KeyError(f"no fact {fact_id}")
+                before = snapshot(fact)
+                for name, value in changes.items():
+                    setattr(fact, name, value)
+                if "status" in changes:
+                    fact.decided_at = now
+                fact.updated_at = now
+                s.add(fact)
+                s.add(_history(fact_id, actor, action, before, snapshot(fact), now))
+                undo.append((fact_id, before))
+            s.commit()
+        return undo
+
+    # ---- import --------------------------------------------------------------------
+
+    def import_facts(self, facts: Sequence[NewFact], *, keep_status: bool) -> tuple[int, int]:
+        """Add facts from an export; pending unless `keep_status` (documented flag).
+
+        Returns (added, skipped as already present in the project).
+        """
+        now = db.now()
+        added = skipped = 0
+        with self.session() as s:
+            seen = {
+                (p, n) for p, n in s.exec(select(Fact.project, Fact.norm))
+            }
+            for nf in facts:
+                if (nf.project, nf.norm) in seen:
+                    skipped += 1
+                    continue
+                seen.add((nf.project, nf.norm))
+                if not keep_status:
+                    nf.status, nf.reject_reason, nf.decided_at = "pending", None, None
+                fact = _fact_from(nf, now)
+                s.add(fact)
+                s.flush()
+                assert fact.id is not None
+                action = "imported" if not keep_status else f"imported_{fact.status}"
+                s.add(_history(fact.id, "import", action, None, snapshot(fact), now))
+                added += 1
+            s.commit()
+        return added, skipped
+
+
+def _person(actor: str) -> None:
+    if actor not in PERSON_ACTORS:
+        raise PermissionError(f"only a person approves facts, not {actor!r}")
+
+
+def _fact_from(nf: NewFact, now: float) -> Fact:
+    return Fact(
+        project=nf.project, text=nf.text, norm=nf.norm, category=nf.category,
+        files=json.dumps(nf.files), confidence=float(nf.confidence), evidence=nf.evidence,
+        context=nf.context, status=nf.status, reject_reason=nf.reject_reason,
+        grounded=int(nf.grounded), missing_files=json.dumps(nf.missing_files),
+        session_id=nf.session_id, job_id=nf.job_id, source=nf.source,
+        commit_sha=nf.commit_sha, branch=nf.branch,
+        anchors=json.dumps(nf.anchors, sort_keys=True), model=nf.model,
+        input_tokens=nf.input_tokens, output_tokens=nf.output_tokens,
+        created_at=nf.created_at or now, updated_at=now,
+        decided_at=nf.decided_at if nf.status != "pending" else None,
+    )
+
+
+def _history(
+    fact_id: int, actor: str, action: str, before: Snapshot | None, after: Snapshot | None,
+    now: float,
+) -> FactHistory:
+    return FactHistory(
+        fact_id=fact_id, at=now, actor=actor, action=action,
+        before=None if before is None else json.dumps(before, sort_keys=True),
+        after=None if after is None else json.dumps(after, sort_keys=True),
+    )
+

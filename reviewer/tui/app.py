@@ -1,0 +1,119 @@
+"""`mem-review` (the review TUI): the app shell around the main screen.
+
+Opens the store with stdlib sqlite3 before anything else (a broken or newer store is a
+one-line error, not a traceback in the terminal), shows the first paint from plain rows,
+then loads the sqlmodel `Store` for writing in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from reviewer import db
+from reviewer.tui.screens.main import MainScreen
+from reviewer.tui.writer import StoreWriter
+
+CSS_DIR = Path(__file__).parent
+
+
+class ReviewApp(App[None]):
+    """Review one project's facts. `db_path` None means the user's store."""
+
+    TITLE = "mem-review"
+    CSS_PATH = [  # noqa: RUF012
+        CSS_DIR / "app.tcss", CSS_DIR / "modals.tcss",
+    ]
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [  # noqa: RUF012
+        Binding("ctrl+t", "toggle_theme", "Light/dark", show=False, id="toggle-theme"),
+    ]
+
+    def __init__(
+        self, project: str, db_path: Path | None = None, *, theme: str | None = None
+    ) -> None:
+        super().__init__()
+        self.project = project
+        self.db_path = db_path
+        self.conn = db.connect(db_path)
+        self.read_lock = threading.Lock()
+        self.main = MainScreen()
+        self.writer = StoreWriter(db_path, self._write_failed)
+        if theme:
+            self.theme = theme
+
+    def get_default_screen(self) -> Screen[None]:
+        return self.main
+
+    def on_unmount(self) -> None:
+        self.writer.close()
+        self.conn.close()
+
+    def _write_failed(self, exc: BaseException) -> None:  # called in the writer thread
+        from reviewer.log import log
+
+        log("tui", f"write failed: {type(exc).__name__}: {exc}")
+        self.main.run_later(lambda: self.main.write_failed(exc))
+
+    async def settle(self) -> None:
+        """Wait for background work: store writes, staleness, the detail pane (tests)."""
+        await self.main.painted.wait()
+        for _ in range(3):
+            running = [w for w in self.workers if not w.is_finished]
+            await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+            await self.writer.drain()
+
+    def file_diff(self, commit_sha: str, path: str, renamed_to: str | None = None) -> str:
+        """The file's diff since capture (runs in a thread).
+
+        `reviewer.gitdiff` (gitpython) when it is installed, else one `git diff` call.
+        """
+        try:
+            from reviewer.gitdiff import file_diff
+        except ImportError:
+            file_diff = None
+        try:
+            if file_diff is not None:
+                return str(file_diff(self.project, commit_sha, path))
+            from reviewer.anchors import run_git
+
+            paths = [path] + ([renamed_to] if renamed_to else [])
+            out = run_git(self.project, "diff", "-M", "--no-color", commit_sha, "--", *paths)
+            return out if out is not None else "(no diff: git could not compare the files)"
+        except Exception as exc:  # a diff is a courtesy: say why it is missing
+            return f"(no diff: {type(exc).__name__}: {exc})"
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        main = self.main
+        yield SystemCommand("Accept", "Approve the selected (or marked) facts  a",
+                            main.action_approve)
+        yield SystemCommand("Reject", "Reject with a reason  r", main.action_reject)
+        yield SystemCommand("Edit", "Edit the wording and category, then approve  e",
+                            main.action_edit)
+        yield SystemCommand("Undo", "Undo the last decision  u", main.action_undo)
+        yield SystemCommand("Mark", "Mark / unmark for a batch decision  space",
+                            main.action_mark)
+        yield SystemCommand("Re-verify", "Re-anchor a stale fact to today's code  v",
+                            main.action_verify)
+        yield SystemCommand("Filter", "Narrow the list by text, category or file  /",
+                            main.action_filter)
+        yield SystemCommand("Next view", "pending → approved → rejected → stale → all  tab",
+                            main.action_next_view)
+        for view in ("pending", "approved", "rejected", "stale", "all"):
+            yield SystemCommand(f"View: {view}", f"Show {view} facts",
+                                lambda v=view: main.show_view(v))
+        yield SystemCommand("Reload", "Read the store again (new facts from the worker)  "
+                            "ctrl+r", main.action_reload)
+        yield SystemCommand("Toggle light/dark", "Switch the theme  ctrl+t",
+                            self.action_toggle_theme)
+        yield SystemCommand("Help", "Keys and flags  ?", main.action_help)
+        yield from super().get_system_commands(screen)

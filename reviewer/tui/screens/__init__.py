@@ -1,0 +1,1 @@
+"""The TUI's screens: the main list, and the small modal ones stacked on it."""

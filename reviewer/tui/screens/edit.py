@@ -1,0 +1,63 @@
+"""Edit a fact's wording and category; saving approves what the person wrote."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Select, Static, TextArea
+
+from reviewer.tui.safe_text import printable
+
+CATEGORIES = ("decision", "convention", "dead_end", "todo", "gotcha", "environment")
+
+
+class EditScreen(ModalScreen[tuple[str, str] | None]):
+    """Dismisses with (text, category) on ctrl+s, None on escape."""
+
+    BINDINGS = [  # noqa: RUF012
+        Binding("ctrl+s", "save", "Save & approve", priority=True, id="edit-save"),
+        Binding("escape", "cancel", "Cancel", id="edit-cancel"),
+    ]
+
+    def __init__(self, text: str, category: str, *, stale: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.category = category
+        self.stale = stale
+
+    def compose(self) -> ComposeResult:
+        categories = list(CATEGORIES)
+        if self.category not in categories:
+            categories.append(self.category)
+        note = "ctrl+s save and approve · escape cancel"
+        if self.stale:
+            note += " · saving also re-anchors to today's code"
+        with Vertical(id="edit-box"):
+            yield Static(Content.styled("Edit fact", "bold"), id="edit-title")
+            yield TextArea(
+                printable(self.text), id="edit-text", soft_wrap=True, show_line_numbers=False
+            )
+            yield Select(
+                [(c.replace("_", " "), c) for c in categories], value=self.category,
+                allow_blank=False, id="edit-category",
+            )
+            yield Static(Content.styled(note, "$text-muted"), id="edit-help")
+
+    def on_mount(self) -> None:
+        area = self.query_one(TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+
+    def action_save(self) -> None:
+        text = " ".join(self.query_one(TextArea).text.split())
+        if not text:
+            self.notify("A fact cannot be empty.", severity="error")
+            return
+        category = self.query_one(Select).value
+        self.dismiss((text, str(category)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,545 @@
+"""The main screen: the list, the selected fact, and one key per decision.
+
+A decision changes the rows at once (the screen never waits on the disk), goes on the
+undo stack with each row's previous state, and is queued to the store (`StoreWriter`),
+which writes it with its history row in the background, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.content import Content
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from reviewer.tui import triage
+from reviewer.tui.rows import FactRow, load_detail, load_history, load_rows, queue_counts
+from reviewer.tui.widgets.detail import DetailPane, full
+from reviewer.tui.widgets.empty_state import EmptyState, empty_content
+from reviewer.tui.widgets.fact_list import FactList
+from reviewer.tui.widgets.filter_bar import FilterBar
+from reviewer.tui.widgets.key_bar import KeyBar
+from reviewer.tui.widgets.status_bar import StatusBar, counts_content
+
+if TYPE_CHECKING:
+    from reviewer.tui.app import ReviewApp
+
+WIDE_LAYOUT = 150  # from this many columns the detail pane sits beside the list
+MAX_DIFFS = 3
+EMPTY_VIEW = {
+    "pending": "Nothing pending. tab shows the other views; new sessions bring new facts.",
+    "approved": "No approved facts yet: a accepts a pending one.",
+    "rejected": "No rejected facts.",
+    "stale": "Nothing stale: every approved fact matches today's code.",
+    "all": "No facts.",
+}
+
+
+class Probe:
+    """What staleness needs of a row, copied so the thread never reads a changing row."""
+
+    __slots__ = ("anchors", "commit_sha", "files", "id")
+
+    def __init__(self, row: FactRow) -> None:
+        self.id, self.files = row.id, list(row.files)
+        self.anchors, self.commit_sha = dict(row.anchors), row.commit_sha
+
+    def matches(self, row: FactRow) -> bool:
+        """Is the row still anchored as it was when this probe was taken?"""
+        return (self.anchors, self.commit_sha, self.files) == (
+            row.anchors, row.commit_sha, row.files)
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [  # noqa: RUF012
+        Binding("a", "approve", "Accept", id="approve"),
+        Binding("r", "reject", "Reject", id="reject"),
+        Binding("e", "edit", "Edit", id="edit"),
+        Binding("u", "undo", "Undo", id="undo"),
+        Binding("space", "mark", "Mark", id="mark"),
+        Binding("v", "verify", "Re-verify", id="verify"),
+        Binding("slash", "filter", "Filter", id="filter"),
+        Binding("tab", "next_view", "View", id="next-view"),
+        Binding("shift+tab", "previous_view", "Previous view", show=False, id="previous-view"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("escape", "clear", "Clear filter / marks", show=False, id="clear"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="reload"),
+        Binding("shift+down", "detail_down", "Scroll detail", show=False, id="detail-down"),
+        Binding("shift+up", "detail_up", "Scroll detail", show=False, id="detail-up"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="main")
+        self.all_rows: list[FactRow] = []
+        self.by_id: dict[int, FactRow] = {}
+        self.view = "pending"
+        self.view_rows: list[FactRow] = []
+        self.query_text = ""
+        self.marks = triage.Marks()
+        self.undo_stack = triage.UndoStack()
+        self.counts = triage.Counts()
+        self.jobs: dict[str, int] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._keys_state: tuple[bool, bool, bool] | None = None
+        self._filter_bar: FilterBar | None = None
+        self._empty: EmptyState | None = None
+        self.painted = asyncio.Event()  # set once the first frame is up and work started
+
+    @property
+    def review(self) -> ReviewApp:
+        return self.app  # type: ignore[return-value]
+
+    # ---- layout -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Container(id="body"):
+            yield FactList(id="facts")
+            yield DetailPane(self._detail_content, id="detail")
+        yield KeyBar()
+        # The empty state and the filter box are mounted when first needed: every widget
+        # mounted before the first paint delays it.
+
+    @property
+    def facts(self) -> FactList:
+        return self.query_one(FactList)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one(DetailPane)
+
+    @property
+    def filter_bar(self) -> FilterBar:
+        if self._filter_bar is None:
+            self._filter_bar = FilterBar()
+            self.mount(self._filter_bar, before=self.query_one(KeyBar))
+        return self._filter_bar
+
+    @property
+    def filtering(self) -> bool:
+        return self._filter_bar is not None and self._filter_bar.display
+
+    def on_mount(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.facts.marked = self.marks
+        self.load()
+        self.facts.focus()
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        self.review.writer.start()
+        self.compute_staleness(list(self.all_rows))
+        self.painted.set()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width >= WIDE_LAYOUT, "-wide")
+
+    # ---- data ---------------------------------------------------------------------
+
+    def load(self, keep_id: int | None = None) -> None:
+        """(Re)read every fact of the project with stdlib sqlite3, then show the view."""
+        with self.review.read_lock:
+            conn = self.review.conn
+            self.all_rows = load_rows(conn, self.review.project)
+            self.jobs = queue_counts(conn)
+        self.by_id = {row.id: row for row in self.all_rows}
+        self.counts = triage.count(self.all_rows)
+        has_facts = bool(self.all_rows)
+        self.query_one("#body").display = has_facts
+        if self._empty is None and not has_facts:
+            self._empty = EmptyState()
+            self.mount(self._empty, before=self.query_one(KeyBar))
+        if self._empty is not None:
+            self._empty.display = not has_facts
+        if self._empty is not None and not has_facts:
+            self._empty.update(empty_content(
+                self.review.project, self.jobs.get("queued", 0), self.jobs.get("running", 0),
+                self.jobs.get("failed", 0),
+            ))
+        self.show_rows(keep_id)
+
+    def show_rows(self, keep_id: int | None = None) -> None:
+        """Recompute the view (and filter) and put the cursor on `keep_id` if shown."""
+        self.view_rows = triage.select_rows(self.all_rows, self.view)
+        shown = triage.narrow(self.view_rows, self.query_text)
+        facts = self.facts
+        facts.empty_message = (
+            f"No {self.view} fact matches “{self.query_text}”. escape clears the filter."
+            if self.query_text else EMPTY_VIEW.get(self.view, "No facts.")
+        )
+        facts.dim_decided = self.view not in ("all",)
+        cursor = 0
+        if keep_id is not None:
+            cursor = next((i for i, r in enumerate(shown) if r.id == keep_id), 0)
+        facts.set_rows(shown, cursor)
+        self.update_status()
+        self._refresh_keys()
+
+    def update_status(self) -> None:
+        shown = len(self.facts.rows)
+        self.query_one(StatusBar).show(self.view, counts_content(
+            self.counts, marked=len(self.marks), query=self.query_text, shown=shown,
+            queued=self.jobs.get("queued", 0), failed=self.jobs.get("failed", 0),
+        ))
+
+    def _changed(self, rows: list[FactRow]) -> None:
+        self.counts = triage.count(self.all_rows)
+        self.facts.refresh_rows(rows)
+        self.update_status()
+        self._refresh_keys()
+
+    # ---- selection ----------------------------------------------------------------
+
+    @on(FactList.Moved)
+    def _moved(self, event: FactList.Moved) -> None:
+        self.detail.show(event.row)
+        self._refresh_keys()
+
+    def _refresh_keys(self) -> None:
+        """Re-check the footer's keys only when what they depend on changed (the footer
+        recomposes on every refresh: not something to do on each cursor move)."""
+        row = self.facts.selected
+        state = (row is None, row is not None and row.stale, bool(self.undo_stack))
+        if state != self._keys_state:
+            self._keys_state = state
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            return True if self.undo_stack else None
+        if action == "verify":
+            row = self.facts.selected if self.is_mounted else None
+            return bool(row is not None and row.stale)
+        if action in ("approve", "reject", "edit", "mark"):
+            return True if self.is_mounted and self.facts.selected is not None else None
+        return True
+
+    # ---- decisions ----------------------------------------------------------------
+
+    def _targets(self) -> list[FactRow]:
+        return self.marks.targets(self.facts.rows, self.facts.selected)
+
+    def _decided(
+        self, entry: triage.UndoEntry, token: Future[Any], toast: bool = False
+    ) -> None:
+        entry.token = token
+        self.undo_stack.push(entry)
+        self._watch(token, entry.ids)
+        batch = len(self.marks) > 0
+        self.marks.clear()
+        rows = [row for row, _ in entry.before]
+        if batch:
+            self.facts.refresh()
+        self._changed(rows)
+        facts = self.facts
+        facts.move_to(triage.next_pending(facts.rows, facts.cursor))
+        self.detail.show(facts.selected)
+        if toast or batch:
+            self.notify(entry.label, timeout=2)
+
+    def action_approve(self) -> None:
+        entry = triage.approve(self._targets())
+        if entry is None:
+            self.app.bell()
+            return
+        self._decided(entry, self.review.writer.approve(entry.ids))
+
+    def action_reject(self) -> None:
+        targets = self._targets()
+        if not targets:
+            self.app.bell()
+            return
+        from reviewer.tui.screens.reject import RejectScreen
+
+        preferred = triage.OUTDATED if any(r.stale for r in targets) else None
+
+        def chosen(reason: str | None) -> None:
+            if reason is None:
+                return
+            entry = triage.reject(targets, reason)
+            if entry is None:
+                self.app.bell()
+                return
+            self._decided(entry, self.review.writer.reject(entry.ids, reason))
+
+        self.app.push_screen(RejectScreen(len(targets), preferred), chosen)
+
+    def action_edit(self) -> None:
+        row = self.facts.selected
+        if row is None:
+            self.app.bell()
+            return
+        from reviewer.tui.screens.edit import EditScreen
+
+        def saved(result: tuple[str, str] | None) -> None:
+            if result is None:
+                return
+            text, category = result
+            reanchor = self._anchor(row.files) if row.stale else None
+            entry = triage.edit(row, text, category, reanchor=reanchor)
+            self._decided(entry, self.review.writer.edit(row.id, text, category, reanchor))
+            if reanchor is not None:
+                self.compute_staleness([row])
+
+        self.app.push_screen(EditScreen(row.text, row.category, stale=row.stale), saved)
+
+    def _anchor(self, files: list[str]) -> tuple[str | None, dict[str, str | None]]:
+        from reviewer.anchors import anchor_files
+
+        commit, _branch, anchors = anchor_files(self.review.project, files)
+        return commit, anchors
+
+    def action_verify(self) -> None:
+        row = self.facts.selected
+        if row is None or not row.stale:
+            self.app.bell()
+            return
+        if row.renamed:
+            from reviewer.tui.screens.confirm import ConfirmScreen
+
+            moves = ", ".join(f"{old} → {new}" for old, new in row.renamed.items())
+            question = Content.assemble("Git saw ", (moves, "bold"), ". Follow the rename?")
+
+            def answer(follow: bool | None) -> None:
+                if follow is None:
+                    return
+                files = [row.renamed.get(f, f) for f in row.files] if follow else None
+                self._verify(row, files)
+
+            self.app.push_screen(
+                ConfirmScreen(question, "y follow and re-anchor · n keep the old path · "
+                                        "escape cancel"),
+                answer,
+            )
+            return
+        self._verify(row, None)
+
+    def _verify(self, row: FactRow, files: list[str] | None) -> None:
+        commit, anchors = self._anchor(files if files is not None else row.files)
+        entry = triage.verify(row, commit, anchors, files)
+        self._decided(entry, self.review.writer.verify(row.id, commit, anchors, files),
+                      toast=True)
+        if self.view == "stale":
+            self.facts.refresh_rows([row])
+        self.compute_staleness([row])
+
+    def action_undo(self) -> None:
+        entry = self.undo_stack.pop()
+        if entry is None:
+            self.app.bell()
+            return
+        rows = triage.undo(entry)
+        token = self.review.writer.restore(entry.token)
+        self._watch(token, entry.ids)
+        self._changed(rows)
+        index = self.facts.index_of(rows[0].id)
+        if index is not None:
+            self.facts.move_to(index)
+        self.detail.show(self.facts.selected)
+        self.notify(f"Undone: {entry.label}", timeout=2)
+
+    def action_mark(self) -> None:
+        row = self.facts.selected
+        if row is None:
+            return
+        self.marks.toggle(row.id)
+        self.facts.refresh_rows([row])
+        self.facts.move_to(self.facts.cursor + 1)
+        self.update_status()
+
+    def _watch(self, token: Future[Any], ids: list[int]) -> None:
+        """When the write lands, the history shown for those facts is out of date."""
+        def landed(_: object) -> None:
+            for fact_id in ids:
+                self.detail.forget(fact_id)
+            selected = self.facts.selected
+            if selected is not None and selected.id in ids:
+                self.detail.reload()
+
+        asyncio.wrap_future(token).add_done_callback(landed)
+
+    def write_failed(self, exc: BaseException) -> None:
+        """A write did not reach the store: say so and show what the store holds."""
+        self.notify(f"Could not save a decision: {exc}. Showing the store as it is.",
+                    severity="error", timeout=8)
+        self.undo_stack = triage.UndoStack()
+        selected = self.facts.selected
+        self.load(selected.id if selected else None)
+
+    # ---- views and filter ---------------------------------------------------------
+
+    def action_next_view(self) -> None:
+        self.show_view(triage.next_view(self.view))
+
+    def action_previous_view(self) -> None:
+        self.show_view(triage.next_view(self.view, -1))
+
+    def action_show_view(self, view: str) -> None:
+        self.show_view(view)
+
+    def show_view(self, view: str) -> None:
+        if view not in triage.VIEWS:
+            return
+        self.view = view
+        self.show_rows()
+
+    def action_filter(self) -> None:
+        bar = self.filter_bar
+        self.query_text = ""
+        bar.value = ""
+        bar.display = True
+        self.call_after_refresh(bar.focus)  # once mounted (the first time)
+        self.show_rows()
+
+    @on(FilterBar.Changed)
+    def _filter_typed(self, event: FilterBar.Changed) -> None:
+        if event.input is not self.filter_bar or event.value == self.query_text:
+            return  # not ours, or our own reset of the box
+        # Typing more only narrows (every word must match): filter what is shown already.
+        extends = bool(self.query_text) and event.value.startswith(self.query_text)
+        base = self.facts.rows if extends else self.view_rows
+        self.query_text = event.value
+        self.facts.set_rows(triage.narrow(base, self.query_text), 0)
+        self.facts.empty_message = f"No {self.view} fact matches “{self.query_text}”."
+        self.update_status()
+
+    @on(FilterBar.Submitted)
+    def _filter_done(self, event: FilterBar.Submitted) -> None:
+        if event.input is not self.filter_bar:
+            return
+        self.filter_bar.display = False
+        self.facts.focus()
+        self.facts.move_to(0)
+
+    @on(FilterBar.Cleared)
+    def _filter_cleared(self) -> None:
+        self.clear_filter()
+
+    def clear_filter(self) -> None:
+        selected = self.facts.selected
+        self.query_text = ""
+        if self._filter_bar is not None:
+            self._filter_bar.value = ""
+            self._filter_bar.display = False
+        self.facts.focus()
+        self.show_rows(selected.id if selected else None)
+
+    def action_clear(self) -> None:
+        if self.query_text or self.filtering:
+            self.clear_filter()
+        elif self.marks:
+            self.marks.clear()
+            self.facts.refresh()
+            self.update_status()
+
+    # ---- misc ---------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from reviewer.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        await self.review.writer.drain()
+        self.app.exit()
+
+    def action_reload(self) -> None:
+        selected = self.facts.selected
+        self.load(selected.id if selected else None)
+        self.detail.forget()
+        self.compute_staleness(list(self.all_rows))
+
+    def action_detail_down(self) -> None:
+        self.detail.scroll_relative(y=3, animate=False)
+
+    def action_detail_up(self) -> None:
+        self.detail.scroll_relative(y=-3, animate=False)
+
+    # ---- background work ----------------------------------------------------------
+
+    @work(thread=True, group="staleness")
+    def compute_staleness(self, rows: list[FactRow]) -> None:
+        """Verdicts off the UI thread; without `reviewer.staleness` rows just stay unflagged."""
+        try:
+            from reviewer import staleness
+        except ImportError:
+            return
+        from reviewer import db
+        from reviewer.log import log
+
+        worker = get_current_worker()
+        probes = {row.id: Probe(row) for row in rows if row.status != "rejected"}
+        if not probes:
+            return
+        try:
+            conn = db.connect(self.review.db_path)
+            try:
+                verdicts = staleness.verdicts(conn, self.review.project, probes.values())
+            finally:
+                conn.close()
+        except Exception as exc:  # staleness is advisory here: never take the review down
+            log("tui", f"staleness failed: {type(exc).__name__}: {exc}")
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._apply_verdicts, verdicts, probes)
+
+    def _apply_verdicts(self, verdicts: dict[int, Any], probes: dict[int, Probe]) -> None:
+        changed: list[FactRow] = []
+        for fact_id, verdict in verdicts.items():
+            row = self.by_id.get(fact_id)
+            probe = probes.get(fact_id)
+            if row is None or probe is None or not probe.matches(row):
+                continue  # re-anchored meanwhile: a newer verdict is on its way
+            state = (bool(verdict.stale), str(verdict.state), dict(verdict.files),
+                     dict(getattr(verdict, "renamed_to", {}) or {}))
+            if state != (row.stale, row.verdict, row.file_states, row.renamed):
+                row.stale, row.verdict, row.file_states, row.renamed = state
+                row.version += 1
+                changed.append(row)
+        if not changed:
+            return
+        if self.view == "stale":
+            selected = self.facts.selected
+            self.show_rows(selected.id if selected else None)
+            self.counts = triage.count(self.all_rows)
+            self.update_status()
+        else:
+            self._changed(changed)
+        self.detail.show(self.facts.selected)
+
+    def _detail_content(self, row: FactRow) -> list[Content]:
+        """The detail pane's full content (runs in a worker thread)."""
+        from reviewer.tui import highlight
+
+        with self.review.read_lock:
+            detail = load_detail(self.review.conn, row.id)
+            history = load_history(self.review.conn, row.id)
+        context = None
+        if detail is not None and detail.context:
+            context = highlight.render_context(detail.context, detail.evidence)
+        diffs: dict[str, Content] = {}
+        if row.stale and row.commit_sha:
+            stale_files = [p for p, s in row.file_states.items() if s in ("changed", "moved",
+                                                                          "deleted")]
+            for path in stale_files[:MAX_DIFFS]:
+                diff = self.review.file_diff(row.commit_sha, path, row.renamed.get(path))
+                diffs[path] = highlight.render_diff(diff or "(no changes in git's view)")
+        return full(row, detail, history, diffs, context)
+
+    def run_later(self, fn: Callable[[], None]) -> None:
+        """Schedule `fn` on the UI loop from any thread, without blocking (exit-safe)."""
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the app is gone
+            loop.call_soon_threadsafe(fn)

@@ -1,0 +1,209 @@
+"""The detail pane: everything a person needs to judge one fact, without leaving the list.
+
+Shown in two steps so moving through the list stays instant: the row's own fields at
+once (no disk, no pygments), then, after a short debounce in a thread, the evidence in
+its transcript context, highlighted, the cited files' anchors and diffs, and the
+history. The full content is cached per fact version.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.cache import LRUCache
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from reviewer.tui.rows import FactDetail, FactRow, HistoryRow
+from reviewer.tui.safe_text import clip, printable
+
+DEBOUNCE_SECONDS = 0.03
+MAX_FACT = 4_000
+MAX_EVIDENCE = 1_500
+FILE_STATE_STYLE = {
+    "fresh": "$text-success", "changed": "$text-warning", "moved": "$text-warning",
+    "deleted": "$text-error", "missing": "$text-error", "unknown": "$text-muted",
+}
+
+
+def when(ts: float | None) -> str:
+    if not ts:
+        return "—"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _heading(title: str) -> Content:
+    return Content.styled(f"── {title} ", "bold $text-secondary")
+
+
+def summary(row: FactRow) -> list[Content]:
+    """The part shown at once: status, category, confidence, flags, the fact itself."""
+    status_style = {
+        "pending": "bold $text-warning", "approved": "bold $text-success",
+        "rejected": "bold $text-error",
+    }.get(row.status, "bold")
+    head = Content.assemble(
+        (f"#{row.id} ", "$text-muted"),
+        (row.status, status_style),
+        (f" · {row.category.replace('_', ' ')}", "$text-accent"),
+        f" · confidence {row.confidence:.2f}",
+    )
+    if row.status == "rejected" and row.reject_reason:
+        head = head + Content.styled(f" · {printable(row.reject_reason)}", "$text-error")
+    lines = [head, Content.styled(printable(clip(row.text, MAX_FACT)), "bold")]
+    notes: list[Content] = []
+    if row.stale:
+        notes.append(Content.styled(
+            f"stale: the code changed since capture ({row.verdict or 'changed'}) — "
+            "v re-verify · e edit · r outdated", "$text-error"))
+    if not row.grounded:
+        notes.append(Content.styled(
+            "ungrounded: the evidence was not found in the transcript", "$text-warning"))
+    if row.missing:
+        notes.append(Content.styled(
+            "cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
+    if row.times_seen > 1 or row.used:
+        notes.append(Content.styled(
+            f"seen in {row.times_seen} sessions · injected {row.used} times", "$text-muted"))
+    return lines + notes
+
+
+def _history_line(h: HistoryRow) -> Content:
+    after = h.after or {}
+    what = h.action
+    if h.action == "rejected":
+        what = f"rejected ({after.get('reject_reason') or '?'})"
+    elif h.action == "edited":
+        what = f"edited: {clip(str(after.get('text', '')), 80)}"
+    elif h.action == "verified":
+        what = f"re-verified at {str(after.get('commit_sha') or '—')[:10]}"
+    elif h.action == "undo":
+        what = f"undone → {after.get('status', '?')}"
+    elif h.action == "seen_again":
+        what = f"seen again (job {after.get('job_id', '?')})"
+    return Content.assemble(
+        (when(h.at), "$text-muted"), " ", (f"{h.actor:<6}", "$text-accent"), " ",
+        printable(what),
+    )
+
+
+def full(
+    row: FactRow, detail: FactDetail | None, history: list[HistoryRow],
+    diffs: dict[str, Content], context: tuple[Content, bool] | None,
+) -> list[Content]:
+    """Every section of the pane for one fact (built off the UI thread)."""
+    parts = summary(row)
+    found = context is not None and context[1]
+    if context is not None:
+        parts += [Content(""), _heading("Evidence in the transcript"), context[0]]
+    if detail is not None and detail.evidence and not found:
+        # The quote is not in the excerpt (or there is none): show it on its own.
+        title = "Evidence (not found verbatim in the excerpt)" if context else "Evidence"
+        parts += [Content(""), _heading(title),
+                  Content.styled("“" + printable(clip(detail.evidence, MAX_EVIDENCE)) + "”",
+                                 "italic")]
+    if row.files:
+        parts += [Content(""), _heading("Files")]
+        for path in row.files:
+            sha = row.anchors.get(path)
+            state = row.file_states.get(path) or (
+                "missing" if path in row.missing else ("unknown" if sha else "missing")
+            )
+            line = Content.assemble(
+                (f"{state:<8} ", FILE_STATE_STYLE.get(state, "")),
+                printable(path),
+                (f"  @ {sha[:10]}" if sha else "  (not anchored)", "$text-muted"),
+            )
+            if path in row.renamed:
+                line = line + Content.styled(f"  → {printable(row.renamed[path])}",
+                                             "$text-warning")
+            parts.append(line)
+    for path, diff in diffs.items():
+        parts += [Content(""), _heading(f"Diff of {printable(path)} since capture"), diff]
+    parts += [Content(""), _heading("Provenance")]
+    prov = [
+        f"session {row.session_id or '—'}",
+        f"branch {row.branch or '—'}",
+        f"commit {(row.commit_sha or '—')[:10]}",
+        f"captured {when(row.created_at)}",
+    ]
+    if row.verified_at:
+        prov.append(f"re-verified {when(row.verified_at)}")
+    if detail is not None:
+        prov.append(f"source {detail.source or '—'}" + (f" ({detail.model})" if detail.model
+                                                        else ""))
+    parts.append(Content.styled(printable(" · ".join(prov)), "$text-muted"))
+    if history:
+        parts += [Content(""), _heading("History")]
+        parts += [_history_line(h) for h in history]
+    return parts
+
+
+class DetailPane(VerticalScroll, can_focus=False):
+    """Shows the selected fact; `loader` builds its full content (called in a thread)."""
+
+    def __init__(self, loader: Callable[[FactRow], list[Content]], *, id: str | None = None):
+        super().__init__(id=id)
+        self._loader = loader
+        self._row: FactRow | None = None
+        self._cache: LRUCache[tuple[Any, ...], Content] = LRUCache(maxsize=256)
+        self.placeholder = Content("")
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.placeholder, id="detail-body", markup=False)
+
+    @property
+    def body(self) -> Static:
+        return self.query_one("#detail-body", Static)
+
+    @staticmethod
+    def key(row: FactRow) -> tuple[Any, ...]:
+        return (row.id, row.version, row.verdict, row.stale, row.used)
+
+    def show(self, row: FactRow | None) -> None:
+        self._row = row
+        self.scroll_home(animate=False, immediate=True)
+        if row is None:
+            self.body.update(self.placeholder)
+            return
+        cached = self._cache.get(self.key(row))
+        if cached is not None:
+            self.body.update(cached)
+            return
+        self.body.update(Content("\n").join(summary(row)))
+        self._load(row, self.key(row))
+
+    def forget(self, fact_id: int | None = None) -> None:
+        """Drop cached content (a fact's history changed after a write)."""
+        if fact_id is None:
+            self._cache.clear()
+            return
+        for key in [k for k in list(self._cache.keys()) if k[0] == fact_id]:
+            self._cache.discard(key)
+
+    def reload(self) -> None:
+        if self._row is not None:
+            self.forget(self._row.id)
+            self._load(self._row, self.key(self._row), debounce=False)
+
+    @work(thread=True, exclusive=True, group="detail")
+    def _load(self, row: FactRow, key: tuple[Any, ...], debounce: bool = True) -> None:
+        worker = get_current_worker()
+        if debounce:
+            time.sleep(DEBOUNCE_SECONDS)
+        if worker.is_cancelled:
+            return
+        content = Content("\n").join(self._loader(row))
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._loaded, row, key, content)
+
+    def _loaded(self, row: FactRow, key: tuple[Any, ...], content: Content) -> None:
+        self._cache[key] = content
+        if self._row is row and self.key(row) == key:
+            self.body.update(content)

@@ -1,0 +1,87 @@
+"""The TUI's stdlib loader reads exactly what the store holds."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_tui_seed import SAMPLE, Env, F, make_env, seed
+
+from reviewer import db, queue
+from reviewer.tui.rows import load_detail, load_history, load_rows, queue_counts
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
+    yield from make_env(tmp_path, monkeypatch)
+
+
+def test_load_rows_reads_every_status_with_flags_and_used_counts(env: Env) -> None:
+    ids = seed(env)
+    conn = db.connect(env.db_path)
+    rows = {r.id: r for r in load_rows(conn, str(env.project))}
+    assert sorted(rows) == ids
+    first = rows[ids[0]]
+    assert (first.status, first.category, first.confidence) == ("pending", "decision", 0.9)
+    assert first.files == ["src/api.py"] and set(first.anchors) == {"src/api.py"}
+    assert (first.times_seen, first.used, first.grounded) == (2, 3, True)
+    assert rows[ids[4]].grounded is False
+    assert rows[ids[6]].reject_reason == "wrong or invented"
+    assert "src/api.py" in first.haystack and "decision" in first.haystack
+
+
+def test_load_rows_is_per_project_and_tolerates_broken_json(env: Env) -> None:
+    seed(env, [F("mine")])
+    conn = db.connect(env.db_path)
+    conn.execute(
+        "INSERT INTO fact (project, text, norm, category, files, anchors, created_at, "
+        "updated_at) VALUES ('/elsewhere', 'other', 'o', 'todo', '[]', '{}', 0, 0)"
+    )
+    conn.execute("UPDATE fact SET files = 'not json', anchors = '[1]' WHERE text = 'mine'")
+    rows = load_rows(conn, str(env.project))
+    assert [r.text for r in rows] == ["mine"]
+    assert rows[0].files == [] and rows[0].anchors == {}
+
+
+def test_detail_and_history_are_read_per_fact(env: Env) -> None:
+    ids = seed(env)
+    conn = db.connect(env.db_path)
+    detail = load_detail(conn, ids[0])
+    assert detail is not None and detail.context == SAMPLE[0].context
+    assert detail.evidence == SAMPLE[0].evidence
+    assert load_detail(conn, 999_999) is None
+    history = load_history(conn, ids[0])
+    assert [(h.actor, h.action) for h in history] == [("worker", "created")]
+    assert history[0].after == {"status": "pending"}
+
+
+def test_queue_counts_for_the_empty_state(env: Env) -> None:
+    conn = db.connect(env.db_path)
+    for n in range(3):
+        queue.enqueue(conn, session_id=f"s{n}", transcript_path=f"/t/{n}.jsonl",
+                      project=str(env.project), cwd=str(env.project), event="SessionEnd")
+    queue.fail(conn, 1, "unreadable")
+    assert queue_counts(conn) == {"queued": 2, "running": 0, "done": 0, "failed": 1}
+
+
+def test_rows_module_needs_only_the_stdlib(env: Env) -> None:
+    """The first paint reads rows before sqlmodel may load: prove the import is light."""
+    import subprocess
+
+    code = (
+        "import sys, reviewer.tui.rows, reviewer.tui.triage;"
+        "bad = [m for m in ('sqlmodel', 'sqlalchemy', 'pydantic', 'anthropic', 'git',"
+        " 'pygments') if m in sys.modules]; print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_second_connection_sees_seeded_rows(env: Env) -> None:
+    seed(env, [F("visible")])
+    with sqlite3.connect(env.db_path) as conn:
+        assert conn.execute("SELECT text FROM fact").fetchall() == [("visible",)]
