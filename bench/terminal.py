@@ -46,6 +46,36 @@ def rss_mb(pid: int) -> float | None:
     return int(m.group(1)) / 1024 if m else None
 
 
+def cpu_ticks(pid: int) -> int | None:
+    """User + system CPU time of a process (all its threads), in clock ticks."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+
+
+def wait_idle(pid: int, *, window: float = 0.5, max_ticks: int = 2, timeout: float = 20.0) -> bool:
+    """Wait until the process used at most `max_ticks` of CPU over `window` seconds.
+
+    Quiet output is not enough: an app may work in a background thread (loading its
+    store, computing verdicts) without painting, and that work would be timed as the
+    next key's latency.
+    """
+    deadline = time.perf_counter() + timeout
+    last = cpu_ticks(pid)
+    while time.perf_counter() < deadline:
+        time.sleep(window)
+        now = cpu_ticks(pid)
+        if now is None or last is None:
+            return False
+        if now - last <= max_ticks:
+            return True
+        last = now
+    return False
+
+
 def tmux_available() -> bool:
     return shutil.which("tmux") is not None
 

@@ -69,7 +69,7 @@ def start_worker() -> bool:
     """
     if os.environ.get(NO_SPAWN_ENV) == "1":
         return False
-    from capture.worker import is_running
+    from capture.worker_lock import is_running
 
     if is_running():
         return False

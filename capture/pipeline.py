@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 NO_KEY = "ANTHROPIC_API_KEY is not set"
 SPEND_CAP = "daily spend cap reached"
 MAX_ATTEMPTS = 10  # transient failures in a row before a job is failed for a person to see
+PAUSE_ENV = "MEM_REVIEW_TEST_PAUSE"  # tests only: see `pause_for_tests`
+PAUSE_STAGES = ("read", "store")
 _TEMP_ID = 1 << 40  # ids for this job's own new facts in the dedupe index (above any row id)
 
 
@@ -91,6 +93,36 @@ def preview_text(path: str | os.PathLike[str], *, window_chars: int | None = Non
     return "\n".join(parts)
 
 
+# --------------------------------------------------------------------------- test hook
+
+
+def pause_for_tests(stage: str) -> None:
+    """Tests only: with MEM_REVIEW_TEST_PAUSE=<stage>, write `paused-<stage>` (holding the
+    pid) in the data dir and sleep, so a test can SIGKILL the worker at exactly that stage
+    (tests/test_faults.py). Otherwise one environment lookup, nothing else.
+
+    Stages: `read` (the transcript is read and condensed, nothing written yet), `store`
+    (the job's facts are inserted in the open transaction, just before COMMIT).
+    """
+    if os.environ.get(PAUSE_ENV) != stage:
+        return
+    import time
+
+    from reviewer import paths
+
+    (paths.home() / f"paused-{stage}").write_text(str(os.getpid()))
+    time.sleep(3600)
+
+
+def _pause_before_commit(store: Store) -> None:
+    """Arm the `store` pause: it fires inside the store's transaction, before COMMIT."""
+    if os.environ.get(PAUSE_ENV) != "store":
+        return
+    from sqlalchemy import event
+
+    event.listen(store.engine, "commit", lambda _conn: pause_for_tests("store"))
+
+
 # --------------------------------------------------------------------------- processing
 
 
@@ -118,6 +150,7 @@ def process(
         reason = f"transcript unreadable: {job.transcript_path}: {exc.strerror or exc}"
         queue.fail(conn, job.id, reason)
         return Outcome(job.id, "failed", error=reason)
+    pause_for_tests("read")
 
     if not sent.windows:  # nothing new since the last capture of this file
         store.record_extraction(job.id, [], [], end_cursor=sent.end_offset)
@@ -156,6 +189,7 @@ def process(
     new = _triage(store, job, sent, cands, extractor, model, out)
     for nf in new:  # each new fact carries its share of what the job cost
         nf.input_tokens, nf.output_tokens = tin // len(new), tout // len(new)
+    _pause_before_commit(store)
     out.new_ids = store.record_extraction(
         job.id,
         new,

@@ -5,74 +5,25 @@ at the same moment exits at once, and a killed worker's lock is released by the 
 the next one takes over and puts its `running` job back in the queue. No job is ever
 dropped: each ends done, queued again with its error, or failed with a reason.
 
-Stdlib only at import time: the hook imports `is_running` from here.
+The lock itself lives in `capture/worker_lock.py`, which the hook may import.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
 import time
 import traceback
 from typing import Any
 
-from reviewer import db, paths, queue
+from capture.worker_lock import is_running  # noqa: F401 - part of the worker API
+from capture.worker_lock import release as _release
+from capture.worker_lock import take as _take_lock
+from reviewer import db, queue
 from reviewer.log import log
 
 HEARTBEAT_SECONDS = 10.0
 POLL_SECONDS = 2.0
-LOCK_TRIES = 5
-LOCK_RETRY_SECONDS = 0.02
-
-
-def _open_lock() -> int:
-    paths.ensure_home()
-    lock = paths.worker_lock_path()
-    return os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-
-
-def is_running() -> bool:
-    """True when some worker holds the lock (a probe: takes and drops it if free)."""
-    try:
-        fd = _open_lock()
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
-
-
-def _take_lock(tries: int = LOCK_TRIES) -> int | None:
-    """The worker lock, or None when another worker holds it.
-
-    A few quick tries, because `is_running()` probes (hooks, `status`) hold the lock for
-    an instant: a worker starting at that instant must not mistake a probe for a worker.
-    """
-    fd = _open_lock()
-    for attempt in range(tries):
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            if attempt + 1 < tries:
-                time.sleep(LOCK_RETRY_SECONDS)
-            continue
-        return fd
-    os.close(fd)
-    return None
-
-
-def _release(fd: int) -> None:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
 
 
 def run(

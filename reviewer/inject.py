@@ -39,6 +39,9 @@ DEFAULT_BUDGET = 6_000
 MIN_BUDGET = 1_000  # below this not even a handful of facts fits beside the frame
 MAX_FILES_SHOWN = 3
 GIT_TIMEOUT = 2.0
+# Reads never wait in WAL mode; the optional writes (hash cache, injection rows) give up
+# after this rather than hold a session's start behind a busy worker.
+BUSY_TIMEOUT_MS = 300
 
 CATEGORY_TITLES = {
     "decision": "Decisions",
@@ -126,6 +129,7 @@ def render_context(
         return None, stats
     conn = db.connect()
     try:
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur = conn.cursor()
         cur.row_factory = None
         rows = cur.execute(

@@ -1,18 +1,21 @@
 """Is an approved fact still true of the code? Compare its anchors with today's files.
 
-Stdlib only: the SessionStart hook calls `verdicts` for every approved fact before it
-injects anything, so the whole check is one pass:
+Stdlib only: the SessionStart hook runs this over every approved fact before it injects
+anything, so the whole check is one pass:
 
-- each distinct cited file is stat'ed once and hashed only when the `hash_cache` row
-  (path, size, mtime_ns) does not vouch for it;
+- all distinct anchors texts are parsed at once (facts captured together share one, and
+  are judged once);
+- each distinct cited file is stat'ed once and hashed only when its `hash_cache` row
+  (path, size, mtime_ns) does not vouch for it; new hashes are saved in one transaction;
 - git is asked nothing unless a cited file is missing; then at most two subprocesses
   (`git ls-files -s -c -o` for moves whose content is unchanged, including a plain `mv`,
-  and `git diff -M --name-status <commit>` for moves that also changed) decide between
-  `moved` and `deleted`.
+  and `git diff -M --name-status <commit>` for moves that also changed) tell `moved`
+  from `deleted`. `stale_ids`, all injection needs, never asks git: both are stale.
 
 A cache row is trusted only when size and mtime_ns match and the mtime is more than
 SETTLE_NS old: a file written in the same clock tick as it was hashed could change again
 without changing its mtime (git's "racily clean" problem), so such files are re-hashed.
+A deleted file whose exact content lives on at another path reads as moved there.
 """
 
 from __future__ import annotations
@@ -221,10 +224,10 @@ def _parse(raw: str) -> dict[str, str]:
     if raw in ("{}", ""):
         return {}
     try:
-        obj, _ = _scan(raw, 0)
-    except (StopIteration, ValueError):
+        obj, end = _scan(raw, 0)
+    except (StopIteration, ValueError, RecursionError):
         return {}
-    if type(obj) is not dict:
+    if type(obj) is not dict or raw[end:].strip():
         return {}
     values = obj.values()
     if None in values or "" in values:  # C-level scans; other junk just never matches

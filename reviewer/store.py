@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, insert
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, create_engine, func, select
 
@@ -274,11 +274,10 @@ class Store:
         Returns (added, skipped as already present in the project).
         """
         now = db.now()
-        added = skipped = 0
+        rows: list[dict[str, Any]] = []
+        skipped = 0
         with self.session() as s:
-            seen = {
-                (p, n) for p, n in s.exec(select(Fact.project, Fact.norm))
-            }
+            seen = set(s.exec(select(Fact.project, Fact.norm)))
             for nf in facts:
                 if (nf.project, nf.norm) in seen:
                     skipped += 1
@@ -286,14 +285,22 @@ class Store:
                 seen.add((nf.project, nf.norm))
                 if not keep_status:
                     nf.status, nf.reject_reason, nf.decided_at = "pending", None, None
-                fact = _fact_from(nf, now)
-                s.add(fact)
-                s.flush()
-                assert fact.id is not None
-                action = "imported" if not keep_status else f"imported_{fact.status}"
-                s.add(_history(fact.id, "import", action, None, snapshot(fact), now))
-                added += 1
+                rows.append(_fact_from(nf, now).model_dump(exclude={"id"}))
+            if rows:
+                # Bulk statements: ten thousand ORM flushes take seconds, these take a fraction.
+                ids = s.scalars(
+                    insert(Fact).returning(Fact.id, sort_by_parameter_order=True), rows
+                ).all()
+                s.execute(insert(FactHistory), [
+                    _history(
+                        fact_id, "import",
+                        "imported" if not keep_status else f"imported_{row['status']}",
+                        None, {name: row[name] for name in MUTABLE}, now,
+                    ).model_dump(exclude={"id"})
+                    for fact_id, row in zip(ids, rows, strict=True)
+                ])
             s.commit()
+        added = len(rows)
         return added, skipped
 
 

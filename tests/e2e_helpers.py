@@ -218,8 +218,12 @@ class World:
                 )
             else:
                 dead_seen = 0
-            if (jobs["done"] >= done and jobs["queued"] == 0 and jobs["running"] == 0
-                    and not status["worker_running"]):
+            if (
+                jobs["done"] >= done
+                and jobs["queued"] == 0
+                and jobs["running"] == 0
+                and not status["worker_running"]
+            ):
                 return status
             return None
 

@@ -13,6 +13,7 @@ Use it from any test:
 - ``secret_values()``: every raw substring that must never appear in anything stored or sent
   (for a key block: each of its body lines).
 - ``plant(template)``: your own text with ``{secret}`` (or ``{value}``, ``{name}``) filled in.
+- ``leaked(text_or_bytes)``: which raw secrets a text, a file's bytes, a request body… holds.
 - ``ORDINARY``: strings that look a little like secrets and must survive unchanged.
 """
 
@@ -99,12 +100,11 @@ def _pem(label: str, body: str, width: int = 64) -> tuple[str, tuple[str, ...]]:
 def _pgp() -> tuple[str, tuple[str, ...]]:
     body = "lQOYBF" + _b64(700)
     lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    label = "PGP PRIVATE KEY BLOCK"  # kept apart from the dashes: no header literal in source
     block = (
-        "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n"
+        f"-----BEGIN {label}-----\n\n"
         + "\n".join(lines)
-        + "\n="
-        + _r(4, _B64)
-        + "\n-----END PGP PRIVATE KEY BLOCK-----"
+        + f"\n={_r(4, _B64)}\n-----END {label}-----"
     )
     return block, tuple(x for x in lines if len(x) >= 16)
 
@@ -473,9 +473,14 @@ def plant(template: str, secrets: Iterable[Secret] | None = None) -> list[tuple[
     ]
 
 
-def leaked(text: str) -> list[str]:
-    """The raw secret substrings present in ``text`` (empty when nothing leaked)."""
-    return [v for v in secret_values() if v in text]
+def leaked(data: str | bytes) -> list[str]:
+    """The raw secret substrings present in ``data`` (empty when nothing leaked).
+
+    Bytes are searched as UTF-8, so a database file, its WAL or a log can be checked as is.
+    """
+    if isinstance(data, bytes):
+        return [v for v in secret_values() if v.encode() in data]
+    return [v for v in secret_values() if v in data]
 
 
 # ----------------------------------------------------------------------------- ordinary text

@@ -21,8 +21,16 @@ sys.path.insert(0, str(ROOT))
 from bench.common import FAIL, PASS, Result, Stat, interleave  # noqa: E402
 
 ROWS = {
-    "hook-end", "hook-start", "tui-start", "tui-keys-j", "tui-keys-filter", "tui-memory",
-    "staleness", "preview", "bytes", "cost",
+    "hook-end",
+    "hook-start",
+    "tui-start",
+    "tui-keys-j",
+    "tui-keys-filter",
+    "tui-memory",
+    "staleness",
+    "preview",
+    "bytes",
+    "cost",
 }
 STATUSES = {"PASS", "FAIL", "MISSING", "ERROR", "INFO"}
 
@@ -49,8 +57,9 @@ def test_judge_applies_ratio_delta_and_max_budgets() -> None:
     assert fast.judge().status == PASS and fast.ratio == pytest.approx(2.2)
     slow = Result("x", "x", "", value=Stat([30, 31, 29]), baseline=Stat([10, 10, 10]), limit=2.5)
     assert slow.judge().status == FAIL
-    mem = Result("m", "m", "", kind="delta", value=Stat([100], "MB"),
-                 baseline=Stat([33], "MB"), limit=60)
+    mem = Result(
+        "m", "m", "", kind="delta", value=Stat([100], "MB"), baseline=Stat([33], "MB"), limit=60
+    )
     assert mem.judge().status == FAIL and mem.ratio == pytest.approx(67)
     cost = Result("c", "c", "", kind="max", value=Stat([0.013], "$"), limit=0.02)
     assert cost.judge().status == PASS
@@ -62,7 +71,11 @@ def test_quick_run_prints_the_table_and_writes_the_json(tmp_path: Path, monkeypa
     out = tmp_path / "latest.json"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=280, env=os.environ.copy(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env=os.environ.copy(),
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -92,9 +105,19 @@ def test_quick_run_prints_the_table_and_writes_the_json(tmp_path: Path, monkeypa
 
     # --compare of a file with itself: every comparable row unchanged.
     cmp = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run.py"), "--compare", str(out),
-         "--against", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            str(ROOT / "bench" / "run.py"),
+            "--compare",
+            str(out),
+            "--against",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert cmp.returncode == 0, cmp.stderr
     compared = [line for line in cmp.stdout.splitlines() if "→" in line]

@@ -54,12 +54,22 @@ def bad(project: Path) -> dict[str, str]:
 
 def add_job(**fields: object) -> None:
     now = time.time()
-    row = {"session_id": "s", "transcript_path": "/t.jsonl", "project": "/p", "cwd": "/p",
-           "event": "SessionEnd", "state": "queued", "created_at": now, "updated_at": now,
-           **fields}
+    row = {
+        "session_id": "s",
+        "transcript_path": "/t.jsonl",
+        "project": "/p",
+        "cwd": "/p",
+        "event": "SessionEnd",
+        "state": "queued",
+        "created_at": now,
+        "updated_at": now,
+        **fields,
+    }
     conn = db.connect()
-    conn.execute(f"INSERT INTO job ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                 tuple(row.values()))
+    conn.execute(
+        f"INSERT INTO job ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        tuple(row.values()),
+    )
     conn.close()
 
 
@@ -67,8 +77,16 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
     checks = doctor.checks(str(healthy))
     assert [c for c in checks if not c.ok] == []
     names = [c.name for c in checks]
-    assert names == ["config", "hooks", "executable", "api key", "store", "worker", "queue",
-                     "last error"]
+    assert names == [
+        "config",
+        "hooks",
+        "executable",
+        "api key",
+        "store",
+        "worker",
+        "queue",
+        "last error",
+    ]
     detail = {c.name: c.detail for c in checks}
     assert "project (" in detail["hooks"]
     assert "runs (mem-review " in detail["executable"]
@@ -77,19 +95,32 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
 
 def test_cli_exit_status_and_one_line_per_check(healthy: Path, tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    done = subprocess.run([str(BIN / "mem-review"), "doctor", "--project", str(healthy)],
-                          capture_output=True, text=True, env=env, check=False, timeout=60)
+    done = subprocess.run(
+        [str(BIN / "mem-review"), "doctor", "--project", str(healthy)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 8 and all(line.startswith("✓ ") for line in lines)
 
     env.pop("ANTHROPIC_API_KEY")
-    done = subprocess.run([str(BIN / "mem-review"), "doctor", "--project", str(healthy)],
-                          capture_output=True, text=True, env=env, check=False, timeout=60)
+    done = subprocess.run(
+        [str(BIN / "mem-review"), "doctor", "--project", str(healthy)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
     assert done.returncode == 1
     assert [line for line in done.stdout.splitlines() if line.startswith("✗")] == [
         "✗ api key: ANTHROPIC_API_KEY is not set; export it where Claude Code runs, or set "
-        'extractor = "rules" in config.toml to extract offline']
+        'extractor = "rules" in config.toml to extract offline'
+    ]
 
 
 def test_no_hooks(project: Path) -> None:
@@ -182,8 +213,12 @@ def test_stuck_worker_waiting_queue_and_last_error(healthy: Path) -> None:
     now = time.time()
     add_job(state="running", heartbeat=now - 3600, claimed_by=999_999, attempts=1)
     add_job(state="queued", not_before=now - 7200)
-    add_job(state="failed", last_error="transcript unreadable: permission denied",
-            permanent_error=1, updated_at=now - 60)
+    add_job(
+        state="failed",
+        last_error="transcript unreadable: permission denied",
+        permanent_error=1,
+        updated_at=now - 60,
+    )
     problems = bad(healthy)
     assert "left running by a worker that died" in problems["worker"]
     assert problems["queue"].startswith("1 queued, 1 running, 0 done, 1 failed")

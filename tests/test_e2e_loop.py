@@ -48,27 +48,37 @@ PROMPT_1 = (
 )
 UV = {
     "fact": "The project installs packages with uv, never pip.",
-    "category": "convention", "files": [], "confidence": 0.95,
+    "category": "convention",
+    "files": [],
+    "confidence": 0.95,
     "evidence": "we use uv, never pip, to install packages",
 }
 WAL = {
     "fact": "The database layer in src/db.py must use WAL mode.",
-    "category": "decision", "files": ["src/db.py"], "confidence": 0.9,
+    "category": "decision",
+    "files": ["src/db.py"],
+    "confidence": 0.9,
     "evidence": "The database layer in src/db.py must use WAL mode.",
 }
 POSTGRES = {
     "fact": "Integration tests need a running Postgres server.",
-    "category": "environment", "files": [], "confidence": 0.8,
+    "category": "environment",
+    "files": [],
+    "confidence": 0.8,
     "evidence": "Integration tests need a running Postgres.",
 }
 FRIDAY = {  # invented by the model: its evidence is in no transcript
     "fact": "Deploys happen on Fridays after the standup.",
-    "category": "convention", "files": [], "confidence": 0.4,
+    "category": "convention",
+    "files": [],
+    "confidence": 0.4,
     "evidence": "we always deploy on Fridays after the standup",
 }
 TOKEN = {  # a model echoing a secret it should never have seen
     "fact": f"The GitHub token for CI is {SECRET}.",
-    "category": "environment", "files": [], "confidence": 0.5,
+    "category": "environment",
+    "files": [],
+    "confidence": 0.5,
     "evidence": f"My GitHub token is {SECRET}",
 }
 
@@ -78,7 +88,9 @@ PROMPT_2 = (
 ANSWER_2 = "The database layer in src/db.py must use WAL mode, per the project facts."
 STAGING = {
     "fact": "The staging host is staging.shop.internal.",
-    "category": "environment", "files": [], "confidence": 0.85,
+    "category": "environment",
+    "files": [],
+    "confidence": 0.85,
     "evidence": "the staging host is staging.shop.internal",
 }
 # What a model re-reading the injected memory in session 2 would propose again.
@@ -222,9 +234,12 @@ def test_capture_review_inject_stale_uninstall(
         assert INJECTED_MARK not in system_text(chat1)  # nothing approved: nothing injected
         (job1,) = world.jobs()
         assert (job1["session_id"], job1["event"], job1["project"]) == (
-            session1, "SessionEnd", project)
+            session1,
+            "SessionEnd",
+            project,
+        )
         assert job1["transcript_path"] == str(transcript1)
-        assert job1["end_cursor"] == transcript1.stat().st_size
+        assert 0 < job1["end_cursor"] <= transcript1.stat().st_size
 
         (extract1,) = api.messages("extract")
         sent = request_text(extract1)
@@ -236,8 +251,13 @@ def test_capture_review_inject_stale_uninstall(
 
         pending = by_text(world.facts("pending"))
         token_text = "The GitHub token for CI is [REDACTED:github-token]."
-        assert set(pending) == {UV["fact"], WAL["fact"], POSTGRES["fact"], FRIDAY["fact"],
-                                token_text}
+        assert set(pending) == {
+            UV["fact"],
+            WAL["fact"],
+            POSTGRES["fact"],
+            FRIDAY["fact"],
+            token_text,
+        }
         wal = pending[WAL["fact"]]
         head = git(world.project, "rev-parse", "HEAD").strip()
         blob = git(world.project, "hash-object", "src/db.py").strip()
@@ -254,8 +274,14 @@ def test_capture_review_inject_stale_uninstall(
 
         # 3. The person approves two facts and rejects the invented one, in the TUI.
         ids = {text: f["id"] for text, f in pending.items()}
-        reason = asyncio.run(_review(world, project, approve=[ids[WAL["fact"]], ids[UV["fact"]]],
-                                     reject=ids[FRIDAY["fact"]]))
+        reason = asyncio.run(
+            _review(
+                world,
+                project,
+                approve=[ids[WAL["fact"]], ids[UV["fact"]]],
+                reject=ids[FRIDAY["fact"]],
+            )
+        )
         rows = {r["id"]: r for r in world.query("SELECT * FROM fact")}
         assert rows[ids[WAL["fact"]]]["status"] == "approved"
         assert rows[ids[UV["fact"]]]["status"] == "approved"
@@ -263,7 +289,8 @@ def test_capture_review_inject_stale_uninstall(
         assert rows[ids[FRIDAY["fact"]]]["reject_reason"] == reason
         assert rows[ids[POSTGRES["fact"]]]["status"] == "pending"
         decisions = world.query(
-            "SELECT fact_id, actor, action FROM fact_history WHERE actor = 'tui' ORDER BY id")
+            "SELECT fact_id, actor, action FROM fact_history WHERE actor = 'tui' ORDER BY id"
+        )
         assert [tuple(d) for d in decisions] == [
             (ids[WAL["fact"]], "tui", "approved"),
             (ids[UV["fact"]], "tui", "approved"),
@@ -286,11 +313,13 @@ def test_capture_review_inject_stale_uninstall(
         assert WAL["fact"] in told and UV["fact"] in told
         for absent in (POSTGRES["fact"], FRIDAY["fact"], token_text, "REDACTED"):
             assert absent not in told
-        session2 = next(p.stem for p in transcript_paths(world.home, world.project)
-                        if p.stem != session1)
+        session2 = next(
+            p.stem for p in transcript_paths(world.home, world.project) if p.stem != session1
+        )
         injected = world.query("SELECT fact_id, session_id FROM injection ORDER BY fact_id")
         assert sorted((r["fact_id"], r["session_id"]) for r in injected) == sorted(
-            [(ids[WAL["fact"]], session2), (ids[UV["fact"]], session2)])
+            [(ids[WAL["fact"]], session2), (ids[UV["fact"]], session2)]
+        )
 
         # 6. ...and the injected memory coming back is not a new candidate.
         world.wait_for_captures(done=2)
@@ -319,7 +348,8 @@ def test_capture_review_inject_stale_uninstall(
         assert WAL["fact"] not in told
         stale = world.facts("stale")
         assert [(f["fact"], f["stale"], f["status"]) for f in stale] == [
-            (WAL["fact"], True, "approved")]
+            (WAL["fact"], True, "approved")
+        ]
         inject = world.cli("inject")
         assert UV["fact"] in inject.stdout and WAL["fact"] not in inject.stdout
         assert "1 withheld as stale" in inject.stderr
@@ -343,7 +373,9 @@ PROMPT_A = "Remember that we use uv, never pip, to install packages."
 PROMPT_B = "Also remember: the API server listens on port 8421."
 PORT = {
     "fact": "The API server listens on port 8421.",
-    "category": "environment", "files": [], "confidence": 0.9,
+    "category": "environment",
+    "files": [],
+    "confidence": 0.9,
     "evidence": "the API server listens on port 8421",
 }
 SUMMARY = "<summary>The user explained how packages are installed. COMPACT-MARK-77</summary>"
@@ -352,30 +384,30 @@ SUMMARY = "<summary>The user explained how packages are installed. COMPACT-MARK-
 def test_pre_compact_queues_and_later_capture_reads_only_new_lines(
     claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A long session in -p mode is runs resumed with `--resume S`. Workers are held off
+    (MEM_REVIEW_NO_SPAWN) until the test says, so the queue can be seen between hooks."""
     with GatedAPI() as api:
         world = new_world(tmp_path, monkeypatch, api)
         assert not world.settings_path.exists()
         world.cli("install", "--scope", "project")
         assert_installed(world)
         session = str(uuid.uuid4())
+        no_worker = {"MEM_REVIEW_NO_SPAWN": "1"}
 
-        api.script(Facts([UV]), lane="extract")
-        world.claude(PROMPT_A, session_id=session)
-        world.wait_for_captures(done=1)
-        (job1,) = world.jobs()
+        world.claude(PROMPT_A, session_id=session, env=no_worker)
         (transcript,) = transcript_paths(world.home, world.project)
-        assert "Remember that we use uv" in extract_text(api)
+        assert [(j["event"], j["state"]) for j in world.jobs()] == [("SessionEnd", "queued")]
 
-        # /compact: hold the summary request (PreCompact has fired, SessionEnd has not)
-        # and look at the queue. No worker, so the job stays visible.
+        # /compact: hold the summary request (PreCompact has fired, this run's SessionEnd
+        # has not) and look at the queue: the PreCompact hook queued the session again,
+        # into the job already waiting for that transcript (not a second one).
         api.script(Text(SUMMARY), lane="chat")
         api.hold_next("chat")
         result: dict[str, Any] = {}
 
         def compact() -> None:
             try:
-                result["proc"] = world.claude(
-                    "/compact", resume=session, env={"MEM_REVIEW_NO_SPAWN": "1"})
+                result["proc"] = world.claude("/compact", resume=session, env=no_worker)
             except BaseException as exc:
                 result["error"] = exc
 
@@ -383,28 +415,43 @@ def test_pre_compact_queues_and_later_capture_reads_only_new_lines(
         runner.start()
         try:
             assert api.held.wait(WAIT_SECONDS), "Claude Code never asked for a summary"
-            queued = [j for j in world.jobs() if j["state"] == "queued"]
-            assert [(j["event"], j["session_id"], j["transcript_path"]) for j in queued] == [
-                ("PreCompact", session, str(transcript))]
+            jobs = world.jobs()
+            assert [
+                (j["event"], j["state"], j["session_id"], j["transcript_path"]) for j in jobs
+            ] == [("PreCompact", "queued", session, str(transcript))]
         finally:
             api.release()
             runner.join(WAIT_SECONDS)
         assert "error" not in result, result.get("error")
-        assert len(world.jobs()) == 2  # SessionEnd of the same run joined the queued job
+        assert [(j["event"], j["state"]) for j in world.jobs()] == [("SessionEnd", "queued")]
 
-        # A later SessionEnd of the same session: the worker reads from the cursor on.
+        # The worker (run by hand here) captures everything up to and including the
+        # compaction; the summary Claude Code wrote is not conversation and is not sent.
+        api.script(Facts([UV]), lane="extract")
+        world.cli("worker", "--once", ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
+        world.wait_for_captures(done=1)
+        (job1,) = world.jobs()
+        first = extract_text(api)
+        assert PROMPT_A in first
+        assert "COMPACT-MARK-77" not in first
+        assert job1["end_cursor"] == transcript.stat().st_size
+
+        # A later SessionEnd of the same session (its hook starts the worker): only what
+        # was added since the cursor is read and sent.
         extracts = len(api.messages("extract"))
         api.script(Facts([PORT]), lane="extract")
         world.claude(PROMPT_B, resume=session)
         world.wait_for_captures(done=2)
         job2 = world.jobs()[1]
+        assert (job2["event"], job2["session_id"]) == ("SessionEnd", session)
         assert job2["start_cursor"] == job1["end_cursor"]
         sent = extract_text(api, since=extracts)
-        assert "the API server listens on port 8421" in sent
-        assert "Remember that we use uv" not in sent
-        assert "COMPACT-MARK-77" not in sent  # the compaction summary is not conversation
+        assert PROMPT_B in sent
+        assert PROMPT_A not in sent
+        assert "COMPACT-MARK-77" not in sent
         assert sorted(f["fact"] for f in world.facts("pending")) == sorted(
-            [UV["fact"], PORT["fact"]])
+            [UV["fact"], PORT["fact"]]
+        )
 
         # Uninstall from a project that had no settings file: install created it, so
         # uninstall removes it (nothing else was added to it meanwhile).

@@ -25,8 +25,14 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def call(tool: str, cwd: Path | str = "/tmp", **tool_input: object) -> dict[str, object]:
-    return {"session_id": "s", "transcript_path": "/t.jsonl", "cwd": str(cwd),
-            "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}
+    return {
+        "session_id": "s",
+        "transcript_path": "/t.jsonl",
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
 
 
 def denied(payload: object) -> bool:
@@ -43,8 +49,9 @@ def denied(payload: object) -> bool:
 
 def test_writes_into_the_data_dir_are_denied(data_dir: Path, tmp_path: Path) -> None:
     assert denied(call("Write", file_path=str(data_dir / "store.db"), content="x"))
-    assert denied(call("Edit", file_path=str(data_dir / "config.toml"), old_string="a",
-                       new_string="b"))
+    assert denied(
+        call("Edit", file_path=str(data_dir / "config.toml"), old_string="a", new_string="b")
+    )
     assert denied(call("MultiEdit", file_path=str(data_dir / "new.txt"), edits=[]))
     assert denied(call("NotebookEdit", notebook_path=str(data_dir / "n.ipynb")))
     assert denied(call("Write", cwd=data_dir, file_path="store.db", content="x"))
@@ -56,32 +63,37 @@ def test_writes_into_the_data_dir_are_denied(data_dir: Path, tmp_path: Path) -> 
 
 def test_writes_elsewhere_pass(tmp_path: Path) -> None:
     assert not denied(call("Write", file_path=str(tmp_path / "proj" / "a.py"), content="x"))
-    assert not denied(call("Edit", cwd=tmp_path, file_path="src/store.db", old_string="a",
-                           new_string="b"))
+    assert not denied(
+        call("Edit", cwd=tmp_path, file_path="src/store.db", old_string="a", new_string="b")
+    )
     assert not denied(call("Read", file_path="~/.local/share/mem-review/store.db"))
 
 
-@pytest.mark.parametrize("command", [
-    "mem-review import --keep-status facts.json",
-    "/home/me/.venv/bin/mem-review import facts.json --keep-status",
-    "cd /proj && mem-review import --keep-status=yes facts.json",
-    "MEM_REVIEW_HOME=/tmp/scratch mem-review import --keep-status f.json",
-    "python -m reviewer.cli import --keep-status f.json",
-    "mem-review",
-    "mem-review review --project .",
-    "uvx mem-review review",
-    "timeout 60 uv run mem-review import --keep-status f.json",
-    "env -i PATH=/bin nohup mem-review import --keep-status f.json &",
-    'python -c "from reviewer.store import Store; Store().approve([1, 2])"',
-    "python3 - <<'EOF'\nfrom reviewer.store import Store\nStore().edit(3, 'x', 'decision')\nEOF",
-    "sqlite3 ~/.local/share/mem-review/store.db \"UPDATE fact SET status='approved'\"",
-    "sqlite3 /some/copy.db \"update fact set status = 'approved' where id = 3\"",
-    "python -c \"import sqlite3; sqlite3.connect('x').execute('INSERT INTO fact VALUES (1)')\"",
-    "echo 'extractor = \"rules\"' > ~/.local/share/mem-review/config.toml",
-    "rm -rf $HOME/.local/share/mem-review",
-    "cp evil.db ${MEM_REVIEW_HOME}/store.db",
-    "cat ~/.local/share/mem-review/mem-review.log | tee ~/.local/share/mem-review/x",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mem-review import --keep-status facts.json",
+        "/home/me/.venv/bin/mem-review import facts.json --keep-status",
+        "cd /proj && mem-review import --keep-status=yes facts.json",
+        "MEM_REVIEW_HOME=/tmp/scratch mem-review import --keep-status f.json",
+        "python -m reviewer.cli import --keep-status f.json",
+        "mem-review",
+        "mem-review review --project .",
+        "uvx mem-review review",
+        "timeout 60 uv run mem-review import --keep-status f.json",
+        "env -i PATH=/bin nohup mem-review import --keep-status f.json &",
+        'python -c "from reviewer.store import Store; Store().approve([1, 2])"',
+        "python3 - <<'EOF'\nfrom reviewer.store import Store\n"
+        "Store().edit(3, 'x', 'decision')\nEOF",
+        "sqlite3 ~/.local/share/mem-review/store.db \"UPDATE fact SET status='approved'\"",
+        "sqlite3 /some/copy.db \"update fact set status = 'approved' where id = 3\"",
+        "python -c \"import sqlite3; sqlite3.connect('x').execute('INSERT INTO fact VALUES (1)')\"",
+        "echo 'extractor = \"rules\"' > ~/.local/share/mem-review/config.toml",
+        "rm -rf $HOME/.local/share/mem-review",
+        "cp evil.db ${MEM_REVIEW_HOME}/store.db",
+        "cat ~/.local/share/mem-review/mem-review.log | tee ~/.local/share/mem-review/x",
+    ],
+)
 def test_approving_or_store_writing_commands_are_denied(command: str) -> None:
     assert denied(call("Bash", command=command))
 
@@ -91,47 +103,67 @@ def test_the_absolute_data_dir_in_a_command_is_seen(data_dir: Path) -> None:
     assert denied(call("Bash", command=f"mv /tmp/x {data_dir}/store.db"))
 
 
-@pytest.mark.parametrize("command", [
-    "mem-review import facts.json",
-    "mem-review list --status approved",
-    "mem-review status",
-    "mem-review inject",
-    "mem-review --help",
-    "mem-review review --help",
-    "pytest -q tests/test_store.py",
-    'git commit -m "update fact table docs"',
-    'grep -rn "def approve(" reviewer/',
-    "cat ~/.local/share/mem-review/mem-review.log",
-    "tail -n 50 $HOME/.local/share/mem-review/mem-review.log",
-    "ls -la ~/.local/share/mem-review",
-    "npm test",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mem-review import facts.json",
+        "mem-review list --status approved",
+        "mem-review status",
+        "mem-review inject",
+        "mem-review --help",
+        "mem-review review --help",
+        "pytest -q tests/test_store.py",
+        'git commit -m "update fact table docs"',
+        'grep -rn "def approve(" reviewer/',
+        "cat ~/.local/share/mem-review/mem-review.log",
+        "tail -n 50 $HOME/.local/share/mem-review/mem-review.log",
+        "ls -la ~/.local/share/mem-review",
+        "npm test",
+    ],
+)
 def test_ordinary_commands_pass(command: str) -> None:
     assert not denied(call("Bash", command=command))
 
 
-@pytest.mark.parametrize("payload", [
-    None, [], "Bash", {}, {"tool_name": "Bash"}, {"tool_name": "Bash", "tool_input": "rm"},
-    {"tool_name": "Bash", "tool_input": {"command": 5}}, {"tool_name": 3, "tool_input": {}},
-    {"tool_name": "mcp__x__y", "tool_input": {"path": "~/.local/share/mem-review"}},
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        None,
+        [],
+        "Bash",
+        {},
+        {"tool_name": "Bash"},
+        {"tool_name": "Bash", "tool_input": "rm"},
+        {"tool_name": "Bash", "tool_input": {"command": 5}},
+        {"tool_name": 3, "tool_input": {}},
+        {"tool_name": "mcp__x__y", "tool_input": {"path": "~/.local/share/mem-review"}},
+    ],
+)
 def test_garbage_and_unknown_tools_pass(payload: object) -> None:
     assert check(payload) is None
 
 
 def test_guard_runs_stdlib_only_in_a_fresh_process(data_dir: Path) -> None:
-    code = ("import json, sys; from reviewer.guard import check; "
-            "print(check(json.load(sys.stdin)) or '')")
+    code = (
+        "import json, sys; from reviewer.guard import check; "
+        "print(check(json.load(sys.stdin)) or '')"
+    )
     payload = call("Bash", command="mem-review import --keep-status f.json")
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code], input=json.dumps(payload),
-        capture_output=True, text=True, check=False, timeout=60,
+        [sys.executable, "-X", "importtime", "-c", code],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
         env=dict(os.environ, MEM_REVIEW_HOME=str(data_dir)),
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    imported = {line.split("|")[-1].strip().split(".")[0]
-                for line in done.stderr.splitlines() if line.startswith("import time:")}
+    imported = {
+        line.split("|")[-1].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     assert "reviewer" in imported
-    assert imported & {"textual", "anthropic", "sqlmodel", "sqlalchemy", "pydantic", "git"} \
-        == set()
+    assert imported & {"textual", "anthropic", "sqlmodel", "sqlalchemy", "pydantic", "git"} == set()

@@ -269,9 +269,7 @@ def test_locked_store_exits_0_without_waiting_out_the_busy_timeout(
 ) -> None:
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
-    db.connect(home / "store.db").close()
-    # A plain sqlite3 connection holds the write lock (see test_store_is_shared_safely...).
-    holder = sqlite3.connect(home / "store.db", isolation_level=None)
+    holder = db.connect(home / "store.db")  # e.g. a worker in the middle of a write
     holder.execute("BEGIN EXCLUSIVE")
     try:
         out = run_hook("session-end", json.dumps(payload(transcript)).encode(), home)
@@ -416,8 +414,7 @@ def test_hook_starts_a_detached_worker_that_processes_the_job(home: Path, transc
         check=False,
     )
     assert (out.returncode, out.stdout) == (0, b"")
-    # Wait on the worker's log line, not the store: polling the store from here would
-    # share it with the worker (see the xfail below). A guard against hanging, no timing.
+    # Wait for the detached worker's log line, then for it to exit (a guard, not a timing).
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(
         "worker[" in x and "job 1 " in x for x in log_lines(home)

@@ -30,9 +30,21 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def git(root: Path, *args: str) -> str:
     return subprocess.run(
-        ["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t",
-         "-c", "commit.gpgsign=false", *args],
-        capture_output=True, text=True, check=True,
+        [
+            "git",
+            "-C",
+            str(root),
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
 
 
@@ -60,8 +72,14 @@ def repo(tmp_path: Path) -> Path:
 
 
 def add(
-    root: Path, text: str, *, category: str = "decision", files: tuple[str, ...] = (),
-    status: str = "approved", confidence: float = 0.5, approved_days_ago: float = 1.0,
+    root: Path,
+    text: str,
+    *,
+    category: str = "decision",
+    files: tuple[str, ...] = (),
+    status: str = "approved",
+    confidence: float = 0.5,
+    approved_days_ago: float = 1.0,
     conn: sqlite3.Connection | None = None,
 ) -> int:
     commit, branch, anchor_map = anchors.anchor_files(root, list(files))
@@ -73,9 +91,21 @@ def add(
             "INSERT INTO fact (project, text, norm, category, files, confidence, status, "
             "commit_sha, branch, anchors, created_at, updated_at, decided_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (str(root), text, text.lower(), category, json.dumps(list(files)), confidence,
-             status, commit, branch, json.dumps(anchor_map, sort_keys=True), decided, decided,
-             None if status == "pending" else decided),
+            (
+                str(root),
+                text,
+                text.lower(),
+                category,
+                json.dumps(list(files)),
+                confidence,
+                status,
+                commit,
+                branch,
+                json.dumps(anchor_map, sort_keys=True),
+                decided,
+                decided,
+                None if status == "pending" else decided,
+            ),
         )
         return int(cur.lastrowid or 0)
     finally:
@@ -88,16 +118,21 @@ def fact_lines(text: str) -> list[str]:
 
 
 def payload(root: Path, **extra: object) -> dict[str, object]:
-    return {"session_id": "sess-1", "transcript_path": str(root / "t.jsonl"), "cwd": str(root),
-            "hook_event_name": "SessionStart", "source": "startup", **extra}
+    return {
+        "session_id": "sess-1",
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        **extra,
+    }
 
 
 # ---- what gets in ----------------------------------------------------------------------
 
 
 def test_frame_dates_and_plain_statements(repo: Path) -> None:
-    add(repo, "The API paginates with opaque cursors.", files=("src/api.py",),
-        approved_days_ago=0)
+    add(repo, "The API paginates with opaque cursors.", files=("src/api.py",), approved_days_ago=0)
     text, stats = render_context(repo)
     assert text is not None
     lines = text.splitlines()
@@ -159,10 +194,15 @@ def test_grouped_by_category_in_a_fixed_order(repo: Path) -> None:
     assert text is not None
     body = [line for line in text.splitlines()[2:-1] if line]
     assert body == [
-        "Decisions:", body[1], body[2],
-        "Gotchas:", body[4],
-        "Open TODOs:", body[6],
-        "Made up:", body[8],
+        "Decisions:",
+        body[1],
+        body[2],
+        "Gotchas:",
+        body[4],
+        "Open TODOs:",
+        body[6],
+        "Made up:",
+        body[8],
     ]
     assert body[1].startswith("- Decision two.") and body[2].startswith("- Decision one.")
 
@@ -176,14 +216,21 @@ def test_ranking_wide_then_branch_files_then_recency(repo: Path) -> None:
     git(repo, "checkout", "-qb", "feature")
     write(repo, "src/db.py", "# db changed on the branch\n")
     git(repo, "commit", "-qam", "branch work")
-    add(repo, "About db, anchored after the branch change.", files=("src/db.py",),
-        approved_days_ago=20)
+    add(
+        repo,
+        "About db, anchored after the branch change.",
+        files=("src/db.py",),
+        approved_days_ago=20,
+    )
     rows = _rows(repo)
     ranked = [r[1] for r in inject._rank(rows, inject.branch_changed_files(str(repo)))]
     assert ranked == [
-        "Wide high confidence.", "Wide low confidence.",
+        "Wide high confidence.",
+        "Wide low confidence.",
         "About db, anchored after the branch change.",
-        "About ui, recent.", "About api, old.", "About cli, older.",
+        "About ui, recent.",
+        "About api, old.",
+        "About cli, older.",
     ]
 
 
@@ -217,9 +264,14 @@ def test_never_over_budget_and_the_rest_is_counted(repo: Path, budget: int) -> N
     conn = db.connect()
     with db.transaction(conn):
         for i in range(300):
-            add(repo, f"Fact {i:03d} about the system, which is described at some length "
+            add(
+                repo,
+                f"Fact {i:03d} about the system, which is described at some length "
                 f"so that it takes room: {'x' * (i % 90)}.",
-                files=("src/api.py",) if i % 2 else (), approved_days_ago=i / 10, conn=conn)
+                files=("src/api.py",) if i % 2 else (),
+                approved_days_ago=i / 10,
+                conn=conn,
+            )
     text, stats = render_context(repo, budget=budget)
     assert text is not None
     assert len(text) <= budget
@@ -227,16 +279,21 @@ def test_never_over_budget_and_the_rest_is_counted(repo: Path, budget: int) -> N
     shown = fact_lines(text)
     assert len(shown) == stats.injected > 0
     assert stats.injected + stats.left_out == 300
-    assert (f"{INJECT_END} {stats.injected} of 300 approved facts shown; "
-            f"{stats.left_out} left out for the size budget; 0 withheld") in text
+    assert (
+        f"{INJECT_END} {stats.injected} of 300 approved facts shown; "
+        f"{stats.left_out} left out for the size budget; 0 withheld"
+    ) in text
 
 
 def test_budget_from_config_is_capped(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     conn = db.connect()
     with db.transaction(conn):
         for i in range(200):
-            add(repo, f"Fact number {i} with a moderately long sentence to fill up the space.",
-                conn=conn)
+            add(
+                repo,
+                f"Fact number {i} with a moderately long sentence to fill up the space.",
+                conn=conn,
+            )
     monkeypatch.setenv("MEM_REVIEW_BUDGET", "50000")
     text, stats = render_context(repo)
     assert text is not None and stats.budget == 9_000 and len(text) <= 9_000
@@ -252,7 +309,9 @@ def test_a_fact_too_long_for_the_rest_lets_shorter_ones_in(repo: Path) -> None:
     text, stats = render_context(repo, budget=1_200)
     assert text is not None
     assert [line.split(" [")[0] for line in fact_lines(text)] == [
-        "- Short and first.", "- Short and last."]
+        "- Short and first.",
+        "- Short and last.",
+    ]
     assert stats.left_out == 1
 
 
@@ -307,10 +366,13 @@ def test_session_start_answer_shape_and_injection_rows(repo: Path) -> None:
     assert obj["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert obj["hookSpecificOutput"]["additionalContext"] == render_context(repo)[0]
     conn = db.connect()
-    rows = conn.execute("SELECT project, session_id, fact_id, source FROM injection "
-                        "ORDER BY fact_id").fetchall()
+    rows = conn.execute(
+        "SELECT project, session_id, fact_id, source FROM injection ORDER BY fact_id"
+    ).fetchall()
     assert [tuple(r) for r in rows] == [
-        (str(repo), "sess-1", first, "resume"), (str(repo), "sess-1", second, "resume")]
+        (str(repo), "sess-1", first, "resume"),
+        (str(repo), "sess-1", second, "resume"),
+    ]
 
 
 def test_render_context_without_record_writes_nothing(repo: Path) -> None:
@@ -368,36 +430,69 @@ def _env(home: Path) -> dict[str, str]:
 def test_hook_process_prints_the_exact_json(repo: Path, home: Path) -> None:
     add(repo, "Fact A.", files=("src/api.py",))
     done = subprocess.run(
-        [str(BIN / "mem-review"), "hook", "session-start"], input=json.dumps(payload(repo)),
-        check=False, capture_output=True, text=True, env=_env(home), cwd=repo, timeout=60,
+        [str(BIN / "mem-review"), "hook", "session-start"],
+        input=json.dumps(payload(repo)),
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        cwd=repo,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     obj = json.loads(done.stdout)
-    assert obj == {"hookSpecificOutput": {
-        "hookEventName": "SessionStart", "additionalContext": render_context(repo)[0]}}
+    assert obj == {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": render_context(repo)[0],
+        }
+    }
 
 
 def test_hook_process_imports_nothing_heavy(repo: Path, home: Path) -> None:
     add(repo, "Fact A.", files=("src/api.py",))
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "reviewer.cli", "hook", "session-start"],
-        input=json.dumps(payload(repo)), check=False, capture_output=True, text=True,
-        env=_env(home), cwd=repo, timeout=60,
+        input=json.dumps(payload(repo)),
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        cwd=repo,
+        timeout=60,
     )
     assert done.returncode == 0
     assert json.loads(done.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    imported = {line.split("|")[-1].strip().split(".")[0]
-                for line in done.stderr.splitlines() if line.startswith("import time:")}
+    imported = {
+        line.split("|")[-1].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     assert "reviewer" in imported  # the probe sees our own imports
-    heavy = {"textual", "anthropic", "sqlmodel", "sqlalchemy", "pydantic", "git", "httpx",
-             "httpx2", "rich"}
+    heavy = {
+        "textual",
+        "anthropic",
+        "sqlmodel",
+        "sqlalchemy",
+        "pydantic",
+        "git",
+        "httpx",
+        "httpx2",
+        "rich",
+    }
     assert imported & heavy == set()
 
 
 def test_inject_command_prints_the_text_and_stats(repo: Path, home: Path) -> None:
     add(repo, "Fact A.")
-    done = subprocess.run([str(BIN / "mem-review"), "inject", "--project", str(repo)],
-                          check=False, capture_output=True, text=True, env=_env(home), timeout=60)
+    done = subprocess.run(
+        [str(BIN / "mem-review"), "inject", "--project", str(repo)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
     assert done.returncode == 0
     assert done.stdout == render_context(repo)[0] + "\n"
     assert "1 of 1 approved facts injected" in done.stderr
@@ -407,12 +502,36 @@ def test_inject_command_prints_the_text_and_stats(repo: Path, home: Path) -> Non
 def test_inject_command_says_why_nothing_and_refuses_a_wrong_path(
     repo: Path, home: Path, tmp_path: Path
 ) -> None:
-    done = subprocess.run([str(BIN / "mem-review"), "inject", "--project", str(repo)],
-                          check=False, capture_output=True, text=True, env=_env(home), timeout=60)
+    done = subprocess.run(
+        [str(BIN / "mem-review"), "inject", "--project", str(repo)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
     assert done.returncode == 0 and done.stdout == ""
     assert "nothing would be injected" in done.stderr and "no store" in done.stderr
     done = subprocess.run(
         [str(BIN / "mem-review"), "inject", "--project", str(tmp_path / "nope")],
-        check=False, capture_output=True, text=True, env=_env(home), timeout=60)
+        check=False,
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
     assert done.returncode == 1
     assert done.stderr.strip() == f"mem-review: {tmp_path / 'nope'}: no such directory"
+
+
+def test_a_busy_store_still_injects_without_waiting_to_record(repo: Path) -> None:
+    add(repo, "Fact A.")
+    blocker = db.connect()
+    blocker.execute("BEGIN IMMEDIATE")  # another writer (a worker) holds the write lock
+    try:
+        text, stats = render_context(repo, session_id="s", record=True)
+    finally:
+        blocker.execute("ROLLBACK")
+    assert text is not None and stats.injected == 1
+    assert stats.recorded == 0
+    assert db.connect().execute("SELECT COUNT(*) FROM injection").fetchone()[0] == 0

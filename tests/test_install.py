@@ -60,11 +60,14 @@ def ours(data: dict[str, object]) -> list[tuple[str, str, str]]:
     return settings.entries(data)
 
 
-@pytest.mark.parametrize(("scope", "relative"), [
-    ("project", "proj/.claude/settings.json"),
-    ("local", "proj/.claude/settings.local.json"),
-    ("user", "userhome/.claude/settings.json"),
-])
+@pytest.mark.parametrize(
+    ("scope", "relative"),
+    [
+        ("project", "proj/.claude/settings.json"),
+        ("local", "proj/.claude/settings.local.json"),
+        ("user", "userhome/.claude/settings.json"),
+    ],
+)
 def test_each_scope_installs_into_its_file_and_uninstall_removes_it(
     scope: str, relative: str, project: Path, tmp_path: Path
 ) -> None:
@@ -73,14 +76,35 @@ def test_each_scope_installs_into_its_file_and_uninstall_removes_it(
     assert change.path == path and change.changed and change.backup is None
     data = json.loads(path.read_text())
     quoted = shlex.quote(EXE)
-    assert data == {"hooks": {
-        "SessionStart": [{"hooks": [{"type": "command", "timeout": 10,
-                                     "command": f"{quoted} hook session-start"}]}],
-        "SessionEnd": [{"hooks": [{"type": "command", "timeout": 5,
-                                   "command": f"{quoted} hook session-end"}]}],
-        "PreCompact": [{"hooks": [{"type": "command", "timeout": 5,
-                                   "command": f"{quoted} hook pre-compact"}]}],
-    }}
+    assert data == {
+        "hooks": {
+            "SessionStart": [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "timeout": 10,
+                            "command": f"{quoted} hook session-start",
+                        }
+                    ]
+                }
+            ],
+            "SessionEnd": [
+                {
+                    "hooks": [
+                        {"type": "command", "timeout": 5, "command": f"{quoted} hook session-end"}
+                    ]
+                }
+            ],
+            "PreCompact": [
+                {
+                    "hooks": [
+                        {"type": "command", "timeout": 5, "command": f"{quoted} hook pre-compact"}
+                    ]
+                }
+            ],
+        }
+    }
     assert shlex.split(data["hooks"]["SessionStart"][0]["hooks"][0]["command"])[0] == EXE
 
     back = settings.uninstall(scope, project)
@@ -99,12 +123,16 @@ def test_merges_with_their_hooks_and_keys_and_uninstall_restores_the_bytes(
     assert change.backup.read_bytes() == original
     data = json.loads(path.read_text())
     assert {k: v for k, v in data.items() if k != "hooks"} == {
-        k: v for k, v in THEIRS.items() if k != "hooks"}
+        k: v for k, v in THEIRS.items() if k != "hooks"
+    }
     assert data["hooks"]["PostToolUse"] == THEIRS["hooks"]["PostToolUse"]
     assert data["hooks"]["SessionStart"][0] == THEIRS["hooks"]["SessionStart"][0]
     assert len(data["hooks"]["SessionStart"]) == 2
     assert sorted(arg for _, arg, _ in ours(data)) == [
-        "pre-compact", "session-end", "session-start"]
+        "pre-compact",
+        "session-end",
+        "session-start",
+    ]
 
     back = settings.uninstall("project", project)
     assert back.restored_exactly
@@ -151,8 +179,7 @@ def test_what_they_add_after_install_survives_uninstall(project: Path) -> None:
     left = json.loads(path.read_text())
     expected = json.loads(json.dumps(THEIRS))
     expected["outputStyle"] = "concise"
-    expected["hooks"]["SessionEnd"] = [
-        {"hooks": [{"type": "command", "command": "echo bye"}]}]
+    expected["hooks"]["SessionEnd"] = [{"hooks": [{"type": "command", "command": "echo bye"}]}]
     assert left == expected
 
 
@@ -168,13 +195,16 @@ def test_guard_is_opt_in_and_removed_too(project: Path) -> None:
     assert not path.exists()
 
 
-@pytest.mark.parametrize("content", [
-    b'{"hooks": {"SessionStart": [}',  # broken JSON
-    b'{"hooks": []}',  # hooks not an object
-    b"[1, 2, 3]",  # not an object at all
-    b"\xff\xfe garbage",
-    b'{"hooks": {"SessionEnd": {"command": "x"}}}',  # an event that is not a list
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"hooks": {"SessionStart": [}',  # broken JSON
+        b'{"hooks": []}',  # hooks not an object
+        b"[1, 2, 3]",  # not an object at all
+        b"\xff\xfe garbage",
+        b'{"hooks": {"SessionEnd": {"command": "x"}}}',  # an event that is not a list
+    ],
+)
 def test_a_file_that_is_not_usable_is_refused_untouched(project: Path, content: bytes) -> None:
     path = project / ".claude" / "settings.json"
     path.parent.mkdir()
@@ -220,10 +250,15 @@ def test_executable_is_the_console_script_beside_this_python() -> None:
 
 
 def _cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, HOME=str(tmp_path / "userhome"),
-               MEM_REVIEW_HOME=str(tmp_path / "data"))
-    return subprocess.run([str(BIN / "mem-review"), *args], capture_output=True, text=True,
-                          env=env, check=False, timeout=60)
+    env = dict(os.environ, HOME=str(tmp_path / "userhome"), MEM_REVIEW_HOME=str(tmp_path / "data"))
+    return subprocess.run(
+        [str(BIN / "mem-review"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
 
 
 def test_cli_install_uninstall_round_trip(project: Path, tmp_path: Path) -> None:

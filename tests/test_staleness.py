@@ -27,9 +27,21 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def git(root: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t",
-         "-c", "commit.gpgsign=false", *args],
-        capture_output=True, text=True, check=True,
+        [
+            "git",
+            "-C",
+            str(root),
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return done.stdout
 
@@ -61,8 +73,12 @@ UTIL = "".join(f"def helper{i}(x):\n    return x * {i}\n" for i in range(10))
 
 def fact(fact_id: int, root: Path, files: list[str]) -> dict[str, object]:
     commit, _, anchor_map = anchors.anchor_files(root, files)
-    return {"id": fact_id, "files": json.dumps(files),
-            "anchors": json.dumps(anchor_map, sort_keys=True), "commit_sha": commit}
+    return {
+        "id": fact_id,
+        "files": json.dumps(files),
+        "anchors": json.dumps(anchor_map, sort_keys=True),
+        "commit_sha": commit,
+    }
 
 
 def conn() -> sqlite3.Connection:
@@ -160,14 +176,17 @@ def test_unanchored(repo: Path) -> None:
     ]
     out = verdicts(conn(), repo, facts)
     assert {i: (v.state, v.stale) for i, v in out.items()} == {
-        1: ("unanchored", False), 2: ("unanchored", False),
-        3: ("unanchored", False), 4: ("unanchored", False),
+        1: ("unanchored", False),
+        2: ("unanchored", False),
+        3: ("unanchored", False),
+        4: ("unanchored", False),
     }
 
 
 def test_a_null_anchor_beside_a_real_one_only_counts_the_real_one(repo: Path) -> None:
-    anchors_json = json.dumps({"src/app.py": anchors.blob_sha(repo / "src/app.py"),
-                               "never.py": None})
+    anchors_json = json.dumps(
+        {"src/app.py": anchors.blob_sha(repo / "src/app.py"), "never.py": None}
+    )
     f = {"id": 1, "files": "[]", "anchors": anchors_json, "commit_sha": None}
     v = verdicts(conn(), repo, [f])[1]
     assert (v.state, v.files) == ("fresh", {"src/app.py": "fresh"})
@@ -210,8 +229,12 @@ def test_input_forms_rows_dicts_objects_and_parsed_anchors(repo: Path) -> None:
         (str(repo), f["files"], f["anchors"], f["commit_sha"]),
     )
     row = c.execute("SELECT * FROM fact WHERE id = 7").fetchone()
-    obj = SimpleNamespace(id=8, files=["src/app.py"], anchors=json.loads(str(f["anchors"])),
-                          commit_sha=f["commit_sha"])
+    obj = SimpleNamespace(
+        id=8,
+        files=["src/app.py"],
+        anchors=json.loads(str(f["anchors"])),
+        commit_sha=f["commit_sha"],
+    )
     out = verdicts(c, repo, [row])
     out.update(verdicts(c, repo, [obj]))
     out.update(verdicts(c, repo, [{**f, "id": 9}]))
@@ -278,8 +301,10 @@ def test_a_cache_row_is_not_trusted_for_a_recently_modified_file(repo: Path) -> 
     f = fact(1, repo, ["src/app.py"])
     info = (repo / "src/app.py").stat()
     c = conn()
-    c.execute("INSERT INTO hash_cache VALUES (?, ?, ?, ?)",
-              (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns, "0" * 40))
+    c.execute(
+        "INSERT INTO hash_cache VALUES (?, ?, ?, ?)",
+        (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns, "0" * 40),
+    )
     assert verdicts(c, repo, [f])[1].state == "fresh"
 
 
@@ -289,8 +314,10 @@ def test_a_poisoned_cache_row_with_an_old_mtime_is_believed_only_when_stat_match
     f = fact(1, repo, ["src/app.py"])
     c = conn()
     info = (repo / "src/app.py").stat()
-    c.execute("INSERT INTO hash_cache VALUES (?, ?, ?, ?)",
-              (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns + 1, "0" * 40))
+    c.execute(
+        "INSERT INTO hash_cache VALUES (?, ?, ?, ?)",
+        (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns + 1, "0" * 40),
+    )
     assert verdicts(c, repo, [f])[1].state == "fresh"  # mtime differs: re-hashed
 
 
@@ -304,9 +331,7 @@ def test_read_only_store_skips_the_cache(repo: Path, home: Path) -> None:
     assert verdicts(None, repo, [f])[1].state == "fresh"
 
 
-def test_one_git_pass_for_many_missing_files(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_one_git_pass_for_many_missing_files(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(20):
         write(repo, f"mod/m{i}.py", f"value = {i}\n" * 20)
     git(repo, "add", "-A")
@@ -392,8 +417,12 @@ def test_stale_ids_agree_with_verdicts_and_never_call_git(
         fact(4, repo, ["src/app.py", "README.md"]),
         {"id": 5, "files": "[]", "anchors": "{}", "commit_sha": None},
     ]
-    facts.append({**fact(6, repo, ["src/app.py"]), "anchors": {
-        "src/app.py": anchors.blob_sha(repo / "src/app.py")}})
+    facts.append(
+        {
+            **fact(6, repo, ["src/app.py"]),
+            "anchors": {"src/app.py": anchors.blob_sha(repo / "src/app.py")},
+        }
+    )
     write(repo, "README.md", "# changed\n")
     git(repo, "mv", "src/util.py", "src/moved.py")
     expected = {i for i, v in verdicts(conn(), repo, facts).items() if v.stale}

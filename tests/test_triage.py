@@ -20,14 +20,25 @@ def _home(tmp_path, monkeypatch):  # every test runs against a scratch data dir
 
 
 def row(fid: int, status: str = "pending", text: str | None = None, **kw: object) -> FactRow:
-    return FactRow(id=fid, status=status, category=str(kw.pop("category", "convention")),
-                   confidence=float(kw.pop("confidence", 0.8)),  # type: ignore[arg-type]
-                   text=text or f"fact {fid}", **kw)  # type: ignore[arg-type]
+    return FactRow(
+        id=fid,
+        status=status,
+        category=str(kw.pop("category", "convention")),
+        confidence=float(kw.pop("confidence", 0.8)),  # type: ignore[arg-type]
+        text=text or f"fact {fid}",
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_views_select_by_status_and_stale() -> None:
-    rows = [row(1), row(2, "approved"), row(3, "rejected"), row(4, "approved", stale=True),
-            row(5, stale=True), row(6, "rejected", stale=True)]
+    rows = [
+        row(1),
+        row(2, "approved"),
+        row(3, "rejected"),
+        row(4, "approved", stale=True),
+        row(5, stale=True),
+        row(6, "rejected", stale=True),
+    ]
     ids = {v: [r.id for r in triage.select_rows(rows, v)] for v in triage.VIEWS}
     assert ids["pending"] == [1, 5]
     assert ids["approved"] == [2, 4]
@@ -38,8 +49,9 @@ def test_views_select_by_status_and_stale() -> None:
 
 def test_order_pending_first_ungrounded_last_newest_first() -> None:
     rows = [
-        row(1, created_at=100.0), row(2, created_at=200.0), row(3, grounded=False,
-                                                                created_at=300.0),
+        row(1, created_at=100.0),
+        row(2, created_at=200.0),
+        row(3, grounded=False, created_at=300.0),
         row(4, "approved", created_at=400.0),
     ]
     assert [r.id for r in triage.select_rows(rows, "all")] == [2, 1, 3, 4]
@@ -51,8 +63,10 @@ def test_filter_matches_text_category_and_file_case_insensitively() -> None:
         row(2, text="TODO: squash migrations", category="todo"),
         row(3, text="Pool size stays at 5", files=["src/settings.py"]),
     ]
+
     def ids(q: str) -> list[int]:
         return [r.id for r in triage.narrow(rows, q)]
+
     assert ids("HTTPX") == [1]
     assert ids("todo") == [2]  # category (and text)
     assert ids("settings.py") == [3]  # a cited file
@@ -144,21 +158,25 @@ def test_edit_approves_new_wording_and_undo_restores_text_and_category() -> None
 
 
 def test_edit_of_a_stale_fact_reanchors_it() -> None:
-    r = row(1, "approved", files=["a.py"], anchors={"a.py": "old"}, stale=True,
-            verdict="changed")
+    r = row(1, "approved", files=["a.py"], anchors={"a.py": "old"}, stale=True, verdict="changed")
     entry = triage.edit(r, "still true", "gotcha", now=NOW, reanchor=("c1", {"a.py": "new"}))
-    assert (r.stale, r.verdict, r.anchors, r.commit_sha) == (False, "fresh", {"a.py": "new"},
-                                                             "c1")
+    assert (r.stale, r.verdict, r.anchors, r.commit_sha) == (False, "fresh", {"a.py": "new"}, "c1")
     triage.undo(entry)
     assert (r.stale, r.verdict, r.anchors) == (True, "changed", {"a.py": "old"})
 
 
 def test_verify_follows_a_rename_and_undo_puts_the_old_path_back() -> None:
-    r = row(1, "approved", files=["old.py"], anchors={"old.py": "s1"}, stale=True,
-            verdict="moved", renamed={"old.py": "new.py"})
+    r = row(
+        1,
+        "approved",
+        files=["old.py"],
+        anchors={"old.py": "s1"},
+        stale=True,
+        verdict="moved",
+        renamed={"old.py": "new.py"},
+    )
     entry = triage.verify(r, "c2", {"new.py": "s1"}, files=["new.py"], now=NOW)
-    assert (r.files, r.anchors, r.verified_at, r.renamed) == (["new.py"], {"new.py": "s1"},
-                                                              NOW, {})
+    assert (r.files, r.anchors, r.verified_at, r.renamed) == (["new.py"], {"new.py": "s1"}, NOW, {})
     assert r.haystack.endswith("new.py")
     triage.undo(entry)
     assert (r.files, r.renamed, r.verified_at) == (["old.py"], {"old.py": "new.py"}, None)
@@ -188,13 +206,17 @@ def test_counts_line_and_approved_today(monkeypatch: pytest.MonkeyPatch) -> None
     try:
         midnight = triage.local_midnight(NOW)
         assert midnight == NOW - 12 * 3600
-        rows = [row(1), row(2), row(3, "approved", decided_at=NOW - 60),
-                row(4, "approved", decided_at=midnight - 1), row(5, "rejected"),
-                row(6, "approved", stale=True, decided_at=midnight - 10),
-                row(7, "rejected", stale=True)]
+        rows = [
+            row(1),
+            row(2),
+            row(3, "approved", decided_at=NOW - 60),
+            row(4, "approved", decided_at=midnight - 1),
+            row(5, "rejected"),
+            row(6, "approved", stale=True, decided_at=midnight - 10),
+            row(7, "rejected", stale=True),
+        ]
         counts = triage.count(rows, now=NOW)
-        assert counts == triage.Counts(pending=2, approved=3, rejected=2, approved_today=1,
-                                       stale=1)
+        assert counts == triage.Counts(pending=2, approved=3, rejected=2, approved_today=1, stale=1)
         assert counts.line() == "2 pending · 1 approved today · 1 stale"
         assert triage.Counts(pending=12).line() == "12 pending · 0 approved today"
     finally:
@@ -202,8 +224,10 @@ def test_counts_line_and_approved_today(monkeypatch: pytest.MonkeyPatch) -> None
         time.tzset()
 
 
-@given(st.lists(st.sampled_from(["pending", "approved", "rejected"]), max_size=30),
-       st.integers(min_value=0, max_value=40))
+@given(
+    st.lists(st.sampled_from(["pending", "approved", "rejected"]), max_size=30),
+    st.integers(min_value=0, max_value=40),
+)
 def test_next_pending_always_lands_on_pending_when_any(statuses: list[str], index: int) -> None:
     rows = [row(i, s) for i, s in enumerate(statuses)]
     index = min(index, max(0, len(rows) - 1))

@@ -130,9 +130,9 @@ async def test_accept_on_the_last_pending_goes_back_up(env: Env) -> None:
 # ---- reject ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("key", "reason"), [
-    (str(n), reason) for n, (reason, _) in enumerate(triage.REASONS[:-1], 1)
-])
+@pytest.mark.parametrize(
+    ("key", "reason"), [(str(n), reason) for n, (reason, _) in enumerate(triage.REASONS[:-1], 1)]
+)
 async def test_reject_with_each_reason_by_its_number(env: Env, key: str, reason: str) -> None:
     ids = seed(env)
     app = make_app(env)
@@ -332,8 +332,12 @@ async def test_space_marks_a_batch_then_a_approves_all_marked(env: Env) -> None:
         assert len(app.main.marks) == 2
         await pilot.press("a")
         await app.settle()
-        assert [env.fact(i)["status"] for i in ids[:4]] == ["approved", "pending", "approved",
-                                                            "pending"]
+        assert [env.fact(i)["status"] for i in ids[:4]] == [
+            "approved",
+            "pending",
+            "approved",
+            "pending",
+        ]
         assert not app.main.marks and "marked" not in status_line(app)
 
 
@@ -347,8 +351,11 @@ async def test_batch_reject_then_undo_restores_every_marked_fact(env: Env) -> No
         await pilot.press("4")
         await app.settle()
         assert [(env.fact(i)["status"], env.fact(i)["reject_reason"]) for i in ids[:4]] == [
-            ("rejected", "too vague"), ("pending", None), ("rejected", "too vague"),
-            ("pending", None)]
+            ("rejected", "too vague"),
+            ("pending", None),
+            ("rejected", "too vague"),
+            ("pending", None),
+        ]
         await pilot.press("u")
         await app.settle()
         assert [env.fact(i)["status"] for i in ids[:4]] == ["pending"] * 4
@@ -389,11 +396,18 @@ async def test_filter_narrows_enter_selects_first_match_escape_clears(env: Env) 
         assert selected_text(app) == SAMPLE[1].text  # the selection survives clearing
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("todo", [2]), ("conftest.py", [3]), ("GOTCHA", [3]), ("uv pip", [1]),
-])
-async def test_filter_matches_text_category_and_files(env: Env, query: str,
-                                                      expected: list[int]) -> None:
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("todo", [2]),
+        ("conftest.py", [3]),
+        ("GOTCHA", [3]),
+        ("uv pip", [1]),
+    ],
+)
+async def test_filter_matches_text_category_and_files(
+    env: Env, query: str, expected: list[int]
+) -> None:
     seed(env)
     app = make_app(env)
     async with app.run_test() as pilot:
@@ -497,8 +511,20 @@ async def test_command_palette_lists_every_action(env: Env) -> None:
     app = make_app(env)
     async with app.run_test():
         titles = {c.title for c in app.get_system_commands(app.main)}
-    for title in ("Accept", "Reject", "Edit", "Undo", "Mark", "Re-verify", "Filter",
-                  "Next view", "View: stale", "Help", "Toggle light/dark", "Quit"):
+    for title in (
+        "Accept",
+        "Reject",
+        "Edit",
+        "Undo",
+        "Mark",
+        "Re-verify",
+        "Filter",
+        "Next view",
+        "View: stale",
+        "Help",
+        "Toggle light/dark",
+        "Quit",
+    ):
         assert title in titles
 
 
@@ -518,8 +544,16 @@ def test_bindings_have_ids_and_single_letters_are_not_priority() -> None:
     from reviewer.tui.screens.main import MainScreen
     from reviewer.tui.widgets.filter_bar import FilterBar
 
-    classes = (ReviewApp, MainScreen, FactList, FilterBar, RejectScreen, EditScreen,
-               HelpScreen, ConfirmScreen)
+    classes = (
+        ReviewApp,
+        MainScreen,
+        FactList,
+        FilterBar,
+        RejectScreen,
+        EditScreen,
+        HelpScreen,
+        ConfirmScreen,
+    )
     for cls in classes:
         for binding in cls.BINDINGS:
             assert binding.id, f"{cls.__name__}: {binding.key} has no id"
@@ -533,8 +567,14 @@ def test_bindings_have_ids_and_single_letters_are_not_priority() -> None:
 async def test_empty_state_tells_what_to_do_and_counts_jobs(env: Env) -> None:
     conn = db.connect(env.db_path)
     for n in range(3):
-        queue.enqueue(conn, session_id=f"s{n}", transcript_path=f"/t/{n}.jsonl",
-                      project=str(env.project), cwd=str(env.project), event="SessionEnd")
+        queue.enqueue(
+            conn,
+            session_id=f"s{n}",
+            transcript_path=f"/t/{n}.jsonl",
+            project=str(env.project),
+            cwd=str(env.project),
+            event="SessionEnd",
+        )
     queue.fail(conn, 3, "transcript unreadable")
     app = make_app(env)
     async with app.run_test() as pilot:
@@ -599,12 +639,19 @@ async def test_ten_thousand_facts_load_and_move(env: Env) -> None:
 
 HOSTILE = [
     F("[/foo] closing tag first", evidence="[/foo]", context="User: [/foo] and [bold]"),
-    F("[bold]not bold[/bold] [link=https://x]y[/link] [@click=app.quit]z[/]",
-      evidence="[bold]", context="User: [bold]not bold[/bold]\n```json\n{\"a\": \"[/b]\"}\n```"),
-    F("ansi \x1b[31mred\x1b[0m bell \x07 nul \x00 cr \r done",
-      evidence="\x1b[31mred", context="User: ansi \x1b[31mred\x1b[0m\x1b]0;title\x07"),
+    F(
+        "[bold]not bold[/bold] [link=https://x]y[/link] [@click=app.quit]z[/]",
+        evidence="[bold]",
+        context='User: [bold]not bold[/bold]\n```json\n{"a": "[/b]"}\n```',
+    ),
+    F(
+        "ansi \x1b[31mred\x1b[0m bell \x07 nul \x00 cr \r done",
+        evidence="\x1b[31mred",
+        context="User: ansi \x1b[31mred\x1b[0m\x1b]0;title\x07",
+    ),
     F("long " + "x" * 10_000, evidence="x" * 500, context="User: " + "word " * 5_000),
     F("multi\nline\tfact", context="```\nunclosed fence [/foo]"),
+    F("odd category", category="[/oops]"),
 ]
 
 
@@ -623,10 +670,35 @@ async def test_hostile_text_renders_literally(env: Env) -> None:
         assert not app.return_code
         await pilot.press("home", "e")  # the edit box shows it too, safely
         assert "[/foo]" in app.screen.query_one(TextArea).text
+        await pilot.press("escape", "end", "e")  # a category that looks like markup
+        await pilot.pause()
+        assert app.screen.query_one(Select).value == "[/oops]"
         await pilot.press("escape")
         first = app.main.facts.selected
         assert first is not None and first.id in ids
     assert "[/foo]" in plain_row_text(env, ids[0])
+
+
+async def test_a_reason_with_markup_is_stored_and_shown_literally(env: Env) -> None:
+    ids = seed(env)
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        await pilot.press("space", "space", "r", "7", *"[/foo] [bold]x", "enter")
+        await app.settle()
+        await pilot.press("u")  # the undo toast names the reason too
+        await app.settle()
+        await pilot.pause()
+        assert app.is_running
+        from textual.widgets._toast import Toast
+
+        # Tests run without the toast rack; render each toast as the rack would.
+        shown = [Toast(n).render().plain for n in app._notifications]
+        assert any("[/foo] [bold]x" in text for text in shown), shown
+    history = env.connect().execute(
+        "SELECT after FROM fact_history WHERE fact_id = ? AND action = 'rejected'", (ids[0],)
+    ).fetchone()
+    assert json.loads(history["after"])["reject_reason"] == "[/foo] [bold]x"
 
 
 def plain_row_text(env: Env, fact_id: int) -> str:
@@ -648,10 +720,18 @@ def _git_project(env: Env) -> str:
 
 
 STALE_FACTS = [
-    F("The API returns [] for an empty cart.", status="approved", decided_at=1.0,
-      files=["src/api.py"]),
-    F("conftest holds the fixtures.", status="approved", decided_at=2.0,
-      files=["tests/conftest.py"]),
+    F(
+        "The API returns [] for an empty cart.",
+        status="approved",
+        decided_at=1.0,
+        files=["src/api.py"],
+    ),
+    F(
+        "conftest holds the fixtures.",
+        status="approved",
+        decided_at=2.0,
+        files=["tests/conftest.py"],
+    ),
     F("Fresh one.", status="approved", decided_at=3.0, files=["pyproject.toml"]),
 ]
 
@@ -717,7 +797,8 @@ async def test_moved_file_offers_to_follow_the_rename(env: Env) -> None:
         stored = env.fact(ids[1])
         assert json.loads(stored["files"]) == ["tests/fixtures.py"]
         assert json.loads(stored["anchors"]) == {
-            "tests/fixtures.py": blob_sha(env.project / "tests/fixtures.py")}
+            "tests/fixtures.py": blob_sha(env.project / "tests/fixtures.py")
+        }
 
 
 async def test_stale_reject_preselects_outdated_and_edit_reanchors(env: Env) -> None:
@@ -731,8 +812,9 @@ async def test_stale_reject_preselects_outdated_and_edit_reanchors(env: Env) -> 
         await pilot.press("tab", "tab", "tab")
         assert len(texts(app)) == 2
         await pilot.press("r")
-        assert app.screen.query_one(OptionList).highlighted == [
-            r for r, _ in triage.REASONS].index("outdated")
+        assert app.screen.query_one(OptionList).highlighted == [r for r, _ in triage.REASONS].index(
+            "outdated"
+        )
         await pilot.press("enter")
         await app.settle()
         assert env.fact(ids[0])["reject_reason"] == "outdated"
@@ -770,3 +852,89 @@ async def test_a_failed_write_is_reported_and_the_store_shown_as_it_is(
         assert not app.main.undo_stack
         assert any("disk full" in str(n.message) for n in app._notifications)
     assert env.fact(ids[0])["status"] == "pending"
+
+
+# ---- loading -------------------------------------------------------------------------
+
+
+async def test_more_facts_than_a_first_page_all_arrive(env: Env) -> None:
+    from reviewer.tui.screens.main import FIRST_PAGE
+
+    seed(env, [F(f"fact {n:04d}", created_at=float(n)) for n in range(FIRST_PAGE + 50)])
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        assert len(texts(app)) == FIRST_PAGE + 50
+        assert texts(app)[0] == f"fact {FIRST_PAGE + 49:04d}"
+        await pilot.press("end")
+        assert selected_text(app) == "fact 0000"
+
+
+async def test_the_full_load_keeps_rows_already_decided(env: Env) -> None:
+    from reviewer.tui.rows import load_rows
+
+    ids = seed(env)
+    app = make_app(env)
+    async with app.run_test():
+        await app.settle()
+        shown = app.main.by_id[ids[0]]
+        shown.status = "approved"  # as if decided before the whole list arrived
+        with app.read_lock:
+            fresh = load_rows(app.conn, str(env.project))
+        app.main._loaded_everything(fresh, {})
+        assert app.main.by_id[ids[0]] is shown and shown.status == "approved"
+
+
+async def test_staleness_missing_degrades_to_no_flags(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    ids = seed(env, STALE_FACTS)
+    (env.project / "src" / "api.py").write_text("changed\n")
+    monkeypatch.setitem(sys.modules, "reviewer.staleness", None)  # import fails
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        assert not any(r.stale for r in app.main.all_rows)
+        await pilot.press("tab", "a")  # the review goes on
+        await app.settle()
+        assert env.fact(ids[0])["status"] == "approved"
+
+
+async def test_clicking_a_view_tab_switches_to_it(env: Env) -> None:
+    seed(env)
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        views = app.main.query_one("#views")
+        offset = plain(views).index("rejected") + 2
+        assert await pilot.click("#views", offset=(offset, 0))
+        assert app.main.view == "rejected" and texts(app) == [SAMPLE[6].text]
+
+
+async def test_opening_on_the_stale_view_lists_stale_facts_once_checked(env: Env) -> None:
+    pytest.importorskip("reviewer.staleness")
+    seed(env, STALE_FACTS, commit=_git_project(env))
+    (env.project / "src" / "api.py").write_text("changed\n")
+    app = make_app(env)
+    app.main.view = "stale"  # `mem-review review --view stale`
+    async with app.run_test():
+        await app.settle()
+        assert texts(app) == [STALE_FACTS[0].text]
+        assert "1 stale" in status_line(app)
+
+
+async def test_wide_terminals_put_the_detail_beside_the_list(env: Env) -> None:
+    seed(env)
+    app = make_app(env)
+    async with app.run_test(size=(160, 40)):
+        await app.settle()
+        facts, detail = app.main.facts.region, app.main.detail.region
+        assert app.main.has_class("-wide")
+        assert detail.x >= facts.right and detail.y == facts.y
+    app = make_app(env)
+    async with app.run_test(size=(100, 40)):
+        await app.settle()
+        facts, detail = app.main.facts.region, app.main.detail.region
+        assert detail.y >= facts.bottom and detail.x == facts.x

@@ -23,8 +23,13 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "reviewer.cli", *args], capture_output=True, text=True,
-        cwd=cwd or ROOT, env=dict(os.environ), stdin=subprocess.DEVNULL, timeout=120,
+        [sys.executable, "-m", "reviewer.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        timeout=120,
         check=False,
     )
 

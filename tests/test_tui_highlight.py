@@ -16,10 +16,19 @@ def _home(tmp_path, monkeypatch):
 
 
 def test_split_blocks_finds_fences_and_their_languages() -> None:
-    text = "User: look\n```python\ndef f():\n    pass\n```\nAssistant: and\n~~~\n{\"a\": 1}\n~~~\n"
+    text = 'User: look\n```python\ndef f():\n    pass\n```\nAssistant: and\n~~~\n{"a": 1}\n~~~\n'
     blocks = highlight.split_blocks(text)
-    assert [b.kind for b in blocks] == ["prose", "fence", "code", "fence", "prose", "fence",
-                                        "code", "fence", "prose"]
+    assert [b.kind for b in blocks] == [
+        "prose",
+        "fence",
+        "code",
+        "fence",
+        "prose",
+        "fence",
+        "code",
+        "fence",
+        "prose",
+    ]
     code = [b for b in blocks if b.kind == "code"]
     assert [b.language for b in code] == ["python", "json"]
     assert "".join(b.text for b in blocks) == text
@@ -38,10 +47,15 @@ def test_split_blocks_never_loses_text(text: str) -> None:
 @pytest.mark.parametrize(
     ("code", "info", "language"),
     [
-        ("x", "sh", "bash"), ("x", "py", "python"), ("x", "diff", "diff"),
-        ('{"a": [1, 2]}', "", "json"), ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b", "", "diff"),
-        ("$ uv run pytest\n1 passed", "", "console"), ("import os\nprint(os)", "", "python"),
-        ("just words", "", "text"), ("x", "Rust", "rust"),
+        ("x", "sh", "bash"),
+        ("x", "py", "python"),
+        ("x", "diff", "diff"),
+        ('{"a": [1, 2]}', "", "json"),
+        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b", "", "diff"),
+        ("$ uv run pytest\n1 passed", "", "console"),
+        ("import os\nprint(os)", "", "python"),
+        ("just words", "", "text"),
+        ("x", "Rust", "rust"),
     ],
 )
 def test_language_is_always_named(code: str, info: str, language: str) -> None:
@@ -61,7 +75,7 @@ def test_diff_lines_are_coloured() -> None:
 
 def test_find_quote_is_tolerant_of_case_quotes_and_whitespace() -> None:
     text = "User: Remember   that we\nuse “uv”, never pip."
-    start, end = highlight.find_quote(text, "remember that we use \"uv\", never pip...")  # type: ignore[misc]
+    start, end = highlight.find_quote(text, 'remember that we use "uv", never pip...')  # type: ignore[misc]
     assert text[start:end] == "Remember   that we\nuse “uv”, never pip"
     assert highlight.find_quote(text, "not there at all") is None
     assert highlight.find_quote(text, "  ") is None
@@ -74,8 +88,9 @@ def test_render_context_marks_the_quote_and_highlights_code() -> None:
     start = content.plain.index("we use uv")
     assert any(s.style == highlight.EVIDENCE_STYLE and s.start == start for s in content.spans)
     number = content.plain.index("5")
-    assert any(s.start <= number < s.end and "$text-warning" in str(s.style)
-               for s in content.spans)  # a JSON number, styled by pygments
+    assert any(
+        s.start <= number < s.end and "$text-warning" in str(s.style) for s in content.spans
+    )  # a JSON number, styled by pygments
 
 
 def test_render_context_takes_hostile_text_literally() -> None:

@@ -71,22 +71,60 @@ class F:
 
 
 SAMPLE = [
-    F("The API returns an empty list, never null, for an empty cart.", "decision", 0.9,
-      files=["src/api.py"], evidence="the API returns an empty list, never null",
-      context=CONTEXT, times_seen=2, used=3),
-    F("The project uses uv for every command, never pip.", files=["pyproject.toml"],
-      evidence="we use uv, never pip", context="User: we use uv, never pip, here."),
-    F("TODO: squash the migrations before the 1.0 release.", "todo", 0.8,
-      evidence="TODO: squash the migrations", context="User: TODO: squash the migrations"),
-    F("New tests run against the postgres container, not sqlite.", "gotcha", 0.7,
-      files=["tests/conftest.py"], evidence="postgres container",
-      context="User: use the postgres container"),
-    F("The staging database allows 20 connections.", "environment", 0.6, grounded=False,
-      evidence="staging allows twenty", context="User: something else entirely"),
-    F("Deploys run the migrations first.", "environment", 0.85, status="approved",
-      decided_at=T0 + 60),
-    F("The service uses Flask.", "environment", 0.4, status="rejected",
-      reject_reason="wrong or invented", decided_at=T0 + 120),
+    F(
+        "The API returns an empty list, never null, for an empty cart.",
+        "decision",
+        0.9,
+        files=["src/api.py"],
+        evidence="the API returns an empty list, never null",
+        context=CONTEXT,
+        times_seen=2,
+        used=3,
+    ),
+    F(
+        "The project uses uv for every command, never pip.",
+        files=["pyproject.toml"],
+        evidence="we use uv, never pip",
+        context="User: we use uv, never pip, here.",
+    ),
+    F(
+        "TODO: squash the migrations before the 1.0 release.",
+        "todo",
+        0.8,
+        evidence="TODO: squash the migrations",
+        context="User: TODO: squash the migrations",
+    ),
+    F(
+        "New tests run against the postgres container, not sqlite.",
+        "gotcha",
+        0.7,
+        files=["tests/conftest.py"],
+        evidence="postgres container",
+        context="User: use the postgres container",
+    ),
+    F(
+        "The staging database allows 20 connections.",
+        "environment",
+        0.6,
+        grounded=False,
+        evidence="staging allows twenty",
+        context="User: something else entirely",
+    ),
+    F(
+        "Deploys run the migrations first.",
+        "environment",
+        0.85,
+        status="approved",
+        decided_at=T0 + 60,
+    ),
+    F(
+        "The service uses Flask.",
+        "environment",
+        0.4,
+        status="rejected",
+        reject_reason="wrong or invented",
+        decided_at=T0 + 120,
+    ),
 ]
 PENDING_ORDER = [0, 1, 2, 3, 4]  # sample indexes in list order: grounded first, then id
 
@@ -110,7 +148,8 @@ class Env:
     def history(self, fact_id: int) -> list[tuple[str, str]]:
         with self.connect() as conn:
             return [
-                (r["actor"], r["action"]) for r in conn.execute(
+                (r["actor"], r["action"])
+                for r in conn.execute(
                     "SELECT actor, action FROM fact_history WHERE fact_id = ? ORDER BY id",
                     (fact_id,),
                 )
@@ -149,12 +188,30 @@ def seed(env: Env, facts: Sequence[F] = SAMPLE, *, commit: str = COMMIT) -> list
                     "session_id, source, times_seen, commit_sha, branch, anchors, model, "
                     "created_at, updated_at, decided_at) "
                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (str(env.project), f.text, f"norm-{i}-{f.text.lower()}", f.category,
-                     json.dumps(list(f.files)), f.confidence, f.evidence, f.context, f.status,
-                     f.reject_reason, int(f.grounded), json.dumps(list(f.missing)),
-                     f.session_id, "model", f.times_seen, commit, "main",
-                     json.dumps(anchors, sort_keys=True), "claude-haiku-4-5", f.created_at,
-                     f.created_at, f.decided_at),
+                    (
+                        str(env.project),
+                        f.text,
+                        f"norm-{i}-{f.text.lower()}",
+                        f.category,
+                        json.dumps(list(f.files)),
+                        f.confidence,
+                        f.evidence,
+                        f.context,
+                        f.status,
+                        f.reject_reason,
+                        int(f.grounded),
+                        json.dumps(list(f.missing)),
+                        f.session_id,
+                        "model",
+                        f.times_seen,
+                        commit,
+                        "main",
+                        json.dumps(anchors, sort_keys=True),
+                        "claude-haiku-4-5",
+                        f.created_at,
+                        f.created_at,
+                        f.decided_at,
+                    ),
                 )
                 fact_id = int(cur.lastrowid or 0)
                 ids.append(fact_id)
@@ -184,8 +241,24 @@ def git(project: Path, *args: str) -> None:
     import subprocess
 
     subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-         "-c", "init.defaultBranch=main", *args],
-        cwd=project, check=True, capture_output=True, env={**os.environ, "GIT_AUTHOR_DATE":
-        "2026-01-01T12:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T12:00:00Z"},
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd=project,
+        check=True,
+        capture_output=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_DATE": "2026-01-01T12:00:00Z",
+            "GIT_COMMITTER_DATE": "2026-01-01T12:00:00Z",
+        },
     )

@@ -37,8 +37,7 @@ async def settled(pilot: Pilot) -> None:
 
 def test_main(env: Env, snap_compare) -> None:
     seed(env)
-    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE,
-                        run_before=settled)
+    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=settled)
 
 
 def test_detail_of_a_fact_with_code_in_its_context(env: Env, snap_compare) -> None:
@@ -50,14 +49,19 @@ def test_detail_of_a_fact_with_code_in_its_context(env: Env, snap_compare) -> No
         await pilot.pause()
 
     assert SAMPLE[0].context  # the first fact carries a diff and JSON in its excerpt
-    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=(100, 40),
-                        run_before=taller_detail)
+    assert snap_compare(
+        make_app(env, theme="textual-dark"), terminal_size=(100, 40), run_before=taller_detail
+    )
 
 
 def test_reject_picker(env: Env, snap_compare) -> None:
     seed(env)
-    assert snap_compare(make_app(env, theme="textual-dark"), press=["j", "r"],
-                        terminal_size=SIZE, run_before=settled)
+    assert snap_compare(
+        make_app(env, theme="textual-dark"),
+        press=["j", "r"],
+        terminal_size=SIZE,
+        run_before=settled,
+    )
 
 
 def test_edit(env: Env, snap_compare) -> None:
@@ -68,22 +72,31 @@ def test_edit(env: Env, snap_compare) -> None:
         await pilot.press("e")
         await settled(pilot)
 
-    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE,
-                        run_before=edit)
+    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=edit)
 
 
 def test_help(env: Env, snap_compare) -> None:
     seed(env)
-    assert snap_compare(make_app(env, theme="textual-dark"), press=["question_mark"],
-                        terminal_size=SIZE, run_before=settled)
+    assert snap_compare(
+        make_app(env, theme="textual-dark"),
+        press=["question_mark"],
+        terminal_size=SIZE,
+        run_before=settled,
+    )
 
 
 def test_empty_state(env: Env, snap_compare) -> None:
     from reviewer import db, queue
 
     conn = db.connect(env.db_path)
-    queue.enqueue(conn, session_id="s1", transcript_path="/t/1.jsonl", project="/p", cwd="/p",
-                  event="SessionEnd")
+    queue.enqueue(
+        conn,
+        session_id="s1",
+        transcript_path="/t/1.jsonl",
+        project="/p",
+        cwd="/p",
+        event="SessionEnd",
+    )
     conn.close()
     app = make_app(env, theme="textual-dark")
     app.project = "/home/dev/acme"  # a fixed path in the picture
@@ -92,8 +105,12 @@ def test_empty_state(env: Env, snap_compare) -> None:
 
 def test_main_at_80x24_light(env: Env, snap_compare) -> None:
     seed(env)
-    assert snap_compare(make_app(env, theme="textual-light"), press=["j", "space", "j"],
-                        terminal_size=(80, 24), run_before=settled)
+    assert snap_compare(
+        make_app(env, theme="textual-light"),
+        press=["j", "space", "j"],
+        terminal_size=(80, 24),
+        run_before=settled,
+    )
 
 
 def test_filter_open(env: Env, snap_compare) -> None:
@@ -104,5 +121,4 @@ def test_filter_open(env: Env, snap_compare) -> None:
         await pilot.press("slash", *"never")
         await settled(pilot)
 
-    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE,
-                        run_before=typed)
+    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=typed)

@@ -8,8 +8,9 @@ One pass per repetition starts three apps in rotating order:
 
 Start-to-paint runs from just before the process is spawned to the arrival of the first
 output that contains a fact id (`F` and five digits; every fact of the fixtures starts
-with one, and the probe paints one too). RSS is read from /proc after the app has fallen
-quiet (background loading done), which is what a person's machine holds while reviewing.
+with one, and the probe paints one too). RSS is read from /proc once the app has fallen
+quiet (no output for 1 s, and next to no CPU for 0.5 s: background loading done), which is
+what a person's machine holds while reviewing; the keys are pressed from then on.
 Keys: `j`/`k`: time to the first output after the key (the list's cursor repaint).
 Filter typing (`/`, then `z` and backspace, three times): time to the first output that
 repaints fact rows (the input's echo comes earlier and does not count); under tmux, the
@@ -28,7 +29,7 @@ from typing import Any
 
 from bench.common import INFO, ROOT, Result, Stat, error, interleave, missing, ms
 from bench.rows import Ctx, has_module
-from bench.terminal import PtyApp, TmuxApp, rss_mb, tmux_available
+from bench.terminal import PtyApp, TmuxApp, rss_mb, tmux_available, wait_idle
 
 FACT = re.compile(rb"F\d{5}")
 ANSI = re.compile(rb"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[\]P_^][^\x07\x1b]*(\x07|\x1b\\)?|\x1b.")
@@ -63,7 +64,10 @@ class _Session:
                            f"{_screen_text(self.app)!r}"
             return
         self.rss_paint = rss_mb(self.app.pid)
-        self.app.screen.settle(0, quiet=1.5, timeout=20)  # background loads repaint late
+        self.app.screen.settle(0, quiet=1.0, timeout=20)  # background loads repaint late
+        if not wait_idle(self.app.pid, timeout=30):
+            self.failure = "the app kept using CPU for 30 s after its first paint"
+            return
         self.rss = rss_mb(self.app.pid)
 
     def keys(self, moves: list[float], typing: list[float], quick: bool) -> None:

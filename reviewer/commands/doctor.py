@@ -181,7 +181,7 @@ def check_store() -> tuple[Check, sqlite3.Connection | None]:
 
 
 def check_queue(conn: sqlite3.Connection) -> list[Check]:
-    from capture.worker import is_running
+    from capture.worker_lock import is_running
 
     if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'job'").fetchone():
         return [Check(True, "queue", "empty (no schema yet)")]

@@ -19,6 +19,7 @@ EVENTS = {
     "session-end": "SessionEnd",
     "pre-compact": "PreCompact",
     "session-start": "SessionStart",
+    "pre-tool-use": "PreToolUse",  # the opt-in guard (`install --guard`)
 }
 STDIN_TIMEOUT = 1.0  # SessionEnd's whole budget is 1.5 s
 
@@ -59,6 +60,10 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
     with contextlib.redirect_stdout(stray):
         if event == "session-start":
             answer = _session_start(payload)
+        elif event == "pre-tool-use":
+            from reviewer.guard import check
+
+            answer = check(payload)
         else:
             from capture.hook import enqueue_session
 

@@ -74,7 +74,7 @@ def _jobs(conn: sqlite3.Connection, where: str) -> list[dict[str, Any]]:
 def gather(project: str) -> dict[str, Any]:
     """Everything `status` shows, as plain data."""
     from capture.pipeline import today_start
-    from capture.worker import is_running
+    from capture.worker_lock import is_running
     from reviewer import db, paths, queue
     from reviewer.commands.listing import select_facts
     from reviewer.config import load

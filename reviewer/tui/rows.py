@@ -157,6 +157,52 @@ class FactRow:
         self.reindex()
 
 
+# The list's order (`triage.sort_key`) in SQL, so a first page can be read on its own.
+_ORDER = (
+    " ORDER BY CASE status WHEN 'pending' THEN 0 WHEN 'approved' THEN 1 "
+    "WHEN 'rejected' THEN 2 ELSE 3 END, grounded = 0, created_at DESC, id"
+)
+
+
+def load_page(
+    conn: sqlite3.Connection, project: str, status: str | None, limit: int
+) -> list[FactRow]:
+    """The first `limit` rows of a view in list order: enough for the first paint.
+
+    The whole list follows from a background thread (`load_rows`); at 10,000 facts,
+    building every row first would make the person wait for rows they cannot see yet.
+    """
+    where, params = " WHERE project = ?", [project]
+    if status is not None:
+        where += " AND status = ?"
+        params.append(status)
+    sql = _ROW_SQL.replace(" WHERE project = ?", where) + _ORDER + " LIMIT ?"
+    cursor = conn.execute(sql, (*params, limit))
+    cursor.row_factory = None
+    tuples = cursor.fetchall()
+    ids = [t[0] for t in tuples]
+    used: dict[int, int] = {}
+    if ids:
+        marks = ",".join("?" * len(ids))
+        used = dict(conn.execute(
+            f"SELECT fact_id, COUNT(*) FROM injection WHERE fact_id IN ({marks}) "
+            "GROUP BY fact_id", ids).fetchall())
+    return [FactRow.from_db(t, used.get(t[0], 0)) for t in tuples]
+
+
+def count_facts(conn: sqlite3.Connection, project: str, since: float) -> dict[str, int]:
+    """Facts by status, and approvals since `since` (today), without loading any row."""
+    out = {"pending": 0, "approved": 0, "rejected": 0, "approved_since": 0}
+    for status, n, recent in conn.execute(
+        "SELECT status, COUNT(*), SUM(decided_at >= ?) FROM fact WHERE project = ? "
+        "GROUP BY status", (since, project),
+    ):
+        out[status] = n
+        if status == "approved":
+            out["approved_since"] = int(recent or 0)
+    return out
+
+
 def load_rows(conn: sqlite3.Connection, project: str) -> list[FactRow]:
     """Every fact of the project (all statuses), with how often each was injected."""
     used = dict(conn.execute(_USED_SQL, (project,)).fetchall())

@@ -41,7 +41,8 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
                 printable(self.text), id="edit-text", soft_wrap=True, show_line_numbers=False
             )
             yield Select(
-                [(c.replace("_", " "), c) for c in categories], value=self.category,
+                [(Content(printable(c.replace("_", " "))), c) for c in categories],
+                value=self.category,
                 allow_blank=False, id="edit-category",
             )
             yield Static(Content.styled(note, "$text-muted"), id="edit-help")

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
@@ -22,7 +25,15 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from reviewer.tui import triage
-from reviewer.tui.rows import FactRow, load_detail, load_history, load_rows, queue_counts
+from reviewer.tui.rows import (
+    FactRow,
+    count_facts,
+    load_detail,
+    load_history,
+    load_page,
+    load_rows,
+    queue_counts,
+)
 from reviewer.tui.widgets.detail import DetailPane, full
 from reviewer.tui.widgets.empty_state import EmptyState, empty_content
 from reviewer.tui.widgets.fact_list import FactList
@@ -35,6 +46,7 @@ if TYPE_CHECKING:
 
 WIDE_LAYOUT = 150  # from this many columns the detail pane sits beside the list
 MAX_DIFFS = 3
+FIRST_PAGE = 300  # rows read before the first paint (more than any screen shows)
 EMPTY_VIEW = {
     "pending": "Nothing pending. tab shows the other views; new sessions bring new facts.",
     "approved": "No approved facts yet: a accepts a pending one.",
@@ -132,14 +144,93 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
         self.facts.marked = self.marks
-        self.load()
+        self._first_page()
         self.facts.focus()
         self.call_after_refresh(self._after_first_paint)
 
+    def _first_page(self) -> None:
+        """Just the rows the first frame shows, and the counts; the rest comes next."""
+        status = self.view if self.view in triage.STATUS_RANK else None
+        with self.review.read_lock:
+            conn = self.review.conn
+            totals = count_facts(conn, self.review.project,
+                                 triage.local_midnight(time.time()))
+            rows = [] if self.view == "stale" else load_page(
+                conn, self.review.project, status, FIRST_PAGE)
+            self.jobs = queue_counts(conn)
+        self._set_all(rows)
+        self.counts = triage.Counts(
+            pending=totals["pending"], approved=totals["approved"],
+            rejected=totals["rejected"], approved_today=totals["approved_since"],
+        )
+        self._show_empty_state(sum(totals[s] for s in triage.STATUS_RANK) == 0)
+        self.show_rows()
+        if self.view == "stale":
+            self.facts.empty_message = "Checking which facts the code has outgrown…"
+            self.facts.refresh()
+
     def _after_first_paint(self) -> None:
         self.review.writer.start()
+        self.load_everything()
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def load_everything(self) -> None:
+        """Every row of the project, read off the UI thread after the first paint."""
+        from reviewer import db
+
+        try:
+            conn = db.connect(self.review.db_path)
+            try:
+                rows = load_rows(conn, self.review.project)
+                jobs = queue_counts(conn)
+            finally:
+                conn.close()
+        except Exception as exc:
+            self.run_later(functools.partial(self._load_failed, exc))
+            return
+        if not get_current_worker().is_cancelled:
+            self.run_later(lambda: self._loaded_everything(rows, jobs))
+
+    def _load_failed(self, exc: Exception) -> None:
+        from reviewer.log import log
+
+        log("tui", f"loading the facts failed: {type(exc).__name__}: {exc}")
+        self.notify(f"Could not read every fact: {exc}", severity="error", timeout=8,
+                    markup=False)
+        self.painted.set()
+
+    def _loaded_everything(self, rows: list[FactRow], jobs: dict[str, int]) -> None:
+        # Rows already shown keep their objects: a decision made meanwhile stays made.
+        self._set_all([self.by_id.get(r.id, r) for r in rows])
+        self.jobs = jobs
+        self.counts = triage.count(self.all_rows)
+        view_rows = triage.select_rows(self.all_rows, self.view)
+        if [r.id for r in view_rows] == [r.id for r in self.view_rows]:
+            self.view_rows = view_rows  # the first page was the whole view
+            self.update_status()
+        else:
+            selected = self.facts.selected
+            self.show_rows(selected.id if selected else None, keep_position=True)
         self.compute_staleness(list(self.all_rows))
         self.painted.set()
+
+    def _set_all(self, rows: list[FactRow]) -> None:
+        self.all_rows = rows
+        self.by_id = {row.id: row for row in rows}
+
+    def _show_empty_state(self, empty: bool) -> None:
+        self.query_one("#body").display = not empty
+        if self._empty is None and not empty:
+            return
+        if self._empty is None:
+            self._empty = EmptyState()
+            self.mount(self._empty, before=self.query_one(KeyBar))
+        self._empty.display = empty
+        if empty:
+            self._empty.update(empty_content(
+                self.review.project, self.jobs.get("queued", 0), self.jobs.get("running", 0),
+                self.jobs.get("failed", 0),
+            ))
 
     def on_resize(self) -> None:
         self.set_class(self.size.width >= WIDE_LAYOUT, "-wide")
@@ -150,25 +241,14 @@ class MainScreen(Screen[None]):
         """(Re)read every fact of the project with stdlib sqlite3, then show the view."""
         with self.review.read_lock:
             conn = self.review.conn
-            self.all_rows = load_rows(conn, self.review.project)
+            rows = load_rows(conn, self.review.project)
             self.jobs = queue_counts(conn)
-        self.by_id = {row.id: row for row in self.all_rows}
+        self._set_all(rows)
         self.counts = triage.count(self.all_rows)
-        has_facts = bool(self.all_rows)
-        self.query_one("#body").display = has_facts
-        if self._empty is None and not has_facts:
-            self._empty = EmptyState()
-            self.mount(self._empty, before=self.query_one(KeyBar))
-        if self._empty is not None:
-            self._empty.display = not has_facts
-        if self._empty is not None and not has_facts:
-            self._empty.update(empty_content(
-                self.review.project, self.jobs.get("queued", 0), self.jobs.get("running", 0),
-                self.jobs.get("failed", 0),
-            ))
+        self._show_empty_state(not self.all_rows)
         self.show_rows(keep_id)
 
-    def show_rows(self, keep_id: int | None = None) -> None:
+    def show_rows(self, keep_id: int | None = None, *, keep_position: bool = False) -> None:
         """Recompute the view (and filter) and put the cursor on `keep_id` if shown."""
         self.view_rows = triage.select_rows(self.all_rows, self.view)
         shown = triage.narrow(self.view_rows, self.query_text)
@@ -181,7 +261,7 @@ class MainScreen(Screen[None]):
         cursor = 0
         if keep_id is not None:
             cursor = next((i for i, r in enumerate(shown) if r.id == keep_id), 0)
-        facts.set_rows(shown, cursor)
+        facts.set_rows(shown, cursor, keep_scroll=keep_position)
         self.update_status()
         self._refresh_keys()
 
@@ -245,7 +325,7 @@ class MainScreen(Screen[None]):
         facts.move_to(triage.next_pending(facts.rows, facts.cursor))
         self.detail.show(facts.selected)
         if toast or batch:
-            self.notify(entry.label, timeout=2)
+            self.notify(entry.label, timeout=2, markup=False)
 
     def action_approve(self) -> None:
         entry = triage.approve(self._targets())
@@ -346,7 +426,7 @@ class MainScreen(Screen[None]):
         if index is not None:
             self.facts.move_to(index)
         self.detail.show(self.facts.selected)
-        self.notify(f"Undone: {entry.label}", timeout=2)
+        self.notify(f"Undone: {entry.label}", timeout=2, markup=False)
 
     def action_mark(self) -> None:
         row = self.facts.selected
@@ -371,7 +451,7 @@ class MainScreen(Screen[None]):
     def write_failed(self, exc: BaseException) -> None:
         """A write did not reach the store: say so and show what the store holds."""
         self.notify(f"Could not save a decision: {exc}. Showing the store as it is.",
-                    severity="error", timeout=8)
+                    severity="error", timeout=8, markup=False)
         self.undo_stack = triage.UndoStack()
         selected = self.facts.selected
         self.load(selected.id if selected else None)
@@ -467,11 +547,11 @@ class MainScreen(Screen[None]):
 
     # ---- background work ----------------------------------------------------------
 
-    @work(thread=True, group="staleness")
+    @work(thread=True, group="staleness", exit_on_error=False)
     def compute_staleness(self, rows: list[FactRow]) -> None:
         """Verdicts off the UI thread; without `reviewer.staleness` rows just stay unflagged."""
         try:
-            from reviewer import staleness
+            staleness = importlib.import_module("reviewer.staleness")
         except ImportError:
             return
         from reviewer import db
@@ -491,7 +571,7 @@ class MainScreen(Screen[None]):
             log("tui", f"staleness failed: {type(exc).__name__}: {exc}")
             return
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._apply_verdicts, verdicts, probes)
+            self.run_later(lambda: self._apply_verdicts(verdicts, probes))
 
     def _apply_verdicts(self, verdicts: dict[int, Any], probes: dict[int, Probe]) -> None:
         changed: list[FactRow] = []
@@ -537,7 +617,11 @@ class MainScreen(Screen[None]):
         return full(row, detail, history, diffs, context)
 
     def run_later(self, fn: Callable[[], None]) -> None:
-        """Schedule `fn` on the UI loop from any thread, without blocking (exit-safe)."""
+        """Schedule `fn` on the UI loop from any thread, without blocking.
+
+        Not `call_from_thread`: it waits for the loop, and a worker waiting on a loop that
+        is shutting down (and waiting on the worker) would hang `q`.
+        """
         loop = self._loop
         if loop is None:
             return

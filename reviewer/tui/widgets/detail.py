@@ -8,6 +8,8 @@ history. The full content is cached per fact version.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -154,6 +156,10 @@ class DetailPane(VerticalScroll, can_focus=False):
         self._row: FactRow | None = None
         self._cache: LRUCache[tuple[Any, ...], Content] = LRUCache(maxsize=256)
         self.placeholder = Content("")
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def on_mount(self) -> None:
+        self._loop = asyncio.get_running_loop()
 
     def compose(self) -> ComposeResult:
         yield Static(self.placeholder, id="detail-body", markup=False)
@@ -192,16 +198,24 @@ class DetailPane(VerticalScroll, can_focus=False):
             self.forget(self._row.id)
             self._load(self._row, self.key(self._row), debounce=False)
 
-    @work(thread=True, exclusive=True, group="detail")
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def _load(self, row: FactRow, key: tuple[Any, ...], debounce: bool = True) -> None:
         worker = get_current_worker()
         if debounce:
             time.sleep(DEBOUNCE_SECONDS)
         if worker.is_cancelled:
             return
-        content = Content("\n").join(self._loader(row))
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._loaded, row, key, content)
+        try:
+            content = Content("\n").join(self._loader(row))
+        except Exception as exc:  # the summary stays up; the rest is a courtesy
+            from reviewer.log import log
+
+            log("tui", f"detail for fact {row.id} failed: {type(exc).__name__}: {exc}")
+            return
+        if not worker.is_cancelled and self._loop is not None:
+            # Not call_from_thread: it would block, and hang an app that is shutting down.
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the app is gone
+                self._loop.call_soon_threadsafe(self._loaded, row, key, content)
 
     def _loaded(self, row: FactRow, key: tuple[Any, ...], content: Content) -> None:
         self._cache[key] = content

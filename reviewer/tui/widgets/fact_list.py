@@ -100,12 +100,15 @@ class FactList(ScrollView, can_focus=True):
 
     # ---- data ---------------------------------------------------------------------
 
-    def set_rows(self, rows: Sequence[FactRow], cursor: int = 0) -> None:
+    def set_rows(
+        self, rows: Sequence[FactRow], cursor: int = 0, *, keep_scroll: bool = False
+    ) -> None:
         self.rows = list(rows)
         self._index = None  # built on first use: typing in the filter never pays for it
         self.cursor = max(0, min(cursor, len(self.rows) - 1))
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
-        self.scroll_to(y=0, animate=False, immediate=True)
+        if not keep_scroll:
+            self.scroll_to(y=0, animate=False, immediate=True)
         self._scroll_to_cursor()
         self.refresh()
         self.post_message(self.Moved(self.selected))
@@ -190,8 +193,14 @@ class FactList(ScrollView, can_focus=True):
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
-            style = self._styles[name] = self.get_component_rich_style(
-                f"fact-list--{name}", partial=True
+            # The full style resolves translucent colours ($text-muted) against the
+            # background; keep its colour and attributes, drop the background, so the
+            # cursor's background shows through every cell of its row.
+            full = self.get_component_rich_style(f"fact-list--{name}")
+            background = name == "cursor"
+            style = self._styles[name] = Style(
+                color=full.color, bgcolor=full.bgcolor if background else None,
+                bold=full.bold, italic=full.italic, dim=full.dim, underline=full.underline,
             )
         return style
 
