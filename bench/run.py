@@ -151,7 +151,9 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def meta(args: argparse.Namespace, fx: fixtures.Fixtures, exe: Path | None) -> dict[str, Any]:
+def meta(
+    args: argparse.Namespace, fx: fixtures.Fixtures, exe: Path | None, load: tuple[float, ...]
+) -> dict[str, Any]:
     return {
         "commit": _git("rev-parse", "HEAD"),
         "dirty": bool(_git("status", "--porcelain")),
@@ -161,7 +163,7 @@ def meta(args: argparse.Namespace, fx: fixtures.Fixtures, exe: Path | None) -> d
         "console_script": str(exe) if exe else None,
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
-        "loadavg_start": os.getloadavg(),
+        "loadavg_start": load,
         "reps": args.reps,
         "quick": args.quick,
         "terminal": args.terminal,
@@ -214,6 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             + (" — --terminal tmux cannot run" if args.terminal == "tmux" else ""))
     scale = fixtures.Scale.quick() if args.quick else fixtures.Scale()
     t0 = time.perf_counter()
+    load = os.getloadavg()
     try:
         fx = fixtures.build(work, scale, log=log)
         ctx = Ctx(fx=fx, reps=args.reps, quick=args.quick, terminal=args.terminal, exe=exe,
@@ -230,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                               crashed=True)]
             log(f"bench: {name} done in {time.perf_counter() - t1:.1f} s")
             results.extend(got)
-        doc = {"meta": {**meta(args, fx, exe), "loadavg_end": os.getloadavg(),
+        doc = {"meta": {**meta(args, fx, exe, load), "loadavg_end": os.getloadavg(),
                         "seconds": time.perf_counter() - t0},
                "results": [r.to_json() for r in results]}
     finally:

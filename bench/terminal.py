@@ -135,36 +135,48 @@ class _Screen:
             self.cond.wait(left)
         return True
 
-    def wait_for(self, pattern: re.Pattern[bytes], timeout: float, mark: int = 0) -> float | None:
-        """Arrival time of the first output after `mark` that matches `pattern`."""
+    def wait_for(
+        self, pattern: re.Pattern[bytes], timeout: float, mark: int = 0, since: float = 0.0
+    ) -> float | None:
+        """Arrival time of the first output after `mark` (and not before `since`) that
+        matches `pattern`."""
         deadline = time.perf_counter() + timeout
         i = mark
         with self.cond:
             while self._wait(i, deadline):
-                if pattern.search(self._content(i, mark)):
+                if self.events[i][0] >= since and pattern.search(self._content(i, mark)):
                     return self.events[i][0]
                 i += 1
         return None
 
-    def changed_ids(self, pattern: re.Pattern[bytes], mark: int, timeout: float) -> float | None:
+    def changed_ids(
+        self, pattern: re.Pattern[bytes], mark: int, timeout: float, since: float = 0.0
+    ) -> float | None:
         """Arrival time of the first output after `mark` that paints ids matching `pattern`
         (stream), or after which the ids on screen differ from those at `mark` (snapshot)."""
         if not self.snapshots:
-            return self.wait_for(pattern, timeout, mark)
+            return self.wait_for(pattern, timeout, mark, since)
         deadline = time.perf_counter() + timeout
         with self.cond:
             before = pattern.findall(self.shots[mark - 1]) if mark else []
             i = mark
             while self._wait(i, deadline):
-                if pattern.findall(self.shots[i]) != before:
+                if self.events[i][0] >= since and pattern.findall(self.shots[i]) != before:
                     return self.events[i][0]
                 i += 1
         return None
 
-    def first_after(self, mark: int, timeout: float) -> float | None:
+    def first_after(self, mark: int, timeout: float, since: float = 0.0) -> float | None:
+        """Arrival time of the first output after `mark` that arrived at `since` or later
+        (a chunk read between taking the mark and sending a key was not caused by it)."""
+        deadline = time.perf_counter() + timeout
+        i = mark
         with self.cond:
-            ok = self._wait(mark, time.perf_counter() + timeout)
-            return self.events[mark][0] if ok else None
+            while self._wait(i, deadline):
+                if self.events[i][0] >= since:
+                    return self.events[i][0]
+                i += 1
+        return None
 
     def settle(self, mark: int, quiet: float, timeout: float) -> float | None:
         """Time of the last output after `mark` once nothing arrives for `quiet` seconds."""

@@ -214,8 +214,16 @@ def _extract_api(
 ) -> tuple[list[Candidate], list[str], str, int, int]:
     from capture.extract import extract
 
+    # A person's edits and reject reasons are stored as typed: redact them too, they
+    # leave the machine with the request.
     existing = [
-        text for _, text, status in store.known(job.project) if status in ("approved", "pending")
+        redact(text)
+        for _, text, status in store.known(job.project)
+        if status in ("approved", "pending")
+    ]
+    rejected = [
+        (redact(text), redact(reason))
+        for text, reason in store.rejected_with_reasons(job.project)
     ]
     result = extract(
         sent.windows,
@@ -223,7 +231,7 @@ def _extract_api(
         model=cfg.model,
         base_url=base_url,
         existing=existing,
-        rejected=store.rejected_with_reasons(job.project),
+        rejected=rejected,
         timeout=cfg.api_timeout,
         max_retries=cfg.max_retries,
         http_client=http_client,
@@ -253,7 +261,7 @@ def _extraction_failed(
             "cost_usd = cost_usd + ?, model = ? WHERE id = ?",
             (tin, tout, cost, exc.partial.model, job.id),
         )
-    message = f"{exc.kind}: {exc}"
+    message = redact(f"{exc.kind}: {exc}")  # an error body may quote the request
     if exc.permanent:
         queue.fail(conn, job.id, message)
         return Outcome(

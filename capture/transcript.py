@@ -311,9 +311,30 @@ def _clean_prose(text: str) -> str:
     return _MANY_NEWLINES_RE.sub("\n\n", text.strip())
 
 
+_REDACT_SLACK = 8192  # context past the cut that redaction sees (longer than any secret)
+
+
 def _one_line(text: str, limit: int) -> str:
+    """Whitespace collapsed, cut to `limit` with "…".
+
+    A cut through a secret leaves a piece no rule recognises (`redis://:pw` without its
+    `@host`, a token without its tail), so the pipeline's later redaction would miss it:
+    a line that must be cut is redacted first, with the context past the cut, and never
+    cut inside a `[REDACTED:…]` marker.
+    """
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    from capture.redact import MARKER_RE, redact
+
+    text = redact(text[: limit + _REDACT_SLACK])
+    if len(text) <= limit:
+        return text
+    end = limit - 1
+    for m in MARKER_RE.finditer(text, max(0, end - 64), end + 64):
+        if m.start() < end < m.end():
+            end = m.start()
+    return text[:end].rstrip() + "…"
 
 
 # --------------------------------------------------------------------------- tools

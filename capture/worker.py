@@ -127,9 +127,10 @@ def _rescan(conn: Any) -> None:
 def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:
     """Never lose the job: log the traceback, leave it queued (or failed after many tries)."""
     from capture.pipeline import MAX_ATTEMPTS
+    from capture.redact import redact
 
     log("worker", f"job {job.id} crashed: " + "".join(traceback.format_exception(exc)))
-    message = f"unexpected error: {type(exc).__name__}: {exc}"
+    message = redact(f"unexpected error: {type(exc).__name__}: {exc}")  # stored in the queue
     try:
         if job.attempts >= MAX_ATTEMPTS:
             queue.fail(conn, job.id, f"gave up after {job.attempts} attempts; {message}")

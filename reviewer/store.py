@@ -12,14 +12,17 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import event, insert
-from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, col, create_engine, func, select
+from typing import TYPE_CHECKING, Any
 
 from reviewer import db
-from reviewer.models import Fact, FactHistory, Job
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from sqlalchemy.engine import Engine
+    from sqlmodel import Session
+
+    from reviewer.models import Fact, FactHistory
 
 # The fields a decision may change; a snapshot of them is what undo restores.
 MUTABLE = (
@@ -64,32 +67,71 @@ def snapshot(fact: Fact) -> Snapshot:
     return {name: getattr(fact, name) for name in MUTABLE}
 
 
+_SNAPSHOT_SQL = f"SELECT {', '.join(MUTABLE)} FROM fact WHERE id = ?"
+
+
 class Store:
-    """A handle on the database file; cheap to create, safe to share within a thread."""
+    """A handle on the database file; cheap to create, used from one thread at a time.
+
+    A person's decisions run on stdlib `sqlite3`, so the TUI never pays for sqlmodel
+    (half a second and ~30 MB); the worker's and the CLI's richer reads and writes load
+    the sqlmodel engine on first use.
+    """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        self.engine = create_engine(
-            "sqlite://", creator=lambda: db.connect(path), poolclass=StaticPool
-        )
+        self._conn: sqlite3.Connection | None = None
+        self._engine: Engine | None = None
 
-        @event.listens_for(self.engine, "begin")
-        def _begin(conn: Any) -> None:  # writers queue on the busy timeout, not fail
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = db.connect(self.path)
+        return self._conn
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            from sqlalchemy import event
+            from sqlalchemy.pool import StaticPool
+            from sqlmodel import create_engine
+
+            path = self.path
+            engine = create_engine("sqlite://", creator=lambda: db.connect(path),
+                                   poolclass=StaticPool)
+
+            @event.listens_for(engine, "begin")
+            def _begin(conn: Any) -> None:  # writers queue on the busy timeout, not fail
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+            self._engine = engine
+        return self._engine
 
     def session(self) -> Session:
+        from sqlmodel import Session
+
         return Session(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
-        self.engine.dispose()
+        if self._engine is not None:
+            self._engine.dispose()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     # ---- reading -------------------------------------------------------------------
 
     def get(self, fact_id: int) -> Fact | None:
+        from reviewer.models import Fact
+
         with self.session() as s:
             return s.get(Fact, fact_id)
 
     def facts(self, project: str | None, statuses: Iterable[str] | None = None) -> list[Fact]:
+        from sqlmodel import col, select
+
+        from reviewer.models import Fact
+
         with self.session() as s:
             q = select(Fact)
             if project is not None:
@@ -99,11 +141,19 @@ class Store:
             return list(s.exec(q.order_by(col(Fact.id))))
 
     def history(self, fact_id: int) -> list[FactHistory]:
+        from sqlmodel import col, select
+
+        from reviewer.models import FactHistory
+
         with self.session() as s:
             q = select(FactHistory).where(FactHistory.fact_id == fact_id)
             return list(s.exec(q.order_by(col(FactHistory.id))))
 
     def counts(self, project: str | None = None) -> dict[str, int]:
+        from sqlmodel import func, select
+
+        from reviewer.models import Fact
+
         with self.session() as s:
             q = select(Fact.status, func.count()).group_by(Fact.status)
             if project is not None:
@@ -114,11 +164,19 @@ class Store:
 
     def known(self, project: str) -> list[tuple[int, str, str]]:
         """(id, text, status) of a project's facts: what the extractor must not repeat."""
+        from sqlmodel import select
+
+        from reviewer.models import Fact
+
         with self.session() as s:
             q = select(Fact.id, Fact.text, Fact.status).where(Fact.project == project)
             return [(int(i), t, st) for i, t, st in s.exec(q)]
 
     def rejected_with_reasons(self, project: str, limit: int = 200) -> list[tuple[str, str]]:
+        from sqlmodel import col, select
+
+        from reviewer.models import Fact
+
         with self.session() as s:
             q = (
                 select(Fact.text, Fact.reject_reason)
@@ -147,6 +205,10 @@ class Store:
         One transaction, and `UNIQUE(job_id, norm)`, make a job's facts impossible to
         store twice, even when a worker is killed and the job is claimed again.
         """
+        from sqlmodel import select
+
+        from reviewer.models import Fact, Job
+
         now = db.now()
         ids: list[int] = []
         with self.session() as s:
@@ -231,39 +293,30 @@ class Store:
     def restore(self, snapshots: Sequence[tuple[int, Snapshot]], *, actor: str = "tui") -> None:
         """Undo: put each fact back exactly as it was before a decision."""
         now = db.now()
-        with self.session() as s:
+        with db.transaction(self.conn) as conn:
             for fact_id, before in snapshots:
-                fact = s.get(Fact, fact_id)
-                if fact is None:
+                current = _read_snapshot(conn, fact_id)
+                if current is None:
                     continue
-                current = snapshot(fact)
-                for name, value in before.items():
-                    setattr(fact, name, value)
-                fact.updated_at = now
-                s.add(fact)
-                s.add(_history(fact_id, actor, "undo", current, dict(before), now))
-            s.commit()
+                _write(conn, fact_id, {**before, "updated_at": now})
+                _log(conn, fact_id, actor, "undo", current, dict(before), now)
 
     def _change(
         self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]
     ) -> list[tuple[int, Snapshot]]:
         now = db.now()
         undo: list[tuple[int, Snapshot]] = []
-        with self.session() as s:
+        with db.transaction(self.conn) as conn:
             for fact_id in ids:
-                fact = s.get(Fact, fact_id)
-                if fact is None:
+                before = _read_snapshot(conn, fact_id)
+                if before is None:
                     raise KeyError(f"no fact {fact_id}")
-                before = snapshot(fact)
-                for name, value in changes.items():
-                    setattr(fact, name, value)
+                after = {**before, **changes}
                 if "status" in changes:
-                    fact.decided_at = now
-                fact.updated_at = now
-                s.add(fact)
-                s.add(_history(fact_id, actor, action, before, snapshot(fact), now))
+                    after["decided_at"] = now
+                _write(conn, fact_id, {**after, "updated_at": now})
+                _log(conn, fact_id, actor, action, before, after, now)
                 undo.append((fact_id, before))
-            s.commit()
         return undo
 
     # ---- import --------------------------------------------------------------------
@@ -273,6 +326,11 @@ class Store:
 
         Returns (added, skipped as already present in the project).
         """
+        from sqlalchemy import insert
+        from sqlmodel import select
+
+        from reviewer.models import Fact, FactHistory
+
         now = db.now()
         rows: list[dict[str, Any]] = []
         skipped = 0
@@ -304,12 +362,40 @@ class Store:
         return added, skipped
 
 
+def _read_snapshot(conn: sqlite3.Connection, fact_id: int) -> Snapshot | None:
+    row = conn.execute(_SNAPSHOT_SQL, (fact_id,)).fetchone()
+    return None if row is None else {name: row[name] for name in MUTABLE}
+
+
+def _write(conn: sqlite3.Connection, fact_id: int, values: dict[str, Any]) -> None:
+    names = [n for n in values if n in MUTABLE or n == "updated_at"]
+    conn.execute(
+        f"UPDATE fact SET {', '.join(f'{n} = ?' for n in names)} WHERE id = ?",
+        [*(values[n] for n in names), fact_id],
+    )
+
+
+def _log(
+    conn: sqlite3.Connection, fact_id: int, actor: str, action: str,
+    before: Snapshot | None, after: Snapshot | None, now: float,
+) -> None:
+    conn.execute(
+        "INSERT INTO fact_history (fact_id, at, actor, action, before, after) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (fact_id, now, actor, action,
+         None if before is None else json.dumps(before, sort_keys=True),
+         None if after is None else json.dumps(after, sort_keys=True)),
+    )
+
+
 def _person(actor: str) -> None:
     if actor not in PERSON_ACTORS:
         raise PermissionError(f"only a person approves facts, not {actor!r}")
 
 
 def _fact_from(nf: NewFact, now: float) -> Fact:
+    from reviewer.models import Fact
+
     return Fact(
         project=nf.project, text=nf.text, norm=nf.norm, category=nf.category,
         files=json.dumps(nf.files), confidence=float(nf.confidence), evidence=nf.evidence,
@@ -328,6 +414,8 @@ def _history(
     fact_id: int, actor: str, action: str, before: Snapshot | None, after: Snapshot | None,
     now: float,
 ) -> FactHistory:
+    from reviewer.models import FactHistory
+
     return FactHistory(
         fact_id=fact_id, at=now, actor=actor, action=action,
         before=None if before is None else json.dumps(before, sort_keys=True),

@@ -25,7 +25,6 @@ from typing import Any
 from claude_cli import run_claude
 from fakeapi import FakeMessagesAPI, RecordedRequest, messages_text, system_text
 
-ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 WAIT_SECONDS = 60.0  # bound on any wait for the detached worker
 POLL_SECONDS = 0.3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -15,7 +16,8 @@ NOW = 1767268800.0  # 2026-01-01 12:00 UTC
 
 
 @pytest.fixture(autouse=True)
-def _home(tmp_path, monkeypatch):  # every test runs against a scratch data dir
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs against a scratch data dir."""
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
 
 

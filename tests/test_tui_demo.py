@@ -108,7 +108,9 @@ async def test_the_demo_in_the_tui(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     from reviewer.commands.demo import build
     from reviewer.tui.app import ReviewApp
 
+    before = os.environ["MEM_REVIEW_HOME"]
     demo = build(tmp_path / "demo")
+    assert os.environ["MEM_REVIEW_HOME"] == before  # building left the env alone
     monkeypatch.setenv("MEM_REVIEW_HOME", str(demo.home))
     app = ReviewApp(project=str(demo.project), db_path=demo.db_path)
     async with app.run_test(size=(120, 36)) as pilot:

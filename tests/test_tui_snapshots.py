@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_tui_seed import SAMPLE, Env, make_app, make_env, seed
@@ -35,12 +36,12 @@ async def settled(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def test_main(env: Env, snap_compare) -> None:
+def test_main(env: Env, snap_compare: Any) -> None:
     seed(env)
     assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=settled)
 
 
-def test_detail_of_a_fact_with_code_in_its_context(env: Env, snap_compare) -> None:
+def test_detail_of_a_fact_with_code_in_its_context(env: Env, snap_compare: Any) -> None:
     seed(env)
 
     async def taller_detail(pilot: Pilot) -> None:
@@ -54,7 +55,7 @@ def test_detail_of_a_fact_with_code_in_its_context(env: Env, snap_compare) -> No
     )
 
 
-def test_reject_picker(env: Env, snap_compare) -> None:
+def test_reject_picker(env: Env, snap_compare: Any) -> None:
     seed(env)
     assert snap_compare(
         make_app(env, theme="textual-dark"),
@@ -64,7 +65,7 @@ def test_reject_picker(env: Env, snap_compare) -> None:
     )
 
 
-def test_edit(env: Env, snap_compare) -> None:
+def test_edit(env: Env, snap_compare: Any) -> None:
     seed(env)
 
     async def edit(pilot: Pilot) -> None:
@@ -75,7 +76,7 @@ def test_edit(env: Env, snap_compare) -> None:
     assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=edit)
 
 
-def test_help(env: Env, snap_compare) -> None:
+def test_help(env: Env, snap_compare: Any) -> None:
     seed(env)
     assert snap_compare(
         make_app(env, theme="textual-dark"),
@@ -85,7 +86,7 @@ def test_help(env: Env, snap_compare) -> None:
     )
 
 
-def test_empty_state(env: Env, snap_compare) -> None:
+def test_empty_state(env: Env, snap_compare: Any) -> None:
     from reviewer import db, queue
 
     conn = db.connect(env.db_path)
@@ -103,7 +104,7 @@ def test_empty_state(env: Env, snap_compare) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=settled)
 
 
-def test_main_at_80x24_light(env: Env, snap_compare) -> None:
+def test_main_at_80x24_light(env: Env, snap_compare: Any) -> None:
     seed(env)
     assert snap_compare(
         make_app(env, theme="textual-light"),
@@ -113,7 +114,7 @@ def test_main_at_80x24_light(env: Env, snap_compare) -> None:
     )
 
 
-def test_filter_open(env: Env, snap_compare) -> None:
+def test_filter_open(env: Env, snap_compare: Any) -> None:
     seed(env)
 
     async def typed(pilot: Pilot) -> None:

@@ -76,7 +76,7 @@ class _Session:
             screen.settle(screen.mark() - 1, quiet=0.5, timeout=3.0)  # late repaints done
             mark = screen.mark()
             t0 = self.app.send(key)
-            t1 = screen.first_after(mark, 3.0)
+            t1 = screen.first_after(mark, 3.0, since=t0)
             if t1 is None:
                 self.failure = f"no repaint within 3 s after {key!r}"
                 return
@@ -90,7 +90,7 @@ class _Session:
             screen.settle(screen.mark() - 1, quiet=0.4, timeout=3.0)  # the last key's repaints
             mark = screen.mark()
             t0 = self.app.send(key)
-            t1 = screen.changed_ids(FACT, mark, 3.0)
+            t1 = screen.changed_ids(FACT, mark, 3.0, since=t0)
             if t1 is None:
                 self.failure = f"the list did not change within 3 s after {key!r} in the filter"
                 return

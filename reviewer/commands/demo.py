@@ -11,12 +11,14 @@ API key, no network, nothing of the user's own store is touched.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,7 +130,6 @@ def build(base: Path) -> Demo:
     base.mkdir(parents=True, exist_ok=True)
     if any(base.iterdir()):
         raise UserError(f"{base}: not empty and not a demo; give an empty or new directory")
-    os.environ["MEM_REVIEW_HOME"] = str(demo.home)
     demo.home.mkdir(mode=0o700)
     has_git = _make_project(demo)
     text = (DEMO_DIR / "session.jsonl").read_text(encoding="utf-8")
@@ -138,15 +139,29 @@ def build(base: Path) -> Demo:
     from capture.pipeline import capture_now
     from reviewer.store import Store
 
-    store = Store(demo.db_path)
-    try:
-        _import_reviewed(demo, store)
-        capture_now(demo.transcript, project=str(demo.project), session_id=SESSION_ID,
-                    extractor="rules", cwd=str(demo.project), store=store)
-    finally:
-        store.close()
+    with _home(demo.home):  # the demo's config and log, never the person's own
+        store = Store(demo.db_path)
+        try:
+            _import_reviewed(demo, store)
+            capture_now(demo.transcript, project=str(demo.project), session_id=SESSION_ID,
+                        extractor="rules", cwd=str(demo.project), store=store)
+        finally:
+            store.close()
     _later_commit(demo, has_git)
     return demo
+
+
+@contextlib.contextmanager
+def _home(path: Path) -> Iterator[None]:
+    before = os.environ.get("MEM_REVIEW_HOME")
+    os.environ["MEM_REVIEW_HOME"] = str(path)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["MEM_REVIEW_HOME"]
+        else:
+            os.environ["MEM_REVIEW_HOME"] = before
 
 
 def run(args: argparse.Namespace) -> int:

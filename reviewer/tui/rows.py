@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 _ROW_SQL = (
@@ -18,6 +21,10 @@ _ROW_SQL = (
     "session_id, verified_at FROM fact WHERE project = ?"
 )
 _USED_SQL = "SELECT fact_id, COUNT(*) FROM injection WHERE project = ? GROUP BY fact_id"
+
+# Shared by every row without renames or per-file verdicts (nearly all of them):
+# read-only, so a row gets its own dict only when it has something to say.
+EMPTY: Mapping[str, str] = MappingProxyType({})
 
 # What a decision may change in a row: undo puts exactly these back.
 STATE_FIELDS = (
@@ -49,6 +56,10 @@ def _json_map(raw: str | None) -> dict[str, str | None]:
 
 _LAZY_DEFAULTS = {"files": "[]", "missing": "[]", "anchors": "{}"}
 _DECODERS = {"files": _json_list, "missing": _json_list, "anchors": _json_map}
+
+
+def _intern(value: Any) -> Any:
+    return sys.intern(value) if type(value) is str and len(value) <= 64 else value
 
 
 def _lazy(name: str) -> property:
@@ -108,8 +119,8 @@ class FactRow:
         self.reject_reason, self.commit_sha, self.branch = reject_reason, commit_sha, branch
         self.session_id, self.verified_at, self.used = session_id, verified_at, used
         self.stale, self.verdict = stale, verdict
-        self.renamed = dict(renamed or {})
-        self.file_states = dict(file_states or {})
+        self.renamed = dict(renamed) if renamed else EMPTY
+        self.file_states = dict(file_states) if file_states else EMPTY
         self.version = version
         self._haystack: str | None = None
 
@@ -117,15 +128,27 @@ class FactRow:
     def from_db(cls, t: tuple[Any, ...], used: int) -> FactRow:
         """From a `_ROW_SQL` tuple, assigning slots directly (the 10,000-row path)."""
         row = cls.__new__(cls)
-        (row.id, row.status, row.category, row.confidence, row.text, grounded,
-         row._files_raw, row._missing_raw, seen, row.created_at, row.decided_at,
-         row.reject_reason, row.commit_sha, row.branch, row._anchors_raw, row.session_id,
-         row.verified_at) = t
+        (row.id, status, category, row.confidence, row.text, grounded, files, missing, seen,
+         row.created_at, row.decided_at, row.reject_reason, commit, branch, anchors,
+         session, row.verified_at) = t
+        # Values repeated across thousands of rows are stored once (memory at 10,000).
+        row.status, row.category = _intern(status), _intern(category)
+        row.commit_sha, row.branch, row.session_id = _intern(commit), _intern(branch), (
+            _intern(session))
+        row._files_raw, row._missing_raw, row._anchors_raw = (
+            _intern(files), _intern(missing), _intern(anchors))
         row.grounded, row.times_seen, row.used = bool(grounded), seen or 1, used
         row._files = row._missing = row._anchors = row._haystack = None
         row.stale, row.verdict, row.renamed, row.file_states, row.version = (
-            False, None, {}, {}, 0)
+            False, None, EMPTY, EMPTY, 0)
         return row
+
+    def anchors_source(self) -> str | dict[str, str | None]:
+        """The anchors as staleness takes them: the stored JSON text while it has not
+        been decoded (no dict per row just to check it), else a copy of the dict."""
+        if self._anchors is None:
+            return self._anchors_raw or "{}"
+        return dict(self._anchors)
 
     def __repr__(self) -> str:
         return f"FactRow(id={self.id}, status={self.status!r}, text={self.text[:40]!r})"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import importlib
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -24,7 +23,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from reviewer.tui import triage
+from reviewer.tui import stale, triage
 from reviewer.tui.rows import (
     FactRow,
     count_facts,
@@ -54,21 +53,6 @@ EMPTY_VIEW = {
     "stale": "Nothing stale: every approved fact matches today's code.",
     "all": "No facts.",
 }
-
-
-class Probe:
-    """What staleness needs of a row, copied so the thread never reads a changing row."""
-
-    __slots__ = ("anchors", "commit_sha", "files", "id")
-
-    def __init__(self, row: FactRow) -> None:
-        self.id, self.files = row.id, list(row.files)
-        self.anchors, self.commit_sha = dict(row.anchors), row.commit_sha
-
-    def matches(self, row: FactRow) -> bool:
-        """Is the row still anchored as it was when this probe was taken?"""
-        return (self.anchors, self.commit_sha, self.files) == (
-            row.anchors, row.commit_sha, row.files)
 
 
 class MainScreen(Screen[None]):
@@ -185,6 +169,8 @@ class MainScreen(Screen[None]):
                 jobs = queue_counts(conn)
             finally:
                 conn.close()
+            for row in rows:  # the filter's haystacks, built here rather than on a key
+                row.haystack  # noqa: B018
         except Exception as exc:
             self.run_later(functools.partial(self._load_failed, exc))
             return
@@ -549,50 +535,26 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="staleness", exit_on_error=False)
     def compute_staleness(self, rows: list[FactRow]) -> None:
-        """Verdicts off the UI thread; without `reviewer.staleness` rows just stay unflagged."""
-        try:
-            staleness = importlib.import_module("reviewer.staleness")
-        except ImportError:
-            return
-        from reviewer import db
-        from reviewer.log import log
-
+        """Verdicts off the UI thread; without `reviewer.staleness` rows stay unflagged."""
         worker = get_current_worker()
-        probes = {row.id: Probe(row) for row in rows if row.status != "rejected"}
-        if not probes:
-            return
         try:
-            conn = db.connect(self.review.db_path)
-            try:
-                verdicts = staleness.verdicts(conn, self.review.project, probes.values())
-            finally:
-                conn.close()
+            found = stale.scan(self.review.db_path, self.review.project, rows)
         except Exception as exc:  # staleness is advisory here: never take the review down
+            from reviewer.log import log
+
             log("tui", f"staleness failed: {type(exc).__name__}: {exc}")
             return
-        if not worker.is_cancelled:
-            self.run_later(lambda: self._apply_verdicts(verdicts, probes))
+        if found is not None and not worker.is_cancelled:
+            self.run_later(functools.partial(self._apply_verdicts, found))
 
-    def _apply_verdicts(self, verdicts: dict[int, Any], probes: dict[int, Probe]) -> None:
-        changed: list[FactRow] = []
-        for fact_id, verdict in verdicts.items():
-            row = self.by_id.get(fact_id)
-            probe = probes.get(fact_id)
-            if row is None or probe is None or not probe.matches(row):
-                continue  # re-anchored meanwhile: a newer verdict is on its way
-            state = (bool(verdict.stale), str(verdict.state), dict(verdict.files),
-                     dict(getattr(verdict, "renamed_to", {}) or {}))
-            if state != (row.stale, row.verdict, row.file_states, row.renamed):
-                row.stale, row.verdict, row.file_states, row.renamed = state
-                row.version += 1
-                changed.append(row)
+    def _apply_verdicts(self, found: stale.Scan) -> None:
+        changed = stale.apply(self.by_id, found)
         if not changed:
             return
         if self.view == "stale":
             selected = self.facts.selected
-            self.show_rows(selected.id if selected else None)
             self.counts = triage.count(self.all_rows)
-            self.update_status()
+            self.show_rows(selected.id if selected else None)
         else:
             self._changed(changed)
         self.detail.show(self.facts.selected)

@@ -115,7 +115,8 @@ def full(
         for path in row.files:
             sha = row.anchors.get(path)
             state = row.file_states.get(path) or (
-                "missing" if path in row.missing else ("unknown" if sha else "missing")
+                "missing" if path in row.missing or not sha
+                else "fresh" if row.verdict == "fresh" else "unknown"
             )
             line = Content.assemble(
                 (f"{state:<8} ", FILE_STATE_STYLE.get(state, "")),

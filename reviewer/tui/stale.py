@@ -1,0 +1,84 @@
+"""Staleness for the review list: verdicts computed off the UI thread, applied on it.
+
+`reviewer.staleness` (stdlib, shared with the SessionStart hook) does the work; this
+module only snapshots what it needs from the rows and folds the verdicts back in. A
+verdict is dropped if its row was re-anchored meanwhile (a re-verify ran while the scan
+was going), so an old scan never re-flags a fact a person just verified. Without
+`reviewer.staleness` the review works and simply shows no stale flags.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from reviewer.tui.rows import EMPTY, FactRow
+
+
+class Probe:
+    """What staleness needs of a row (id, anchors, commit), copied so the scan never
+    reads a changing row. Anchors stay JSON text when the row never decoded them."""
+
+    __slots__ = ("anchors", "commit_sha", "id")
+
+    def __init__(self, row: FactRow) -> None:
+        self.id, self.commit_sha = row.id, row.commit_sha
+        self.anchors = row.anchors_source()
+
+    def matches(self, row: FactRow) -> bool:
+        """Is the row still anchored as it was when this probe was taken?"""
+        if self.commit_sha != row.commit_sha:
+            return False
+        now = row.anchors_source()
+        if isinstance(now, str) and isinstance(self.anchors, str):
+            return now == self.anchors
+        before = json.loads(self.anchors) if isinstance(self.anchors, str) else self.anchors
+        return before == row.anchors
+
+
+Scan = tuple[dict[int, Any], dict[int, Probe]]
+
+
+def scan(db_path: Path | None, project: str, rows: Iterable[FactRow]) -> Scan | None:
+    """Verdicts for the rows that can go stale (not rejected); None without the module.
+
+    Runs in a worker thread; its own connection (the hash cache lives in the store).
+    """
+    try:
+        staleness = importlib.import_module("reviewer.staleness")
+    except ImportError:
+        return None
+    from reviewer import db
+
+    probes = {row.id: Probe(row) for row in rows if row.status != "rejected"}
+    if not probes:
+        return {}, probes
+    conn = db.connect(db_path)
+    try:
+        return staleness.verdicts(conn, project, probes.values()), probes
+    finally:
+        conn.close()
+
+
+def apply(by_id: Mapping[int, FactRow], found: Scan) -> list[FactRow]:
+    """Fold verdicts into the rows; returns the rows whose flags changed."""
+    verdicts, probes = found
+    changed: list[FactRow] = []
+    for fact_id, verdict in verdicts.items():
+        row = by_id.get(fact_id)
+        probe = probes.get(fact_id)
+        if row is None or probe is None or not probe.matches(row):
+            continue  # re-anchored meanwhile: a newer verdict is on its way
+        if verdict.stale:  # only stale rows keep per-file states (the detail pane's)
+            state = (True, str(verdict.state), dict(verdict.files),
+                     dict(getattr(verdict, "renamed_to", {}) or {}) or EMPTY)
+        else:
+            state = (False, str(verdict.state), EMPTY, EMPTY)
+        if state != (row.stale, row.verdict, row.file_states, row.renamed):
+            row.stale, row.verdict, row.file_states, row.renamed = state
+            row.version += 1
+            changed.append(row)
+    return changed

@@ -1,0 +1,588 @@
+"""The capture loop survives faults: killed workers, racing workers, a failing API, the
+spend cap, a full disk and a read-only store.
+
+Each case ends with the job in a state a person can read (done, queued with a later
+attempt time and the reason, failed with the reason) and, once the fault is gone, every
+fact stored exactly once. Workers are the real command (`python -m reviewer.cli worker
+--once`) or `capture.worker.run`, against a real loopback fake Messages API.
+
+Killing at an exact stage uses the documented test hook `MEM_REVIEW_TEST_PAUSE=<stage>`
+(capture/pipeline.py `pause_for_tests`): the worker writes `paused-<stage>` in the data
+dir and sleeps there. The API stage uses the fake API's `Hang` (the worker really is
+blocked in the HTTP request).
+
+A full disk and a read-only store are real: the data dir is a tiny tmpfs mounted for the
+test (we run as root, where file modes are not enforced). Where `mount` is not allowed,
+those tests skip.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakeapi import (
+    Error,
+    Facts,
+    FakeMessagesAPI,
+    Hang,
+    MaxTokens,
+    Raw,
+    Refusal,
+)
+from test_pipeline import fact, make_repo
+
+from capture import pipeline, worker
+from reviewer import db, queue
+from reviewer.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 60.0  # a guard against hanging, never a speed assertion
+
+F1 = fact("Releases are cut on Mondays.", "releases are cut on Mondays", category="convention")
+F2 = fact("The CI image is python:3.12-slim.", "python:3.12-slim", category="environment")
+GOOD = [F1, F2]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
+    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
+    monkeypatch.setenv("MEM_REVIEW_MAX_RETRIES", "0")
+    monkeypatch.setenv("MEM_REVIEW_EXTRACTOR", "api")
+    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MEM_REVIEW_DAILY_SPEND_CAP",
+                "MEM_REVIEW_TEST_PAUSE", "MEM_REVIEW_API_TIMEOUT"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {"ci.yml": "image: python:3.12-slim\n"})
+
+
+def session(tmp_path: Path, name: str = "s1", words: str = "") -> Path:
+    """A small current-format transcript with a conversation worth extracting."""
+    path = tmp_path / "sessions" / f"{name}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"type": "user", "message": {"role": "user",
+                                     "content": f"Remember: releases are cut on Mondays. {words}"}},
+        {"type": "assistant", "message": {"id": f"msg_{name}", "role": "assistant", "content": [
+            {"type": "text", "text": "Noted. The CI image is python:3.12-slim."}]}},
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def enqueue(transcript: Path, repo: Path) -> int:
+    conn = db.connect()
+    try:
+        return queue.enqueue(conn, session_id=transcript.stem, transcript_path=str(transcript),
+                             project=str(repo), cwd=str(repo), event="SessionEnd")
+    finally:
+        conn.close()
+
+
+def rows(sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    conn = db.connect()
+    try:
+        return [dict(r) for r in conn.execute(sql, params)]
+    finally:
+        conn.close()
+
+
+def job(job_id: int) -> dict[str, Any]:
+    return rows("SELECT * FROM job WHERE id = ?", (job_id,))[0]
+
+
+def fact_texts() -> list[str]:
+    return sorted(r["text"] for r in rows("SELECT text FROM fact"))
+
+
+def make_due(job_id: int) -> None:
+    """Time passes: the job's backoff is over."""
+    conn = db.connect()
+    try:
+        conn.execute("UPDATE job SET not_before = 0 WHERE id = ?", (job_id,))
+    finally:
+        conn.close()
+
+
+def worker_env(home: Path, url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MEM_REVIEW_"))}
+    env.update(MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1", MEM_REVIEW_MAX_RETRIES="0",
+               MEM_REVIEW_EXTRACTOR="api", MEM_REVIEW_API_TIMEOUT="120",
+               ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="test-key")
+    env.update(extra)
+    return env
+
+
+def worker_cmd() -> list[str]:
+    return [sys.executable, "-m", "reviewer.cli", "worker", "--once"]
+
+
+def run_worker(env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(worker_cmd(), env=env, cwd=ROOT, capture_output=True, timeout=WAIT,
+                          check=False)
+
+
+def wait_for(what: str, check: Any) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def log_text(home: Path) -> str:
+    path = home / "mem-review.log"
+    return path.read_text() if path.exists() else ""
+
+
+# --------------------------------------------------------------------------- SIGKILL
+
+
+@pytest.mark.parametrize("stage", ["read", "api", "store"])
+def test_a_worker_killed_at_any_stage_loses_nothing_and_doubles_nothing(
+    home: Path, repo: Path, tmp_path: Path, stage: str
+) -> None:
+    """read: transcript read, nothing written; api: blocked in the HTTP request; store:
+    facts inserted in the open transaction, just before COMMIT."""
+    job_id = enqueue(session(tmp_path), repo)
+    other = enqueue(session(tmp_path, "s2", "Second session."), repo)
+    behaviours = [Hang(300)] if stage == "api" else []
+    with FakeMessagesAPI(extract=behaviours, default_extract=Facts(GOOD)) as api:
+        pause = {} if stage == "api" else {"MEM_REVIEW_TEST_PAUSE": stage}
+        proc = subprocess.Popen(worker_cmd(), env=worker_env(home, api.url, **pause), cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            if stage == "api":
+                wait_for("the extraction request", lambda: api.messages("extract"))
+            else:
+                marker = home / f"paused-{stage}"
+                wait_for(f"the {stage} pause", marker.exists)
+                assert marker.read_text() == str(proc.pid)
+            assert job(job_id)["state"] == "running" and job(job_id)["claimed_by"] == proc.pid
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=WAIT)
+        assert proc.returncode == -signal.SIGKILL
+        assert job(job_id)["state"] == "running"  # the dead owner's job waits for the next one
+        assert fact_texts() == []  # nothing half-written is visible
+        assert not worker.is_running()  # the dead worker's lock went with it
+
+        again = run_worker(worker_env(home, api.url))
+        assert again.returncode == 0, again.stderr.decode()[-2000:]
+
+    first, second = job(job_id), job(other)
+    assert first["state"] == second["state"] == "done"
+    assert first["attempts"] == 2 and second["attempts"] == 1
+    # The killed job's facts exactly once; the second session only saw them again.
+    facts = rows("SELECT text, job_id, times_seen FROM fact ORDER BY text")
+    assert [(f["text"], f["job_id"], f["times_seen"]) for f in facts] == sorted(
+        (f["fact"], job_id, 2) for f in GOOD
+    )
+    created = rows("SELECT fact_id FROM fact_history WHERE action = 'created'")
+    assert sorted(c["fact_id"] for c in created) == sorted(
+        r["id"] for r in rows("SELECT id FROM fact")
+    )
+    assert "put back 1 job" in log_text(home)
+    conn = sqlite3.connect(home / "store.db")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
+# --------------------------------------------------------------------------- two workers
+
+
+def test_two_workers_started_at_once_one_works_the_other_exits(
+    home: Path, repo: Path, tmp_path: Path
+) -> None:
+    ids = [enqueue(session(tmp_path, f"s{i}", f"Session {i}."), repo) for i in range(3)]
+    slow = [Hang(1.0, Facts([fact(f"Fact number {i} of the race.", "Session")])) for i in range(3)]
+    with FakeMessagesAPI(extract=slow) as api:
+        env = worker_env(home, api.url)
+        procs = [subprocess.Popen(worker_cmd(), env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE) for _ in range(2)]
+        outs = [p.communicate(timeout=WAIT) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0]
+        assert [o[0] for o in outs] == [b"", b""]
+        assert len(api.messages("extract")) == 3  # each job asked once
+    assert log_text(home).count("another worker holds the lock; exiting") == 1
+    jobs = [job(i) for i in ids]
+    assert [(j["state"], j["attempts"]) for j in jobs] == [("done", 1)] * 3
+    assert len(fact_texts()) == 3
+
+
+# --------------------------------------------------------------------------- the API
+
+
+CASES: dict[str, dict[str, Any]] = {
+    # name: behaviours, expected state, last_error start, min delay, env
+    "429 with retry-after": dict(
+        script=[Error(429, retry_after=120)], state="queued", error="rate_limit: HTTP 429",
+        delay=115),
+    "529 repeatedly (SDK retries too)": dict(
+        script=[Error(529)] * 3, state="queued", error="overloaded: HTTP 529", delay=30,
+        env={"MEM_REVIEW_MAX_RETRIES": "2"}, requests=3),
+    "500s": dict(script=[Error(500), Error(502)], state="queued", error="server: HTTP 502",
+                 delay=30, env={"MEM_REVIEW_MAX_RETRIES": "1"}, requests=2),
+    "timeout": dict(script=[Hang(5)], state="queued", error="timeout: request timed out",
+                    delay=30, env={"MEM_REVIEW_API_TIMEOUT": "0.5"}),
+    "connection refused": dict(script=[], state="queued", error="connection: connection failed",
+                               delay=30, refused=True, requests=0),
+    "invalid key": dict(script=[Error(401, message="invalid x-api-key")], state="failed",
+                        error="auth: HTTP 401: invalid x-api-key"),
+    "answer not JSON": dict(
+        script=[Raw(200, b"<html>502 Bad Gateway</html>", content_type="application/json")],
+        state="queued", error="bad_answer: response is not JSON", delay=30),
+    "answer of the wrong shape": dict(script=[Facts("not a list")],  # type: ignore[arg-type]
+                                      state="queued", error="bad_answer: record_facts input has"
+                                      " the wrong shape", delay=30),
+    "max_tokens stop": dict(script=[MaxTokens(GOOD)], state="queued",
+                            error="bad_answer: answer cut off at max_tokens", delay=30),
+    "refusal": dict(script=[Refusal()], state="queued", error="bad_answer: model refused",
+                    delay=30),
+}
+
+
+def _closed_port() -> str:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"  # nothing listens there any more
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_api_faults_leave_a_readable_job_and_lose_nothing(
+    home: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    case = CASES[name]
+    for var, value in case.get("env", {}).items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    job_id = enqueue(session(tmp_path), repo)
+    before = db.now()
+    with FakeMessagesAPI(extract=case["script"]) as api:
+        url = _closed_port() if case.get("refused") else api.url
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+        assert worker.run(once=True) == 0
+        assert len(api.messages("extract")) == case.get("requests", 1)
+    row = job(job_id)
+    assert row["state"] == case["state"], row
+    assert row["last_error"].startswith(case["error"]), row["last_error"]
+    assert fact_texts() == []
+    if case["state"] == "failed":  # permanent: retrying cannot help, a person must see it
+        assert row["permanent_error"] == 1
+        assert worker.run(once=True) == 0 and job(job_id)["state"] == "failed"
+        return
+    assert row["permanent_error"] == 0 and row["attempts"] == 1
+    assert row["not_before"] >= before + case["delay"]
+
+    # The fault is gone and the backoff over: the same job finishes, nothing lost or doubled.
+    monkeypatch.setenv("MEM_REVIEW_API_TIMEOUT", "60")
+    make_due(job_id)
+    with FakeMessagesAPI(extract=[Facts(GOOD)]) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        assert worker.run(once=True) == 0
+        assert worker.run(once=True) == 0  # nothing left to do: asks nothing
+        assert len(api.messages("extract")) == 1
+    row = job(job_id)
+    assert (row["state"], row["attempts"], row["last_error"]) == ("done", 2, None)
+    assert fact_texts() == sorted(f["fact"] for f in GOOD)
+
+
+def test_confidence_out_of_range_drops_only_that_fact(
+    home: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = [dict(F1, confidence=1.7), dict(F2, confidence=-0.2),
+           dict(F1, fact="NaN confidence.", confidence=float("nan"))]
+    good = fact("Deploys need the VPN.", "VPN", confidence=0.6)
+    job_id = enqueue(session(tmp_path), repo)
+    with FakeMessagesAPI(extract=[Facts([*bad, good])]) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        worker.run(once=True)
+    assert job(job_id)["state"] == "done"
+    assert fact_texts() == ["Deploys need the VPN."]
+    assert "3 dropped" in log_text(home)
+
+
+def test_an_api_that_keeps_overloading_gives_up_after_max_attempts(
+    home: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job_id = enqueue(session(tmp_path), repo)
+    with FakeMessagesAPI(default_extract=Error(529)) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        delays = []
+        for _ in range(pipeline.MAX_ATTEMPTS):
+            assert job(job_id)["state"] == "queued"
+            t0 = db.now()
+            worker.run(once=True)
+            delays.append(job(job_id)["not_before"] - t0)
+            make_due(job_id)
+        assert len(api.messages("extract")) == pipeline.MAX_ATTEMPTS
+    row = job(job_id)
+    assert row["state"] == "failed" and row["last_error"].startswith(
+        f"gave up after {pipeline.MAX_ATTEMPTS} attempts; last error overloaded"
+    )
+    steps = [round(d, -1) for d in delays[:-1]]  # the last attempt fails: no delay
+    assert steps == sorted(steps) and steps[0] < steps[-1] == queue.MAX_BACKOFF  # backoff grows
+    assert fact_texts() == []
+
+
+# --------------------------------------------------------------------------- spend cap
+
+
+def test_the_daily_spend_cap_is_on_by_default_and_defers_to_midnight(
+    home: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cap = Config().daily_spend_cap_usd
+    assert cap > 0
+    yesterday = pipeline.today_start() - 3600
+    old = enqueue(session(tmp_path, "old"), repo)
+    spent = enqueue(session(tmp_path, "spent"), repo)
+    conn = db.connect()
+    try:  # yesterday's spend does not count; today's reaches the cap exactly
+        conn.execute("UPDATE job SET state='done', end_cursor=0, cost_usd=?, updated_at=? "
+                     "WHERE id=?", (cap * 5, yesterday, old))
+        conn.execute("UPDATE job SET state='done', end_cursor=0, cost_usd=?, updated_at=? "
+                     "WHERE id=?", (cap / 2, db.now(), spent))
+    finally:
+        conn.close()
+    first = enqueue(session(tmp_path, "first"), repo)
+    with FakeMessagesAPI(extract=[Facts([F1])]) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        worker.run(once=True)  # under the cap: runs
+        assert job(first)["state"] == "done"
+        conn = db.connect()
+        try:
+            conn.execute("UPDATE job SET cost_usd = ? WHERE id = ?", (cap, spent))
+        finally:
+            conn.close()
+        waiting = [enqueue(session(tmp_path, f"w{i}"), repo) for i in range(2)]
+        worker.run(once=True)
+        assert len(api.messages("extract")) == 1  # nothing asked once the cap was reached
+    midnight = pipeline.next_midnight()
+    row = job(waiting[0])
+    assert row["state"] == "queued" and row["last_error"] == pipeline.SPEND_CAP
+    assert row["not_before"] >= midnight - 1 and row["attempts"] == 0
+    assert job(waiting[1])["state"] == "queued"  # the worker stopped taking jobs
+    assert fact_texts() == [F1["fact"]]
+
+
+# --------------------------------------------------------------------------- disk full, read-only
+
+
+@contextlib.contextmanager
+def tiny_fs(where: Path, size_kb: int) -> Iterator[Path]:
+    """A real tmpfs of `size_kb` mounted at `where` (root only): a disk that fills up and
+    can be remounted read-only."""
+    where.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k,mode=0700", "tmpfs",
+                          str(where)], capture_output=True, check=False)
+    if out.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {out.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
+def remount(where: Path, mode: str) -> None:
+    subprocess.run(["mount", "-o", f"remount,{mode}", str(where)], check=True)
+
+
+def fill(where: Path) -> Path:
+    """Write until the disk is full; returns the filler to delete."""
+    filler = where / "filler"
+    with contextlib.suppress(OSError), open(filler, "wb") as fh:
+        while True:
+            fh.write(b"\0" * 4096)
+            fh.flush()
+    with contextlib.suppress(OSError), open(filler, "ab") as fh:  # the last partial block
+        while True:
+            fh.write(b"\0")
+            fh.flush()
+    return filler
+
+
+def hook(home: Path, event: str, payload: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_REVIEW_")}
+    env.update(MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1")
+    return subprocess.run([sys.executable, "-m", "reviewer.cli", "hook", event],
+                          input=json.dumps(payload).encode(), env=env, cwd=ROOT,
+                          capture_output=True, timeout=WAIT, check=False)
+
+
+def end_payload(transcript: Path, repo: Path) -> dict[str, Any]:
+    return {"session_id": transcript.stem, "transcript_path": str(transcript), "cwd": str(repo),
+            "hook_event_name": "SessionEnd", "reason": "other"}
+
+
+def start_payload(repo: Path) -> dict[str, Any]:
+    return {"session_id": "new", "transcript_path": "/nonexistent.jsonl", "cwd": str(repo),
+            "hook_event_name": "SessionStart", "source": "startup"}
+
+
+def approve_one(repo: Path) -> None:
+    from reviewer.store import NewFact, Store
+
+    store = Store()
+    try:
+        store.import_facts([NewFact(project=str(repo), text="Releases are cut on Mondays.",
+                                    norm="releases are cut on mondays", category="convention")],
+                           keep_status=False)
+        (f,) = store.facts(str(repo))
+        assert f.id is not None
+        store.approve([f.id])
+    finally:
+        store.close()
+
+
+def assert_hook_failed_open(out: subprocess.CompletedProcess[bytes], event: str) -> None:
+    assert out.returncode == 0
+    assert b"Traceback" not in out.stderr
+    if event == "session-start" and out.stdout:  # an answer, if any, is the exact JSON shape
+        answer = json.loads(out.stdout)
+        assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    else:
+        assert out.stdout == b""
+
+
+def test_a_full_disk_fails_hooks_open_and_the_job_is_caught_up_later(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with tiny_fs(tmp_path / "disk", 512) as disk:
+        home = disk / "home"
+        monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
+        monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
+        db.connect().close()
+        approve_one(repo)
+        transcript = session(tmp_path)
+        filler = fill(disk)
+        for event, payload in (("session-end", end_payload(transcript, repo)),
+                               ("pre-compact", end_payload(transcript, repo)),
+                               ("session-start", start_payload(repo))):
+            assert_hook_failed_open(hook(home, event, payload), event)
+        filler.unlink()
+        assert rows("SELECT * FROM job") == []  # the full disk took nothing half-written
+        out = hook(home, "session-end", end_payload(transcript, repo))
+        assert (out.returncode, out.stdout) == (0, b"")
+        (queued,) = rows("SELECT * FROM job")
+        assert queued["state"] == "queued"
+        conn = db.connect()
+        try:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        finally:
+            conn.close()
+
+
+def test_a_disk_that_fills_while_the_worker_waits_on_the_api_loses_nothing(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with tiny_fs(tmp_path / "disk", 512) as disk:
+        home = disk / "home"
+        monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
+        job_id = enqueue(session(tmp_path), repo)
+        with FakeMessagesAPI(extract=[Hang(1.5, Facts(GOOD))],
+                             default_extract=Facts(GOOD)) as api:
+            env = worker_env(home, api.url)
+            proc = subprocess.Popen(worker_cmd(), env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
+            wait_for("the extraction request", lambda: api.messages("extract"))
+            filler = fill(disk)
+            stdout, _ = proc.communicate(timeout=WAIT)
+            assert stdout == b""
+            assert job(job_id)["state"] in ("running", "queued")  # not done, not failed
+            assert fact_texts() == []
+            filler.unlink()
+            make_due(job_id)
+            out = run_worker(env)
+            assert out.returncode == 0, out.stderr.decode()[-2000:]
+        row = job(job_id)
+        assert row["state"] == "done"
+        assert fact_texts() == sorted(f["fact"] for f in GOOD)
+        assert len(rows("SELECT * FROM fact_history WHERE action = 'created'")) == 2
+
+
+def test_a_read_only_store_fails_hooks_and_worker_open_and_nothing_is_lost(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with tiny_fs(tmp_path / "disk", 2048) as disk:
+        home = disk / "home"
+        monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
+        monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
+        approve_one(repo)
+        transcript = session(tmp_path)
+        job_id = enqueue(transcript, repo)
+        remount(disk, "ro")
+        try:
+            for event, payload in (("session-end", end_payload(session(tmp_path, "s2"), repo)),
+                                   ("session-start", start_payload(repo))):
+                assert_hook_failed_open(hook(home, event, payload), event)
+            with FakeMessagesAPI(default_extract=Facts(GOOD)) as api:
+                out = run_worker(worker_env(home, api.url))
+                assert out.returncode in (0, 1) and out.stdout == b""
+                assert b"Traceback" not in out.stderr
+                assert api.messages("extract") == []
+        finally:
+            remount(disk, "rw")
+        assert job(job_id)["state"] == "queued"
+        with FakeMessagesAPI(default_extract=Facts(GOOD)) as api:
+            assert run_worker(worker_env(home, api.url)).returncode == 0
+        assert job(job_id)["state"] == "done"
+        assert fact_texts() == sorted([F1["fact"], F2["fact"]])  # F1 was approved: seen again
+
+
+async def test_a_decision_on_a_full_disk_is_reported_in_the_review_and_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person's key press cannot be saved: the review says so, keeps running, and the
+    store still holds the truth (the fact stays pending, to be decided again)."""
+    from test_tui_seed import make_app, make_env, seed
+
+    with tiny_fs(tmp_path / "disk", 1024) as disk:
+        env = next(make_env(disk, monkeypatch))
+        ids = seed(env)
+        before = {i: env.fact(i)["status"] for i in ids}
+        app = make_app(env)
+        async with app.run_test() as pilot:
+            await app.settle()
+            selected = app.main.facts.selected
+            assert selected is not None and before[selected.id] == "pending"
+            filler = fill(disk)
+            try:
+                await pilot.press("a")
+                await app.settle()
+                await pilot.pause()
+                assert app.is_running
+                messages = [n.message for n in app._notifications]
+                assert any("Could not save a decision" in m for m in messages), messages
+            finally:
+                filler.unlink()
+        assert env.fact(selected.id)["status"] == "pending"
+        assert {i: env.fact(i)["status"] for i in ids} == before
