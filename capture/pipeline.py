@@ -161,10 +161,22 @@ def process(
         if not key:
             queue.requeue(conn, job.id, NO_KEY, delay=0, count_attempt=False)
             return Outcome(job.id, "queued", error=NO_KEY, stop=True)
-        if cfg.daily_spend_cap_usd > 0 and spent_today(conn) >= cfg.daily_spend_cap_usd:
-            delay = max(1.0, next_midnight() - db.now())
-            queue.requeue(conn, job.id, SPEND_CAP, delay=delay, count_attempt=False)
-            return Outcome(job.id, "queued", error=SPEND_CAP, stop=True)
+        if cfg.daily_spend_cap_usd > 0:
+            estimate = estimate_cost(cfg.model, sent.windows)
+            if estimate > cfg.daily_spend_cap_usd:  # would never fit: say so, don't loop
+                reason = (
+                    f"this session would cost about ${estimate:.2f}, over the daily spend cap "
+                    f"(${cfg.daily_spend_cap_usd:.2f}); raise the cap or use the rules extractor"
+                )
+                queue.fail(conn, job.id, reason)
+                return Outcome(job.id, "failed", error=reason)
+            spent = spent_today(conn)
+            if spent >= cfg.daily_spend_cap_usd or (
+                spent > 0 and spent + estimate > cfg.daily_spend_cap_usd
+            ):
+                delay = max(1.0, next_midnight() - db.now())
+                queue.requeue(conn, job.id, SPEND_CAP, delay=delay, count_attempt=False)
+                return Outcome(job.id, "queued", error=SPEND_CAP, stop=True)
         try:
             cands, dropped, model, tin, tout = _extract_api(
                 store, job, cfg, sent, key, base_url, http_client
@@ -381,6 +393,21 @@ def today_start(now: float | None = None) -> float:
 def next_midnight(now: float | None = None) -> float:
     day = dt.datetime.fromtimestamp(db.now() if now is None else now).date()
     return dt.datetime.combine(day + dt.timedelta(days=1), dt.time()).timestamp()
+
+
+# A deliberate over-estimate, so the cap is never overshot by one big job: ~3.5 characters
+# a token for the window, the prompt and known facts on top, and a full answer each window.
+CHARS_PER_TOKEN = 3.5
+PROMPT_TOKENS_PER_WINDOW = 4_000
+ANSWER_TOKENS_PER_WINDOW = 1_500
+
+
+def estimate_cost(model: str, windows: list[str]) -> float:
+    from capture.extract import cost_usd
+
+    tokens_in = sum(len(w) for w in windows) / CHARS_PER_TOKEN
+    tokens_in += PROMPT_TOKENS_PER_WINDOW * len(windows)
+    return cost_usd(model, int(tokens_in), ANSWER_TOKENS_PER_WINDOW * len(windows))
 
 
 def spent_today(conn: sqlite3.Connection) -> float:

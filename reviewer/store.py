@@ -257,7 +257,10 @@ class Store:
     def reject(
         self, ids: Sequence[int], reason: str, *, actor: str = "tui"
     ) -> list[tuple[int, Snapshot]]:
-        return self._change(ids, actor, "rejected", {"status": "rejected", "reject_reason": reason})
+        from capture.redact import redact  # what a person types must not land either
+
+        changes = {"status": "rejected", "reject_reason": redact(reason)}
+        return self._change(ids, actor, "rejected", changes)
 
     def edit(
         self, fact_id: int, text: str, category: str, *, actor: str = "tui",
@@ -266,8 +269,9 @@ class Store:
         """Save a person's wording; editing is approving what they wrote."""
         _person(actor)
         from capture.dedupe import fact_key
+        from capture.redact import redact
 
-        text = text.strip()
+        text = redact(text.strip())
         if not text:
             raise ValueError("a fact cannot be empty")
         changes = {

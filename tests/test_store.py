@@ -126,3 +126,17 @@ def test_import_pending_unless_keep_status(home: Path) -> None:
     assert (added, skipped) == (1, 1)
     statuses = {f.text: f.status for f in store.facts("/p")}
     assert statuses == {"A": "pending", "B": "pending", "C": "approved"}
+
+
+def test_what_a_person_types_is_redacted_too(home: Path) -> None:
+    conn = db.connect()
+    store = Store()
+    a, b = store.record_extraction(_job(conn), [_nf("Use uv"), _nf("Use ruff")], end_cursor=1)
+    token = "ghp_" + "Ab3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    store.edit(a, f"Deploy with token {token}", "environment")
+    store.reject([b], f"other: leaked {token}")
+    raw = (home / "store.db").read_bytes() + (home / "store.db-wal").read_bytes()
+    assert token.encode() not in raw
+    edited, rejected = store.get(a), store.get(b)
+    assert edited is not None and "[REDACTED:github-token]" in edited.text
+    assert rejected is not None and "[REDACTED:github-token]" in (rejected.reject_reason or "")

@@ -78,3 +78,26 @@ def test_scan_without_the_module_is_none(monkeypatch: pytest.MonkeyPatch, tmp_pa
 
     monkeypatch.setitem(sys.modules, "reviewer.staleness", None)
     assert stale.scan(None, str(tmp_path), [row(1)]) is None
+
+
+def test_scan_store_reads_anchors_from_the_store(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("reviewer.staleness")
+    from test_tui_seed import F, make_env, seed
+
+    from reviewer import db
+    from reviewer.tui.rows import load_rows
+
+    env = next(make_env(tmp_path, monkeypatch))
+    ids = seed(env, [F("fresh", files=["pyproject.toml"]), F("edited", files=["src/api.py"]),
+                     F("retired", status="rejected", files=["src/api.py"])])
+    (env.project / "src" / "api.py").write_text("changed\n")
+    conn = db.connect(env.db_path)
+    found = stale.scan_store(conn, str(env.project))
+    assert found is not None
+    assert set(found[1]) == set(ids[:2])  # a rejected fact is not checked
+    rows = {r.id: r for r in load_rows(conn, str(env.project))}
+    stale.apply(rows, found)
+    assert [i for i, r in rows.items() if r.stale] == [ids[1]]
+    assert rows[ids[1]].stale and rows[ids[1]].file_states == {"src/api.py": "changed"}
+    assert rows[ids[0]].verdict == "fresh" and not rows[ids[0]].file_states

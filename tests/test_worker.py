@@ -294,6 +294,38 @@ def test_daily_spend_cap_defers_to_midnight(
     assert api.messages() == []
 
 
+def test_a_job_that_would_overshoot_the_cap_waits_and_one_over_it_fails(
+    home: Path, api: FakeMessagesAPI, repo: Path, sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cap holds for the job about to run, not only for what was already spent."""
+    from reviewer.config import Config
+
+    windows = pipeline._prepare(str(sample), 0, Config().window_chars).windows
+    estimate = pipeline.estimate_cost("claude-haiku-4-5", windows)
+    assert estimate > 0
+    # Spent a little today; this job's estimate would push the day over the cap: it waits.
+    monkeypatch.setenv("MEM_REVIEW_DAILY_SPEND_CAP", f"{estimate * 1.5:.6f}")
+    spent = enqueue(sample, repo)
+    conn = db.connect()
+    conn.execute(
+        "UPDATE job SET state='done', end_cursor=0, cost_usd=?, updated_at=? WHERE id=?",
+        (estimate, db.now(), spent),
+    )
+    conn.close()
+    waiting = enqueue(sample, repo)
+    worker.run(once=True)
+    assert job(waiting)["state"] == "queued" and job(waiting)["last_error"] == pipeline.SPEND_CAP
+    # A cap below what one job alone would cost can never be met: a clear failure, no loop.
+    monkeypatch.setenv("MEM_REVIEW_DAILY_SPEND_CAP", "0.000001")
+    conn = db.connect()
+    conn.execute("UPDATE job SET not_before=0 WHERE id=?", (waiting,))
+    conn.close()
+    worker.run(once=True)
+    row = job(waiting)
+    assert row["state"] == "failed" and "over the daily spend cap" in row["last_error"]
+    assert api.messages() == []
+
+
 def test_a_crash_in_one_job_requeues_it_and_the_next_job_runs(
     home: Path,
     api: FakeMessagesAPI,

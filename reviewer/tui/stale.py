@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,13 @@ class Probe:
     def __init__(self, row: FactRow) -> None:
         self.id, self.commit_sha = row.id, row.commit_sha
         self.anchors = row.anchors_source()
+
+    @classmethod
+    def of(cls, fact_id: int, anchors: str, commit_sha: str | None) -> Probe:
+        """From the store's columns, before any row object exists."""
+        probe = cls.__new__(cls)
+        probe.id, probe.anchors, probe.commit_sha = fact_id, anchors or "{}", commit_sha
+        return probe
 
     def matches(self, row: FactRow) -> bool:
         """Is the row still anchored as it was when this probe was taken?"""
@@ -61,6 +69,28 @@ def scan(db_path: Path | None, project: str, rows: Iterable[FactRow]) -> Scan | 
         return staleness.verdicts(conn, project, probes.values()), probes
     finally:
         conn.close()
+
+
+def scan_store(conn: sqlite3.Connection, project: str) -> Scan | None:
+    """Verdicts for every fact of the project that can go stale, straight from the store.
+
+    Run before the rows are built, in the loading thread: the scan's working memory is
+    freed before 10,000 row objects are allocated (and reused by them), and the list
+    arrives with its stale flags in one repaint. None without `reviewer.staleness`.
+    """
+    try:
+        staleness = importlib.import_module("reviewer.staleness")
+    except ImportError:
+        return None
+    cursor = conn.execute(
+        "SELECT id, anchors, commit_sha FROM fact WHERE project = ? AND status != 'rejected'",
+        (project,),
+    )
+    cursor.row_factory = None
+    probes = {fid: Probe.of(fid, anchors, commit) for fid, anchors, commit in cursor}
+    if not probes:
+        return {}, probes
+    return staleness.verdicts(conn, project, probes.values()), probes
 
 
 def apply(by_id: Mapping[int, FactRow], found: Scan) -> list[FactRow]:

@@ -89,7 +89,9 @@ class MainScreen(Screen[None]):
         self._keys_state: tuple[bool, bool, bool] | None = None
         self._filter_bar: FilterBar | None = None
         self._empty: EmptyState | None = None
-        self.painted = asyncio.Event()  # set once the first frame is up and work started
+        self.facts = FactList(id="facts")
+        self.detail = DetailPane(self._detail_content, id="detail")
+        self.painted = asyncio.Event()  # set once every row is loaded (`app.settle` waits)
 
     @property
     def review(self) -> ReviewApp:
@@ -100,19 +102,11 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Container(id="body"):
-            yield FactList(id="facts")
-            yield DetailPane(self._detail_content, id="detail")
+            yield self.facts
+            yield self.detail
         yield KeyBar()
         # The empty state and the filter box are mounted when first needed: every widget
         # mounted before the first paint delays it.
-
-    @property
-    def facts(self) -> FactList:
-        return self.query_one(FactList)
-
-    @property
-    def detail(self) -> DetailPane:
-        return self.query_one(DetailPane)
 
     @property
     def filter_bar(self) -> FilterBar:
@@ -159,23 +153,29 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_everything(self) -> None:
-        """Every row of the project, read off the UI thread after the first paint."""
+        """Every row of the project, with its stale flag, read off the UI thread after the
+        first paint."""
         from reviewer import db
 
+        found: stale.Scan | None = None
         try:
             conn = db.connect(self.review.db_path)
             try:
+                try:
+                    found = stale.scan_store(conn, self.review.project)
+                except Exception as exc:  # advisory: the review goes on without flags
+                    from reviewer.log import log
+
+                    log("tui", f"staleness failed: {type(exc).__name__}: {exc}")
                 rows = load_rows(conn, self.review.project)
                 jobs = queue_counts(conn)
             finally:
                 conn.close()
-            for row in rows:  # the filter's haystacks, built here rather than on a key
-                row.haystack  # noqa: B018
         except Exception as exc:
             self.run_later(functools.partial(self._load_failed, exc))
             return
         if not get_current_worker().is_cancelled:
-            self.run_later(lambda: self._loaded_everything(rows, jobs))
+            self.run_later(functools.partial(self._loaded_everything, rows, jobs, found))
 
     def _load_failed(self, exc: Exception) -> None:
         from reviewer.log import log
@@ -185,9 +185,13 @@ class MainScreen(Screen[None]):
                     markup=False)
         self.painted.set()
 
-    def _loaded_everything(self, rows: list[FactRow], jobs: dict[str, int]) -> None:
+    def _loaded_everything(
+        self, rows: list[FactRow], jobs: dict[str, int], found: stale.Scan | None = None
+    ) -> None:
         # Rows already shown keep their objects: a decision made meanwhile stays made.
         self._set_all([self.by_id.get(r.id, r) for r in rows])
+        if found is not None:
+            stale.apply(self.by_id, found)
         self.jobs = jobs
         self.counts = triage.count(self.all_rows)
         view_rows = triage.select_rows(self.all_rows, self.view)
@@ -197,7 +201,9 @@ class MainScreen(Screen[None]):
         else:
             selected = self.facts.selected
             self.show_rows(selected.id if selected else None, keep_position=True)
-        self.compute_staleness(list(self.all_rows))
+        if found is not None:
+            self.facts.refresh()  # the stale flags of the rows on screen
+            self.detail.show(self.facts.selected)
         self.painted.set()
 
     def _set_all(self, rows: list[FactRow]) -> None:
@@ -466,7 +472,14 @@ class MainScreen(Screen[None]):
         bar.display = True
         self.call_after_refresh(bar.focus)  # once mounted (the first time)
         self.show_rows()
+        self._warm_filter(list(self.view_rows))
 
+    @work(thread=True, exclusive=True, group="filter", exit_on_error=False)
+    def _warm_filter(self, rows: list[FactRow]) -> None:
+        """Build the rows' filter text while the person starts typing, not on the first
+        key (and not at all for a review that never filters: it costs memory)."""
+        for row in rows:
+            row.haystack  # noqa: B018
     @on(FilterBar.Changed)
     def _filter_typed(self, event: FilterBar.Changed) -> None:
         if event.input is not self.filter_bar or event.value == self.query_text:
