@@ -423,33 +423,7 @@ def spent_today(conn: sqlite3.Connection) -> float:
 
 def claim_job(conn: sqlite3.Connection, job_id: int) -> queue.Claimed | None:
     """Claim one given queued job (same cursor rule as `queue.claim`)."""
-    now = db.now()
-    with db.transaction(conn):
-        row = conn.execute(
-            "SELECT * FROM job WHERE id = ? AND state = 'queued'", (job_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        cursor = conn.execute(
-            "SELECT COALESCE(MAX(end_cursor), 0) FROM job "
-            "WHERE transcript_path = ? AND state = 'done'",
-            (row["transcript_path"],),
-        ).fetchone()[0]
-        conn.execute(
-            "UPDATE job SET state = 'running', attempts = attempts + 1, claimed_by = ?, "
-            "heartbeat = ?, start_cursor = ?, updated_at = ? WHERE id = ?",
-            (os.getpid(), now, cursor, now, job_id),
-        )
-    return queue.Claimed(
-        id=row["id"],
-        session_id=row["session_id"],
-        transcript_path=row["transcript_path"],
-        project=row["project"],
-        cwd=row["cwd"],
-        event=row["event"],
-        attempts=row["attempts"] + 1,
-        start_cursor=int(cursor),
-    )
+    return queue.claim(conn, os.getpid(), job_id=job_id)
 
 
 def capture_now(

@@ -19,3 +19,15 @@ def project_root(cwd: str | os.PathLike[str] | None = None) -> str:
         if (candidate / ".git").exists():
             return str(candidate)
     return str(start)
+
+
+def resolve(given: str | None) -> str:
+    """The project a command works on: `--project DIR`, else the current directory's."""
+    if given is None:
+        return project_root()
+    path = Path(given).expanduser()
+    if not path.is_dir():
+        from reviewer.errors import UserError
+
+        raise UserError(f"{given}: no such directory")
+    return project_root(path)

@@ -65,15 +65,23 @@ def reclaim_orphans(conn: sqlite3.Connection) -> int:
         return cur.rowcount
 
 
-def claim(conn: sqlite3.Connection, pid: int, now: float | None = None) -> Claimed | None:
-    """Take the oldest due job; its cursor starts where the last finished job of that file ended."""
+def claim(
+    conn: sqlite3.Connection, pid: int, now: float | None = None, *, job_id: int | None = None
+) -> Claimed | None:
+    """Take the oldest due job (or the given queued one, due or not); its cursor starts
+    where the last finished job of that file ended."""
     now = db.now() if now is None else now
     with db.transaction(conn):
-        row = conn.execute(
-            "SELECT * FROM job WHERE state = 'queued' AND not_before <= ? "
-            "ORDER BY not_before, id LIMIT 1",
-            (now,),
-        ).fetchone()
+        if job_id is None:
+            row = conn.execute(
+                "SELECT * FROM job WHERE state = 'queued' AND not_before <= ? "
+                "ORDER BY not_before, id LIMIT 1",
+                (now,),
+            ).fetchone()
+        else:
+            row = conn.execute(
+                "SELECT * FROM job WHERE id = ? AND state = 'queued'", (job_id,)
+            ).fetchone()
         if row is None:
             return None
         cursor = conn.execute(

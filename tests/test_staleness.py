@@ -11,6 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
 
 from reviewer import anchors, db, staleness
 from reviewer.staleness import ScanStats, verdicts
@@ -55,6 +57,27 @@ def write(root: Path, rel: str, text: str, mtime: float | None = None) -> None:
     os.utime(path, (stamp, stamp))
 
 
+@pytest.fixture(autouse=True)
+def fresh_memory() -> None:
+    """Each test starts with nothing remembered from another (plans, SHAs, moves)."""
+    staleness.forget()
+
+
+@pytest.fixture
+def spawned(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every process started from now on (`subprocess.run` goes through Popen too)."""
+    calls: list[list[str]] = []
+    real = subprocess.Popen
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, args: list[str], *a: object, **k: object) -> None:
+            calls.append(list(args))
+            super().__init__(args, *a, **k)
+
+    monkeypatch.setattr(subprocess, "Popen", Counting)
+    return calls
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
@@ -88,8 +111,10 @@ def conn() -> sqlite3.Connection:
 def test_fresh_when_nothing_changed(repo: Path) -> None:
     v = verdicts(conn(), repo, [fact(1, repo, ["src/app.py", "src/util.py"])])[1]
     assert (v.state, v.stale) == ("fresh", False)
-    assert v.files == {"src/app.py": "fresh", "src/util.py": "fresh"}
-    assert v.renamed_to == {}
+    assert v is staleness.FRESH_VERDICT  # one shared, read-only verdict for every fresh fact
+    assert v.files == {} and v.renamed_to == {}
+    with pytest.raises(TypeError):
+        v.files["x"] = "y"  # type: ignore[index]
 
 
 def test_changed_uncommitted(repo: Path) -> None:
@@ -188,8 +213,12 @@ def test_a_null_anchor_beside_a_real_one_only_counts_the_real_one(repo: Path) ->
         {"src/app.py": anchors.blob_sha(repo / "src/app.py"), "never.py": None}
     )
     f = {"id": 1, "files": "[]", "anchors": anchors_json, "commit_sha": None}
+    st = ScanStats()
+    assert verdicts(conn(), repo, [f], stats=st)[1].state == "fresh"
+    assert st.files == 1  # never.py is not even looked at
+    write(repo, "src/app.py", "changed\n")
     v = verdicts(conn(), repo, [f])[1]
-    assert (v.state, v.files) == ("fresh", {"src/app.py": "fresh"})
+    assert (v.state, v.files) == ("changed", {"src/app.py": "changed"})
 
 
 def test_worst_file_decides(repo: Path) -> None:
@@ -202,7 +231,7 @@ def test_worst_file_decides(repo: Path) -> None:
 
 
 def test_non_git_project_hashes_and_never_calls_git(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, spawned: list[list[str]]
 ) -> None:
     root = tmp_path / "plain"
     write(root, "a.txt", "alpha\n")
@@ -212,12 +241,9 @@ def test_non_git_project_hashes_and_never_calls_git(
     assert all(f["commit_sha"] is None for f in facts)
     write(root, "b.txt", "beta two\n")
     (root / "c.txt").rename(root / "c2.txt")  # moved, but without git nobody can tell
-    calls: list[object] = []
-    real_run = subprocess.run
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
     out = verdicts(conn(), root, facts)
     assert [out[i].state for i in (1, 2, 3)] == ["fresh", "changed", "deleted"]
-    assert calls == []
+    assert spawned == []
 
 
 def test_input_forms_rows_dicts_objects_and_parsed_anchors(repo: Path) -> None:
@@ -331,7 +357,7 @@ def test_read_only_store_skips_the_cache(repo: Path, home: Path) -> None:
     assert verdicts(None, repo, [f])[1].state == "fresh"
 
 
-def test_one_git_pass_for_many_missing_files(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_git_pass_for_many_missing_files(repo: Path, spawned: list[list[str]]) -> None:
     for i in range(20):
         write(repo, f"mod/m{i}.py", f"value = {i}\n" * 20)
     git(repo, "add", "-A")
@@ -339,22 +365,20 @@ def test_one_git_pass_for_many_missing_files(repo: Path, monkeypatch: pytest.Mon
     facts = [fact(i, repo, [f"mod/m{i}.py", "src/app.py"]) for i in range(20)]
     for i in range(10):
         (repo / f"mod/m{i}.py").unlink()
-    calls: list[list[str]] = []
-    real_run = subprocess.run
-
-    def counting(cmd: list[str], *a: object, **k: object) -> object:
-        calls.append(cmd)
-        return real_run(cmd, *a, **k)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(subprocess, "run", counting)
+    spawned.clear()
     st = ScanStats()
     out = verdicts(conn(), repo, facts, stats=st)
     assert [out[i].state for i in range(20)] == ["deleted"] * 10 + ["fresh"] * 10
-    assert 1 <= len(calls) <= 2 and st.git_calls == len(calls)
+    assert len(spawned) == 2 and st.git_calls == 2  # ls-files -o and diff -M, side by side
+    assert {tuple(c[3:5]) for c in spawned} == {("ls-files", "-z"), ("diff", "-z")}
 
-    calls.clear()
+    spawned.clear()
+    st = ScanStats()
+    verdicts(conn(), repo, facts, stats=st)
+    assert spawned == [] and st.moves_remembered  # nothing moved since: the answer is kept
+
     verdicts(conn(), repo, facts[10:])
-    assert calls == []  # nothing missing: no git at all
+    assert spawned == []  # nothing missing: no git at all
 
 
 def test_default_branch_and_refs_read_from_dot_git(repo: Path) -> None:
@@ -408,7 +432,7 @@ def test_file_diff_outside_git_and_with_an_unknown_commit(tmp_path: Path, repo: 
 
 
 def test_stale_ids_agree_with_verdicts_and_never_call_git(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Path, spawned: list[list[str]]
 ) -> None:
     facts = [
         fact(1, repo, ["src/app.py"]),
@@ -427,11 +451,10 @@ def test_stale_ids_agree_with_verdicts_and_never_call_git(
     git(repo, "mv", "src/util.py", "src/moved.py")
     expected = {i for i, v in verdicts(conn(), repo, facts).items() if v.stale}
     assert expected == {2, 3, 4}
-    calls: list[object] = []
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a))
+    spawned.clear()
     items = [(f["id"], f["anchors"], f["commit_sha"]) for f in facts]
     assert staleness.stale_ids(conn(), repo, items) == expected
-    assert calls == []
+    assert spawned == []
 
 
 @pytest.mark.parametrize("junk", ["not json", "[1, 2]", '{"a": "b"}, {"c": "d"}', "5", '{"x": 5'])
@@ -442,3 +465,299 @@ def test_junk_anchors_are_unanchored_and_spoil_nothing_else(repo: Path, junk: st
     facts = [good, changed, {"id": 3, "files": "[]", "anchors": junk, "commit_sha": None}]
     out = verdicts(conn(), repo, facts)
     assert {i: v.state for i, v in out.items()} == {1: "fresh", 2: "changed", 3: "unanchored"}
+
+
+# ---- moves without a process ------------------------------------------------------------
+
+
+def test_a_git_mv_is_found_in_the_index_without_a_process(
+    repo: Path, spawned: list[list[str]]
+) -> None:
+    f = fact(1, repo, ["src/util.py"])
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/util.py", "lib/helpers.py")
+    spawned.clear()
+    v = verdicts(conn(), repo, [f])[1]
+    assert (v.state, v.renamed_to) == ("moved", {"src/util.py": "lib/helpers.py"})
+    assert spawned == []
+
+
+def test_a_plain_mv_beside_the_old_file_needs_no_process(
+    repo: Path, spawned: list[list[str]]
+) -> None:
+    f = fact(1, repo, ["src/util.py"])
+    c = conn()
+    verdicts(c, repo, [f])  # the cache now knows the old file's size: only same-size reads
+    (repo / "src/util.py").rename(repo / "src/tools.py")
+    spawned.clear()
+    v = verdicts(c, repo, [f])[1]
+    assert v.renamed_to == {"src/util.py": "src/tools.py"}
+    assert spawned == []
+
+
+def test_a_move_to_another_cited_path_needs_no_process(
+    repo: Path, spawned: list[list[str]]
+) -> None:
+    old = fact(1, repo, ["src/util.py"])
+    (repo / "src/util.py").rename(repo / "src/copy.py")
+    new = fact(2, repo, ["src/copy.py"])
+    spawned.clear()
+    assert verdicts(conn(), repo, [old, new])[1].renamed_to == {"src/util.py": "src/copy.py"}
+    assert spawned == []
+
+
+def test_an_untracked_move_to_another_directory_is_found_by_git(
+    repo: Path, spawned: list[list[str]]
+) -> None:
+    f = fact(1, repo, ["src/util.py"])
+    (repo / "elsewhere").mkdir()
+    (repo / "src/util.py").rename(repo / "elsewhere/util.py")
+    spawned.clear()
+    assert verdicts(conn(), repo, [f])[1].renamed_to == {"src/util.py": "elsewhere/util.py"}
+    assert spawned  # git listed the untracked files
+
+
+def test_similar_moves_false_starts_no_process_and_reads_as_deleted(
+    repo: Path, spawned: list[list[str]]
+) -> None:
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(30))
+    write(repo, "src/big.py", body)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
+    f = fact(1, repo, ["src/big.py"])
+    git(repo, "mv", "src/big.py", "src/large.py")
+    write(repo, "src/large.py", body + "# edited\n")
+    git(repo, "commit", "-qam", "rename and edit")
+    spawned.clear()
+    assert verdicts(conn(), repo, [f], similar_moves=False)[1].state == "deleted"
+    assert spawned == []
+    v = verdicts(conn(), repo, [f])[1]
+    assert v.renamed_to == {"src/big.py": "src/large.py"}
+
+
+def test_a_remembered_move_answer_is_dropped_when_the_index_changes(
+    repo: Path, spawned: list[list[str]]
+) -> None:
+    body = "".join(f"def g{i}(x):\n    return x - {i}\n" for i in range(30))
+    write(repo, "src/big.py", body)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
+    f = fact(1, repo, ["src/big.py"])
+    (repo / "src/big.py").unlink()
+    assert verdicts(conn(), repo, [f])[1].state == "deleted"
+    write(repo, "lib/renamed.py", body + "# edited\n")  # elsewhere, changed: git must say
+    git(repo, "add", "-A")  # the index changes: the remembered "deleted" no longer holds
+    spawned.clear()
+    v = verdicts(conn(), repo, [f])[1]
+    assert v.renamed_to == {"src/big.py": "lib/renamed.py"}
+    assert spawned
+
+
+def test_an_index_this_reader_does_not_know_is_left_to_git(
+    repo: Path, spawned: list[list[str]]
+) -> None:
+    f = fact(1, repo, ["src/util.py"])
+    git(repo, "update-index", "--split-index")
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/util.py", "lib/helpers.py")
+    spawned.clear()
+    v = verdicts(conn(), repo, [f])[1]
+    assert v.renamed_to == {"src/util.py": "lib/helpers.py"}
+    assert any("-s" in c for c in spawned)  # `git ls-files -s` stood in for the index
+
+
+# ---- the parse: every shape of anchors text judged as JSON would ------------------------
+
+FILES = {
+    "a.py": "alpha\n",
+    "dir/b.py": "beta\n",
+    "sp ace.py": "space\n",
+    "é.py": "accent\n",
+    'q"uote.py': "quote\n",
+    "br{a}ces,[x].py": "braces\n",
+    "null.py": "null\n",
+    "colon: x.py": "colon\n",
+}
+GONE = ["missing.py", "dir/gone.py"]
+JUNK = [
+    ' {"a.py": "%s"} ' % ("0" * 40),  # whitespace around: still JSON
+    "not json", "[1, 2]", "5", '{"x": 5', '{"a.py": "b"}, {"c": "d"}', "", "{}", "null",
+    '{"a.py": ["x"]}', '{"a.py": {"b": "c"}}', '{"a.py":\t"x"}', '{"a.py": "\x01"}',
+]
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "plain"
+    for rel, text in FILES.items():
+        write(root, rel, text)
+    shas = {rel: anchors.blob_sha(root / rel) or "" for rel in FILES}
+    return root, shas
+
+
+def reference(value: object, now: dict[str, str | None]) -> str:
+    """The verdict state, the slow and obvious way."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = None
+    anchored = {k: v for k, v in value.items() if isinstance(v, str) and v} if isinstance(
+        value, dict) else {}
+    if not anchored:
+        return "unanchored"
+    states = ["fresh" if now.get(p) == sha else "deleted" if now.get(p) is None else "changed"
+              for p, sha in anchored.items()]
+    return max(states, key=staleness.SEVERITY.__getitem__)
+
+
+def shaped(anchored: dict[str, str | None], how: str) -> object:
+    if how == "dict":
+        return anchored
+    if how == "sorted":
+        return json.dumps(anchored, sort_keys=True)
+    if how == "compact":
+        return json.dumps(anchored, separators=(",", ":"))
+    if how == "raw-unicode":
+        return json.dumps(anchored, ensure_ascii=False)
+    if how == "indented":
+        return json.dumps(anchored, indent=1)
+    return json.dumps(anchored)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=hst.data())
+def test_any_mix_of_anchors_is_judged_as_json_would(
+    plain: tuple[Path, dict[str, str]], data: hst.DataObject
+) -> None:
+    root, shas = plain
+    now: dict[str, str | None] = {**shas, **dict.fromkeys(GONE)}
+    paths = [*FILES, *GONE]
+    sha_choice = hst.sampled_from(["current", "other", "null", "empty"])
+    facts = []
+    n = data.draw(hst.integers(1, 40), label="facts")
+    for i in range(n):
+        if data.draw(hst.integers(0, 9)) == 0:
+            value: object = data.draw(hst.sampled_from([*JUNK, None]))
+        else:
+            chosen = data.draw(hst.lists(hst.sampled_from(paths), max_size=4, unique=True))
+            anchored: dict[str, str | None] = {}
+            for p in chosen:
+                kind = data.draw(sha_choice)
+                anchored[p] = (now[p] or "f" * 40 if kind == "current" else
+                               "0" * 40 if kind == "other" else None if kind == "null" else "")
+            value = shaped(anchored, data.draw(hst.sampled_from(
+                ["plain", "dict", "sorted", "compact", "raw-unicode", "indented"])))
+        facts.append({"id": i, "anchors": value, "commit_sha": None})
+    copies = data.draw(hst.sampled_from([1, staleness.MEMO_MIN // max(n, 1) + 1]))
+    facts = [{**f, "id": f["id"] + k * 1000} for k in range(copies) for f in facts]
+    out = verdicts(None, root, facts)
+    expected = {f["id"]: reference(f["anchors"], now) for f in facts}
+    assert {i: v.state for i, v in out.items()} == expected
+    items = [(f["id"], f["anchors"], None) for f in facts]
+    stale = {i for i, state in expected.items() if state in staleness.STALE_STATES}
+    assert staleness.stale_ids(None, root, items) == stale
+    again = verdicts(None, root, facts)  # a second pass (remembered when big) agrees
+    assert {i: v.state for i, v in again.items()} == expected
+
+
+def test_a_repeated_key_counts_once_as_json_does(plain: tuple[Path, dict[str, str]]) -> None:
+    root, shas = plain
+    text = f'{{"a.py": "{"0" * 40}", "a.py": "{shas["a.py"]}"}}'
+    assert verdicts(None, root, [{"id": 1, "anchors": text, "commit_sha": None}])[1].state == (
+        "fresh")
+
+
+# ---- remembering between passes ---------------------------------------------------------
+
+
+def many(repo: Path, n: int = staleness.MEMO_MIN + 50) -> list[dict[str, object]]:
+    """Enough facts for a pass to be remembered, over the repo's three files."""
+    base = [fact(0, repo, ["src/app.py"]), fact(0, repo, ["src/util.py", "README.md"]),
+            {"id": 0, "files": "[]", "anchors": "{}", "commit_sha": None}]
+    return [{**base[i % 3], "id": i} for i in range(n)]
+
+
+def states(out: dict[int, staleness.Verdict]) -> dict[str, int]:
+    counted: dict[str, int] = {}
+    for v in out.values():
+        counted[v.state] = counted.get(v.state, 0) + 1
+    return counted
+
+
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the files just written count as settled: a pass remembers only SHAs of files
+    whose ctime (which utime cannot set back) is older than SETTLE_NS."""
+    monkeypatch.setattr(staleness, "SETTLE_NS", 20_000_000)
+    time.sleep(0.05)
+
+
+def test_a_repeated_pass_reuses_its_answer_until_a_file_changes(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    facts = many(repo)
+    settled(monkeypatch)
+    c = conn()
+    first = verdicts(c, repo, facts)
+    st = ScanStats()
+    second = verdicts(c, repo, facts, stats=st)
+    assert st.reused and st.shas_remembered and st.hashed == 0
+    assert second == first and second is not first
+    second.clear()  # the caller's copy: the remembered answer is untouched
+    assert verdicts(c, repo, facts) == first
+
+    write(repo, "src/app.py", "def main():\n    return 7\n")
+    st = ScanStats()
+    out = verdicts(c, repo, facts, stats=st)
+    assert not st.reused and not st.shas_remembered and st.hashed == 1
+    assert states(out) == {"changed": 102, "fresh": 102, "unanchored": 102}
+
+    (repo / "README.md").unlink()
+    out = verdicts(c, repo, facts)
+    assert states(out) == {"changed": 102, "deleted": 102, "unanchored": 102}
+
+
+def test_emptying_the_cache_forces_a_real_look(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    facts = many(repo)
+    settled(monkeypatch)
+    c = conn()
+    verdicts(c, repo, facts)
+    st = ScanStats()
+    verdicts(c, repo, facts, stats=st)
+    assert st.shas_remembered
+    c.execute("DELETE FROM hash_cache")
+    st = ScanStats()
+    verdicts(c, repo, facts, stats=st)
+    assert not st.shas_remembered and st.hashed == 3 and st.cache_written == 3
+    staleness.forget()
+    st = ScanStats()
+    verdicts(c, repo, facts, stats=st)
+    assert not st.shas_remembered and not st.reused and st.hashed == 0
+
+
+def test_a_racy_file_is_never_remembered(repo: Path) -> None:
+    """Written within SETTLE_NS of the pass: a same-size, same-mtime rewrite must be seen."""
+    recent = time.time()
+    write(repo, "src/app.py", "aaaa\n", mtime=recent)
+    facts = many(repo)
+    c = conn()
+    assert states(verdicts(c, repo, facts))["fresh"] == 204
+    write(repo, "src/app.py", "bbbb\n", mtime=recent)
+    st = ScanStats()
+    out = verdicts(c, repo, facts, stats=st)
+    assert not st.shas_remembered and st.hashed == 1
+    assert states(out)["changed"] == 102
+
+
+def test_rows_and_dicts_mixed_with_text_in_a_big_list(repo: Path) -> None:
+    facts = many(repo)
+    for f in facts[::7]:
+        f["anchors"] = json.loads(str(f["anchors"]))  # decoded, as a TUI row may hold it
+    facts[1]["anchors"] = None
+    out = verdicts(conn(), repo, facts)
+    assert out[1].state == "unanchored"
+    assert states(out) == {"fresh": 203, "unanchored": 103}
+    assert verdicts(conn(), repo, facts) == out

@@ -938,3 +938,18 @@ async def test_wide_terminals_put_the_detail_beside_the_list(env: Env) -> None:
         await app.settle()
         facts, detail = app.main.facts.region, app.main.detail.region
         assert detail.y >= facts.bottom and detail.x == facts.x
+
+
+async def test_ctrl_r_reloads_new_facts_and_rechecks_staleness(env: Env) -> None:
+    pytest.importorskip("reviewer.staleness")
+    ids = seed(env, STALE_FACTS, commit=_git_project(env))
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        assert not any(r.stale for r in app.main.all_rows)
+        (env.project / "pyproject.toml").write_text("[project]\nname = 'renamed'\n")
+        seed(env, [F("arrived while reviewing")])  # the worker stored a new fact
+        await pilot.press("ctrl+r")
+        await app.settle()
+        assert "arrived while reviewing" in texts(app)
+        assert app.main.by_id[ids[2]].stale and not app.main.by_id[ids[0]].stale

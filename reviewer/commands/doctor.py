@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewer.commands.install import project_dir
+from reviewer.project import resolve as project_dir
 
 STUCK_SECONDS = 300.0  # the worker beats every 10 s; five minutes of silence is a hang
 WAITING_SECONDS = 3600.0  # a due job nobody picked up in an hour: no worker is starting

@@ -97,7 +97,7 @@ def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer.commands.listing import resolve_project
+    from reviewer.project import resolve as resolve_project
     from reviewer.store import Store
 
     items = read_export(args.file)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from reviewer.errors import UserError
+from reviewer.project import resolve
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -20,21 +19,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="try another size budget (default: the configured one)")
 
 
-def resolve_project(given: str | None) -> str:
-    from reviewer.project import project_root
-
-    if given is None:
-        return project_root()
-    path = Path(given).expanduser()
-    if not path.is_dir():
-        raise UserError(f"{given}: no such directory")
-    return project_root(path)
-
-
 def run(args: argparse.Namespace) -> int:
     from reviewer.inject import render_context
 
-    project = resolve_project(args.project)
+    project = resolve(args.project)
     text, stats = render_context(project, record=False, budget=args.budget)
     if text is None:
         print(f"{stats.line()}; nothing would be injected", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from reviewer.errors import UserError
+from reviewer.project import resolve
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -20,23 +20,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="the project to install into (default: the current one)")
 
 
-def project_dir(given: str | None) -> str:
-    from pathlib import Path
-
-    from reviewer.project import project_root
-
-    if given is None:
-        return project_root()
-    path = Path(given).expanduser()
-    if not path.is_dir():
-        raise UserError(f"{given}: no such directory")
-    return project_root(path)
-
-
 def run(args: argparse.Namespace) -> int:
     from reviewer import settings
 
-    change = settings.install(args.scope, project_dir(args.project), guard=args.guard)
+    change = settings.install(args.scope, resolve(args.project), guard=args.guard)
     if not change.changed:
         print(f"mem-review hooks already installed in {change.path}; nothing changed")
         return 0

@@ -11,10 +11,9 @@ import json
 import shutil
 import sqlite3
 import sys
-from pathlib import Path
 from typing import Any
 
-from reviewer.errors import UserError
+from reviewer.project import resolve
 
 CHOICES = ("pending", "approved", "rejected", "stale", "all")
 MAX_WIDTH = 100
@@ -30,18 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the export format")
     parser.add_argument("--project", metavar="DIR", help="another project than the current one")
-
-
-def resolve_project(given: str | None) -> str:
-    """The project: `--project DIR` or the current directory, up to its git top level."""
-    from reviewer.project import project_root
-
-    if given is not None:
-        path = Path(given).expanduser()
-        if not path.is_dir():
-            raise UserError(f"{given}: no such directory")
-        return project_root(path)
-    return project_root()
 
 
 def verdicts(conn: sqlite3.Connection, project: str, rows: list[sqlite3.Row]) -> dict[int, Any]:
@@ -90,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from reviewer import db
     from reviewer.facts_json import to_json
 
-    project = resolve_project(args.project)
+    project = resolve(args.project)
     conn = db.connect()
     try:
         facts, found = select_facts(conn, project, args.status)

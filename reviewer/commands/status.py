@@ -106,7 +106,7 @@ def gather(project: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer.commands.listing import resolve_project
+    from reviewer.project import resolve as resolve_project
 
     data = gather(resolve_project(args.project))
     if args.json:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from reviewer.commands.install import project_dir
+from reviewer.project import resolve as project_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -194,35 +194,38 @@ def load_page(
 
     The whole list follows from a background thread (`load_rows`); at 10,000 facts,
     building every row first would make the person wait for rows they cannot see yet.
+    Two steps, ids in order then their rows: sorting ids alone is a third of the cost
+    of sorting whole rows.
     """
     where, params = " WHERE project = ?", [project]
     if status is not None:
         where += " AND status = ?"
         params.append(status)
-    sql = _ROW_SQL.replace(" WHERE project = ?", where) + _ORDER + " LIMIT ?"
-    cursor = conn.execute(sql, (*params, limit))
+    ids = [i for (i,) in conn.execute(
+        "SELECT id FROM fact" + where + _ORDER + " LIMIT ?", (*params, limit)).fetchall()]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    cursor = conn.execute(_ROW_SQL.replace("project = ?", f"id IN ({marks})"), ids)
     cursor.row_factory = None
-    tuples = cursor.fetchall()
-    ids = [t[0] for t in tuples]
-    used: dict[int, int] = {}
-    if ids:
-        marks = ",".join("?" * len(ids))
-        used = dict(conn.execute(
-            f"SELECT fact_id, COUNT(*) FROM injection WHERE fact_id IN ({marks}) "
-            "GROUP BY fact_id", ids).fetchall())
-    return [FactRow.from_db(t, used.get(t[0], 0)) for t in tuples]
+    by_id = {t[0]: t for t in cursor.fetchall()}
+    used = dict(conn.execute(
+        f"SELECT fact_id, COUNT(*) FROM injection WHERE fact_id IN ({marks}) "
+        "GROUP BY fact_id", ids).fetchall())
+    return [FactRow.from_db(by_id[i], used.get(i, 0)) for i in ids if i in by_id]
 
 
 def count_facts(conn: sqlite3.Connection, project: str, since: float) -> dict[str, int]:
-    """Facts by status, and approvals since `since` (today), without loading any row."""
+    """Facts by status (from the index alone), and approvals since `since` (today)."""
     out = {"pending": 0, "approved": 0, "rejected": 0, "approved_since": 0}
-    for status, n, recent in conn.execute(
-        "SELECT status, COUNT(*), SUM(decided_at >= ?) FROM fact WHERE project = ? "
-        "GROUP BY status", (since, project),
-    ):
-        out[status] = n
-        if status == "approved":
-            out["approved_since"] = int(recent or 0)
+    out.update(conn.execute(
+        "SELECT status, COUNT(*) FROM fact WHERE project = ? GROUP BY status", (project,)
+    ).fetchall())
+    if out["approved"]:
+        out["approved_since"] = conn.execute(
+            "SELECT COUNT(*) FROM fact WHERE project = ? AND status = 'approved' "
+            "AND decided_at >= ?", (project, since),
+        ).fetchone()[0]
     return out
 
 

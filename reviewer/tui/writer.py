@@ -1,7 +1,7 @@
 """Decisions reach the store in order, off the UI thread.
 
-One background thread owns the `Store` (importing it loads sqlmodel, half a second or
-more, which must not delay the first paint) and runs every write in the order the person
+One background thread owns the `Store` (opening it costs a connection and migrations
+check, which must not delay the first paint) and runs every write in the order the person
 made them, so an undo always lands after the decision it undoes. The screen has already
 shown the new state; a failed write is reported and the app reloads from the database.
 """

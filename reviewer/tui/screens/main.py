@@ -86,6 +86,7 @@ class MainScreen(Screen[None]):
         self.counts = triage.Counts()
         self.jobs: dict[str, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._review: ReviewApp | None = None
         self._keys_state: tuple[bool, bool, bool] | None = None
         self._filter_bar: FilterBar | None = None
         self._empty: EmptyState | None = None
@@ -95,7 +96,11 @@ class MainScreen(Screen[None]):
 
     @property
     def review(self) -> ReviewApp:
-        return self.app  # type: ignore[return-value]
+        """The app, held directly: `self.app` looks it up in a context variable, which a
+        worker thread may not see (and an app shutting down no longer has)."""
+        if self._review is None:
+            self._review = self.app  # type: ignore[assignment]
+        return self._review  # type: ignore[return-value]
 
     # ---- layout -------------------------------------------------------------------
 
@@ -121,6 +126,7 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._review = self.app  # type: ignore[assignment]
         self.facts.marked = self.marks
         self._first_page()
         self.facts.focus()
@@ -431,7 +437,9 @@ class MainScreen(Screen[None]):
 
     def _watch(self, token: Future[Any], ids: list[int]) -> None:
         """When the write lands, the history shown for those facts is out of date."""
-        def landed(_: object) -> None:
+        def landed(fut: asyncio.Future[Any]) -> None:
+            if fut.cancelled() or fut.exception() is not None:
+                return  # `write_failed` already told the person and reloaded
             for fact_id in ids:
                 self.detail.forget(fact_id)
             selected = self.facts.selected
@@ -442,7 +450,8 @@ class MainScreen(Screen[None]):
 
     def write_failed(self, exc: BaseException) -> None:
         """A write did not reach the store: say so and show what the store holds."""
-        self.notify(f"Could not save a decision: {exc}. Showing the store as it is.",
+        message = str(exc).split("\n", 1)[0].split(" (Background on this error", 1)[0]
+        self.notify(f"Could not save a decision: {message}. Showing the store as it is.",
                     severity="error", timeout=8, markup=False)
         self.undo_stack = triage.UndoStack()
         selected = self.facts.selected

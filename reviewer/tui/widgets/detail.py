@@ -157,17 +157,14 @@ class DetailPane(VerticalScroll, can_focus=False):
         self._row: FactRow | None = None
         self._cache: LRUCache[tuple[Any, ...], Content] = LRUCache(maxsize=256)
         self.placeholder = Content("")
+        self.body = Static(self.placeholder, id="detail-body", markup=False)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
 
     def compose(self) -> ComposeResult:
-        yield Static(self.placeholder, id="detail-body", markup=False)
-
-    @property
-    def body(self) -> Static:
-        return self.query_one("#detail-body", Static)
+        yield self.body
 
     @staticmethod
     def key(row: FactRow) -> tuple[Any, ...]:
