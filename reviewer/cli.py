@@ -6,10 +6,12 @@ nothing heavy (textual, anthropic, sqlmodel) may load before a command asks for 
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 # name -> (module with configure(parser) and run(args) -> int, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -30,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="mem-review",
         description="A long-term memory for Claude Code that a person reviews.",
@@ -61,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"mem-review: unknown command {name!r} (see mem-review --help)", file=sys.stderr)
         return 2
+    import argparse
+    import importlib
+
     module_name, help_ = COMMANDS[name]
     module = importlib.import_module(module_name)
     parser = argparse.ArgumentParser(prog=f"mem-review {name}", description=help_)

@@ -8,15 +8,16 @@ a permanent error (an unreadable transcript, an invalid request) makes it `faile
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reviewer import db
 
 MAX_BACKOFF = 3600.0
 
 
-@dataclass(frozen=True)
-class Claimed:
+class Claimed(NamedTuple):
+    """A job taken by the worker (a NamedTuple: `dataclasses` costs the hook ~6 ms)."""
+
     id: int
     session_id: str
     transcript_path: str

@@ -12,10 +12,11 @@ subprocess (bench/rows/staleness.py). Where the time goes, and why it is spent s
   each pair is `"path": "sha"`), checked to have exactly that shape, and compared pair
   by pair with today's SHAs in C-level maps. Only texts with a differing pair are parsed
   as JSON and judged one by one; texts with escapes or another layout take that path too.
-- Each distinct cited file is stat'ed once per pass, in one `map(os.stat, ...)` over
-  pre-encoded paths, and hashed only when its `hash_cache` row (size, mtime_ns) does not
-  vouch for it; new hashes are saved in one transaction. The stats are the floor: on
-  the 2-core VM this was measured on, 2,000 of them cost about twice the baseline.
+- Each distinct cited file is stat'ed once per pass, in one `map(os.stat, ...)`, and
+  hashed only when its `hash_cache` row (size, mtime_ns) does not vouch for it; new
+  hashes are saved in one transaction. The stats are the floor: on the 2-core VM this
+  was measured on, 2,000 of them (with their stat_result objects) cost about twice the
+  baseline. Two threads splitting them lost as often as they won (GIL hand-offs).
 - What depends only on the texts (the parse) or only on today's SHAs (the judgement) is
   remembered for the last two big lists (MEMO_MIN facts or more) of the process: a TUI
   re-scanning the same rows, or a benchmark, then pays the stats and little else. Files
@@ -252,7 +253,7 @@ class _Plan:
     """What a list of anchors texts needs whatever the files hold: their pairs and their
     cited files (relative `names`, absolute `paths`). A pure function of (root, texts)."""
 
-    __slots__ = ("files", "last", "names", "pairs", "paths", "raw_paths", "remembered")
+    __slots__ = ("files", "last", "names", "pairs", "paths", "remembered")
 
     def __init__(self, root: str, texts: list[str], remembered: bool) -> None:
         self.pairs = _Pairs(set(texts))
@@ -262,10 +263,6 @@ class _Plan:
         self.names = list(cited)
         prefix = root.rstrip(os.sep) + os.sep
         self.paths = list(map(prefix.__add__, self.names))
-        try:  # stat takes bytes as they are; a str path is encoded on every call
-            self.raw_paths: list[str] | list[bytes] = list(map(os.fsencode, self.paths))
-        except UnicodeEncodeError:  # not representable in the filesystem encoding
-            self.raw_paths = self.paths
         self.remembered = remembered
         self.files: _Files | None = None
         self.last: _Judged | None = None
@@ -590,7 +587,7 @@ def _look(
     names = plan.names
     if not names:
         return {}, {}
-    infos, failed = _stat_list(plan.raw_paths)
+    infos, failed = _stat_list(plan.paths)
     present, found, gone = names, infos, []
     if failed:
         present = list(compress(names, infos))
@@ -661,13 +658,9 @@ def _look(
     return current, sizes
 
 
-def _stat_list(
-    paths: list[str] | list[bytes],
-) -> tuple[list[os.stat_result | None], list[int]]:
+def _stat_list(paths: list[str]) -> tuple[list[os.stat_result | None], list[int]]:
     """(`os.stat` of each path or None where it fails, the indexes that failed), in one
-    C-level map: a failure costs a restart, not a Python loop per file. (Two threads
-    halving the list won 15% alone but lost 2x in a process with other threads: GIL
-    hand-offs on each stat; not worth it.)"""
+    C-level map: a failure costs a restart, not a Python loop per file."""
     out: list[os.stat_result | None] = []
     failed: list[int] = []
     todo = iter(paths)

@@ -228,3 +228,20 @@ def test_signature_changes_when_git_rewrites_the_index(repo: Path) -> None:
     (repo / "src/app.py").write_text("print(2)\n")
     git(repo, "add", "src/app.py")
     assert gitindex.signature(repo) != before
+
+
+def test_an_index_named_by_git_index_file_is_left_to_git(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_INDEX_FILE", str(repo / ".git" / "other-index"))
+    assert gitindex.read_entries(repo) is None
+    assert gitindex.paths_by_sha(repo, {"0" * 40}) is None
+
+
+def test_optional_extensions_are_skipped(repo: Path) -> None:
+    """TREE (written by commit) and UNTR (the untracked cache) carry no entries."""
+    git(repo, "update-index", "--untracked-cache")
+    git(repo, "status", "--porcelain")
+    data = (repo / ".git" / "index").read_bytes()
+    assert b"TREE" in data and b"UNTR" in data
+    assert mine(repo) == listed(repo)

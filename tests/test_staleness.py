@@ -761,3 +761,21 @@ def test_rows_and_dicts_mixed_with_text_in_a_big_list(repo: Path) -> None:
     assert out[1].state == "unanchored"
     assert states(out) == {"fresh": 203, "unanchored": 103}
     assert verdicts(conn(), repo, facts) == out
+
+
+def test_a_pass_is_not_remembered_while_ctimes_are_recent(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Timestamps are coarse: a write in the same tick as a file's last ctime leaves the
+    ctime as it was. So only ctimes older than SETTLE_NS let a pass be reused (a frozen
+    clock stands in for that tick here)."""
+    frozen = time.time_ns()
+    monkeypatch.setattr(staleness, "_CTIME", lambda info: frozen)
+    facts = many(repo)
+    c = conn()
+    assert states(verdicts(c, repo, facts))["fresh"] == 204
+    write(repo, "src/app.py", "def main():\n    return 8\n")  # same inode, same "ctime"
+    st = ScanStats()
+    out = verdicts(c, repo, facts, stats=st)
+    assert not st.shas_remembered
+    assert states(out)["changed"] == 102

@@ -7,13 +7,16 @@ from a module we call is swallowed. Stdlib only.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from reviewer.log import log
+
+if TYPE_CHECKING:  # argparse costs the hook milliseconds it does not need
+    import argparse
+    from collections.abc import Sequence
 
 EVENTS = {
     "session-end": "SessionEnd",
