@@ -16,3 +16,17 @@ def transcripts() -> Path:
     if not TRANSCRIPTS.is_dir():
         pytest.fail(f"shared transcripts not found at {TRANSCRIPTS}")
     return TRANSCRIPTS
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private, empty data dir; no worker spawns and no key leaks in from the machine.
+
+    Test files that need another setup define their own `home`, which takes precedence.
+    """
+    home = tmp_path / "home"
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
+    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
+    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MEM_REVIEW_EXTRACTOR"):
+        monkeypatch.delenv(var, raising=False)
+    return home

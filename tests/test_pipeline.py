@@ -62,16 +62,6 @@ def fact(
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
-    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MEM_REVIEW_EXTRACTOR"):
-        monkeypatch.delenv(var, raising=False)
-    return home
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(
         tmp_path / "repo",
