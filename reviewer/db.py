@@ -59,6 +59,27 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
     return conn
 
 
+def connect_readonly(path: Path | None = None) -> sqlite3.Connection:
+    """Read a store that cannot be written (full disk, read-only mount).
+
+    SQLite cannot open a WAL database read-only without writing its `-shm`; `immutable=1`
+    reads the main file as it stands, which may miss transactions not yet checkpointed:
+    better a slightly old memory than none.
+    """
+    path = paths.db_path() if path is None else path
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True,
+                               check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: cannot read the store ({exc})") from None
+    if version != schema.VERSION:
+        conn.close()
+        raise StoreError(f"{path}: schema version {version}, expected {schema.VERSION}")
+    return conn
+
+
 def upgrade(conn: sqlite3.Connection) -> int:
     """Apply pending migrations in one transaction each; safe when two processes race."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]

@@ -127,7 +127,11 @@ def render_context(
     if not paths.db_path().exists():
         stats.reason = "no store yet (nothing captured)"
         return None, stats
-    conn = db.connect()
+    try:
+        conn = db.connect()
+    except db.StoreError as exc:  # full disk or read-only: still inject what was approved
+        log("inject", f"store not writable, reading it read-only ({exc})")
+        conn = db.connect_readonly()
     try:
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur = conn.cursor()

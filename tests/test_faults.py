@@ -544,6 +544,10 @@ def test_a_read_only_store_fails_hooks_and_worker_open_and_nothing_is_lost(
             for event, payload in (("session-end", end_payload(session(tmp_path, "s2"), repo)),
                                    ("session-start", start_payload(repo))):
                 assert_hook_failed_open(hook(home, event, payload), event)
+            # Memory stays on: the approved fact is still injected from the read-only store.
+            started = hook(home, "session-start", start_payload(repo))
+            context = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
+            assert F1["fact"] in context
             with FakeMessagesAPI(default_extract=Facts(GOOD)) as api:
                 out = run_worker(worker_env(home, api.url))
                 assert out.returncode in (0, 1) and out.stdout == b""

@@ -535,3 +535,20 @@ def test_a_busy_store_still_injects_without_waiting_to_record(repo: Path) -> Non
     assert text is not None and stats.injected == 1
     assert stats.recorded == 0
     assert db.connect().execute("SELECT COUNT(*) FROM injection").fetchone()[0] == 0
+
+
+def test_a_store_that_cannot_be_written_is_still_read(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Full disk or read-only mount: memory stays on, read from the main file as it stands."""
+    add(repo, "The API paginates with opaque cursors.", files=("src/api.py",))
+    db.connect().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def unwritable(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connection:
+        raise db.StoreError("disk I/O error")
+
+    monkeypatch.setattr(db, "connect", unwritable)
+    answer = session_start(payload(repo))
+    assert answer is not None
+    context = json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+    assert "The API paginates with opaque cursors." in context
