@@ -5,6 +5,7 @@ Stdlib only (tomllib): the hooks read the injection budget from here.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, fields
@@ -65,6 +66,31 @@ def load() -> Config:
         except (TypeError, ValueError):
             raise ConfigError(f"setting {name}={raw!r} is not a {type(default).__name__}") from None
     cfg = Config(**typed)  # type: ignore[arg-type]
+    _check(cfg)
     if cfg.inject_budget_chars > MAX_BUDGET_CHARS:
         cfg = Config(**{**cfg.__dict__, "inject_budget_chars": MAX_BUDGET_CHARS})
     return cfg
+
+
+MIN_WINDOW_CHARS = 2_000
+
+
+def _check(cfg: Config) -> None:
+    """Refuse values that would break capture or quietly switch a safeguard off."""
+    problems = []
+    if cfg.extractor not in ("api", "rules"):
+        problems.append(f"extractor={cfg.extractor!r} (use api or rules)")
+    if cfg.window_chars < MIN_WINDOW_CHARS:
+        problems.append(f"window_chars={cfg.window_chars} (at least {MIN_WINDOW_CHARS})")
+    if not math.isfinite(cfg.daily_spend_cap_usd) or cfg.daily_spend_cap_usd < 0:
+        problems.append(f"daily_spend_cap_usd={cfg.daily_spend_cap_usd} (0 turns it off)")
+    for name in ("api_timeout", "retry_base_seconds"):
+        value = getattr(cfg, name)
+        if not math.isfinite(value) or value <= 0:
+            problems.append(f"{name}={value} (must be positive)")
+    if cfg.max_retries < 0:
+        problems.append(f"max_retries={cfg.max_retries} (0 or more)")
+    if cfg.inject_budget_chars <= 0:
+        problems.append(f"inject_budget_chars={cfg.inject_budget_chars} (must be positive)")
+    if problems:
+        raise ConfigError("unusable setting: " + "; ".join(problems))

@@ -285,7 +285,9 @@ def install(
     change.entries = [f"{event}: {command}" for event, _, command in entries(new)]
     if not change.changed:
         return change
-    if raw is not None and remove(settings):  # a file of only our hooks has nothing to save
+    # Back up any file the user had; only one holding nothing but our own hooks (a
+    # re-install) has nothing to save. An empty `{}` is the user's too: uninstall restores it.
+    if raw is not None and (remove(settings) or not entries(settings)):
         change.backup = _backup(path, raw, settings)
     write_atomic(path, dump(new))
     return change

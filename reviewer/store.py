@@ -347,6 +347,7 @@ class Store:
                 seen.add((nf.project, nf.norm))
                 if not keep_status:
                     nf.status, nf.reject_reason, nf.decided_at = "pending", None, None
+                _redact_new_fact(nf)  # an export is input like any other: nothing raw lands
                 rows.append(_fact_from(nf, now).model_dump(exclude={"id"}))
             if rows:
                 # Bulk statements: ten thousand ORM flushes take seconds, these take a fraction.
@@ -390,6 +391,21 @@ def _log(
          None if before is None else json.dumps(before, sort_keys=True),
          None if after is None else json.dumps(after, sort_keys=True)),
     )
+
+
+def _redact_new_fact(nf: NewFact) -> None:
+    from capture.dedupe import fact_key
+    from capture.redact import redact
+
+    text = redact(nf.text)
+    if text != nf.text:
+        nf.text, nf.norm = text, fact_key(text)
+    nf.evidence, nf.context = redact(nf.evidence), redact(nf.context)
+    if nf.reject_reason:
+        nf.reject_reason = redact(nf.reject_reason)
+    nf.files = [redact(f) for f in nf.files]
+    nf.missing_files = [redact(f) for f in nf.missing_files]
+    nf.anchors = {redact(f): sha for f, sha in nf.anchors.items()}
 
 
 def _person(actor: str) -> None:

@@ -140,6 +140,19 @@ def test_merges_with_their_hooks_and_keys_and_uninstall_restores_the_bytes(
     assert not settings.backup_path(path).exists()
 
 
+@pytest.mark.parametrize("content", [b"", b"{}", b'{"hooks": {}}', b'{\n  "hooks": {}\n}\n'])
+def test_an_empty_file_they_had_survives_install_and_uninstall(
+    project: Path, content: bytes
+) -> None:
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    settings.install("project", project, exe=EXE)
+    assert ours(json.loads(path.read_text()))
+    settings.uninstall("project", project)
+    assert path.exists() and path.read_bytes() == content
+
+
 def test_install_twice_changes_nothing(project: Path) -> None:
     path = project / ".claude" / "settings.json"
     their_file(path)

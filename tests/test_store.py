@@ -140,3 +140,14 @@ def test_what_a_person_types_is_redacted_too(home: Path) -> None:
     edited, rejected = store.get(a), store.get(b)
     assert edited is not None and "[REDACTED:github-token]" in edited.text
     assert rejected is not None and "[REDACTED:github-token]" in (rejected.reject_reason or "")
+
+
+def test_imported_facts_are_redacted_before_they_land(home: Path) -> None:
+    store = Store()
+    key = "sk-ant-api03-" + "Q" * 90 + "AA"
+    store.import_facts([_nf(f"Deploy uses key {key}", evidence=f"ANTHROPIC_API_KEY={key}",
+                            status="approved")], keep_status=True)
+    raw = (home / "store.db").read_bytes() + (home / "store.db-wal").read_bytes()
+    assert key.encode() not in raw
+    [fact] = store.facts("/p")
+    assert "[REDACTED:" in fact.text and "[REDACTED:" in fact.evidence
