@@ -37,8 +37,7 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
         )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode=WAL")
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         if migrate:
@@ -57,6 +56,21 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
     except OSError as exc:
         raise StoreError(f"{path}: {exc.strerror or exc}") from None
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch a new store to WAL. The switch can answer "locked" at once, without waiting
+    on the busy timeout, when many processes open a brand-new store together (50 hooks at
+    the first session end): retry it briefly rather than fail."""
+    for attempt in range(100):
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 99:
+                raise
+            time.sleep(0.01 + 0.002 * attempt)
 
 
 def connect_readonly(path: Path | None = None) -> sqlite3.Connection:

@@ -130,8 +130,10 @@ def render_context(
     try:
         conn = db.connect()
     except db.StoreError as exc:  # full disk or read-only: still inject what was approved
-        log("inject", f"store not writable, reading it read-only ({exc})")
-        conn = db.connect_readonly()
+        try:
+            conn = db.connect_readonly()
+        except db.StoreError:
+            raise exc from None  # the caller logs the one line that explains it
     try:
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur = conn.cursor()
