@@ -25,7 +25,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from fakeapi import (
     Raw,
     Refusal,
 )
+from helpers import wait_for, worker_cmd
 from test_pipeline import fact, make_repo
 
 from capture import pipeline, worker
@@ -132,23 +132,9 @@ def worker_env(home: Path, url: str, **extra: str) -> dict[str, str]:
     return env
 
 
-def worker_cmd() -> list[str]:
-    return [sys.executable, "-m", "reviewer.cli", "worker", "--once"]
-
-
 def run_worker(env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(worker_cmd(), env=env, cwd=ROOT, capture_output=True, timeout=WAIT,
                           check=False)
-
-
-def wait_for(what: str, check: Any) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def log_text(home: Path) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import helpers
 import pytest
 
 from reviewer import anchors, gitindex
@@ -17,12 +18,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def git(root: Path, *args: str, check: bool = True) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t",
-         "-c", "commit.gpgsign=false", "-c", "core.splitIndex=false", *args],
-        capture_output=True, text=True, check=check,
-    )
-    return done.stdout
+    """The index format under test is the one we ask for, never a split one by config."""
+    return helpers.git(root, "-c", "core.splitIndex=false", *args, check=check)
 
 
 def make_repo(root: Path, *init: str) -> Path:

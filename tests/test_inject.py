@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import git
 
 from reviewer import anchors, db, inject
 from reviewer.inject import INJECT_END, INJECT_HEADER, neutralise, render_context, session_start
@@ -26,26 +27,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("MEM_REVIEW_BUDGET", raising=False)
     return tmp_path / "home"
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        [
-            "git",
-            "-C",
-            str(root),
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "-c",
-            "commit.gpgsign=false",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
 
 
 _tick = iter(range(1, 1_000_000))

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
 from pathlib import Path
 from typing import Any
 
+import helpers
 import httpx2
 import pytest
 from fakeapi import Facts, MaxTokens, mock_transport, requests_text
@@ -25,12 +25,7 @@ PY_ERROR = "/bin/bash: line 1: python: command not found"
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    return helpers.git(repo, *args).strip()
 
 
 def make_repo(path: Path, files: dict[str, str]) -> Path:

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from helpers import git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
@@ -25,27 +26,6 @@ _tick = iter(range(1, 1_000_000))
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
     return tmp_path / "home"
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        [
-            "git",
-            "-C",
-            str(root),
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "user.name=t",
-            "-c",
-            "commit.gpgsign=false",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 def write(root: Path, rel: str, text: str, mtime: float | None = None) -> None:

@@ -14,13 +14,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakeapi import Error, Facts, FakeMessagesAPI, Hang
+from helpers import wait_for, worker_cmd
 from test_pipeline import PY_ERROR, fact, git, make_repo
 
 from capture import pipeline, worker
@@ -93,20 +93,6 @@ def rows(sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
 
 def job(job_id: int) -> sqlite3.Row:
     return rows("SELECT * FROM job WHERE id = ?", (job_id,))[0]
-
-
-def worker_cmd() -> list[str]:
-    return [sys.executable, "-m", "reviewer.cli", "worker", "--once"]
-
-
-def wait_for(what: str, check: Any) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 # --------------------------------------------------------------------------- outcomes
