@@ -16,6 +16,7 @@ from reviewer import paths, schema
 from reviewer.errors import UserError
 
 BUSY_TIMEOUT_MS = 10_000
+WAL_SWITCH_SECONDS = 1.0
 
 
 class StoreError(UserError):
@@ -62,15 +63,16 @@ def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch a new store to WAL. The switch can answer "locked" at once, without waiting
     on the busy timeout, when many processes open a brand-new store together (50 hooks at
     the first session end): retry it briefly rather than fail."""
-    for attempt in range(100):
+    deadline = time.monotonic() + WAL_SWITCH_SECONDS  # bounded: a hook has 1.5 s in all
+    while True:
         try:
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 conn.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or attempt == 99:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
-            time.sleep(0.01 + 0.002 * attempt)
+            time.sleep(0.01)
 
 
 def connect_readonly(path: Path | None = None) -> sqlite3.Connection:
