@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from capture.condense import condense_file, excerpt, find_turn, split_windows
+from capture.condense import condense_file, excerpt, find_turn, render, split_windows
+from capture.fit import budget_for, fit
 from capture.redact import redact
 from capture.transcript import Turn
 from reviewer import db, queue
@@ -56,7 +57,8 @@ class Outcome:
 
 @dataclass
 class _Sent:
-    """What left (or would leave) the machine: redacted turns and the windows made of them."""
+    """What left (or would leave) the machine: the windows, and the redacted turns they
+    were made of before `capture.fit` shortened any (grounding and excerpts use these)."""
 
     turns: list[Turn]
     windows: list[str]
@@ -67,27 +69,39 @@ class _Sent:
         return "\n\n".join(self.windows)
 
 
-def _prepare(path: str, start: int, window_chars: int) -> _Sent:
+def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent:
     """Read and condense, then redact each turn BEFORE windows are cut (a secret is never
-    split by an elision), and each window again for good measure. OSError propagates."""
+    split by an elision), fit them to 1/send_ratio of the bytes read, and redact each
+    window again for good measure. OSError propagates."""
     cond = condense_file(path, start=start, window_chars=window_chars)
     turns = [dataclasses.replace(t, text=redact(t.text)) for t in cond.turns]
-    windows = [redact(w) for w in split_windows(turns, window_chars)]
+    sent = fit(turns, budget_for(cond.source_bytes, send_ratio))
+    windows = [redact(w) for w in split_windows(sent, window_chars)]
     return _Sent(turns, windows, cond.end_offset)
+
+
+def sent_windows(path: str | os.PathLike[str], cfg: Config | None = None) -> list[str]:
+    """Exactly the windows `process` would send for this whole file."""
+    if cfg is None:
+        from reviewer.config import load
+
+        cfg = load()
+    return _prepare(os.fspath(path), 0, cfg.window_chars, cfg.send_ratio).windows
 
 
 def preview_text(path: str | os.PathLike[str], *, window_chars: int | None = None) -> str:
     """Exactly the windows `process` would send for this whole file, with separators."""
-    if window_chars is None:
-        from reviewer.config import load
+    from reviewer.config import load
 
-        window_chars = load().window_chars
-    sent = _prepare(os.fspath(path), 0, window_chars)
-    if not sent.windows:
+    cfg = load()
+    if window_chars is not None:
+        cfg = dataclasses.replace(cfg, window_chars=window_chars)
+    windows = sent_windows(path, cfg)
+    if not windows:
         return "(nothing to send: no conversation in this transcript)\n"
-    total = len(sent.windows)
+    total = len(windows)
     parts = []
-    for i, window in enumerate(sent.windows, start=1):
+    for i, window in enumerate(windows, start=1):
         parts.append(f"───── window {i} of {total} · {len(window):,} characters ─────\n")
         parts.append(window.rstrip("\n") + "\n")
     return "\n".join(parts)
@@ -145,7 +159,7 @@ def process(
 
     extractor = extractor or cfg.extractor
     try:
-        sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars)
+        sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars, cfg.send_ratio)
     except OSError as exc:
         reason = f"transcript unreadable: {job.transcript_path}: {exc.strerror or exc}"
         queue.fail(conn, job.id, reason)
@@ -313,7 +327,7 @@ def _triage(
     from reviewer.store import NewFact
 
     index = FactIndex.build(store.known(job.project))
-    source_text = sent.text
+    source_text = render(sent.turns)  # the transcript's text: a quote must be found there
     commit, branch = git_head(job.project)
     new: list[NewFact] = []
     for cand in cands:

@@ -23,6 +23,7 @@ class Config:
     api_timeout: float = 60.0
     max_retries: int = 2
     window_chars: int = 120_000
+    send_ratio: int = 40  # send at most 1/send_ratio of a transcript's bytes; 0: no limit
     daily_spend_cap_usd: float = 1.0  # 0 disables the cap
     inject_budget_chars: int = 6_000
     retry_base_seconds: float = 60.0  # backoff after a transient API error
@@ -34,6 +35,7 @@ ENV = {
     "api_timeout": "MEM_REVIEW_API_TIMEOUT",
     "max_retries": "MEM_REVIEW_MAX_RETRIES",
     "window_chars": "MEM_REVIEW_WINDOW_CHARS",
+    "send_ratio": "MEM_REVIEW_SEND_RATIO",
     "daily_spend_cap_usd": "MEM_REVIEW_DAILY_SPEND_CAP",
     "inject_budget_chars": "MEM_REVIEW_BUDGET",
     "retry_base_seconds": "MEM_REVIEW_RETRY_SECONDS",
@@ -82,6 +84,8 @@ def _check(cfg: Config) -> None:
         problems.append(f"extractor={cfg.extractor!r} (use api or rules)")
     if cfg.window_chars < MIN_WINDOW_CHARS:
         problems.append(f"window_chars={cfg.window_chars} (at least {MIN_WINDOW_CHARS})")
+    if cfg.send_ratio < 0:
+        problems.append(f"send_ratio={cfg.send_ratio} (0 turns the limit off)")
     if not math.isfinite(cfg.daily_spend_cap_usd) or cfg.daily_spend_cap_usd < 0:
         problems.append(f"daily_spend_cap_usd={cfg.daily_spend_cap_usd} (0 turns it off)")
     for name in ("api_timeout", "retry_base_seconds"):

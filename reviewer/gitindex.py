@@ -30,6 +30,7 @@ VERSIONS = (2, 3, 4)
 EXTENDED = 0x4000  # flags: two more flag bytes follow (version 3 and later)
 STAGE_MASK = 0x3000
 NAME_MASK = 0x0FFF
+ASSUME_VALID = 0x8000  # flags: `update-index --assume-unchanged` (git stops looking)
 SKIP_WORKTREE = 0x4000  # extended flags
 INTENT_TO_ADD = 0x2000  # extended flags
 KNOWN_EXTENDED = SKIP_WORKTREE | INTENT_TO_ADD
@@ -110,6 +111,24 @@ def paths_by_sha(root: str | os.PathLike[str], shas: Iterable[str]) -> dict[str,
             continue
         found.setdefault(wanted[sha], []).append(path.decode("utf-8", "surrogateescape"))
     return found
+
+
+def vouched_paths(root: str | os.PathLike[str]) -> set[str] | None:
+    """The paths whose work-tree content `git diff-files` vouches for: stage-0 entries of
+    files git still checks (not assume-unchanged, skip-worktree or intent-to-add). A file
+    among them that `git diff-files` does not list holds its index blob. None when the
+    index cannot be read here."""
+    data, hash_len = _load(root)
+    if data is None:
+        return None
+    walk = _walk(data, hash_len)
+    if walk is None:
+        return None
+    return {
+        path.decode("utf-8", "surrogateescape")
+        for mode, _sha, flags, xflags, path in walk
+        if not (flags & (STAGE_MASK | ASSUME_VALID) or xflags & KNOWN_EXTENDED or mode == DIR_MODE)
+    }
 
 
 # ---- the format --------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewer import anchors, config, db, paths, staleness
+from reviewer import anchors, config, db, paths, verdict_memo
 from reviewer.log import log
 from reviewer.project import project_root
 
@@ -138,17 +138,19 @@ def render_context(
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur = conn.cursor()
         cur.row_factory = None
-        rows = cur.execute(
-            "SELECT id, text, category, files, anchors, commit_sha, confidence, "
-            "COALESCE(decided_at, updated_at) FROM fact "
-            "WHERE project = ? AND status = 'approved'",
-            (root,),
-        ).fetchall()
+        with verdict_memo.snapshot(conn, root, "approved") as rev:  # rows and memo agree
+            rows = cur.execute(
+                "SELECT id, text, category, files, anchors, commit_sha, confidence, "
+                "COALESCE(decided_at, updated_at) FROM fact "
+                "WHERE project = ? AND status = 'approved'",
+                (root,),
+            ).fetchall()
         stats.approved = len(rows)
         if not rows:
             stats.reason = "no approved facts for this project"
             return None, stats
-        stale = staleness.stale_ids(conn, root, [(r[0], r[4], r[5]) for r in rows])
+        probes = [(r[0], r[4], r[5]) for r in rows]
+        stale = verdict_memo.stale_ids(conn, root, root, rows=probes, rev=rev)
         fresh = [r for r in rows if r[0] not in stale] if stale else rows
         stats.stale = len(rows) - len(fresh)
         changed = branch_changed_files(root) if any(r[3] != "[]" for r in fresh) else set()

@@ -110,3 +110,26 @@ class HashCache(SQLModel, table=True):
     size: int
     mtime_ns: int
     blob_sha: str
+
+
+class FactRev(SQLModel, table=True):
+    """Counters the fact triggers move, per project and scope (reviewer/schema.py V2)."""
+
+    __tablename__ = "fact_rev"
+
+    project: str = Field(primary_key=True)
+    scope: str = Field(primary_key=True)
+    rev: int
+
+
+class VerdictMemo(SQLModel, table=True):
+    """A staleness pass remembered for the next process (reviewer/verdict_memo.py)."""
+
+    __tablename__ = "verdict_memo"
+
+    project: str = Field(primary_key=True)
+    scope: str = Field(primary_key=True)
+    fact_rev: int
+    files_key: str
+    verdicts: str
+    at: float

@@ -99,7 +99,57 @@ CREATE TABLE hash_cache (
 );
 """
 
-MIGRATIONS: list[str] = [V1]
+# Verdicts remembered between processes (reviewer/verdict_memo.py). `fact_rev` moves on
+# every change a verdict depends on, by trigger, so no writer can forget to invalidate:
+# per project, `live` on any change of its facts, `approved` only when an approved fact
+# is added, removed, or changes status, anchors, commit or project (a worker storing
+# pending candidates leaves the SessionStart hook's memo standing).
+V2 = """
+CREATE TABLE fact_rev (
+    project TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    rev INTEGER NOT NULL,
+    PRIMARY KEY (project, scope)
+);
+CREATE TRIGGER fact_rev_insert AFTER INSERT ON fact
+BEGIN
+    INSERT INTO fact_rev (project, scope, rev) VALUES (new.project, 'live', 1)
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+    INSERT INTO fact_rev (project, scope, rev) SELECT new.project, 'approved', 1
+        WHERE new.status = 'approved'
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+END;
+CREATE TRIGGER fact_rev_delete AFTER DELETE ON fact
+BEGIN
+    INSERT INTO fact_rev (project, scope, rev) VALUES (old.project, 'live', 1)
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+    INSERT INTO fact_rev (project, scope, rev) SELECT old.project, 'approved', 1
+        WHERE old.status = 'approved'
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+END;
+CREATE TRIGGER fact_rev_update AFTER UPDATE OF project, status, anchors, commit_sha ON fact
+BEGIN
+    INSERT INTO fact_rev (project, scope, rev)
+        SELECT p, 'live', 1 FROM (SELECT old.project AS p UNION SELECT new.project) WHERE 1
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+    INSERT INTO fact_rev (project, scope, rev)
+        SELECT p, 'approved', 1 FROM (SELECT old.project AS p UNION SELECT new.project)
+        WHERE 'approved' IN (old.status, new.status)
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+END;
+
+CREATE TABLE verdict_memo (
+    project TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    fact_rev INTEGER NOT NULL,
+    files_key TEXT NOT NULL,
+    verdicts TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (project, scope)
+);
+"""
+
+MIGRATIONS: list[str] = [V1, V2]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")

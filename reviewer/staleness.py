@@ -112,6 +112,7 @@ class ScanStats:
     shas_remembered: bool = False  # today's SHAs: the last pass's (no file changed since)
     moves_remembered: bool = False  # where missing files went: the last pass's answer
     reused: bool = False  # the whole answer: the last identical pass's
+    cited: list[str] = field(default_factory=list)  # every cited path (read-only; shared)
 
 
 Items = Iterable[tuple[int, str | Mapping[str, str | None] | None, str | None]]
@@ -340,7 +341,7 @@ def _plan(root: str, texts: list[Any]) -> tuple[_Plan, list[str]]:
 
 def _scan(conn: sqlite3.Connection | None, root: str, plan: _Plan, st: ScanStats) -> _Scan:
     """Look at the files; the suspects are recomputed only when a file's SHA changed."""
-    st.files = len(plan.names)
+    st.files, st.cited = len(plan.names), plan.names
     current, sizes = _look(conn, root, plan, st)
     last = plan.last
     if last is not None and (last.scan.current is current or last.scan.current == current):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer import db, settings
+from reviewer import db, schema, settings
 from reviewer.commands import doctor
 
 BIN = Path(sys.executable).parent
@@ -90,7 +90,7 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
     detail = {c.name: c.detail for c in checks}
     assert "project (" in detail["hooks"]
     assert "runs (mem-review " in detail["executable"]
-    assert "schema version 1" in detail["store"]
+    assert f"schema version {schema.VERSION}" in detail["store"]
 
 
 def test_cli_exit_status_and_one_line_per_check(healthy: Path, tmp_path: Path) -> None:

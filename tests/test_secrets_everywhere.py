@@ -308,11 +308,15 @@ def test_no_planted_secret_lands_anywhere(
     assert any("[REDACTED:" in item["evidence"] for item in exported)
 
 
-def test_a_secret_cut_by_a_one_line_summary_is_still_hidden(tmp_path: Path) -> None:
+def test_a_secret_cut_by_a_one_line_summary_is_still_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Tool calls and failing results are cut to one short line; a cut through a secret
-    (`redis://:pw` without its `@host`) must not leave a piece the redactor cannot see."""
+    (`redis://:pw` without its `@host`) must not leave a piece the redactor cannot see.
+    Nothing is fitted away here (send_ratio 0), so every cut line is shown."""
     from capture.pipeline import preview_text
 
+    monkeypatch.setenv("MEM_REVIEW_SEND_RATIO", "0")
     t = Transcript(tmp_path)
     cases = 0
     for s in SECRETS:
@@ -323,6 +327,24 @@ def test_a_secret_cut_by_a_one_line_summary_is_still_hidden(tmp_path: Path) -> N
             cases += 2
     shown = preview_text(t.write(tmp_path / "cut.jsonl"))
     assert shown.count("…") >= cases // 4  # many lines really were cut
+    assert partial_leaks(shown) == []
+
+
+def test_a_secret_in_prose_cut_to_fit_is_still_hidden(tmp_path: Path) -> None:
+    """Fitting to send_ratio cuts assistant prose at any character: it runs on redacted
+    text, so a cut can only split a placeholder, never a secret."""
+    from capture.pipeline import preview_text
+
+    t = Transcript(tmp_path)
+    t.user("Set up the deploy.")
+    for s in SECRETS:
+        for pad in range(0, 120, 17):
+            text = f"{'word ' * pad}the credential is {s.snippet} and more words follow "
+            t.assistant([{"type": "text", "text": text + "filler " * 60}])
+    t.tool("Bash", {"command": "true"}, "ok")
+    path = t.write(tmp_path / "prose.jsonl")
+    shown = preview_text(path)
+    assert shown.count("[…]") > len(SECRETS)  # prose really was cut
     assert partial_leaks(shown) == []
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -57,6 +58,10 @@ def _function(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> str:
     return ".".join(reversed(names)) or "<module>"
 
 
+# A statement that writes the fact table itself (not fact_rev, fact_history, …).
+_WRITES_FACT = re.compile(r"\b(update|into)\s+fact\b(?!_)")
+
+
 def _is_approved(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value == "approved"
 
@@ -84,9 +89,7 @@ def approval_writes() -> set[tuple[str, str, str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 sql = " ".join(node.value.lower().split())
-                if "approved" in sql and ("update " in sql or "insert " in sql) and (
-                    "fact" in sql
-                ):
+                if "approved" in sql and _WRITES_FACT.search(sql):
                     hit(node, "sql")
             elif isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):

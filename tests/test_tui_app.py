@@ -893,6 +893,7 @@ async def test_staleness_missing_degrades_to_no_flags(
     ids = seed(env, STALE_FACTS)
     (env.project / "src" / "api.py").write_text("changed\n")
     monkeypatch.setitem(sys.modules, "reviewer.staleness", None)  # import fails
+    monkeypatch.setitem(sys.modules, "reviewer.verdict_memo", None)
     app = make_app(env)
     async with app.run_test() as pilot:
         await app.settle()

@@ -286,7 +286,7 @@ def test_a_job_that_would_overshoot_the_cap_waits_and_one_over_it_fails(
     """The cap holds for the job about to run, not only for what was already spent."""
     from reviewer.config import Config
 
-    windows = pipeline._prepare(str(sample), 0, Config().window_chars).windows
+    windows = pipeline.sent_windows(sample, Config())
     estimate = pipeline.estimate_cost("claude-haiku-4-5", windows)
     assert estimate > 0
     # Spent a little today; this job's estimate would push the day over the cap: it waits.

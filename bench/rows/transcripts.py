@@ -1,9 +1,11 @@
 """What leaves the machine, per real session: bytes sent vs bytes of the transcript, and
 what the extraction would cost at Haiku 4.5 prices.
 
-Bytes: the preview text (exactly what would be sent, condensed and redacted) over the
-file's size, for every real transcript in ../shared/transcripts, and every human prompt
-(counted by the transcript reader) must be found in it.
+Bytes: the windows the worker would send (condensed, redacted, fitted to `send_ratio`:
+`capture.pipeline.sent_windows`; the preview's headers are not sent) over the file's size,
+for every real transcript in ../shared/transcripts, and every human prompt (counted by
+the transcript reader) must be found in them. The fixed part of each request (system
+prompt, tool schema) is the same for every session and is counted in the cost row.
 
 Cost: each window is wrapped as the extractor wraps it (`capture.prompt.build_messages`:
 system prompt, tool schema, the window, the known/rejected fact lists), its input tokens
@@ -94,6 +96,10 @@ def _request_tokens(window: str, index: int, total: int, full_lists: bool) -> in
 
 
 def _windows(path: Path) -> list[str]:
+    if _sent_function() is not None:
+        from capture.pipeline import sent_windows
+
+        return sent_windows(path)
     from capture.condense import condense_file
     from reviewer.config import Config
 
@@ -112,12 +118,12 @@ def session_cost(path: Path, full_lists: bool) -> tuple[float, int, int]:
 def run_bytes(ctx: Ctx) -> list[Result]:
     key, title = "bytes", "bytes sent / transcript bytes, worst real session"
     budget = "≤ 1/40, all prompts"
-    found = preview_function()
+    found = _sent_function() or preview_function()
     if found is None:
         return [missing(key, title, budget, NEEDS)]
     fn, how = found
     per: dict[str, dict[str, Any]] = {}
-    notes = [f"preview via {how}"]
+    notes = [f"text as sent: {how}"]
     all_kept = True
     for path in real_transcripts():
         rel = path.relative_to(TRANSCRIPTS).as_posix()
@@ -145,6 +151,21 @@ def run_bytes(ctx: Ctx) -> list[Result]:
     if not all_kept:
         res.notes.insert(0, "some human prompts are missing from what would be sent")
     return [res]
+
+
+def _sent_function() -> tuple[Any, str] | None:
+    """The windows as sent, joined, once `capture.pipeline.sent_windows` exists."""
+    if not has_module("capture.pipeline"):
+        return None
+    try:
+        from capture.pipeline import sent_windows
+    except ImportError:
+        return None
+
+    def sent(path: Path) -> str:
+        return "\n\n".join(sent_windows(path))
+
+    return sent, "capture.pipeline.sent_windows"
 
 
 def run_cost(ctx: Ctx) -> list[Result]:

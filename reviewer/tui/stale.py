@@ -76,21 +76,26 @@ def scan_store(conn: sqlite3.Connection, project: str) -> Scan | None:
 
     Run before the rows are built, in the loading thread: the scan's working memory is
     freed before 10,000 row objects are allocated (and reused by them), and the list
-    arrives with its stale flags in one repaint. None without `reviewer.staleness`.
+    arrives with its stale flags in one repaint. None without `reviewer.verdict_memo`.
     """
     try:
-        staleness = importlib.import_module("reviewer.staleness")
+        verdict_memo = importlib.import_module("reviewer.verdict_memo")
     except ImportError:
         return None
-    cursor = conn.execute(
-        "SELECT id, anchors, commit_sha FROM fact WHERE project = ? AND status != 'rejected'",
-        (project,),
-    )
-    cursor.row_factory = None
-    probes = {fid: Probe.of(fid, anchors, commit) for fid, anchors, commit in cursor}
+
+    with verdict_memo.snapshot(conn, project, "live") as rev:
+        cursor = conn.execute(
+            "SELECT id, anchors, commit_sha FROM fact "
+            "WHERE project = ? AND status IN ('pending', 'approved')",
+            (project,),
+        )
+        cursor.row_factory = None
+        rows = cursor.fetchall()
+    probes = {fid: Probe.of(fid, anchors, commit) for fid, anchors, commit in rows}
     if not probes:
         return {}, probes
-    return staleness.verdicts(conn, project, probes.values()), probes
+    # Remembered in the store between runs: a TUI opened on unchanged files skips the pass.
+    return verdict_memo.verdicts(conn, project, project, "live", rows=rows, rev=rev), probes
 
 
 def apply(by_id: Mapping[int, FactRow], found: Scan) -> list[FactRow]:

@@ -1,0 +1,382 @@
+"""Staleness verdicts remembered in the store, so a new process need not redo the pass.
+
+A full pass (`reviewer.staleness`) over 10,000 facts stats every cited file, reads the
+hash cache and parses every anchors text: several times one `git ls-files -s`. Between
+two sessions usually nothing it depends on has moved, and that can be proven for less
+than the pass costs, the way git's own index trusts a file whose stat has not moved:
+
+- the facts: the project's `fact_rev` for the scope, which triggers move on any insert or
+  delete of a fact and any change of its project, status, anchors or commit
+  (reviewer/schema.py V2; new pending candidates leave the `approved` scope's standing);
+- the tracked files: the index unchanged (size, mtime, inode; git rewrites it on every
+  change) and `git diff-files` listing exactly the files it listed then. diff-files stats
+  every tracked file in C, on the other core while this process reads the store, and
+  re-reads racily clean entries, so a cited file it does not list holds its index blob;
+- every cited file git does not vouch for (untracked, dirty, missing, conflicted,
+  assume-unchanged, skip-worktree): the same (size, mtime, ctime, inode), or still
+  missing with its directory's mtime unchanged (a copy appearing beside it is a move);
+- HEAD, which rename detection diffs against.
+
+Any difference, or anything unreadable, and the full pass runs and the memo is rewritten.
+A memo is written only when every watched file and directory is settled (times older than
+SETTLE_NS: a write in the same clock tick cannot hide), the index did not change during
+the pass, and the pass was quick. What it cannot see, as the in-process memo of moves
+cannot: an untracked copy of a missing file appearing in another directory leaves the
+fact `deleted` rather than `moved`, stale either way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from reviewer import anchors, db, gitindex, staleness
+from reviewer.log import log
+from reviewer.staleness import FRESH_VERDICT, UNANCHORED_VERDICT, Verdict
+
+# scope → the statuses whose facts it covers
+SCOPES: dict[str, tuple[str, ...]] = {"approved": ("approved",), "live": ("pending", "approved")}
+MAX_PASS_S = 1.0  # a slower pass saw the files over too long a span to vouch for them
+Row = tuple[int, Any, Any]  # (id, anchors, commit_sha)
+
+
+@dataclass
+class MemoStats:
+    """How an answer was reached; tests and the benchmark read it."""
+
+    hit: bool = False
+    saved: bool = False
+    why: str = ""  # why the memo was not used (or not saved)
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection, project: str, scope: str) -> Iterator[int | None]:
+    """One read transaction, yielding `fact_rev` as of it: rows read inside agree with
+    it. Pass both to `verdicts`/`stale_ids`, after the block (the pass may write)."""
+    opened = not conn.in_transaction
+    if opened:
+        conn.execute("BEGIN")
+    try:
+        yield _rev(conn, project, scope)
+    finally:
+        if opened and conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def verdicts(
+    conn: sqlite3.Connection,
+    root: str | os.PathLike[str],
+    project: str,
+    scope: str = "live",
+    *,
+    rows: list[Row] | None = None,
+    rev: int | None = None,
+    stats: MemoStats | None = None,
+) -> dict[int, Verdict]:
+    """Verdicts for the project's facts in `scope`: read here, or `rows` ((id, anchors,
+    commit)) with the `rev` of the snapshot they were read in (without it, no memo)."""
+    out = _answer(conn, os.fspath(root), project, scope, rows, rev, stats, ids_only=False)
+    return out if isinstance(out, dict) else {}
+
+
+def stale_ids(
+    conn: sqlite3.Connection,
+    root: str | os.PathLike[str],
+    project: str,
+    *,
+    rows: list[Row] | None = None,
+    rev: int | None = None,
+    stats: MemoStats | None = None,
+) -> set[int]:
+    """The approved facts to withhold: what injection needs. A miss runs
+    `staleness.stale_ids`, which never asks git about moves, so the hook's one git call
+    stays the memo's `diff-files`."""
+    out = _answer(conn, os.fspath(root), project, "approved", rows, rev, stats, ids_only=True)
+    return out if isinstance(out, set) else set()
+
+
+# ---- the answer -----------------------------------------------------------------------
+
+
+def _answer(
+    conn: sqlite3.Connection, root: str, project: str, scope: str, rows: list[Row] | None,
+    rev: int | None, stats: MemoStats | None, *, ids_only: bool,
+) -> dict[int, Verdict] | set[int]:
+    """The memo's answer when it still holds, else a full pass (remembered for next time).
+
+    The rev a memo is saved under is never newer than the rows the pass read: a fact
+    changed between the two moves the rev on, so the memo misses rather than lies. A hit
+    reads the ids in the same snapshot as the rev for the same reason.
+    """
+    st = stats if stats is not None else MemoStats()
+    statuses = SCOPES[scope]
+    key = scope + (":ids" if ids_only else "")
+    index_sig = gitindex.signature(root)
+    git = _DiffFiles(root) if index_sig is not None else None
+    try:
+        with snapshot(conn, project, scope) as now:
+            if rows is None:
+                rev = now
+            memo = _read_memo(conn, project, key) if rev is not None else None
+            if memo is None:
+                st.why = "no memo"
+            elif memo[0] != rev or now != rev:
+                st.why = "facts changed"
+            elif _files_same(root, memo[1], index_sig, git, st):
+                # Built while git still runs; kept only if git then agrees.
+                ids = [r[0] for r in rows] if rows is not None else _ids(conn, project, statuses)
+                answer = _decode(memo[2], ids, ids_only)
+                if _git_same(memo[1], git, st):
+                    st.hit = True
+                    return answer
+            if rows is None:
+                rows = _rows(conn, project, statuses)
+        started = time.monotonic()
+        scan = staleness.ScanStats()
+        if ids_only:
+            answer = staleness.stale_ids(conn, root, rows, stats=scan)
+        else:
+            answer = staleness.verdicts_for(conn, root, rows, stats=scan)
+        if rev is not None and index_sig is not None:
+            elapsed = time.monotonic() - started
+            _save(conn, root, project, key, rev, index_sig, git, scan.cited, answer, elapsed, st)
+        return answer
+    finally:
+        if git is not None:
+            git.stop()
+
+
+def _rev(conn: sqlite3.Connection, project: str, scope: str) -> int | None:
+    """The scope's revision for the project: 0 before its facts first changed; None when
+    the store cannot say (then there is no memo, only the full pass)."""
+    try:
+        row = conn.execute(
+            "SELECT rev FROM fact_rev WHERE project = ? AND scope = ?", (project, scope)
+        ).fetchone()
+    except sqlite3.Error as exc:
+        log("staleness", f"verdict memo unreadable ({exc})")
+        return None
+    return int(row[0]) if row else 0
+
+
+def _read_memo(conn: sqlite3.Connection, project: str, key: str) -> tuple[int, str, str] | None:
+    try:
+        cur = conn.cursor()
+        cur.row_factory = None
+        memo: tuple[int, str, str] | None = cur.execute(
+            "SELECT fact_rev, files_key, verdicts FROM verdict_memo "
+            "WHERE project = ? AND scope = ?",
+            (project, key),
+        ).fetchone()
+    except sqlite3.Error as exc:
+        log("staleness", f"verdict memo unreadable ({exc})")
+        return None
+    return memo
+
+
+def _ids(conn: sqlite3.Connection, project: str, statuses: tuple[str, ...]) -> list[int]:
+    """One row holding every id as JSON: a tenth of the cost of 10,000 rows."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    marks = ",".join("?" * len(statuses))
+    (text,) = cur.execute(
+        f"SELECT json_group_array(id) FROM fact WHERE project = ? AND status IN ({marks})",
+        (project, *statuses),
+    ).fetchone()
+    ids: list[int] = json.loads(text)
+    return ids
+
+
+def _rows(conn: sqlite3.Connection, project: str, statuses: tuple[str, ...]) -> list[Row]:
+    cur = conn.cursor()
+    cur.row_factory = None
+    marks = ",".join("?" * len(statuses))
+    return cur.execute(
+        f"SELECT id, anchors, commit_sha FROM fact WHERE project = ? AND status IN ({marks})",
+        (project, *statuses),
+    ).fetchall()
+
+
+def _files_same(
+    root: str, files_key: str, index_sig: tuple[int, int, int] | None,
+    git: _DiffFiles | None, st: MemoStats,
+) -> bool:
+    """The memo's file conditions this process can check itself, cheapest first."""
+    try:
+        key = json.loads(files_key)
+    except ValueError:
+        st.why = "memo unreadable"
+        return False
+    if index_sig is None or git is None or key.get("index") != list(index_sig):
+        st.why = "index changed"
+        return False
+    if key.get("head") != anchors.git_head(root)[0]:
+        st.why = "HEAD moved"
+        return False
+    if any(_stat_sig(os.path.join(root, p)) != sig for p, sig in key.get("watched", {}).items()):
+        st.why = "a watched file changed"
+        return False
+    if any(_mtime(os.path.join(root, d)) != m for d, m in key.get("dirs", {}).items()):
+        st.why = "a directory changed"
+        return False
+    return True
+
+
+def _git_same(files_key: str, git: _DiffFiles | None, st: MemoStats) -> bool:
+    """Does git list the same files as differing from the index as it did then?"""
+    dirty = git.output() if git is not None else None
+    if dirty is None or _digest(dirty) != json.loads(files_key).get("dirty"):
+        st.why = "git diff-files differs"
+        return False
+    return True
+
+
+def _decode(text: str, ids: list[int], ids_only: bool) -> dict[int, Verdict] | set[int]:
+    data = json.loads(text)
+    if ids_only:
+        return set(data["stale"]).intersection(ids)
+    out = dict.fromkeys(ids, FRESH_VERDICT)
+    for fact_id in data["unanchored"]:
+        if fact_id in out:
+            out[fact_id] = UNANCHORED_VERDICT
+    for fact_id, (state, files, renamed) in data["stale"].items():
+        fid = int(fact_id)
+        if fid in out:
+            out[fid] = Verdict(state, True, MappingProxyType(files), MappingProxyType(renamed))
+    return out
+
+
+def _encode(answer: dict[int, Verdict] | set[int]) -> str:
+    if isinstance(answer, set):
+        return json.dumps({"stale": sorted(answer)})
+    stale: dict[int, list[Any]] = {}
+    unanchored: list[int] = []
+    for fact_id, v in answer.items():
+        if v.stale:
+            stale[fact_id] = [v.state, dict(v.files), dict(v.renamed_to)]
+        elif v.state == staleness.UNANCHORED:
+            unanchored.append(fact_id)
+    return json.dumps({"stale": stale, "unanchored": unanchored})
+
+
+def _save(
+    conn: sqlite3.Connection, root: str, project: str, key: str, rev: int,
+    index_sig: tuple[int, int, int], git: _DiffFiles | None, cited: list[str],
+    answer: dict[int, Verdict] | set[int], elapsed: float, st: MemoStats,
+) -> None:
+    """Remember the pass when what it saw can be vouched for next time; else say why not."""
+    dirty = git.output() if git is not None else None
+    vouched = gitindex.vouched_paths(root) if dirty is not None else None
+    why = ""
+    if dirty is None or vouched is None:
+        why = "git unreadable"
+    elif elapsed > MAX_PASS_S:
+        why = "pass too slow"
+    elif gitindex.signature(root) != index_sig:
+        why = "index changed during the pass"
+    if not why:
+        listed = {os.fsdecode(p) for p in dirty.split(b"\0") if p}
+        settled = time.time_ns() - staleness.SETTLE_NS
+        watched: dict[str, list[int] | None] = {}
+        dirs: dict[str, int | None] = {}
+        for path in cited:
+            if path in vouched and path not in listed:
+                continue
+            sig = _stat_sig(os.path.join(root, path))
+            watched[path] = sig
+            if sig is None:
+                parent = os.path.dirname(path)
+                dirs[parent] = _mtime(os.path.join(root, parent))
+            elif max(sig[1], sig[2]) >= settled:
+                why = "a cited file was written just now"
+                break
+        if not why and any(m is not None and m >= settled for m in dirs.values()):
+            why = "a directory was written just now"
+    if why:
+        st.why = why
+        return
+    files_key = json.dumps({
+        "index": list(index_sig), "head": anchors.git_head(root)[0], "dirty": _digest(dirty),
+        "watched": watched, "dirs": dirs,
+    })
+    row = (project, key, rev, files_key, _encode(answer), time.time())
+    try:
+        with db.transaction(conn):
+            conn.execute(_INSERT, row)
+    except sqlite3.Error as exc:  # read-only or busy store: the next pass is a full one
+        st.why = f"memo not saved ({exc})"
+        return
+    st.saved = True
+
+
+_INSERT = (
+    "INSERT OR REPLACE INTO verdict_memo (project, scope, fact_rev, files_key, verdicts, at) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+
+# ---- the file side --------------------------------------------------------------------
+
+
+class _DiffFiles:
+    """`git diff-files` started now and read later: it stats the tracked files on the
+    other core while this process reads the store."""
+
+    def __init__(self, root: str) -> None:
+        self._out: bytes | None = None
+        self._done = False
+        try:
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                ["git", "-C", root, "--no-optional-locks", "diff-files", "--ignore-submodules",
+                 "--name-only", "-z"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self._proc, self._done = None, True
+
+    def output(self) -> bytes | None:
+        """Its output; None when it could not start, failed or overran."""
+        if self._done or self._proc is None:
+            return self._out
+        self._done = True
+        try:
+            out, _ = self._proc.communicate(timeout=staleness.GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return None
+        self._out = out if self._proc.returncode == 0 else None
+        return self._out
+
+    def stop(self) -> None:
+        self._done = True
+        if self._proc is not None and self._proc.returncode is None:
+            self._proc.kill()
+            self._proc.communicate()
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _stat_sig(path: str) -> list[int] | None:
+    try:
+        s = os.stat(path)
+    except OSError:
+        return None
+    return [s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino]
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None

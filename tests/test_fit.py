@@ -1,0 +1,119 @@
+"""Fitting what is sent to 1/send_ratio of the transcript, on real sessions and by rule."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from capture.condense import condense_file, render, render_turn
+from capture.fit import LOOKUPS, budget_for, fit
+from capture.pipeline import sent_windows
+from capture.redact import redact
+from capture.transcript import Turn, read_turns
+from reviewer.config import Config, ConfigError, load
+
+TRANSCRIPTS = Path(__file__).resolve().parent.parent.parent / "shared" / "transcripts"
+SESSIONS = sorted(
+    p for p in TRANSCRIPTS.rglob("*.jsonl")
+    if "derived" not in p.parts and p.name != "sample_hook_logs.jsonl"
+)
+
+
+def turn(kind: str, text: str, tool: str | None = None) -> Turn:
+    role = "user" if kind == "prompt" else "assistant"
+    return Turn(role, kind, text, line=1, offset=0, tool=tool)  # type: ignore[arg-type]
+
+
+def size(turns: list[Turn]) -> int:
+    return len(render(turns).encode())
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.relative_to(TRANSCRIPTS).as_posix())
+def test_real_sessions_fit_and_keep_every_prompt_and_failure(path: Path) -> None:
+    windows = sent_windows(path, Config())
+    sent = "\n\n".join(windows)
+    assert len(sent.encode()) <= path.stat().st_size / 40
+    turns, _, _ = read_turns(path)
+    for t in turns:
+        if t.kind in ("prompt", "tool_error"):
+            shown = render_turn(dataclasses.replace(t, text=redact(t.text)))
+            assert shown[:300] in sent, f"{t.kind} lost: {t.text[:60]!r}"
+
+
+def test_a_big_tool_heavy_session_is_sent_as_condensed() -> None:
+    """Well under budget already: nothing is shed."""
+    path = TRANSCRIPTS / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    cond = condense_file(path)
+    assert fit(cond.turns, budget_for(cond.source_bytes, 40)) is cond.turns
+
+
+def test_ratio_zero_sends_everything_condensation_kept() -> None:
+    path = TRANSCRIPTS / "fasthooks" / "sample_main_transcript.jsonl"
+    cond = condense_file(path)
+    assert budget_for(cond.source_bytes, 0) is None
+    assert sent_windows(path, Config(send_ratio=0)) == [redact(w) for w in cond.windows]
+    assert len("".join(sent_windows(path, Config()))) < len("".join(cond.windows))
+
+
+CHAT = [
+    turn("prompt", "Use tabs in the Makefile, never spaces."),
+    turn("prose", "Let me look at the Makefile first. It has mixed indentation in places."),
+    turn("tool_call", "Read Makefile", "Read"),
+    turn("tool_call", "Grep \"^  \"", "Grep"),
+    turn("prose", "I will convert every recipe line to tabs now, then run make to check."),
+    turn("tool_call", "Edit Makefile", "Edit"),
+    turn("tool_call", "Bash: make -n", "Bash"),
+    turn("tool_error", "Exit code 2 · Makefile:4: *** missing separator", "Bash"),
+    turn("prose", "Fixed. Recipe lines in the Makefile now start with a tab; line 4 had "
+                  "spaces, which make rejects with 'missing separator'. " * 3),
+]
+
+
+def test_shedding_goes_from_look_ups_to_narration_to_answers() -> None:
+    whole = size(CHAT)
+    no_lookups = [t for t in CHAT if t.tool not in LOOKUPS]
+    step1 = fit(CHAT, size(no_lookups))
+    assert step1 == no_lookups  # look-ups first, nothing else touched
+    step2 = fit(CHAT, size(no_lookups) - 30)
+    narration = [t.text for t in step2 if t.kind == "prose"][:2]
+    assert narration == ["Let me look at the Makefile first. […]",
+                         "I will convert every recipe line to tabs now, then run make to "
+                         "check."]
+    assert [t.text for t in step2 if t.kind == "prose"][-1] == CHAT[-1].text  # answer whole
+    tight = fit(CHAT, whole // 2)
+    assert size(tight) <= whole // 2
+    assert not [t for t in tight if t.kind == "tool_call"]
+    kept = [t.text for t in tight if t.kind in ("prompt", "tool_error")]
+    assert kept == [CHAT[0].text, CHAT[7].text]
+
+
+def test_edits_and_commands_outlive_a_long_answer_while_a_paragraph_is_left() -> None:
+    out = fit(CHAT, size(CHAT) - 120)
+    assert [t.text for t in out if t.kind == "tool_call"] == ["Edit Makefile", "Bash: make -n"]
+    assert out[-1].text.endswith(" […]") and len(out[-1].text) >= 240
+
+
+def test_prompts_and_failures_are_never_cut_even_over_budget() -> None:
+    turns = [turn("prompt", "x" * 5_000), turn("tool_error", "y" * 300, "Bash"),
+             turn("prose", "z " * 400)]
+    out = fit(turns, 1_000)
+    assert out[0].text == "x" * 5_000 and out[1].text == "y" * 300
+    assert len(out[2].text) < 200
+
+
+def test_fit_never_lengthens_and_is_stable() -> None:
+    for budget in (50, 200, 400, 800, 5_000):
+        once = fit(CHAT, budget)
+        assert size(once) <= size(CHAT)
+        assert fit(once, budget) == once or size(fit(once, budget)) <= size(once)
+
+
+def test_send_ratio_is_a_checked_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path))
+    monkeypatch.setenv("MEM_REVIEW_SEND_RATIO", "-1")
+    with pytest.raises(ConfigError, match="send_ratio"):
+        load()
+    monkeypatch.setenv("MEM_REVIEW_SEND_RATIO", "0")
+    assert load().send_ratio == 0
