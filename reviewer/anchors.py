@@ -135,6 +135,43 @@ def _common_dir(git_dir: Path) -> Path:
     return path if path.is_absolute() else (git_dir / path).resolve()
 
 
+class GitInBackground:
+    """A git command started now and read later: it works on the other core while this
+    process reads the store. `output()` waits (bounded by `timeout`); `stop()` always
+    leaves no child behind."""
+
+    def __init__(self, root: str | os.PathLike[str], *args: str, timeout: float = 3.0) -> None:
+        self._timeout, self._done = timeout, False
+        self._out: bytes | None = None
+        self._proc: subprocess.Popen[bytes] | None
+        try:
+            self._proc = subprocess.Popen(
+                ["git", "-C", str(root), *args], stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self._proc, self._done = None, True
+
+    def output(self) -> bytes | None:
+        """Its stdout; None when it could not start, failed or overran."""
+        if self._done or self._proc is None:
+            return self._out
+        self._done = True
+        try:
+            out, _ = self._proc.communicate(timeout=self._timeout)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return None
+        self._out = out if self._proc.returncode == 0 else None
+        return self._out
+
+    def stop(self) -> None:
+        self._done = True
+        if self._proc is not None and self._proc.returncode is None:
+            self._proc.kill()
+            self._proc.communicate()
+
+
 def run_git(root: str | os.PathLike[str], *args: str, timeout: float = 10) -> str | None:
     """Run one git command; None when git is missing or fails (callers degrade)."""
     try:

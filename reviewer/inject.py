@@ -149,11 +149,16 @@ def render_context(
         if not rows:
             stats.reason = "no approved facts for this project"
             return None, stats
-        probes = [(r[0], r[4], r[5]) for r in rows]
-        stale = verdict_memo.stale_ids(conn, root, root, rows=probes, rev=rev)
+        # On a feature branch, what it changed ranks facts: asked of git now, read after
+        # the staleness check, so the two git processes run side by side.
+        branch = _start_branch_diff(root) if any(r[3] != "[]" for r in rows) else None
+        try:
+            probes = [(r[0], r[4], r[5]) for r in rows]
+            stale = verdict_memo.stale_ids(conn, root, root, rows=probes, rev=rev)
+        finally:
+            changed = _changed_files(branch)
         fresh = [r for r in rows if r[0] not in stale] if stale else rows
         stats.stale = len(rows) - len(fresh)
-        changed = branch_changed_files(root) if any(r[3] != "[]" for r in fresh) else set()
         stats.branch_files = len(changed)
         chosen = _pack(_rank(fresh, changed), budget, stats)
         text = _render(chosen, stats)
@@ -326,17 +331,30 @@ def branch_changed_files(root: str) -> set[str]:
     """Files changed on this branch since it left the default branch, uncommitted changes
     included: one `git diff --name-only --merge-base <default>`. Empty (and no subprocess)
     outside git, on the default branch, or when the default branch is unknown."""
+    return _changed_files(_start_branch_diff(root))
+
+
+def _start_branch_diff(root: str) -> anchors.GitInBackground | None:
     if not anchors.is_git(root):
-        return set()
+        return None
     _, branch = anchors.git_head(root)
     base = anchors.default_branch(root)
     if not branch or not base or base in (branch, f"origin/{branch}"):
+        return None
+    return anchors.GitInBackground(root, "diff", "--name-only", "-z", "--merge-base", base,
+                                   timeout=GIT_TIMEOUT)
+
+
+def _changed_files(diff: anchors.GitInBackground | None) -> set[str]:
+    if diff is None:
         return set()
-    out = anchors.run_git(root, "diff", "--name-only", "-z", "--merge-base", base,
-                          timeout=GIT_TIMEOUT)
+    try:
+        out = diff.output()
+    finally:
+        diff.stop()
     if out is None:
         return set()
-    return {p for p in out.split("\0") if p}
+    return {p for p in out.decode("utf-8", "replace").split("\0") if p}
 
 
 def _record(

@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import sqlite3
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -121,7 +120,7 @@ def _answer(
     statuses = SCOPES[scope]
     key = scope + (":ids" if ids_only else "")
     index_sig = gitindex.signature(root)
-    git = _DiffFiles(root) if index_sig is not None else None
+    git = _diff_files(root) if index_sig is not None else None
     try:
         with snapshot(conn, project, scope) as now:
             if rows is None:
@@ -208,7 +207,7 @@ def _rows(conn: sqlite3.Connection, project: str, statuses: tuple[str, ...]) -> 
 
 def _files_same(
     root: str, files_key: str, index_sig: tuple[int, int, int] | None,
-    git: _DiffFiles | None, st: MemoStats,
+    git: anchors.GitInBackground | None, st: MemoStats,
 ) -> bool:
     """The memo's file conditions this process can check itself, cheapest first."""
     try:
@@ -231,7 +230,7 @@ def _files_same(
     return True
 
 
-def _git_same(files_key: str, git: _DiffFiles | None, st: MemoStats) -> bool:
+def _git_same(files_key: str, git: anchors.GitInBackground | None, st: MemoStats) -> bool:
     """Does git list the same files as differing from the index as it did then?"""
     dirty = git.output() if git is not None else None
     if dirty is None or _digest(dirty) != json.loads(files_key).get("dirty"):
@@ -270,7 +269,7 @@ def _encode(answer: dict[int, Verdict] | set[int]) -> str:
 
 def _save(
     conn: sqlite3.Connection, root: str, project: str, key: str, rev: int,
-    index_sig: tuple[int, int, int], git: _DiffFiles | None, cited: list[str],
+    index_sig: tuple[int, int, int], git: anchors.GitInBackground | None, cited: list[str],
     answer: dict[int, Verdict] | set[int], elapsed: float, st: MemoStats,
 ) -> None:
     """Remember the pass when what it saw can be vouched for next time; else say why not."""
@@ -327,40 +326,12 @@ _INSERT = (
 # ---- the file side --------------------------------------------------------------------
 
 
-class _DiffFiles:
-    """`git diff-files` started now and read later: it stats the tracked files on the
-    other core while this process reads the store."""
-
-    def __init__(self, root: str) -> None:
-        self._out: bytes | None = None
-        self._done = False
-        try:
-            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                ["git", "-C", root, "--no-optional-locks", "diff-files", "--ignore-submodules",
-                 "--name-only", "-z"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            )
-        except OSError:
-            self._proc, self._done = None, True
-
-    def output(self) -> bytes | None:
-        """Its output; None when it could not start, failed or overran."""
-        if self._done or self._proc is None:
-            return self._out
-        self._done = True
-        try:
-            out, _ = self._proc.communicate(timeout=staleness.GIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.stop()
-            return None
-        self._out = out if self._proc.returncode == 0 else None
-        return self._out
-
-    def stop(self) -> None:
-        self._done = True
-        if self._proc is not None and self._proc.returncode is None:
-            self._proc.kill()
-            self._proc.communicate()
+def _diff_files(root: str) -> anchors.GitInBackground:
+    """The tracked files whose work-tree copy differs from the index, as git sees them."""
+    return anchors.GitInBackground(
+        root, "--no-optional-locks", "diff-files", "--ignore-submodules", "--name-only", "-z",
+        timeout=staleness.GIT_TIMEOUT,
+    )
 
 
 def _digest(data: bytes) -> str:

@@ -219,8 +219,14 @@ def test_branch_files_cost_no_subprocess_on_the_default_branch(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[object] = []
-    real = subprocess.run
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = subprocess.Popen
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, args: object, *a: object, **k: object) -> None:
+            calls.append(args)
+            super().__init__(args, *a, **k)
+
+    monkeypatch.setattr(subprocess, "Popen", Counting)  # `run` goes through it too
     assert inject.branch_changed_files(str(repo)) == set()
     assert calls == []
     git(repo, "checkout", "-qb", "feature")

@@ -353,3 +353,61 @@ def test_moving_a_fact_between_projects_moves_both_revisions(
     revs = dict(conn.execute("SELECT project, rev FROM fact_rev WHERE scope = 'approved'")
                 .fetchall())
     assert revs["/elsewhere"] >= 1 and revs[str(repo)] >= 2
+
+
+def test_a_store_from_before_the_memo_is_upgraded_in_place(repo: Path, home: Path) -> None:
+    """A version-1 store with facts gains the memo tables and triggers; its facts start
+    at revision 0 and the first change moves it."""
+    from reviewer import schema
+
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "store.db"
+    old = sqlite3.connect(path)
+    old.executescript(schema.V1)
+    old.execute("PRAGMA user_version = 1")
+    add(old, repo, ["src/a.py"])
+    old.commit()
+    old.close()
+    c = db.connect(path)
+    assert c.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
+    assert not agree(c, repo, "approved").hit
+    assert agree(c, repo, "approved").hit
+    c.execute("UPDATE fact SET status = 'rejected'")
+    assert c.execute("SELECT rev FROM fact_rev WHERE scope = 'approved'").fetchone()[0] == 1
+    assert agree(c, repo, "approved").why == "facts changed"
+
+
+def test_session_start_asks_git_at_most_twice_and_only_on_a_branch(
+    conn: sqlite3.Connection, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's git budget: `diff-files` for the memo, plus the branch's diff for ranking
+    on a feature branch, started together; never the rename search of the full pass."""
+    import subprocess
+
+    (repo / "src/b.py").unlink()  # a missing file: a full `verdicts` pass would ask git
+    settle()
+    inject.render_context(repo)
+    calls: list[list[str]] = []
+    real = subprocess.Popen
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, args: list[str], *a: object, **k: object) -> None:
+            calls.append(list(args))
+            super().__init__(args, *a, **k)
+
+    def hook_commands() -> list[str]:
+        calls.clear()
+        staleness.forget()
+        monkeypatch.setattr(subprocess, "Popen", Counting)
+        try:
+            _, stats = inject.render_context(repo)
+        finally:
+            monkeypatch.setattr(subprocess, "Popen", real)
+        assert stats.stale == 1
+        return sorted(c[c.index("-C") + 2] for c in calls)
+
+    assert hook_commands() == ["--no-optional-locks"]  # diff-files, for the memo
+    git(repo, "checkout", "-qb", "feature")
+    settle()
+    inject.render_context(repo)
+    assert hook_commands() == ["--no-optional-locks", "diff"]  # + the branch's changes
