@@ -174,6 +174,8 @@ def excerpt(
 
 
 _WS_RE = re.compile(r"\s+")
+_LABELS = re.compile(r"(?:^|\s)(?:user|assistant):\s")
+_ELLIPSES = re.compile(r"\s*(?:\[(?:…|\.\.\.)\]|…|\.\.\.)\s*")
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 
 
@@ -190,6 +192,11 @@ def find_turn(turns: list[Turn], quote: str) -> int | None:
     q = _norm(quote).strip(" .…")
     if not q:
         return None
+    pieces = [p.strip(" .…") for p in _ELLIPSES.split(q)]
+    if len(pieces) > 1:  # a quote the model shortened, or that crossed a `[…]` cut
+        q = max(pieces, key=len)
+        if not q:
+            return None
     for i, t in enumerate(turns):
         if q in _norm(t.text):
             return i
@@ -202,6 +209,13 @@ def find_turn(turns: list[Turn], quote: str) -> int | None:
         parts.append(piece)
         pos += len(piece) + 1
     at = " ".join(parts).find(q)
-    if at < 0:
-        return None
-    return bisect_right(starts, at) - 1
+    if at >= 0:
+        return bisect_right(starts, at) - 1
+    # Across turns that are not neighbours in the transcript (a call between them was
+    # not sent): the turn holding the quote's longest part.
+    spoken = [p.strip(" .…") for p in _LABELS.split(q)]
+    if len(spoken) > 1:
+        longest = max(spoken, key=len)
+        if len(longest) >= 12:
+            return find_turn(turns, longest)
+    return None

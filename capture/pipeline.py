@@ -327,7 +327,9 @@ def _triage(
     from reviewer.store import NewFact
 
     index = FactIndex.build(store.known(job.project))
-    source_text = render(sent.turns)  # the transcript's text: a quote must be found there
+    # A quote must be found in what the model saw or in the transcript's own text (the
+    # model may quote across a look-up call fitting dropped, or past a `[…]` cut).
+    seen, transcript = sent.text, render(sent.turns)
     commit, branch = git_head(job.project)
     new: list[NewFact] = []
     for cand in cands:
@@ -363,7 +365,7 @@ def _triage(
                 confidence=cand.confidence,
                 evidence=evidence,
                 context=context,
-                grounded=is_grounded(evidence, source_text),
+                grounded=is_grounded(evidence, transcript) or is_grounded(evidence, seen),
                 missing_files=missing,
                 session_id=job.session_id,
                 job_id=job.id,

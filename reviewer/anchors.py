@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -148,17 +149,19 @@ class GitInBackground:
             self._proc = subprocess.Popen(
                 ["git", "-C", str(root), *args], stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                start_new_session=True,  # its own group: stopping it stops its children too
             )
         except OSError:
             self._proc, self._done = None, True
 
-    def output(self) -> bytes | None:
-        """Its stdout; None when it could not start, failed or overran."""
+    def output(self, wait: float | None = None) -> bytes | None:
+        """Its stdout; None when it could not start, failed, or did not finish within
+        `wait` seconds (default: the timeout), after which it is stopped."""
         if self._done or self._proc is None:
             return self._out
         self._done = True
         try:
-            out, _ = self._proc.communicate(timeout=self._timeout)
+            out, _ = self._proc.communicate(timeout=self._timeout if wait is None else wait)
         except subprocess.TimeoutExpired:
             self.stop()
             return None
@@ -167,9 +170,16 @@ class GitInBackground:
 
     def stop(self) -> None:
         self._done = True
-        if self._proc is not None and self._proc.returncode is None:
-            self._proc.kill()
-            self._proc.communicate()
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        if proc.stdout is not None:
+            proc.stdout.close()  # never wait on a pipe a grandchild may still hold
+        proc.wait()
 
 
 def run_git(root: str | os.PathLike[str], *args: str, timeout: float = 10) -> str | None:

@@ -35,6 +35,7 @@ SKIP_WORKTREE = 0x4000  # extended flags
 INTENT_TO_ADD = 0x2000  # extended flags
 KNOWN_EXTENDED = SKIP_WORKTREE | INTENT_TO_ADD
 DIR_MODE = 0o040000  # a sparse-index directory entry, not a file
+TYPE_MASK, REGULAR = 0o170000, 0o100000  # mode bits: a regular file (not a link, gitlink)
 STAT_BYTES = 40  # ctime, mtime (s, ns), dev, ino, mode, uid, gid, size: ten 32-bit fields
 _OBJECT_FORMAT = re.compile(rb"^\s*objectformat\s*=\s*sha256\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -59,24 +60,30 @@ def index_file(root: str | os.PathLike[str]) -> Path | None:
     return None if git_dir is None else git_dir / "index"
 
 
-def signature(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
-    """(size, mtime_ns, inode) of the index: git rewrites it (a new inode) on every change."""
+def signature(root: str | os.PathLike[str]) -> tuple[int, int, int, str] | None:
+    """(size, mtime_ns, inode, checksum) of the index. The first three move on almost every
+    rewrite, but git alternates two inodes through its lock file and a coarse clock can
+    repeat an mtime; the trailing checksum git writes over the whole file cannot repeat.
+    With `index.skipHash` that trailer is zeros: the file is hashed here instead."""
     path = index_file(root)
     if path is None:
         return None
     try:
-        info = os.stat(path)
+        with open(path, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            fh.seek(max(0, info.st_size - 32))
+            tail = fh.read(32)
+            if not tail[-20:].strip(b"\0"):
+                fh.seek(0)
+                tail = hashlib.blake2b(fh.read(), digest_size=16).digest()
     except OSError:
         return None
-    return info.st_size, info.st_mtime_ns, info.st_ino
+    return info.st_size, info.st_mtime_ns, info.st_ino, tail.hex()
 
 
 def read_entries(root: str | os.PathLike[str]) -> list[Entry] | None:
     """Every entry, in index order; None when the index is absent or not understood."""
-    data, hash_len = _load(root)
-    if data is None:
-        return None
-    walk = _walk(data, hash_len)
+    walk = _read(root)
     if walk is None:
         return None
     return [
@@ -99,13 +106,10 @@ def paths_by_sha(root: str | os.PathLike[str], shas: Iterable[str]) -> dict[str,
             wanted[bytes.fromhex(sha)] = sha
         except (ValueError, TypeError):
             continue
-    data, hash_len = _load(root)
-    if data is None:
-        return None
-    found: dict[str, list[str]] = {}
-    walk = _walk(data, hash_len, wanted)
+    walk = _read(root, wanted)
     if walk is None:
         return None
+    found: dict[str, list[str]] = {}
     for mode, sha, flags, xflags, path in walk:
         if flags & STAGE_MASK or xflags & (SKIP_WORKTREE | INTENT_TO_ADD) or mode == DIR_MODE:
             continue
@@ -115,23 +119,30 @@ def paths_by_sha(root: str | os.PathLike[str], shas: Iterable[str]) -> dict[str,
 
 def vouched_paths(root: str | os.PathLike[str]) -> set[str] | None:
     """The paths whose work-tree content `git diff-files` vouches for: stage-0 entries of
-    files git still checks (not assume-unchanged, skip-worktree or intent-to-add). A file
-    among them that `git diff-files` does not list holds its index blob. None when the
-    index cannot be read here."""
-    data, hash_len = _load(root)
-    if data is None:
-        return None
-    walk = _walk(data, hash_len)
+    regular files git still checks (not assume-unchanged, skip-worktree or intent-to-add;
+    not symlinks, which git checks as links while staleness hashes what they point to).
+    A file among them that `git diff-files` does not list holds its index blob. None when
+    the index cannot be read here."""
+    walk = _read(root)
     if walk is None:
         return None
     return {
         path.decode("utf-8", "surrogateescape")
         for mode, _sha, flags, xflags, path in walk
-        if not (flags & (STAGE_MASK | ASSUME_VALID) or xflags & KNOWN_EXTENDED or mode == DIR_MODE)
+        if not (flags & (STAGE_MASK | ASSUME_VALID) or xflags & KNOWN_EXTENDED)
+        and mode & TYPE_MASK == REGULAR
     }
 
 
 # ---- the format --------------------------------------------------------------------------
+
+
+def _read(
+    root: str | os.PathLike[str], wanted: dict[bytes, str] | None = None
+) -> list[_Raw] | None:
+    """The index's entries (only those whose SHA is `wanted`, if given); None when unread."""
+    data, hash_len = _load(root)
+    return None if data is None else _walk(data, hash_len, wanted)
 
 
 def _load(root: str | os.PathLike[str]) -> tuple[bytes | None, int]:

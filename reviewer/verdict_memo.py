@@ -45,6 +45,9 @@ from reviewer.staleness import FRESH_VERDICT, UNANCHORED_VERDICT, Verdict
 # scope → the statuses whose facts it covers
 SCOPES: dict[str, tuple[str, ...]] = {"approved": ("approved",), "live": ("pending", "approved")}
 MAX_PASS_S = 1.0  # a slower pass saw the files over too long a span to vouch for them
+MIN_FACTS = 500  # fewer: the full pass costs a few ms, less than starting git
+HIT_WAIT, HIT_WAIT_PER_FACT = 0.1, 1e-5  # how long a hit waits for git (10 ms per 1,000 facts)
+MISS_WAIT = 0.02  # after a full pass, git gets at least this long to finish for the save
 Row = tuple[int, Any, Any]  # (id, anchors, commit_sha)
 
 
@@ -119,13 +122,20 @@ def _answer(
     st = stats if stats is not None else MemoStats()
     statuses = SCOPES[scope]
     key = scope + (":ids" if ids_only else "")
+    if rows is not None and len(rows) < MIN_FACTS:
+        st.why = "few facts: the full pass is cheap"
+        return _full_pass(conn, root, rows, ids_only)[0]
     index_sig = gitindex.signature(root)
-    git = _diff_files(root) if index_sig is not None else None
+    git: anchors.GitInBackground | None = None
     try:
         with snapshot(conn, project, scope) as now:
             if rows is None:
                 rev = now
-            memo = _read_memo(conn, project, key) if rev is not None else None
+            memo = None
+            if rev is not None and index_sig is not None:
+                memo = _read_memo(conn, project, key)
+                if memo is not None or rows is not None:
+                    git = _diff_files(root)  # runs on the other core from now on
             if memo is None:
                 st.why = "no memo"
             elif memo[0] != rev or now != rev:
@@ -134,24 +144,37 @@ def _answer(
                 # Built while git still runs; kept only if git then agrees.
                 ids = [r[0] for r in rows] if rows is not None else _ids(conn, project, statuses)
                 answer = _decode(memo[2], ids, ids_only)
-                if _git_same(memo[1], git, st):
+                if _git_same(memo[1], git, max(HIT_WAIT, len(ids) * HIT_WAIT_PER_FACT), st):
                     st.hit = True
                     return answer
             if rows is None:
                 rows = _rows(conn, project, statuses)
+        if len(rows) < MIN_FACTS:
+            st.why = "few facts: the full pass is cheap"
+            return _full_pass(conn, root, rows, ids_only)[0]
+        if git is None and rev is not None and index_sig is not None:
+            git = _diff_files(root)
         started = time.monotonic()
-        scan = staleness.ScanStats()
-        if ids_only:
-            answer = staleness.stale_ids(conn, root, rows, stats=scan)
-        else:
-            answer = staleness.verdicts_for(conn, root, rows, stats=scan)
-        if rev is not None and index_sig is not None:
+        answer, cited = _full_pass(conn, root, rows, ids_only)
+        if git is not None and rev is not None and index_sig is not None:
             elapsed = time.monotonic() - started
-            _save(conn, root, project, key, rev, index_sig, git, scan.cited, answer, elapsed, st)
+            # Waiting for git may cost at most about what the pass itself did.
+            dirty = git.output(max(MISS_WAIT, elapsed))
+            _save(conn, root, project, key, rev, index_sig, dirty, cited, answer, elapsed, st)
         return answer
     finally:
         if git is not None:
             git.stop()
+
+
+def _full_pass(
+    conn: sqlite3.Connection, root: str, rows: list[Row], ids_only: bool
+) -> tuple[dict[int, Verdict] | set[int], list[str]]:
+    """The pass the memo stands in for, and the files it cited."""
+    scan = staleness.ScanStats()
+    if ids_only:
+        return staleness.stale_ids(conn, root, rows, stats=scan), scan.cited
+    return staleness.verdicts_for(conn, root, rows, stats=scan), scan.cited
 
 
 def _rev(conn: sqlite3.Connection, project: str, scope: str) -> int | None:
@@ -206,7 +229,7 @@ def _rows(conn: sqlite3.Connection, project: str, statuses: tuple[str, ...]) -> 
 
 
 def _files_same(
-    root: str, files_key: str, index_sig: tuple[int, int, int] | None,
+    root: str, files_key: str, index_sig: tuple[int, int, int, str] | None,
     git: anchors.GitInBackground | None, st: MemoStats,
 ) -> bool:
     """The memo's file conditions this process can check itself, cheapest first."""
@@ -230,10 +253,17 @@ def _files_same(
     return True
 
 
-def _git_same(files_key: str, git: anchors.GitInBackground | None, st: MemoStats) -> bool:
-    """Does git list the same files as differing from the index as it did then?"""
-    dirty = git.output() if git is not None else None
-    if dirty is None or _digest(dirty) != json.loads(files_key).get("dirty"):
+def _git_same(
+    files_key: str, git: anchors.GitInBackground | None, wait: float, st: MemoStats
+) -> bool:
+    """Does git list the same files as differing from the index as it did then? A git
+    slower than `wait` (a huge repository, a cold disk) is not waited for: the full pass
+    is then about as cheap."""
+    dirty = git.output(wait) if git is not None else None
+    if dirty is None:
+        st.why = "git did not answer in time"
+        return False
+    if _digest(dirty) != json.loads(files_key).get("dirty"):
         st.why = "git diff-files differs"
         return False
     return True
@@ -269,15 +299,14 @@ def _encode(answer: dict[int, Verdict] | set[int]) -> str:
 
 def _save(
     conn: sqlite3.Connection, root: str, project: str, key: str, rev: int,
-    index_sig: tuple[int, int, int], git: anchors.GitInBackground | None, cited: list[str],
+    index_sig: tuple[int, int, int, str], dirty: bytes | None, cited: list[str],
     answer: dict[int, Verdict] | set[int], elapsed: float, st: MemoStats,
 ) -> None:
     """Remember the pass when what it saw can be vouched for next time; else say why not."""
-    dirty = git.output() if git is not None else None
     vouched = gitindex.vouched_paths(root) if dirty is not None else None
     why = ""
     if dirty is None or vouched is None:
-        why = "git unreadable"
+        why = "git unreadable or slow"
     elif elapsed > MAX_PASS_S:
         why = "pass too slow"
     elif gitindex.signature(root) != index_sig:
@@ -298,6 +327,12 @@ def _save(
             elif max(sig[1], sig[2]) >= settled:
                 why = "a cited file was written just now"
                 break
+        if not why and isinstance(answer, dict):  # a move's target must stay as it was
+            targets = {t for v in answer.values() if v.renamed_to for t in v.renamed_to.values()}
+            for target in targets - watched.keys():
+                sig = watched[target] = _stat_sig(os.path.join(root, target))
+                if sig is None or max(sig[1], sig[2]) >= settled:
+                    why = "a moved file's new home was written just now"
         if not why and any(m is not None and m >= settled for m in dirs.values()):
             why = "a directory was written just now"
     if why:

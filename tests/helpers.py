@@ -2,15 +2,48 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 WAIT = 60.0  # a guard against hanging, never a speed assertion
+OLD = time.time() - 3600  # an mtime well past staleness.SETTLE_NS: hashes may be cached
+_tick = itertools.count(1)
+
+
+def write_old(root: Path, rel: str, text: str, mtime: float | None = None) -> None:
+    """Write with an old mtime (cacheable), a distinct one each time so git sees edits."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    stamp = OLD + next(_tick) if mtime is None else mtime
+    os.utime(path, (stamp, stamp))
+
+
+@contextmanager
+def processes_started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """Every process started inside the block (`subprocess.run` goes through Popen too)."""
+    calls: list[list[str]] = []
+    real = subprocess.Popen
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, args: list[str], *a: object, **k: object) -> None:
+            calls.append(list(args))
+            super().__init__(args, *a, **k)
+
+    monkeypatch.setattr(subprocess, "Popen", Counting)
+    try:
+        yield calls
+    finally:
+        monkeypatch.setattr(subprocess, "Popen", real)
 
 
 def git(root: Path, *args: str, check: bool = True) -> str:

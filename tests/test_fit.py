@@ -117,3 +117,51 @@ def test_send_ratio_is_a_checked_setting(monkeypatch: pytest.MonkeyPatch, tmp_pa
         load()
     monkeypatch.setenv("MEM_REVIEW_SEND_RATIO", "0")
     assert load().send_ratio == 0
+
+
+@pytest.mark.parametrize("word", ["word", "слово", "単語です", "emoji🙂"])
+def test_the_budget_is_counted_in_bytes_whatever_the_script(word: str) -> None:
+    turns = [turn("prompt", "Summarise.")]
+    for i in range(12):
+        turns += [turn("prose", f"{word} " * 40 + "."), turn("tool_call", f"Edit f{i}.py", "Edit")]
+    turns.append(turn("prose", f"{word} " * 200))
+    budget = size(turns) // 5
+    out = fit(turns, budget)
+    assert size(out) <= budget
+    assert all(t.text.encode() for t in out)  # no split character
+
+
+def test_many_narrations_without_sentence_ends_still_fit() -> None:
+    turns = [turn("prompt", "Go.")]
+    turns += [turn("prose", "working on the next step " * 3) for _ in range(400)]
+    turns.append(turn("prose", "Done: all tests pass."))
+    budget = size(turns) // 40
+    out = fit(turns, budget)
+    assert size(out) <= budget and out[0].text == "Go."
+
+
+def test_a_pasted_log_over_budget_keeps_the_prompt_and_a_share_of_each_answer() -> None:
+    log = "ERROR db timeout at 12:00:01 " * 300
+    turns = [turn("prompt", log), turn("prose", "The pool is too small; raise it to 20. " * 20)]
+    out = fit(turns, len(log) // 4)
+    assert out[0].text == log
+    assert out[1].text.startswith("The pool is too small") and out[1].text.endswith("[…]")
+
+
+def test_narration_is_cut_longest_first_and_only_as_far_as_needed() -> None:
+    long = "Next I will rewrite the parser. " + "It has many branches to cover. " * 10
+    short = "Then run the tests. They are quick to run here."
+    turns = [turn("prompt", "Refactor."), turn("prose", short),
+             turn("tool_call", "Edit a.py", "Edit"), turn("prose", long),
+             turn("tool_call", "Edit b.py", "Edit"), turn("prose", "All done.")]
+    out = fit(turns, size(turns) - 100)
+    assert out[1].text == short  # the cut of the longest was enough
+    assert out[3].text == "Next I will rewrite the parser. […]"
+
+
+def test_a_colon_does_not_end_a_sentence() -> None:
+    text = "The root cause: the cache key ignored the locale. Fixed by adding it."
+    turns = [turn("prompt", "Why?"), turn("prose", text), turn("tool_call", "Edit c.py", "Edit"),
+             turn("prose", "Done.")]
+    out = fit(turns, size(turns) - 10)
+    assert out[1].text == "The root cause: the cache key ignored the locale. […]"

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import git
+from helpers import git, processes_started, write_old
 
 from reviewer import anchors, db, inject
 from reviewer.inject import INJECT_END, INJECT_HEADER, neutralise, render_context, session_start
@@ -29,15 +29,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
-_tick = iter(range(1, 1_000_000))
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    stamp = OLD + next(_tick)
-    os.utime(path, (stamp, stamp))
+write = write_old
 
 
 @pytest.fixture
@@ -218,21 +210,13 @@ def test_ranking_wide_then_branch_files_then_recency(repo: Path) -> None:
 def test_branch_files_cost_no_subprocess_on_the_default_branch(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls: list[object] = []
-    real = subprocess.Popen
-
-    class Counting(real):  # type: ignore[misc, valid-type]
-        def __init__(self, args: object, *a: object, **k: object) -> None:
-            calls.append(args)
-            super().__init__(args, *a, **k)
-
-    monkeypatch.setattr(subprocess, "Popen", Counting)  # `run` goes through it too
-    assert inject.branch_changed_files(str(repo)) == set()
-    assert calls == []
-    git(repo, "checkout", "-qb", "feature")
-    write(repo, "src/api.py", "# uncommitted on the branch\n")
-    assert inject.branch_changed_files(str(repo)) == {"src/api.py"}
-    assert len(calls) == 2  # the checkout above, and one diff
+    with processes_started(monkeypatch) as calls:
+        assert inject.branch_changed_files(str(repo)) == set()
+        assert calls == []
+        git(repo, "checkout", "-qb", "feature")
+        write(repo, "src/api.py", "# uncommitted on the branch\n")
+        assert inject.branch_changed_files(str(repo)) == {"src/api.py"}
+        assert len(calls) == 2  # the checkout above, and one diff
 
 
 def _rows(root: Path) -> list[tuple[object, ...]]:

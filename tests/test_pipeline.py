@@ -454,3 +454,24 @@ def test_next_midnight_is_after_today_start() -> None:
     now = db.now()
     assert pipeline.today_start(now) <= now < pipeline.next_midnight(now)
     assert 23 * 3600 <= pipeline.next_midnight(now) - pipeline.today_start(now) <= 25 * 3600
+
+
+def test_quotes_of_what_fitting_sent_are_grounded_with_context(
+    store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path
+) -> None:
+    """The model sees fitted text: a look-up call dropped between two lines, a narration
+    cut with `[…]`. A quote of either is grounded and shown in its transcript context."""
+    transcript = transcripts / "fasthooks" / "sample_main_transcript.jsonl"
+    sent = "\n\n".join(pipeline.sent_windows(transcript, CFG))
+    across = "can you read it back with Read tool?\n\nAssistant: Perfect! Here's the content"
+    cut = "I just demonstrated multiple tools in one turn: […]"
+    assert across in sent and cut in sent  # what the model saw
+    job = claim(conn, transcript, repo)
+    out, _ = run(store, conn, job, Facts([
+        fact("hello_world.py was read back with the Read tool.", across),
+        fact("Several tools can run in one turn here.", cut),
+    ]))
+    assert out.state == "done" and len(out.new_ids) == 2
+    for fid in out.new_ids:
+        row = store.get(fid)
+        assert row is not None and row.grounded == 1 and row.context, row

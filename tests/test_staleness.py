@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import git
+from helpers import git, processes_started, write_old
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
 from reviewer import anchors, db, staleness
 from reviewer.staleness import ScanStats, verdicts
-
-OLD = time.time() - 3600  # an mtime well past SETTLE_NS, so hashes may be cached
-_tick = iter(range(1, 1_000_000))
 
 
 @pytest.fixture(autouse=True)
@@ -28,13 +24,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
-def write(root: Path, rel: str, text: str, mtime: float | None = None) -> None:
-    """Write with an old mtime (cacheable), a distinct one each time so git sees edits."""
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    stamp = OLD + next(_tick) if mtime is None else mtime
-    os.utime(path, (stamp, stamp))
+write = write_old
 
 
 @pytest.fixture(autouse=True)
@@ -44,18 +34,10 @@ def fresh_memory() -> None:
 
 
 @pytest.fixture
-def spawned(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Every process started from now on (`subprocess.run` goes through Popen too)."""
-    calls: list[list[str]] = []
-    real = subprocess.Popen
-
-    class Counting(real):  # type: ignore[misc, valid-type]
-        def __init__(self, args: list[str], *a: object, **k: object) -> None:
-            calls.append(list(args))
-            super().__init__(args, *a, **k)
-
-    monkeypatch.setattr(subprocess, "Popen", Counting)
-    return calls
+def spawned(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """Every process started from now on."""
+    with processes_started(monkeypatch) as calls:
+        yield calls
 
 
 @pytest.fixture

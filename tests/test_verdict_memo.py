@@ -15,13 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import git
+from helpers import git, processes_started, write_old
 
 from reviewer import anchors, db, inject, staleness, verdict_memo
 from reviewer.verdict_memo import MemoStats
 
-OLD = time.time() - 3600
-_tick = iter(range(1, 1_000_000))
 SETTLE_NS = 30_000_000  # tests settle in 30 ms, not 2 s; every change below sleeps past it
 
 
@@ -29,6 +27,7 @@ SETTLE_NS = 30_000_000  # tests settle in 30 ms, not 2 s; every change below sle
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(staleness, "SETTLE_NS", SETTLE_NS)
+    monkeypatch.setattr(verdict_memo, "MIN_FACTS", 0)  # the memo's rules on a small store
     staleness.forget()
     return tmp_path / "home"
 
@@ -37,12 +36,7 @@ def settle() -> None:
     time.sleep(SETTLE_NS / 1e9 * 2)
 
 
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    stamp = OLD + next(_tick)
-    os.utime(path, (stamp, stamp))
+write = write_old
 
 
 @pytest.fixture
@@ -224,6 +218,8 @@ STORE_CHANGES: dict[str, Callable[[sqlite3.Connection, Path], object]] = {
     "a fact added": lambda c, r: add(c, r, ["src/c.py"]),
     "a fact deleted": lambda c, r: c.execute(
         "DELETE FROM fact WHERE id = (SELECT max(id) FROM fact)"),
+    "a fact renumbered": lambda c, r: c.execute(
+        "UPDATE fact SET id = 999 WHERE id = (SELECT min(id) FROM fact)"),
     "a fact moved to another project": lambda c, r: c.execute(
         "UPDATE fact SET project = 'elsewhere' WHERE id = (SELECT min(id) FROM fact)"),
 }
@@ -382,27 +378,14 @@ def test_session_start_asks_git_at_most_twice_and_only_on_a_branch(
 ) -> None:
     """The hook's git budget: `diff-files` for the memo, plus the branch's diff for ranking
     on a feature branch, started together; never the rename search of the full pass."""
-    import subprocess
-
     (repo / "src/b.py").unlink()  # a missing file: a full `verdicts` pass would ask git
     settle()
     inject.render_context(repo)
-    calls: list[list[str]] = []
-    real = subprocess.Popen
-
-    class Counting(real):  # type: ignore[misc, valid-type]
-        def __init__(self, args: list[str], *a: object, **k: object) -> None:
-            calls.append(list(args))
-            super().__init__(args, *a, **k)
 
     def hook_commands() -> list[str]:
-        calls.clear()
         staleness.forget()
-        monkeypatch.setattr(subprocess, "Popen", Counting)
-        try:
+        with processes_started(monkeypatch) as calls:
             _, stats = inject.render_context(repo)
-        finally:
-            monkeypatch.setattr(subprocess, "Popen", real)
         assert stats.stale == 1
         return sorted(c[c.index("-C") + 2] for c in calls)
 
@@ -411,3 +394,105 @@ def test_session_start_asks_git_at_most_twice_and_only_on_a_branch(
     settle()
     inject.render_context(repo)
     assert hook_commands() == ["--no-optional-locks", "diff"]  # + the branch's changes
+
+
+def test_every_trigger_survives_the_migrations(conn: sqlite3.Connection) -> None:
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+    assert {"fact_rev_insert", "fact_rev_delete", "fact_rev_update"} <= names
+
+
+def test_a_tracked_symlink_is_watched_by_what_it_points_to(tmp_path: Path, repo: Path) -> None:
+    """git checks a link as a link; staleness hashes its target. The target changing must
+    not be answered from the memo."""
+    outside = tmp_path / "shared_settings.py"
+    outside.write_text("DEBUG = False\n")
+    (repo / "settings.py").symlink_to(outside)
+    git(repo, "add", "settings.py")
+    git(repo, "commit", "-qm", "link")
+    c = db.connect()
+    add(c, repo, ["settings.py"])
+    settle()
+    agree(c, repo)
+    assert agree(c, repo).hit
+    outside.write_text("DEBUG = True!\n")
+    assert states(memo(c, repo)[0]) == {1: "changed"}
+    agree(c, repo)
+
+
+def test_a_remembered_move_whose_new_home_is_gone_is_not_replayed(
+    conn: sqlite3.Connection, repo: Path
+) -> None:
+    (repo / "lib").mkdir()
+    (repo / "src/a.py").rename(repo / "lib/a.py")  # untracked, another directory
+    settle()
+    assert "moved" in states(agree(conn, repo) and memo(conn, repo)[0]).values()
+    settle()
+    agree(conn, repo)
+    assert agree(conn, repo).hit
+    (repo / "lib/a.py").unlink()
+    st = agree(conn, repo)
+    assert not st.hit
+
+
+def test_a_copy_appearing_elsewhere_may_read_deleted_but_never_fresh(
+    conn: sqlite3.Connection, repo: Path
+) -> None:
+    """The documented limit: a memo cannot see a new untracked file in an unrelated
+    directory, so a deleted file that reappears there stays `deleted` (not `moved`) until
+    something else moves; stale either way, so injection never differs."""
+    (repo / "src/a.py").rename(tmp := repo / "a.py.bak")
+    settle()
+    agree(conn, repo)
+    agree(conn, repo, "approved")
+    (repo / "lib").mkdir()
+    tmp.rename(repo / "lib/a.py")
+    got, _ = memo(conn, repo)
+    want = full_pass(conn, repo, "live")
+    assert {k: v.stale for k, v in got.items()} == {k: v.stale for k, v in want.items()}
+    assert verdict_memo.stale_ids(conn, repo, str(repo)) == {
+        k for k, v in full_pass(conn, repo, "approved").items() if v.stale}
+
+
+def test_a_slow_git_is_not_waited_for(
+    conn: sqlite3.Connection, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A huge repository or a cold disk can make `git diff-files` slow: the hook must then
+    answer from the full pass instead of waiting for git's timeout."""
+    import shutil
+
+    agree(conn, repo)
+    real = shutil.which("git")
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\ncase "$*" in *diff-files*) sleep 5;; esac\nexec {real} "$@"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    for _ in range(2):
+        started = time.monotonic()
+        st = agree(conn, repo)
+        assert not st.hit and "git" in st.why, st
+        assert time.monotonic() - started < 2.5  # a hang guard: git's own timeout is 3 s
+
+
+def test_the_index_signature_holds_git_s_checksum(repo: Path) -> None:
+    from reviewer import gitindex
+
+    index = repo / ".git" / "index"
+    sig = gitindex.signature(repo)
+    assert sig is not None and sig[3] == index.read_bytes()[-32:].hex()
+    before = index.stat()
+    (repo / "src/a.py").write_text("VALUE = 'A.py'\n")  # same size
+    git(repo, "add", "src/a.py")
+    os.utime(index, ns=(before.st_atime_ns, before.st_mtime_ns))  # a coarse clock
+    after = gitindex.signature(repo)
+    assert after is not None and after[1] == sig[1] and after[3] != sig[3]
+
+
+def test_few_facts_skip_the_memo_and_git(
+    conn: sqlite3.Connection, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(verdict_memo, "MIN_FACTS", 500)
+    staleness.forget()
+    with processes_started(monkeypatch) as calls:
+        st = agree(conn, repo)
+    assert calls == [] and not st.saved and "few facts" in st.why
