@@ -17,6 +17,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+ABSENT = "absent"  # an anchor meaning "no file here", set when a person verifies
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # many files share it: never a rename clue
 
 
@@ -70,12 +71,17 @@ def git_head(root: str | os.PathLike[str]) -> tuple[str | None, str | None]:
 
 
 def anchor_files(
-    root: str | os.PathLike[str], files: list[str]
+    root: str | os.PathLike[str], files: list[str], *, missing: str | None = None
 ) -> tuple[str | None, str | None, dict[str, str | None]]:
-    """(commit, branch, {relative path: blob SHA or None when missing}) as of now."""
+    """(commit, branch, {relative path: blob SHA, or `missing` when there is no file}).
+
+    At capture a missing file is anchored to None: the model cited a path that does not
+    exist, nothing to compare. When a person re-verifies a fact whose file is gone, it is
+    anchored to ABSENT: true while the file stays away, stale if it comes back.
+    """
     commit, branch = git_head(root)
     base = Path(root)
-    return commit, branch, {f: blob_sha(base / f) for f in files}
+    return commit, branch, {f: blob_sha(base / f) or missing for f in files}
 
 
 def read_ref(root: str | os.PathLike[str], ref: str) -> str | None:

@@ -63,6 +63,7 @@ from reviewer import anchors as anchors_mod
 from reviewer import gitindex
 from reviewer.log import log
 
+ABSENT = anchors_mod.ABSENT  # anchored as gone (a person verified it so): fresh while gone
 FRESH = "fresh"
 CHANGED = "changed"
 MOVED = "moved"
@@ -175,9 +176,9 @@ def stale_ids(
     root = os.fspath(project_root)
     plan, texts = _plan(root, list(map(_SECOND, items)))
     scan = _scan(conn, root, plan, st)
-    citems = scan.current.items()
+    current = scan.current
     stale = {text for text, anchored in scan.suspects.items()
-             if anchored and not anchored.items() <= citems}
+             if _judge(anchored, current, {}).stale}
     if not stale:
         return set()
     return set(compress(map(_FIRST, items), map(stale.__contains__, texts)))
@@ -298,7 +299,7 @@ class _Scan:
         self.wanted: dict[str, set[str]] = {}
         for anchored in suspects.values():
             for path, sha in anchored.items():
-                if current[path] is None:
+                if current[path] is None and sha != ABSENT:
                     self.wanted.setdefault(path, set()).add(sha)
         self.gone = frozenset((p, frozenset(s)) for p, s in self.wanted.items())
 
@@ -553,7 +554,7 @@ def _judge(
     moved: dict[str, str] = {}
     for path, sha in anchored.items():
         now = current[path]
-        if now == sha:
+        if now == sha or (now is None and sha == ABSENT):  # still there, or still gone
             files[path] = FRESH
             continue
         if now is None:
@@ -568,6 +569,8 @@ def _judge(
         files[path] = state
         if SEVERITY[state] > SEVERITY[worst]:
             worst = state
+    if worst == FRESH:
+        return FRESH_VERDICT
     return Verdict(worst, True, files, moved)
 
 

@@ -741,3 +741,21 @@ def test_a_pass_is_not_remembered_while_ctimes_are_recent(
     out = verdicts(c, repo, facts, stats=st)
     assert not st.shas_remembered
     assert states(out)["changed"] == 102
+
+
+def test_a_file_verified_as_gone_is_fresh_until_it_comes_back(repo: Path) -> None:
+    """ABSENT (a person re-verified the fact with the file gone) is not a missing-at-capture
+    null: it is compared, and a file reappearing there makes the fact stale."""
+    (repo / "src/util.py").unlink()
+    commit, _, anchor_map = anchors.anchor_files(repo, ["src/app.py", "src/util.py"],
+                                                 missing=anchors.ABSENT)
+    assert anchor_map["src/util.py"] == anchors.ABSENT
+    f = {"id": 1, "anchors": json.dumps(anchor_map), "commit_sha": commit}
+    assert verdicts(None, repo, [f])[1] is staleness.FRESH_VERDICT
+    assert staleness.stale_ids(None, repo, [(1, f["anchors"], commit)]) == set()
+    write(repo, "src/util.py", "# back, different\n")
+    staleness.forget()
+    v = verdicts(None, repo, [f])[1]
+    assert v.state == "changed"
+    assert dict(v.files) == {"src/app.py": "fresh", "src/util.py": "changed"}
+    assert staleness.stale_ids(None, repo, [(1, f["anchors"], commit)]) == {1}

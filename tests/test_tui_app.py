@@ -16,8 +16,8 @@ import pytest
 from test_tui_seed import PENDING_ORDER, SAMPLE, Env, F, git, make_app, make_env, seed
 from textual.widgets import Input, OptionList, Select, TextArea
 
-from reviewer import db, queue
-from reviewer.anchors import blob_sha
+from reviewer import db, queue, staleness
+from reviewer.anchors import ABSENT, blob_sha
 from reviewer.tui import triage
 from reviewer.tui.screens.confirm import ConfirmScreen
 from reviewer.tui.screens.edit import EditScreen
@@ -799,6 +799,31 @@ async def test_moved_file_offers_to_follow_the_rename(env: Env) -> None:
         assert json.loads(stored["anchors"]) == {
             "tests/fixtures.py": blob_sha(env.project / "tests/fixtures.py")
         }
+
+
+async def test_keeping_the_old_path_anchors_it_as_gone(env: Env) -> None:
+    """`n` to the follow offer: the person says the fact holds with the file gone. It
+    stays fresh while the path is empty, and goes stale if a file comes back there."""
+    pytest.importorskip("reviewer.staleness")
+    ids = seed(env, STALE_FACTS, commit=_git_project(env))
+    git(env.project, "mv", "tests/conftest.py", "tests/fixtures.py")
+    git(env.project, "commit", "-q", "-m", "rename")
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        await pilot.press("tab", "tab", "tab")
+        assert selected_text(app) == STALE_FACTS[1].text
+        await pilot.press("v")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await app.settle()
+        stored = env.fact(ids[1])
+        assert json.loads(stored["files"]) == ["tests/conftest.py"]
+        assert json.loads(stored["anchors"]) == {"tests/conftest.py": ABSENT}
+        assert not app.main.by_id[ids[1]].stale
+    (env.project / "tests" / "conftest.py").write_text("# a new file where the old was\n")
+    verdict = staleness.verdicts(None, env.project, [env.fact(ids[1])])[ids[1]]
+    assert verdict.stale and verdict.state == "changed"
 
 
 async def test_stale_reject_preselects_outdated_and_edit_reanchors(env: Env) -> None:

@@ -372,9 +372,10 @@ class MainScreen(Screen[None]):
         self.app.push_screen(EditScreen(row.text, row.category, stale=row.stale), saved)
 
     def _anchor(self, files: list[str]) -> tuple[str | None, dict[str, str | None]]:
-        from reviewer.anchors import anchor_files
+        from reviewer.anchors import ABSENT, anchor_files
 
-        commit, _branch, anchors = anchor_files(self.review.project, files)
+        # A person affirms the fact as the files are now: one that is gone must stay gone.
+        commit, _branch, anchors = anchor_files(self.review.project, files, missing=ABSENT)
         return commit, anchors
 
     def action_verify(self) -> None:
