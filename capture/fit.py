@@ -84,11 +84,23 @@ def _bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+PLANNING = frozenset({"TodoWrite", "TodoRead"})  # follow summaries too: not a call's cue
+
+
 def _narration(turns: list[Turn]) -> list[int]:
-    """Indexes of the prose that announces a tool call (the call comes right after it):
-    "Let me run the tests." A summary followed by more words is not narration."""
-    return [i for i, t in enumerate(turns[:-1])
-            if t.kind == "prose" and turns[i + 1].kind == "tool_call"]
+    """Indexes of the prose that announces a tool call (the call comes right after it,
+    to-do list updates aside): "Let me run the tests." A summary followed by more words,
+    or by nothing but a to-do update, is not narration."""
+    out: list[int] = []
+    for i, t in enumerate(turns):
+        if t.kind != "prose":
+            continue
+        j = i + 1
+        while j < len(turns) and turns[j].kind == "tool_call" and turns[j].tool in PLANNING:
+            j += 1
+        if j < len(turns) and turns[j].kind == "tool_call":
+            out.append(i)
+    return out
 
 
 def _shorten_narration(

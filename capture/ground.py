@@ -30,9 +30,12 @@ _TRANSLATE = str.maketrans(
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _ELLIPSIS = re.compile(r"\s*(?:\[\.\.\.\]|\.\.\.)\s*")
+_LABEL = re.compile(r"\b(?:user|assistant):")
 
 FUZZY_RATIO = 0.9  # SequenceMatcher ratio needed for a tolerant match
 MIN_FUZZY_CHARS = 12  # shorter evidence must match exactly
+MIN_WORDS = 3  # a quote shorter than this supports nothing, wherever it is found
+MIN_PIECE_WORDS = 2  # each piece of a quote elided with "..."
 ANCHORS = 3  # rarest evidence words used to locate candidate regions
 MAX_HITS = 40  # occurrences followed per anchor word
 
@@ -125,10 +128,11 @@ def is_grounded(evidence: str, source: str) -> bool:
     """True when the evidence is found in the source, exactly or nearly.
 
     A quote elided with "..." is grounded when each piece is, pieces found exactly must
-    appear in order. Empty evidence is never grounded.
+    appear in order. Evidence of fewer than MIN_WORDS words (speaker labels not counted),
+    or with a piece under MIN_PIECE_WORDS, is never grounded: it would match anything.
     """
     ev = _strip_quote(normalise(evidence))
-    if not ev:
+    if _words(ev) < MIN_WORDS:  # "User:", "the ... in": found anywhere, support nothing
         return False
     src = _prepare(source)
     if ev in src.text:
@@ -136,6 +140,8 @@ def is_grounded(evidence: str, source: str) -> bool:
     parts = [p for p in _ELLIPSIS.split(ev) if p.strip(" \"'")]
     if len(parts) <= 1:
         return _fuzzy(ev, src)
+    if any(_words(p) < MIN_PIECE_WORDS for p in parts):
+        return False
     after = 0
     for part in parts:
         found = _grounded_part(part.strip(" \"'"), src, after)
@@ -143,6 +149,11 @@ def is_grounded(evidence: str, source: str) -> bool:
             return False
         after = found
     return True
+
+
+def _words(text: str) -> int:
+    """Words of a quote that say something: speaker labels do not count."""
+    return len(_WORD.findall(_LABEL.sub(" ", text)))
 
 
 def missing_files(files: Iterable[str], project_root: str | os.PathLike[str]) -> list[str]:

@@ -102,7 +102,7 @@ CREATE TABLE hash_cache (
 # Verdicts remembered between processes (reviewer/verdict_memo.py). `fact_rev` moves on
 # every change a verdict depends on, by trigger, so no writer can forget to invalidate:
 # per project, `live` on any change of its facts, `approved` only when an approved fact
-# is added, removed, or changes id, status, anchors, commit or project (a worker storing
+# is added, removed, or changes status, anchors, commit or project (a worker storing
 # pending candidates leaves the SessionStart hook's memo standing).
 V2 = """
 CREATE TABLE fact_rev (
@@ -127,7 +127,7 @@ BEGIN
         WHERE old.status = 'approved'
         ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
 END;
-CREATE TRIGGER fact_rev_update AFTER UPDATE OF id, project, status, anchors, commit_sha ON fact
+CREATE TRIGGER fact_rev_update AFTER UPDATE OF project, status, anchors, commit_sha ON fact
 BEGIN
     INSERT INTO fact_rev (project, scope, rev)
         SELECT p, 'live', 1 FROM (SELECT old.project AS p UNION SELECT new.project) WHERE 1
@@ -149,7 +149,25 @@ CREATE TABLE verdict_memo (
 );
 """
 
-MIGRATIONS: list[str] = [V1, V2]
+# A renumbered fact must move the revision too (a memo keys verdicts by id), and a write
+# that names a column without changing it (the store writes whole rows) must not.
+V3 = """
+DROP TRIGGER fact_rev_update;
+CREATE TRIGGER fact_rev_update AFTER UPDATE OF id, project, status, anchors, commit_sha ON fact
+WHEN old.id IS NOT new.id OR old.project IS NOT new.project OR old.status IS NOT new.status
+    OR old.anchors IS NOT new.anchors OR old.commit_sha IS NOT new.commit_sha
+BEGIN
+    INSERT INTO fact_rev (project, scope, rev)
+        SELECT p, 'live', 1 FROM (SELECT old.project AS p UNION SELECT new.project) WHERE 1
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+    INSERT INTO fact_rev (project, scope, rev)
+        SELECT p, 'approved', 1 FROM (SELECT old.project AS p UNION SELECT new.project)
+        WHERE 'approved' IN (old.status, new.status)
+        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
+END;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")

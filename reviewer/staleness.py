@@ -184,6 +184,12 @@ def stale_ids(
     return set(compress(map(_FIRST, items), map(stale.__contains__, texts)))
 
 
+def forget_moves() -> None:
+    """Drop the remembered answers to "where did the missing files go?": the next pass
+    searches again (the TUI does before a person anchors a path as gone)."""
+    _MOVES.clear()
+
+
 def forget() -> None:
     """Drop what this process remembers (plans, SHAs, moves): the next pass starts afresh."""
     global _PLANS

@@ -141,12 +141,16 @@ def _answer(
             elif memo[0] != rev or now != rev:
                 st.why = "facts changed"
             elif _files_same(root, memo[1], index_sig, git, st):
-                # Built while git still runs; kept only if git then agrees.
+                # Built while git still runs; kept only if git then agrees, about the
+                # index it read: one written meanwhile (a `git add`) voids the answer.
                 ids = [r[0] for r in rows] if rows is not None else _ids(conn, project, statuses)
                 answer = _decode(memo[2], ids, ids_only)
-                if _git_same(memo[1], git, max(HIT_WAIT, len(ids) * HIT_WAIT_PER_FACT), st):
-                    st.hit = True
-                    return answer
+                wait = max(HIT_WAIT, len(ids) * HIT_WAIT_PER_FACT)
+                if _git_same(memo[1], git, wait, st):
+                    if gitindex.signature(root) == index_sig:
+                        st.hit = True
+                        return answer
+                    st.why = "index changed while git looked"
             if rows is None:
                 rows = _rows(conn, project, statuses)
         if len(rows) < MIN_FACTS:

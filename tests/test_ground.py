@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from capture import ground
 from capture.ground import is_grounded, missing_files, normalise
 
 SOURCE = (
@@ -106,8 +107,21 @@ def test_property_any_substring_is_grounded(source, data):
     i = data.draw(st.integers(0, len(source) - 1))
     j = data.draw(st.integers(i + 1, len(source)))
     piece = source[i:j]
-    if normalise(piece).strip(" \"'."):
+    norm = normalise(piece)
+    if not norm.strip(" \"'.") or "..." in norm:
+        return
+    if ground._words(norm) >= ground.MIN_WORDS:
         assert is_grounded(piece, source)
+    else:  # a word or two supports nothing, wherever it is found
+        assert not is_grounded(piece, source)
+
+
+@pytest.mark.parametrize("evidence", ["User:", "Assistant: ok", "the ... in", "fix ... Fridays",
+                                      "we deploy ... to"])
+def test_labels_and_scraps_are_not_evidence(evidence: str) -> None:
+    source = "User: we deploy to Kubernetes on Fridays\n\nAssistant: ok, the fix is in."
+    assert not is_grounded(evidence, source)
+    assert is_grounded("we deploy to Kubernetes ... the fix is in", source)
 
 
 def test_missing_files(tmp_path: Path):

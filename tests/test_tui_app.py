@@ -801,6 +801,40 @@ async def test_moved_file_offers_to_follow_the_rename(env: Env) -> None:
         }
 
 
+async def test_verify_looks_again_for_where_a_deleted_file_went(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The list may say `deleted` from the store's memo, which cannot see a copy appear in
+    an unrelated directory; `v` looks again before anchoring the path as gone."""
+    import time
+
+    from reviewer import verdict_memo
+
+    monkeypatch.setattr(verdict_memo, "MIN_FACTS", 0)
+    monkeypatch.setattr(staleness, "SETTLE_NS", 20_000_000)
+    ids = seed(env, STALE_FACTS, commit=_git_project(env))
+    content = (env.project / "tests" / "conftest.py").read_bytes()
+    (env.project / "tests" / "conftest.py").unlink()
+    time.sleep(0.05)
+    conn = db.connect(env.db_path)
+    verdict_memo.verdicts(conn, str(env.project), str(env.project), "live")  # remembered
+    conn.close()
+    (env.project / "lib").mkdir()
+    (env.project / "lib" / "conftest.py").write_bytes(content)  # untracked, elsewhere
+    staleness.forget()
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        assert app.main.by_id[ids[1]].verdict == "deleted"  # what the memo knew
+        await pilot.press("tab", "tab", "tab")
+        assert selected_text(app) == STALE_FACTS[1].text
+        await pilot.press("v")
+        assert isinstance(app.screen, ConfirmScreen)  # "Git saw … Follow the rename?"
+        await pilot.press("y")
+        await app.settle()
+        assert json.loads(env.fact(ids[1])["files"]) == ["lib/conftest.py"]
+
+
 async def test_keeping_the_old_path_anchors_it_as_gone(env: Env) -> None:
     """`n` to the follow offer: the person says the fact holds with the file gone. It
     stays fresh while the path is empty, and goes stale if a file comes back there."""

@@ -496,3 +496,21 @@ def test_few_facts_skip_the_memo_and_git(
     with processes_started(monkeypatch) as calls:
         st = agree(conn, repo)
     assert calls == [] and not st.saved and "few facts" in st.why
+
+
+def test_store_writes_that_change_no_anchor_keep_the_memo(
+    conn: sqlite3.Connection, repo: Path
+) -> None:
+    """The store writes whole rows: an edit of the wording names `anchors` and `status`
+    without changing them, and must not cost the next session its memo."""
+    from reviewer.store import Store
+
+    agree(conn, repo, "approved")
+    store = Store()
+    try:
+        (first,) = [f for f in store.facts(str(repo)) if f.status == "approved"][:1]
+        assert first.id is not None
+        store.edit(first.id, "Reworded, same files.", first.category)
+    finally:
+        store.close()
+    assert agree(conn, repo, "approved").hit

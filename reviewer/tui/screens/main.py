@@ -383,6 +383,8 @@ class MainScreen(Screen[None]):
         if row is None or not row.stale:
             self.app.bell()
             return
+        if "deleted" in row.file_states.values():
+            self._recheck_moves(row)
         if row.renamed:
             from reviewer.tui.screens.confirm import ConfirmScreen
 
@@ -402,6 +404,23 @@ class MainScreen(Screen[None]):
             )
             return
         self._verify(row, None)
+
+    def _recheck_moves(self, row: FactRow) -> None:
+        """Before a person anchors a path as gone, look for where it went afresh: the
+        list's verdict may come from the store's memo (or this process's), which cannot
+        see a copy appearing in an unrelated directory. One fact: a few milliseconds."""
+        from reviewer import staleness
+
+        staleness.forget_moves()
+        try:
+            found = stale.scan(self.review.db_path, self.review.project, [row])
+        except Exception as exc:  # advisory: verify goes on with what the list knew
+            from reviewer.log import log
+
+            log("tui", f"staleness failed: {type(exc).__name__}: {exc}")
+            return
+        if found is not None:
+            self._apply_verdicts(found)
 
     def _verify(self, row: FactRow, files: list[str] | None) -> None:
         commit, anchors = self._anchor(files if files is not None else row.files)

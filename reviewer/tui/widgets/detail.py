@@ -22,6 +22,7 @@ from textual.content import Content
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from reviewer.anchors import ABSENT
 from reviewer.tui.rows import FactDetail, FactRow, HistoryRow
 from reviewer.tui.safe_text import clip, printable
 
@@ -114,14 +115,18 @@ def full(
         parts += [Content(""), _heading("Files")]
         for path in row.files:
             sha = row.anchors.get(path)
+            gone = sha == ABSENT  # a person verified the fact with this file gone
             state = row.file_states.get(path) or (
-                "missing" if path in row.missing or not sha
+                "fresh" if gone and row.verdict == "fresh"
+                else "missing" if path in row.missing or not sha
                 else "fresh" if row.verdict == "fresh" else "unknown"
             )
+            anchor = ("  (verified gone)" if gone else f"  @ {sha[:10]}" if sha
+                      else "  (not anchored)")
             line = Content.assemble(
                 (f"{state:<8} ", FILE_STATE_STYLE.get(state, "")),
                 printable(path),
-                (f"  @ {sha[:10]}" if sha else "  (not anchored)", "$text-muted"),
+                (anchor, "$text-muted"),
             )
             if path in row.renamed:
                 line = line + Content.styled(f"  → {printable(row.renamed[path])}",
