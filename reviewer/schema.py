@@ -127,16 +127,6 @@ BEGIN
         WHERE old.status = 'approved'
         ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
 END;
-CREATE TRIGGER fact_rev_update AFTER UPDATE OF project, status, anchors, commit_sha ON fact
-BEGIN
-    INSERT INTO fact_rev (project, scope, rev)
-        SELECT p, 'live', 1 FROM (SELECT old.project AS p UNION SELECT new.project) WHERE 1
-        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
-    INSERT INTO fact_rev (project, scope, rev)
-        SELECT p, 'approved', 1 FROM (SELECT old.project AS p UNION SELECT new.project)
-        WHERE 'approved' IN (old.status, new.status)
-        ON CONFLICT (project, scope) DO UPDATE SET rev = rev + 1;
-END;
 
 CREATE TABLE verdict_memo (
     project TEXT NOT NULL,
@@ -149,10 +139,11 @@ CREATE TABLE verdict_memo (
 );
 """
 
-# A renumbered fact must move the revision too (a memo keys verdicts by id), and a write
+# The update trigger (a first version shipped in V2 on development stores only): a
+# renumbered fact must move the revision too (a memo keys verdicts by id), and a write
 # that names a column without changing it (the store writes whole rows) must not.
 V3 = """
-DROP TRIGGER fact_rev_update;
+DROP TRIGGER IF EXISTS fact_rev_update;
 CREATE TRIGGER fact_rev_update AFTER UPDATE OF id, project, status, anchors, commit_sha ON fact
 WHEN old.id IS NOT new.id OR old.project IS NOT new.project OR old.status IS NOT new.status
     OR old.anchors IS NOT new.anchors OR old.commit_sha IS NOT new.commit_sha
