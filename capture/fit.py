@@ -30,7 +30,6 @@ import re
 from capture.condense import render
 from capture.transcript import Turn
 
-DEFAULT_RATIO = 40
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
     "WebFetch", "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput",

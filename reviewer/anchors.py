@@ -190,12 +190,9 @@ class GitInBackground:
 
 def run_git(root: str | os.PathLike[str], *args: str, timeout: float = 10) -> str | None:
     """Run one git command; None when git is missing or fails (callers degrade)."""
+    git = GitInBackground(root, *args, timeout=timeout)
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, timeout=timeout, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    return out.stdout.decode("utf-8", "replace")
+        out = git.output()
+    finally:
+        git.stop()
+    return None if out is None else out.decode("utf-8", "replace")

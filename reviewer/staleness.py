@@ -48,7 +48,6 @@ import json
 import os
 import sqlite3
 import stat as stat_mod
-import subprocess
 import time
 from bisect import bisect_right
 from collections import Counter
@@ -953,31 +952,18 @@ def _untracked_moves(
 
 
 def _git_all(root: str, argvs: list[tuple[str, ...]]) -> list[str | None]:
-    """Run git commands side by side (two cores: about the time of one); None for any
-    that fails, times out or cannot start."""
-    procs: list[subprocess.Popen[bytes] | None] = []
-    for argv in argvs:
-        try:
-            procs.append(subprocess.Popen(
-                ["git", "-C", root, *argv], stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            ))
-        except OSError:
-            procs.append(None)
+    """Run git commands side by side (two cores: about the time of one), within one
+    GIT_TIMEOUT in all; None for any that fails, overruns or cannot start."""
+    procs = [anchors_mod.GitInBackground(root, *argv, timeout=GIT_TIMEOUT) for argv in argvs]
     deadline = time.monotonic() + GIT_TIMEOUT
     outs: list[str | None] = []
-    for proc in procs:
-        if proc is None:
-            outs.append(None)
-            continue
-        try:
-            out, _ = proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            outs.append(None)
-            continue
-        outs.append(out.decode("utf-8", "replace") if proc.returncode == 0 else None)
+    try:
+        for proc in procs:
+            out = proc.output(max(0.0, deadline - time.monotonic()))
+            outs.append(None if out is None else out.decode("utf-8", "replace"))
+    finally:
+        for proc in procs:
+            proc.stop()
     return outs
 
 
