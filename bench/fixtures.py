@@ -247,7 +247,7 @@ def _iso(ts: float) -> str:
 def _make_facts(
     repo: Path, files: list[str], n: int, commit: str, rng: random.Random
 ) -> list[dict[str, Any]]:
-    from reviewer.anchors import blob_sha
+    from reviewer.freshness.anchors import blob_sha
 
     shas = {rel: blob_sha(repo / rel) for rel in files}
     base = time.time() - 90 * 86400
@@ -316,8 +316,8 @@ def _import(fx: Fixtures, home: Path, src: Path, keep: bool) -> str:
 
 
 def _import_in_process(fx: Fixtures, home: Path, src: Path, keep: bool) -> None:
-    from capture.dedupe import fact_key
-    from reviewer.store import NewFact, Store
+    from reviewer.store.dedupe import fact_key
+    from reviewer.store.facts import NewFact, Store
 
     rows = json.loads(src.read_text(encoding="utf-8"))
 

@@ -15,7 +15,10 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-CATEGORIES = ("decision", "convention", "dead_end", "todo", "gotcha", "environment")
+from reviewer.store.schema import CATEGORIES
+
+__all__ = ["CATEGORIES", "FIELDS", "AnswerShapeError", "Candidate", "parse_candidates"]
+
 FIELDS = ("fact", "category", "files", "confidence", "evidence")
 
 

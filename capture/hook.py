@@ -10,9 +10,10 @@ import os
 import sys
 from typing import Any
 
-from reviewer import db, paths, queue
+from reviewer import paths
 from reviewer.log import log
 from reviewer.project import project_root
+from reviewer.store import db, queue
 
 # A hook must not wait 10 s on a busy store: a later hook or `capture` catches up.
 HOOK_BUSY_TIMEOUT_MS = 800
@@ -46,7 +47,7 @@ def enqueue_session(payload: dict[str, Any], event: str) -> int | None:
     finally:
         conn.close()
     start_worker()
-    # No log line on success: the log scrubs secrets with capture.redact, whose import
+    # No log line on success: the log scrubs secrets with reviewer.sanitize.redact, whose import
     # alone costs more than this whole hook. The worker logs what became of the job.
     return job_id
 

@@ -21,16 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from capture.condense import condense_file, excerpt, find_turn, render, split_windows
 from capture.fit import budget_for, fit
-from capture.redact import redact
 from capture.transcript import Turn
-from reviewer import db, queue
 from reviewer.config import Config
+from reviewer.sanitize.redact import redact
+from reviewer.store import db, queue
 
 if TYPE_CHECKING:
     from capture.candidate import Candidate
-    from reviewer.store import NewFact, Store
+    from reviewer.store.facts import NewFact, Store
 
-NO_KEY = "ANTHROPIC_API_KEY is not set"
 SPEND_CAP = "daily spend cap reached"
 MAX_ATTEMPTS = 10  # transient failures in a row before a job is failed for a person to see
 PAUSE_ENV = "MEM_REVIEW_TEST_PAUSE"  # tests only: see `pause_for_tests`
@@ -155,9 +154,16 @@ def process(
 
     Unexpected exceptions propagate (the worker requeues the job and logs the traceback).
     """
-    from capture.extract import ExtractionError
+    from capture.extractors import UnknownExtractor, choose
+    from capture.extractors.base import ExtractionError, Request
 
-    extractor = extractor or cfg.extractor
+    try:
+        chosen = choose(
+            cfg, extractor, api_key=api_key, base_url=base_url, http_client=http_client
+        )
+    except UnknownExtractor as exc:
+        queue.fail(conn, job.id, str(exc))
+        return Outcome(job.id, "failed", error=str(exc))
     try:
         sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars, cfg.send_ratio)
     except OSError as exc:
@@ -170,49 +176,51 @@ def process(
         store.record_extraction(job.id, [], [], end_cursor=sent.end_offset)
         return Outcome(job.id, "done")
 
-    if extractor == "api":
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if not key:
-            queue.requeue(conn, job.id, NO_KEY, delay=0, count_attempt=False)
-            return Outcome(job.id, "queued", error=NO_KEY, stop=True)
-        if cfg.daily_spend_cap_usd > 0:
-            estimate = estimate_cost(cfg.model, sent.windows)
-            if estimate > cfg.daily_spend_cap_usd:  # would never fit: say so, don't loop
-                reason = (
-                    f"this session would cost about ${estimate:.2f}, over the daily spend cap "
-                    f"(${cfg.daily_spend_cap_usd:.2f}); raise the cap or use the rules extractor"
-                )
-                queue.fail(conn, job.id, reason)
-                return Outcome(job.id, "failed", error=reason)
-            spent = spent_today(conn)
-            if spent >= cfg.daily_spend_cap_usd or (
-                spent > 0 and spent + estimate > cfg.daily_spend_cap_usd
-            ):
-                delay = max(1.0, next_midnight() - db.now())
-                queue.requeue(conn, job.id, SPEND_CAP, delay=delay, count_attempt=False)
-                return Outcome(job.id, "queued", error=SPEND_CAP, stop=True)
-        try:
-            cands, dropped, model, tin, tout = _extract_api(
-                store, job, cfg, sent, key, base_url, http_client
+    why_not = chosen.unavailable()
+    if why_not:
+        queue.requeue(conn, job.id, why_not, delay=0, count_attempt=False)
+        return Outcome(job.id, "queued", error=why_not, stop=True)
+    if chosen.paid and cfg.daily_spend_cap_usd > 0:
+        estimate = chosen.estimate_cost(sent.windows)
+        if estimate > cfg.daily_spend_cap_usd:  # would never fit: say so, don't loop
+            reason = (
+                f"this session would cost about ${estimate:.2f}, over the daily spend cap "
+                f"(${cfg.daily_spend_cap_usd:.2f}); raise the cap or use the rules extractor"
             )
-        except ExtractionError as exc:
-            return _extraction_failed(conn, job, cfg, exc)
-        from capture.extract import cost_usd
+            queue.fail(conn, job.id, reason)
+            return Outcome(job.id, "failed", error=reason)
+        spent = spent_today(conn)
+        if spent >= cfg.daily_spend_cap_usd or (
+            spent > 0 and spent + estimate > cfg.daily_spend_cap_usd
+        ):
+            delay = max(1.0, next_midnight() - db.now())
+            queue.requeue(conn, job.id, SPEND_CAP, delay=delay, count_attempt=False)
+            return Outcome(job.id, "queued", error=SPEND_CAP, stop=True)
+    existing: list[str] = []
+    rejected: list[tuple[str, str]] = []
+    if chosen.uses_known:
+        # A person's edits and reject reasons are stored as typed: redact them too, they
+        # leave the machine with the request.
+        existing = [
+            redact(text)
+            for _, text, status in store.known(job.project)
+            if status in ("approved", "pending")
+        ]
+        rejected = [
+            (redact(text), redact(reason))
+            for text, reason in store.rejected_with_reasons(job.project)
+        ]
+    try:
+        result = chosen.extract(Request(sent.windows, sent.turns, existing, rejected))
+    except ExtractionError as exc:
+        return _extraction_failed(conn, job, cfg, exc)
 
-        cost = cost_usd(model, tin, tout)
-    elif extractor == "rules":
-        from capture.rules import extract_rules
-
-        cands, dropped, model, tin, tout, cost = extract_rules(sent.turns), [], "rules", 0, 0, 0.0
-    else:
-        reason = f"unknown extractor {extractor!r} (use api or rules)"
-        queue.fail(conn, job.id, reason)
-        return Outcome(job.id, "failed", error=reason)
-
+    tin, tout, cost = result.input_tokens, result.output_tokens, result.cost_usd
     out = Outcome(
-        job.id, "done", dropped=list(dropped), input_tokens=tin, output_tokens=tout, cost_usd=cost
+        job.id, "done", dropped=list(result.dropped), input_tokens=tin, output_tokens=tout,
+        cost_usd=cost,
     )
-    new = _triage(store, job, sent, cands, extractor, model, out)
+    new = _triage(store, job, sent, result.candidates, chosen.source, result.model, out)
     for nf in new:  # each new fact carries its share of what the job cost
         nf.input_tokens, nf.output_tokens = tin // len(new), tout // len(new)
     _pause_before_commit(store)
@@ -221,7 +229,7 @@ def process(
         new,
         out.seen_again,
         end_cursor=sent.end_offset,
-        model=model,
+        model=result.model,
         input_tokens=tin,
         output_tokens=tout,
         cost_usd=cost,
@@ -229,59 +237,17 @@ def process(
     return out
 
 
-def _extract_api(
-    store: Store,
-    job: queue.Claimed,
-    cfg: Config,
-    sent: _Sent,
-    key: str,
-    base_url: str | None,
-    http_client: Any,
-) -> tuple[list[Candidate], list[str], str, int, int]:
-    from capture.extract import extract
-
-    # A person's edits and reject reasons are stored as typed: redact them too, they
-    # leave the machine with the request.
-    existing = [
-        redact(text)
-        for _, text, status in store.known(job.project)
-        if status in ("approved", "pending")
-    ]
-    rejected = [
-        (redact(text), redact(reason))
-        for text, reason in store.rejected_with_reasons(job.project)
-    ]
-    result = extract(
-        sent.windows,
-        api_key=key,
-        model=cfg.model,
-        base_url=base_url,
-        existing=existing,
-        rejected=rejected,
-        timeout=cfg.api_timeout,
-        max_retries=cfg.max_retries,
-        http_client=http_client,
-    )
-    return (
-        result.candidates,
-        result.dropped,
-        result.model,
-        result.input_tokens,
-        result.output_tokens,
-    )
-
-
 def _extraction_failed(
     conn: sqlite3.Connection, job: queue.Claimed, cfg: Config, exc: Any
 ) -> Outcome:
     """Record what the failed attempt cost, then fail (permanent) or requeue (transient)."""
-    from capture.extract import cost_usd
+    from capture.extractors.base import cost_usd
 
     tin = tout = 0
     cost = 0.0
     if exc.partial is not None and (exc.partial.input_tokens or exc.partial.output_tokens):
         tin, tout = exc.partial.input_tokens, exc.partial.output_tokens
-        cost = cost_usd(exc.partial.model, tin, tout)
+        cost = exc.partial.cost_usd or cost_usd(exc.partial.model, tin, tout)
         conn.execute(
             "UPDATE job SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
             "cost_usd = cost_usd + ?, model = ? WHERE id = ?",
@@ -316,15 +282,15 @@ def _triage(
     job: queue.Claimed,
     sent: _Sent,
     cands: list[Candidate],
-    extractor: str,
+    source: str,
     model: str,
     out: Outcome,
 ) -> list[NewFact]:
     """Turn candidates into rows to store; fill `out.seen_again` / `suppressed` / `dropped`."""
-    from capture.dedupe import FactIndex, fact_key
     from capture.ground import is_grounded, missing_files
-    from reviewer.anchors import blob_sha, git_head
-    from reviewer.store import NewFact
+    from reviewer.freshness.anchors import blob_sha, git_head
+    from reviewer.store.dedupe import FactIndex, fact_key
+    from reviewer.store.facts import NewFact
 
     index = FactIndex.build(store.known(job.project))
     # A quote must be found in what the model saw or in the transcript's own text (the
@@ -369,7 +335,7 @@ def _triage(
                 missing_files=missing,
                 session_id=job.session_id,
                 job_id=job.id,
-                source="model" if extractor == "api" else "rules",
+                source=source,
                 commit_sha=commit,
                 branch=branch,
                 anchors=anchors,
@@ -411,21 +377,6 @@ def next_midnight(now: float | None = None) -> float:
     return dt.datetime.combine(day + dt.timedelta(days=1), dt.time()).timestamp()
 
 
-# A deliberate over-estimate, so the cap is never overshot by one big job: ~3.5 characters
-# a token for the window, the prompt and known facts on top, and a full answer each window.
-CHARS_PER_TOKEN = 3.5
-PROMPT_TOKENS_PER_WINDOW = 4_000
-ANSWER_TOKENS_PER_WINDOW = 1_500
-
-
-def estimate_cost(model: str, windows: list[str]) -> float:
-    from capture.extract import cost_usd
-
-    tokens_in = sum(len(w) for w in windows) / CHARS_PER_TOKEN
-    tokens_in += PROMPT_TOKENS_PER_WINDOW * len(windows)
-    return cost_usd(model, int(tokens_in), ANSWER_TOKENS_PER_WINDOW * len(windows))
-
-
 def spent_today(conn: sqlite3.Connection) -> float:
     """Estimated USD spent on jobs touched since local midnight."""
     row = conn.execute(
@@ -460,7 +411,7 @@ def capture_now(
     """
     from reviewer.config import load
     from reviewer.errors import UserError
-    from reviewer.store import Store
+    from reviewer.store.facts import Store
 
     path = os.path.abspath(os.fspath(transcript_path))
     own = store is None

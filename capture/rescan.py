@@ -16,7 +16,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 
-from reviewer import db, queue
+from reviewer.store import db, queue
 
 IDLE_SECONDS = 600.0  # a transcript untouched this long belongs to a session that ended
 HOOK_EVENTS = ("SessionEnd", "PreCompact")

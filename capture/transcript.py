@@ -325,7 +325,7 @@ def _one_line(text: str, limit: int) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
-    from capture.redact import MARKER_RE, redact
+    from reviewer.sanitize.redact import MARKER_RE, redact
 
     text = redact(text[: limit + _REDACT_SLACK])
     if len(text) <= limit:

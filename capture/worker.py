@@ -19,8 +19,8 @@ from typing import Any
 from capture.worker_lock import is_running  # noqa: F401 - part of the worker API
 from capture.worker_lock import release as _release
 from capture.worker_lock import take as _take_lock
-from reviewer import db, queue
 from reviewer.log import log
+from reviewer.store import db, queue
 
 HEARTBEAT_SECONDS = 10.0
 POLL_SECONDS = 2.0
@@ -72,7 +72,7 @@ def _drain(
     """Claim and process jobs; True when told to stop taking jobs (no key, spend cap)."""
     from capture import pipeline
     from reviewer.config import load
-    from reviewer.store import Store
+    from reviewer.store.facts import Store
 
     cfg = load()
     conn = db.connect()
@@ -127,7 +127,7 @@ def _rescan(conn: Any) -> None:
 def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:
     """Never lose the job: log the traceback, leave it queued (or failed after many tries)."""
     from capture.pipeline import MAX_ATTEMPTS
-    from capture.redact import redact
+    from reviewer.sanitize.redact import redact
 
     log("worker", f"job {job.id} crashed: " + "".join(traceback.format_exception(exc)))
     message = redact(f"unexpected error: {type(exc).__name__}: {exc}")  # stored in the queue

@@ -16,6 +16,9 @@ from reviewer.errors import UserError
 MAX_BUDGET_CHARS = 9_000  # Claude Code previews hook output over 10,000 characters
 
 
+EXTRACTORS = ("api", "rules")  # capture/extractors/ holds one module per name
+
+
 @dataclass(frozen=True)
 class Config:
     model: str = "claude-haiku-4-5"
@@ -80,8 +83,8 @@ MIN_WINDOW_CHARS = 2_000
 def _check(cfg: Config) -> None:
     """Refuse values that would break capture or quietly switch a safeguard off."""
     problems = []
-    if cfg.extractor not in ("api", "rules"):
-        problems.append(f"extractor={cfg.extractor!r} (use api or rules)")
+    if cfg.extractor not in EXTRACTORS:
+        problems.append(f"extractor={cfg.extractor!r} (use {' or '.join(EXTRACTORS)})")
     if cfg.window_chars < MIN_WINDOW_CHARS:
         problems.append(f"window_chars={cfg.window_chars} (at least {MIN_WINDOW_CHARS})")
     if cfg.send_ratio < 0:

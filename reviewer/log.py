@@ -27,7 +27,7 @@ def log(component: str, message: str) -> None:
 
 def _scrub(message: str) -> str:
     try:
-        from capture.redact import redact
+        from reviewer.sanitize.redact import redact
     except Exception:  # the redactor is optional on this path; never fail logging
         return message
     try:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from test_pipeline import git, make_repo
 
-from reviewer import db, queue
-from reviewer.store import NewFact, Store
+from reviewer.store import db, queue
+from reviewer.store.facts import NewFact, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {
@@ -188,7 +188,7 @@ def test_list_project_option_and_bad_project(home: Path, repo: Path, tmp_path: P
 
 
 def test_list_stale_uses_staleness_when_available(home: Path, repo: Path) -> None:
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     seed(repo)
     assert json.loads(cli("list", "--status", "stale", "--json", cwd=repo, home=home).stdout) == []
     (repo / "src" / "db.py").write_text("import sqlite3  # changed\n")

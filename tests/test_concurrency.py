@@ -22,7 +22,7 @@ import pytest
 from fakeapi import Facts, FakeMessagesAPI, Hang
 from test_pipeline import fact, make_repo
 
-from reviewer import db, queue
+from reviewer.store import db, queue
 from reviewer.tui.rows import count_facts, load_rows, queue_counts
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from capture.dedupe import Decision, FactIndex, classify, fact_key, near_duplicate
+from reviewer.store.dedupe import Decision, FactIndex, classify, fact_key, near_duplicate
 
 
 def test_fact_key():

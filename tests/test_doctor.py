@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewer import db, schema, settings
+from reviewer.claude_code import settings_file
 from reviewer.commands import doctor
+from reviewer.store import db, schema
 
 BIN = Path(sys.executable).parent
 
@@ -36,7 +37,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def healthy(project: Path) -> Path:
-    settings.install("project", project)  # the real console script of this venv
+    settings_file.install("project", project)  # the real console script of this venv
     db.connect().close()
     return project
 
@@ -132,14 +133,14 @@ def test_no_hooks(project: Path) -> None:
 
 
 def test_hooks_in_user_scope_count(project: Path) -> None:
-    settings.install("user", project)
+    settings_file.install("user", project)
     assert "hooks" not in bad(project)
     assert "user (" in by_name(project)["hooks"][0].detail
 
 
 def test_hooks_pointing_at_a_missing_executable(project: Path, tmp_path: Path) -> None:
     gone = tmp_path / "old-venv" / "bin" / "mem-review"
-    settings.install("local", project, exe=str(gone))
+    settings_file.install("local", project, exe=str(gone))
     problems = bad(project)
     assert problems["executable"].startswith(f"{gone} does not exist")
 
@@ -149,20 +150,20 @@ def test_an_executable_that_fails(project: Path, tmp_path: Path) -> None:
     broken.parent.mkdir()
     broken.write_text("#!/bin/sh\necho 'ImportError: no module reviewer' >&2\nexit 1\n")
     broken.chmod(0o755)
-    settings.install("project", project, exe=str(broken))
+    settings_file.install("project", project, exe=str(broken))
     assert "--version failed (ImportError: no module reviewer)" in bad(project)["executable"]
 
 
 def test_two_scopes_with_different_executables(project: Path, tmp_path: Path) -> None:
-    settings.install("project", project)
+    settings_file.install("project", project)
     other = tmp_path / "other" / "mem-review"
-    settings.install("user", project, exe=str(other))
+    settings_file.install("user", project, exe=str(other))
     details = [c.detail for c in doctor.checks(str(project)) if not c.ok]
     assert any("runs them twice" in d for d in details)
 
 
 def test_unreadable_settings_file(project: Path) -> None:
-    settings.install("user", project)
+    settings_file.install("user", project)
     broken = project / ".claude" / "settings.local.json"
     broken.parent.mkdir()
     broken.write_text("{oops")
@@ -185,7 +186,7 @@ def test_broken_config(healthy: Path, isolated: Path, monkeypatch: pytest.Monkey
 
 
 def test_no_store_yet_is_fine(project: Path) -> None:
-    settings.install("project", project)
+    settings_file.install("project", project)
     checks = by_name(project)
     assert checks["store"][0].ok and "first capture creates it" in checks["store"][0].detail
     assert "worker" not in checks

@@ -326,7 +326,7 @@ def test_capture_review_inject_stale_uninstall(
         sent2 = extract_text(api, since=1)
         assert ANSWER_2 in sent2 and "staging.shop.internal" in sent2
         assert INJECTED_MARK not in sent2
-        from reviewer.inject import INJECT_HEADER
+        from reviewer.claude_code.inject import INJECT_HEADER
 
         assert INJECT_HEADER not in sent2
         facts = world.facts("all")

@@ -10,8 +10,9 @@ import httpx2
 import pytest
 
 from capture.candidate import CATEGORIES, AnswerShapeError, Candidate, parse_candidates
-from capture.extract import PRICES, ExtractionError, cost_usd, extract
-from capture.prompt import SYSTEM_PROMPT, TOOL_NAME, build_messages
+from capture.extractors.api import extract
+from capture.extractors.base import PRICES, ExtractionError, cost_usd
+from capture.extractors.prompt import SYSTEM_PROMPT, TOOL_NAME, build_messages
 
 MODEL_ID = "claude-haiku-4-5-20251001"
 

@@ -43,8 +43,8 @@ from helpers import wait_for, worker_cmd
 from test_pipeline import fact, make_repo
 
 from capture import pipeline, worker
-from reviewer import db, queue
 from reviewer.config import Config
+from reviewer.store import db, queue
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 60.0  # a guard against hanging, never a speed assertion
@@ -435,7 +435,7 @@ def start_payload(repo: Path) -> dict[str, Any]:
 
 
 def approve_one(repo: Path) -> None:
-    from reviewer.store import NewFact, Store
+    from reviewer.store.facts import NewFact, Store
 
     store = Store()
     try:

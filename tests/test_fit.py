@@ -6,19 +6,16 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from shared import TRANSCRIPTS, need_transcripts, real_sessions
 
 from capture.condense import condense_file, render, render_turn
 from capture.fit import LOOKUPS, budget_for, fit
 from capture.pipeline import sent_windows
-from capture.redact import redact
 from capture.transcript import Turn, read_turns
 from reviewer.config import Config, ConfigError, load
+from reviewer.sanitize.redact import redact
 
-TRANSCRIPTS = Path(__file__).resolve().parent.parent.parent / "shared" / "transcripts"
-SESSIONS = sorted(
-    p for p in TRANSCRIPTS.rglob("*.jsonl")
-    if "derived" not in p.parts and p.name != "sample_hook_logs.jsonl"
-)
+SESSIONS = real_sessions()
 
 
 def turn(kind: str, text: str, tool: str | None = None) -> Turn:
@@ -32,6 +29,7 @@ def size(turns: list[Turn]) -> int:
 
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.relative_to(TRANSCRIPTS).as_posix())
 def test_real_sessions_fit_and_keep_every_prompt_and_failure(path: Path) -> None:
+    need_transcripts()
     windows = sent_windows(path, Config())
     sent = "\n\n".join(windows)
     assert len(sent.encode()) <= path.stat().st_size / 40
@@ -44,12 +42,14 @@ def test_real_sessions_fit_and_keep_every_prompt_and_failure(path: Path) -> None
 
 def test_a_big_tool_heavy_session_is_sent_as_condensed() -> None:
     """Well under budget already: nothing is shed."""
+    need_transcripts()
     path = TRANSCRIPTS / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
     cond = condense_file(path)
     assert fit(cond.turns, budget_for(cond.source_bytes, 40)) is cond.turns
 
 
 def test_ratio_zero_sends_everything_condensation_kept() -> None:
+    need_transcripts()
     path = TRANSCRIPTS / "fasthooks" / "sample_main_transcript.jsonl"
     cond = condense_file(path)
     assert budget_for(cond.source_bytes, 0) is None

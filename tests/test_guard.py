@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.guard import check
+from reviewer.claude_code.guard import check
 
 
 @pytest.fixture(autouse=True)
@@ -82,8 +82,8 @@ def test_writes_elsewhere_pass(tmp_path: Path) -> None:
         "uvx mem-review review",
         "timeout 60 uv run mem-review import --keep-status f.json",
         "env -i PATH=/bin nohup mem-review import --keep-status f.json &",
-        'python -c "from reviewer.store import Store; Store().approve([1, 2])"',
-        "python3 - <<'EOF'\nfrom reviewer.store import Store\n"
+        'python -c "from reviewer.store.facts import Store; Store().approve([1, 2])"',
+        "python3 - <<'EOF'\nfrom reviewer.store.facts import Store\n"
         "Store().edit(3, 'x', 'decision')\nEOF",
         "sqlite3 ~/.local/share/mem-review/store.db \"UPDATE fact SET status='approved'\"",
         "sqlite3 /some/copy.db \"update fact set status = 'approved' where id = 3\"",
@@ -145,7 +145,7 @@ def test_garbage_and_unknown_tools_pass(payload: object) -> None:
 
 def test_guard_runs_stdlib_only_in_a_fresh_process(data_dir: Path) -> None:
     code = (
-        "import json, sys; from reviewer.guard import check; "
+        "import json, sys; from reviewer.claude_code.guard import check; "
         "print(check(json.load(sys.stdin)) or '')"
     )
     payload = call("Bash", command="mem-review import --keep-status f.json")

@@ -20,8 +20,10 @@ import pytest
 
 from capture import hook as capture_hook
 from capture import worker
-from reviewer import db, hookio, paths
+from reviewer import paths
+from reviewer.claude_code import hook_io
 from reviewer.commands import hook as hook_cmd
+from reviewer.store import db
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("textual", "anthropic", "sqlmodel", "sqlalchemy", "pydantic", "git")
@@ -105,28 +107,28 @@ def log_lines(home: Path) -> list[str]:
     ],
 )
 def test_read_payload_rejects_unusable_input(raw: bytes) -> None:
-    assert hookio.read_payload(io.BytesIO(raw)) is None
+    assert hook_io.read_payload(io.BytesIO(raw)) is None
 
 
 def test_read_payload_accepts_a_valid_payload_and_keeps_extra_fields() -> None:
     raw = json.dumps(payload(Path("/x/s.jsonl"), source="startup")).encode()
-    got = hookio.read_payload(io.BytesIO(raw))
+    got = hook_io.read_payload(io.BytesIO(raw))
     assert got is not None and got["session_id"] == "sess-1" and got["source"] == "startup"
 
 
 def test_read_payload_refuses_oversized_input() -> None:
     big = json.dumps(payload(Path("/x/s.jsonl"), filler="a" * 2_000_000)).encode()
-    assert hookio.read_payload(io.BytesIO(big)) is None
-    assert hookio.read_payload(io.BytesIO(big), max_bytes=3_000_000) is not None
+    assert hook_io.read_payload(io.BytesIO(big)) is None
+    assert hook_io.read_payload(io.BytesIO(big), max_bytes=3_000_000) is not None
 
 
 def test_read_payload_returns_on_a_pipe_that_never_closes() -> None:
     r, w = os.pipe()
     try:
         with open(r, "rb", buffering=0, closefd=False) as stream:
-            assert hookio.read_payload(stream, timeout=0.2) is None  # nothing ever came
+            assert hook_io.read_payload(stream, timeout=0.2) is None  # nothing ever came
             os.write(w, json.dumps(payload(Path("/x/s.jsonl"))).encode())
-            got = hookio.read_payload(stream, timeout=30)  # complete object: no waiting for EOF
+            got = hook_io.read_payload(stream, timeout=30)  # complete object: no waiting for EOF
             assert got is not None and got["session_id"] == "sess-1"
     finally:
         os.close(r)
@@ -324,7 +326,9 @@ def test_session_start_prints_exactly_what_injection_returns(
         return answer
 
     monkeypatch.setitem(
-        sys.modules, "reviewer.inject", types.SimpleNamespace(session_start=session_start)
+        sys.modules,
+        "reviewer.claude_code.inject",
+        types.SimpleNamespace(session_start=session_start),
     )
     assert _in_process(monkeypatch, "session-start", json.dumps(payload(transcript)).encode()) == 0
     assert capsys.readouterr().out == answer + "\n"
@@ -346,7 +350,7 @@ def test_session_start_prints_nothing_when_injection_has_nothing_or_fails(
         return None
 
     module = None if behaviour == "missing" else types.SimpleNamespace(session_start=session_start)
-    monkeypatch.setitem(sys.modules, "reviewer.inject", module)  # None: import fails
+    monkeypatch.setitem(sys.modules, "reviewer.claude_code.inject", module)  # None: import fails
     assert _in_process(monkeypatch, "session-start", json.dumps(payload(transcript)).encode()) == 0
     assert capsys.readouterr().out == ""
     if behaviour != "none":
@@ -391,7 +395,8 @@ def test_hook_imports_nothing_heavy(tmp_path: Path, transcript: Path, event: str
         for line in out.stderr.decode().splitlines()
         if line.startswith("import time:")
     }
-    assert "capture.hook" in imported and "reviewer.queue" in imported  # the probe saw the path
+    # the probe saw the path
+    assert "capture.hook" in imported and "reviewer.store.queue" in imported
     heavy = sorted({m.split(".")[0] for m in imported} & set(HEAVY))
     assert heavy == [], f"the hook imported {heavy}"
     assert len(jobs(home)) == 1
@@ -453,12 +458,12 @@ def test_no_spawn_when_a_worker_holds_the_lock(home: Path, monkeypatch: pytest.M
 _SHARED_STORE_PROBE = """
 import subprocess, sys
 from pathlib import Path
-from reviewer import db
+from reviewer.store import db
 path = Path(sys.argv[1])
 holder = db.connect(path)
 holder.execute("BEGIN IMMEDIATE")
 holder.execute("INSERT INTO hash_cache VALUES ('a', 1, 1, 'x')")
-other = "from reviewer import db; from pathlib import Path; import sys; " \\
+other = "from reviewer.store import db; from pathlib import Path; import sys; " \\
         "db.connect(Path(sys.argv[1])).close()"
 opened = subprocess.run([sys.executable, "-c", other, str(path)], check=False).returncode
 holder.execute("COMMIT")

@@ -26,8 +26,9 @@ from test_pipeline import fact, make_repo
 
 from capture import worker
 from capture.transcript import read_turns
-from reviewer import db, hookio, queue
+from reviewer.claude_code import hook_io
 from reviewer.commands import hook as hook_cmd
+from reviewer.store import db, queue
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 120.0  # a guard against hanging, never a speed assertion
@@ -205,7 +206,7 @@ def test_a_100_mb_session_is_captured_with_bounded_memory(
 def _valid(obj: Any) -> bool:
     return (
         isinstance(obj, dict)
-        and all(isinstance(obj.get(k), str) for k in hookio.REQUIRED)
+        and all(isinstance(obj.get(k), str) for k in hook_io.REQUIRED)
         and bool(obj["session_id"].strip())
         and bool(obj["transcript_path"].strip())
     )
@@ -218,7 +219,7 @@ _JSONISH = st.recursive(
     max_leaves=12,
 )
 _NEAR_PAYLOAD = st.fixed_dictionaries(
-    {k: st.one_of(st.text(max_size=12), _JSONISH) for k in hookio.REQUIRED},
+    {k: st.one_of(st.text(max_size=12), _JSONISH) for k in hook_io.REQUIRED},
     optional={"reason": _JSONISH, "source": _JSONISH},
 ).map(lambda d: json.dumps(d).encode())
 _BYTES = st.one_of(
@@ -234,7 +235,7 @@ _BYTES = st.one_of(
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_BYTES)
 def test_hook_payload_from_any_bytes_is_none_or_valid(raw: bytes) -> None:
-    got = hookio.read_payload(io.BytesIO(raw), timeout=0.5)
+    got = hook_io.read_payload(io.BytesIO(raw), timeout=0.5)
     assert got is None or _valid(got)
     if got is not None:
         assert got == json.loads(raw.decode("utf-8"))
@@ -250,7 +251,7 @@ def test_hook_payload_from_a_real_pipe_is_none_or_valid(raw: bytes) -> None:
         w = -1
         with os.fdopen(r, "rb", buffering=0) as stream:
             r = -1
-            got = hookio.read_payload(stream, timeout=0.5)
+            got = hook_io.read_payload(stream, timeout=0.5)
     finally:
         for fd in (r, w):
             if fd >= 0:

@@ -13,8 +13,16 @@ from pathlib import Path
 import pytest
 from helpers import git, processes_started, write_old
 
-from reviewer import anchors, db, inject
-from reviewer.inject import INJECT_END, INJECT_HEADER, neutralise, render_context, session_start
+from reviewer.claude_code import inject
+from reviewer.claude_code.inject import (
+    INJECT_END,
+    INJECT_HEADER,
+    neutralise,
+    render_context,
+    session_start,
+)
+from reviewer.freshness import anchors
+from reviewer.store import db
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

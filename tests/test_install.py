@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer import settings
+from reviewer.claude_code import settings_file
 from reviewer.errors import UserError
 
 BIN = Path(sys.executable).parent
@@ -57,7 +57,7 @@ def their_file(path: Path, indent: int = 4) -> bytes:
 
 
 def ours(data: dict[str, object]) -> list[tuple[str, str, str]]:
-    return settings.entries(data)
+    return settings_file.entries(data)
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,7 @@ def ours(data: dict[str, object]) -> list[tuple[str, str, str]]:
 def test_each_scope_installs_into_its_file_and_uninstall_removes_it(
     scope: str, relative: str, project: Path, tmp_path: Path
 ) -> None:
-    change = settings.install(scope, project, exe=EXE)
+    change = settings_file.install(scope, project, exe=EXE)
     path = tmp_path / relative
     assert change.path == path and change.changed and change.backup is None
     data = json.loads(path.read_text())
@@ -107,7 +107,7 @@ def test_each_scope_installs_into_its_file_and_uninstall_removes_it(
     }
     assert shlex.split(data["hooks"]["SessionStart"][0]["hooks"][0]["command"])[0] == EXE
 
-    back = settings.uninstall(scope, project)
+    back = settings_file.uninstall(scope, project)
     assert back.changed and back.removed_file
     assert not path.exists()
     assert not path.parent.exists()  # .claude/ was made by install
@@ -118,8 +118,8 @@ def test_merges_with_their_hooks_and_keys_and_uninstall_restores_the_bytes(
 ) -> None:
     path = project / ".claude" / "settings.json"
     original = their_file(path)
-    change = settings.install("project", project, exe=EXE)
-    assert change.backup == settings.backup_path(path)
+    change = settings_file.install("project", project, exe=EXE)
+    assert change.backup == settings_file.backup_path(path)
     assert change.backup.read_bytes() == original
     data = json.loads(path.read_text())
     assert {k: v for k, v in data.items() if k != "hooks"} == {
@@ -134,10 +134,10 @@ def test_merges_with_their_hooks_and_keys_and_uninstall_restores_the_bytes(
         "session-start",
     ]
 
-    back = settings.uninstall("project", project)
+    back = settings_file.uninstall("project", project)
     assert back.restored_exactly
     assert path.read_bytes() == original
-    assert not settings.backup_path(path).exists()
+    assert not settings_file.backup_path(path).exists()
 
 
 @pytest.mark.parametrize("content", [b"", b"{}", b'{"hooks": {}}', b'{\n  "hooks": {}\n}\n'])
@@ -147,19 +147,19 @@ def test_an_empty_file_they_had_survives_install_and_uninstall(
     path = project / ".claude" / "settings.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content)
-    settings.install("project", project, exe=EXE)
+    settings_file.install("project", project, exe=EXE)
     assert ours(json.loads(path.read_text()))
-    settings.uninstall("project", project)
+    settings_file.uninstall("project", project)
     assert path.exists() and path.read_bytes() == content
 
 
 def test_install_twice_changes_nothing(project: Path) -> None:
     path = project / ".claude" / "settings.json"
     their_file(path)
-    settings.install("project", project, exe=EXE)
+    settings_file.install("project", project, exe=EXE)
     after_first = path.read_bytes()
     stamp = path.stat().st_mtime_ns
-    again = settings.install("project", project, exe=EXE)
+    again = settings_file.install("project", project, exe=EXE)
     assert not again.changed and again.backup is None
     assert path.read_bytes() == after_first and path.stat().st_mtime_ns == stamp
     assert len(list(path.parent.glob("*.bak"))) == 1
@@ -168,26 +168,26 @@ def test_install_twice_changes_nothing(project: Path) -> None:
 def test_a_new_executable_replaces_the_old_entries_not_doubles_them(project: Path) -> None:
     path = project / ".claude" / "settings.json"
     original = their_file(path)
-    settings.install("project", project, exe="/old/venv/bin/mem-review")
-    change = settings.install("project", project, exe=EXE)
+    settings_file.install("project", project, exe="/old/venv/bin/mem-review")
+    change = settings_file.install("project", project, exe=EXE)
     assert change.changed
     assert change.backup is not None and change.backup.name.startswith("settings.json.mem-review.")
     data = json.loads(path.read_text())
     assert [c for _, _, c in ours(data) if "/old/" in c] == []
     assert len(ours(data)) == 3
-    settings.uninstall("project", project)
+    settings_file.uninstall("project", project)
     assert path.read_bytes() == original
 
 
 def test_what_they_add_after_install_survives_uninstall(project: Path) -> None:
     path = project / ".claude" / "settings.json"
     their_file(path)
-    settings.install("project", project, exe=EXE)
+    settings_file.install("project", project, exe=EXE)
     data = json.loads(path.read_text())
     data["outputStyle"] = "concise"
     data["hooks"]["SessionEnd"][0]["hooks"].append({"type": "command", "command": "echo bye"})
     path.write_text(json.dumps(data))
-    back = settings.uninstall("project", project)
+    back = settings_file.uninstall("project", project)
     assert back.changed and not back.restored_exactly and back.backup is not None
     left = json.loads(path.read_text())
     expected = json.loads(json.dumps(THEIRS))
@@ -197,14 +197,14 @@ def test_what_they_add_after_install_survives_uninstall(project: Path) -> None:
 
 
 def test_guard_is_opt_in_and_removed_too(project: Path) -> None:
-    settings.install("project", project, exe=EXE)
+    settings_file.install("project", project, exe=EXE)
     path = project / ".claude" / "settings.json"
     assert "PreToolUse" not in json.loads(path.read_text())["hooks"]
-    settings.install("project", project, exe=EXE, guard=True)
+    settings_file.install("project", project, exe=EXE, guard=True)
     group = json.loads(path.read_text())["hooks"]["PreToolUse"][0]
     assert group["matcher"] == "Bash|Edit|MultiEdit|Write|NotebookEdit"
     assert group["hooks"][0]["command"].endswith(" hook pre-tool-use")
-    settings.uninstall("project", project)
+    settings_file.uninstall("project", project)
     assert not path.exists()
 
 
@@ -223,12 +223,12 @@ def test_a_file_that_is_not_usable_is_refused_untouched(project: Path, content: 
     path.parent.mkdir()
     path.write_bytes(content)
     with pytest.raises(UserError) as info:
-        settings.install("project", project, exe=EXE)
+        settings_file.install("project", project, exe=EXE)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
     assert path.read_bytes() == content
     assert list(path.parent.iterdir()) == [path]  # no backup, no temp file
     with contextlib.suppress(UserError):  # refused, or nothing of ours to remove
-        assert not settings.uninstall("project", project).changed
+        assert not settings_file.uninstall("project", project).changed
     assert path.read_bytes() == content
 
 
@@ -239,25 +239,25 @@ def test_file_mode_is_kept_and_a_symlink_is_written_through(project: Path, tmp_p
     link = project / ".claude" / "settings.json"
     link.parent.mkdir()
     link.symlink_to(real)
-    settings.install("project", project, exe=EXE)
+    settings_file.install("project", project, exe=EXE)
     assert link.is_symlink()
     assert (real.stat().st_mode & 0o777) == 0o640
     assert len(ours(json.loads(real.read_text()))) == 3
-    settings.uninstall("project", project)
+    settings_file.uninstall("project", project)
     assert link.is_symlink() and real.read_bytes() == original
 
 
 def test_is_ours_recognises_only_our_commands() -> None:
-    assert settings.is_ours("/x/bin/mem-review hook session-start") == "session-start"
-    assert settings.is_ours("'/a b/mem-review' hook pre-compact") == "pre-compact"
-    assert settings.is_ours("/x/bin/mem-review hook unknown") is None
-    assert settings.is_ours("/x/bin/other-tool hook session-start") is None
-    assert settings.is_ours("echo mem-review hook session-start") is None
-    assert settings.is_ours(42) is None
+    assert settings_file.is_ours("/x/bin/mem-review hook session-start") == "session-start"
+    assert settings_file.is_ours("'/a b/mem-review' hook pre-compact") == "pre-compact"
+    assert settings_file.is_ours("/x/bin/mem-review hook unknown") is None
+    assert settings_file.is_ours("/x/bin/other-tool hook session-start") is None
+    assert settings_file.is_ours("echo mem-review hook session-start") is None
+    assert settings_file.is_ours(42) is None
 
 
 def test_executable_is_the_console_script_beside_this_python() -> None:
-    exe = settings.executable()
+    exe = settings_file.executable()
     assert Path(exe).is_absolute() and Path(exe).name == "mem-review"
     assert Path(exe).parent == BIN
 
@@ -307,6 +307,6 @@ def test_an_empty_hooks_object_comes_back_exactly(project: Path) -> None:
     path.parent.mkdir()
     original = b'{"hooks": {}, "model": "x"}'
     path.write_bytes(original)
-    settings.install("project", project, exe=EXE)
-    assert settings.uninstall("project", project).restored_exactly
+    settings_file.install("project", project, exe=EXE)
+    assert settings_file.uninstall("project", project).restored_exactly
     assert path.read_bytes() == original

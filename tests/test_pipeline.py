@@ -16,9 +16,9 @@ from fakeapi import Facts, MaxTokens, mock_transport, requests_text
 
 from capture import pipeline
 from capture.condense import CONTINUED
-from reviewer import db, queue
 from reviewer.config import Config
-from reviewer.store import NewFact, Store
+from reviewer.store import db, queue
+from reviewer.store.facts import NewFact, Store
 
 GITHUB_TOKEN = "ghp_" + "Zq7Xw2Lp9Rt4Vb6Nm1Kc8Hj3Gf5Ds0Ae2Yu4"
 PY_ERROR = "/bin/bash: line 1: python: command not found"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer import db, queue
+from reviewer.store import db, queue
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from secret_corpus import (
     secret_values,
 )
 
-from capture.redact import KINDS, MARKER_RE, redact, redact_obj, redact_report
+from reviewer.sanitize.redact import KINDS, MARKER_RE, redact, redact_obj, redact_report
 
 PLANTED = all_planted_texts()
 # Secret-shaped literals are assembled, so scanners do not flag this file.

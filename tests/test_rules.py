@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capture.candidate import CATEGORIES
-from capture.rules import extract_rules, files_in
+from capture.extractors.rules import extract_rules, files_in
 from capture.transcript import Turn
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import SQLModel
 
-from reviewer import db, models, schema
+from reviewer.store import db, models, schema
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> dict[str, tuple[str, bool, bool]]:

@@ -28,7 +28,7 @@ from secret_corpus import SECRETS, Secret, leaked, render, secret_values
 from test_pipeline import make_repo
 
 from capture.candidate import CATEGORIES
-from reviewer import db
+from reviewer.store import db
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 120.0  # a guard against hanging, never a speed assertion
@@ -353,7 +353,7 @@ def test_what_a_person_typed_is_redacted_before_it_is_sent(
 ) -> None:
     """Existing facts and reject reasons go to the model as context: a secret a person
     typed into an edit or a reason must not leave the machine with them."""
-    from reviewer.store import NewFact, Store
+    from reviewer.store.facts import NewFact, Store
 
     edit_secret, reason_secret = SECRETS[7], SECRETS[30]  # a github token, a discord token
     store = Store()

@@ -14,8 +14,9 @@ from helpers import git, processes_started, write_old
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
-from reviewer import anchors, db, staleness
-from reviewer.staleness import ScanStats, verdicts
+from reviewer.freshness import anchors, staleness
+from reviewer.freshness.staleness import ScanStats, verdicts
+from reviewer.store import db
 
 
 @pytest.fixture(autouse=True)
@@ -355,7 +356,7 @@ def test_default_branch_and_refs_read_from_dot_git(repo: Path) -> None:
 
 
 def test_file_diff_shows_uncommitted_changes(repo: Path) -> None:
-    from reviewer.gitdiff import file_diff
+    from reviewer.freshness.git_diff import file_diff
 
     commit = anchors.git_head(repo)[0]
     write(repo, "src/app.py", "def main():\n    return 2\n")
@@ -365,7 +366,7 @@ def test_file_diff_shows_uncommitted_changes(repo: Path) -> None:
 
 
 def test_file_diff_follows_a_rename_and_shows_a_deletion(repo: Path) -> None:
-    from reviewer.gitdiff import file_diff, follow_rename
+    from reviewer.freshness.git_diff import file_diff, follow_rename
 
     commit = anchors.git_head(repo)[0]
     git(repo, "mv", "src/util.py", "src/helpers.py")
@@ -383,7 +384,7 @@ def test_file_diff_follows_a_rename_and_shows_a_deletion(repo: Path) -> None:
 
 
 def test_file_diff_outside_git_and_with_an_unknown_commit(tmp_path: Path, repo: Path) -> None:
-    from reviewer.gitdiff import file_diff
+    from reviewer.freshness.git_diff import file_diff
 
     plain = tmp_path / "plain"
     write(plain, "a.txt", "x\n")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer import db, queue
-from reviewer.store import NewFact, Store
+from reviewer.store import db, queue
+from reviewer.store.facts import NewFact, Store
 
 
 @pytest.fixture

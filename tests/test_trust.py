@@ -33,9 +33,9 @@ import pytest
 from fakeapi import Facts, FakeMessagesAPI, requests_text
 from test_pipeline import make_repo
 
-from reviewer import db
-from reviewer.inject import INJECT_END, INJECT_HEADER, session_start
-from reviewer.store import NewFact, Store
+from reviewer.claude_code.inject import INJECT_END, INJECT_HEADER, session_start
+from reviewer.store import db
+from reviewer.store.facts import NewFact, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*(ROOT / "capture").rglob("*.py"), *(ROOT / "reviewer").rglob("*.py")])
@@ -129,8 +129,8 @@ def approval_writes() -> set[tuple[str, str, str]]:
 
 ALLOWED = {
     # The store's two doors; both refuse any actor but a person (PERSON_ACTORS).
-    ("reviewer/store.py", "Store.approve", "dict"),
-    ("reviewer/store.py", "Store.edit", "dict"),
+    ("reviewer/store/facts.py", "Store.approve", "dict"),
+    ("reviewer/store/facts.py", "Store.edit", "dict"),
     # (The review screen, reviewer/tui/, is checked apart: a person's key press, mirrored
     # in the list and persisted through Store.approve / Store.edit with actor "tui".)
     # `mem-review import --keep-status` (the documented flag), and the demo's scratch store.
@@ -150,7 +150,7 @@ def test_only_a_person_writes_approved_static() -> None:
                                    "calls .verify()"}
     writer = (ROOT / "reviewer" / "tui" / "writer.py").read_text()
     assert 'actor="tui"' in writer
-    assert ("reviewer/store.py", "Store.approve", "dict") in found  # the scan sees the doors
+    assert ("reviewer/store/facts.py", "Store.approve", "dict") in found  # the scan sees the doors
 
 
 def test_the_static_scan_catches_each_kind_of_write(tmp_path: Path,

@@ -16,8 +16,9 @@ import pytest
 from test_tui_seed import PENDING_ORDER, SAMPLE, Env, F, git, make_app, make_env, seed
 from textual.widgets import Input, OptionList, Select, TextArea
 
-from reviewer import db, queue, staleness
-from reviewer.anchors import ABSENT, blob_sha
+from reviewer.freshness import staleness
+from reviewer.freshness.anchors import ABSENT, blob_sha
+from reviewer.store import db, queue
 from reviewer.tui import triage
 from reviewer.tui.screens.confirm import ConfirmScreen
 from reviewer.tui.screens.edit import EditScreen
@@ -709,7 +710,7 @@ def plain_row_text(env: Env, fact_id: int) -> str:
 
 
 def _git_project(env: Env) -> str:
-    from reviewer.anchors import git_head
+    from reviewer.freshness.anchors import git_head
 
     git(env.project, "init", "-q")
     git(env.project, "add", "-A")
@@ -737,7 +738,7 @@ STALE_FACTS = [
 
 
 async def test_stale_facts_are_flagged_and_v_reverifies(env: Env) -> None:
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     ids = seed(env, STALE_FACTS, commit=_git_project(env))
     (env.project / "src" / "api.py").write_text("def create_order(payload):\n    return []\n")
     app = make_app(env)
@@ -779,7 +780,7 @@ async def test_v_only_acts_on_stale_facts(env: Env) -> None:
 
 
 async def test_moved_file_offers_to_follow_the_rename(env: Env) -> None:
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     ids = seed(env, STALE_FACTS, commit=_git_project(env))
     git(env.project, "mv", "tests/conftest.py", "tests/fixtures.py")
     git(env.project, "commit", "-q", "-m", "rename")
@@ -808,7 +809,7 @@ async def test_verify_looks_again_for_where_a_deleted_file_went(
     an unrelated directory; `v` looks again before anchoring the path as gone."""
     import time
 
-    from reviewer import verdict_memo
+    from reviewer.freshness import verdict_memo
 
     monkeypatch.setattr(verdict_memo, "MIN_FACTS", 0)
     monkeypatch.setattr(staleness, "SETTLE_NS", 20_000_000)
@@ -838,7 +839,7 @@ async def test_verify_looks_again_for_where_a_deleted_file_went(
 async def test_keeping_the_old_path_anchors_it_as_gone(env: Env) -> None:
     """`n` to the follow offer: the person says the fact holds with the file gone. It
     stays fresh while the path is empty, and goes stale if a file comes back there."""
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     ids = seed(env, STALE_FACTS, commit=_git_project(env))
     git(env.project, "mv", "tests/conftest.py", "tests/fixtures.py")
     git(env.project, "commit", "-q", "-m", "rename")
@@ -861,7 +862,7 @@ async def test_keeping_the_old_path_anchors_it_as_gone(env: Env) -> None:
 
 
 async def test_stale_reject_preselects_outdated_and_edit_reanchors(env: Env) -> None:
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     ids = seed(env, STALE_FACTS, commit=_git_project(env))
     (env.project / "src" / "api.py").write_text("changed\n")
     shutil.move(env.project / "tests" / "conftest.py", env.project / "conftest.py")
@@ -893,7 +894,7 @@ async def test_stale_reject_preselects_outdated_and_edit_reanchors(env: Env) -> 
 async def test_a_failed_write_is_reported_and_the_store_shown_as_it_is(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from reviewer.store import Store
+    from reviewer.store.facts import Store
 
     ids = seed(env)
 
@@ -951,8 +952,8 @@ async def test_staleness_missing_degrades_to_no_flags(
 
     ids = seed(env, STALE_FACTS)
     (env.project / "src" / "api.py").write_text("changed\n")
-    monkeypatch.setitem(sys.modules, "reviewer.staleness", None)  # import fails
-    monkeypatch.setitem(sys.modules, "reviewer.verdict_memo", None)
+    monkeypatch.setitem(sys.modules, "reviewer.freshness.staleness", None)  # import fails
+    monkeypatch.setitem(sys.modules, "reviewer.freshness.verdict_memo", None)
     app = make_app(env)
     async with app.run_test() as pilot:
         await app.settle()
@@ -974,7 +975,7 @@ async def test_clicking_a_view_tab_switches_to_it(env: Env) -> None:
 
 
 async def test_opening_on_the_stale_view_lists_stale_facts_once_checked(env: Env) -> None:
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     seed(env, STALE_FACTS, commit=_git_project(env))
     (env.project / "src" / "api.py").write_text("changed\n")
     app = make_app(env)
@@ -1001,7 +1002,7 @@ async def test_wide_terminals_put_the_detail_beside_the_list(env: Env) -> None:
 
 
 async def test_ctrl_r_reloads_new_facts_and_rechecks_staleness(env: Env) -> None:
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     ids = seed(env, STALE_FACTS, commit=_git_project(env))
     app = make_app(env)
     async with app.run_test() as pilot:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_tui_seed import SAMPLE, Env, F, make_env, seed
 
-from reviewer import db, queue
+from reviewer.store import db, queue
 from reviewer.tui.rows import load_detail, load_history, load_rows, queue_counts
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer import db
-from reviewer.anchors import blob_sha
+from reviewer.freshness.anchors import blob_sha
+from reviewer.store import db
 
 T0 = 1767268800.0  # 2026-01-01 12:00 UTC
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

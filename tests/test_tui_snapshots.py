@@ -87,7 +87,7 @@ def test_help(env: Env, snap_compare: Any) -> None:
 
 
 def test_empty_state(env: Env, snap_compare: Any) -> None:
-    from reviewer import db, queue
+    from reviewer.store import db, queue
 
     conn = db.connect(env.db_path)
     queue.enqueue(

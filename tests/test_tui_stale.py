@@ -17,7 +17,7 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @dataclass
-class V:  # the shape of reviewer.staleness.Verdict
+class V:  # the shape of reviewer.freshness.staleness.Verdict
     state: str
     stale: bool
     files: dict[str, str] = field(default_factory=dict)
@@ -58,8 +58,8 @@ def test_renames_are_kept_for_the_follow_offer() -> None:
 
 
 def test_scan_skips_rejected_rows_and_reads_real_files(tmp_path: Path) -> None:
-    pytest.importorskip("reviewer.staleness")
-    from reviewer.anchors import blob_sha
+    pytest.importorskip("reviewer.freshness.staleness")
+    from reviewer.freshness.anchors import blob_sha
 
     (tmp_path / "a.py").write_text("x = 1\n")
     fresh = FactRow(1, "approved", "c", 0.8, "t", files=["a.py"],
@@ -76,16 +76,16 @@ def test_scan_skips_rejected_rows_and_reads_real_files(tmp_path: Path) -> None:
 def test_scan_without_the_module_is_none(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import sys
 
-    monkeypatch.setitem(sys.modules, "reviewer.staleness", None)
+    monkeypatch.setitem(sys.modules, "reviewer.freshness.staleness", None)
     assert stale.scan(None, str(tmp_path), [row(1)]) is None
 
 
 def test_scan_store_reads_anchors_from_the_store(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("reviewer.staleness")
+    pytest.importorskip("reviewer.freshness.staleness")
     from test_tui_seed import F, make_env, seed
 
-    from reviewer import db
+    from reviewer.store import db
     from reviewer.tui.rows import load_rows
 
     env = next(make_env(tmp_path, monkeypatch))

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 from helpers import git, processes_started, write_old
 
-from reviewer import anchors, db, inject, staleness, verdict_memo
-from reviewer.verdict_memo import MemoStats
+from reviewer.claude_code import inject
+from reviewer.freshness import anchors, staleness, verdict_memo
+from reviewer.freshness.verdict_memo import MemoStats
+from reviewer.store import db
 
 SETTLE_NS = 30_000_000  # tests settle in 30 ms, not 2 s; every change below sleeps past it
 
@@ -354,7 +356,7 @@ def test_moving_a_fact_between_projects_moves_both_revisions(
 def test_a_store_from_before_the_memo_is_upgraded_in_place(repo: Path, home: Path) -> None:
     """A version-1 store with facts gains the memo tables and triggers; its facts start
     at revision 0 and the first change moves it."""
-    from reviewer import schema
+    from reviewer.store import schema
 
     home.mkdir(parents=True, exist_ok=True)
     path = home / "store.db"
@@ -475,16 +477,16 @@ def test_a_slow_git_is_not_waited_for(
 
 
 def test_the_index_signature_holds_git_s_checksum(repo: Path) -> None:
-    from reviewer import gitindex
+    from reviewer.freshness import git_index
 
     index = repo / ".git" / "index"
-    sig = gitindex.signature(repo)
+    sig = git_index.signature(repo)
     assert sig is not None and sig[3] == index.read_bytes()[-32:].hex()
     before = index.stat()
     (repo / "src/a.py").write_text("VALUE = 'A.py'\n")  # same size
     git(repo, "add", "src/a.py")
     os.utime(index, ns=(before.st_atime_ns, before.st_mtime_ns))  # a coarse clock
-    after = gitindex.signature(repo)
+    after = git_index.signature(repo)
     assert after is not None and after[1] == sig[1] and after[3] != sig[3]
 
 
@@ -503,7 +505,7 @@ def test_store_writes_that_change_no_anchor_keep_the_memo(
 ) -> None:
     """The store writes whole rows: an edit of the wording names `anchors` and `status`
     without changing them, and must not cost the next session its memo."""
-    from reviewer.store import Store
+    from reviewer.store.facts import Store
 
     agree(conn, repo, "approved")
     store = Store()

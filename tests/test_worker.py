@@ -24,7 +24,9 @@ from helpers import wait_for, worker_cmd
 from test_pipeline import PY_ERROR, fact, git, make_repo
 
 from capture import pipeline, worker
-from reviewer import db, paths, queue
+from capture.extractors import api as api_extractor
+from reviewer import paths
+from reviewer.store import db, queue
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 60.0  # a guard against hanging, never a speed assertion
@@ -173,7 +175,7 @@ def test_without_a_key_the_job_waits_with_the_reason(
     second = enqueue(transcripts / "spotter" / "short.jsonl", repo)
     assert worker.run(once=True) == 0
     a, b = job(first), job(second)
-    assert a["state"] == "queued" and a["last_error"] == pipeline.NO_KEY
+    assert a["state"] == "queued" and a["last_error"] == api_extractor.NO_KEY
     assert a["attempts"] == 0  # waiting for a key is not a failed attempt
     assert b["state"] == "queued" and b["last_error"] is None  # the worker stopped taking jobs
     assert rows("SELECT * FROM fact") == []
@@ -287,7 +289,7 @@ def test_a_job_that_would_overshoot_the_cap_waits_and_one_over_it_fails(
     from reviewer.config import Config
 
     windows = pipeline.sent_windows(sample, Config())
-    estimate = pipeline.estimate_cost("claude-haiku-4-5", windows)
+    estimate = api_extractor.estimate_cost("claude-haiku-4-5", windows)
     assert estimate > 0
     # Spent a little today; this job's estimate would push the day over the cap: it waits.
     monkeypatch.setenv("MEM_REVIEW_DAILY_SPEND_CAP", f"{estimate * 1.5:.6f}")

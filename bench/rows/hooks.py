@@ -99,7 +99,10 @@ def run_start(ctx: Ctx) -> list[Result]:
     budget = "≤ 6×"
     if ctx.exe is None:
         return [missing(key, title, budget, "no mem-review console script")]
-    for mod in ("reviewer.commands.hook", "reviewer.inject", "reviewer.staleness"):
+    hook_path = (
+        "reviewer.commands.hook", "reviewer.claude_code.inject", "reviewer.freshness.staleness"
+    )
+    for mod in hook_path:
         if not has_module(mod):
             return [missing(key, title, budget, f"{mod} has not landed")]
     payload = {

@@ -16,7 +16,7 @@ from bench.common import BIG_TRANSCRIPT, Result, error, interleave, missing, ms
 from bench.rows import Ctx, has_module
 
 BASE = "json.loads of every line"
-NEEDS = "capture/pipeline.py (preview_text) or capture/redact.py"
+NEEDS = "capture/pipeline.py (preview_text) or reviewer/sanitize/redact.py"
 
 
 def preview_function() -> tuple[Callable[[Path], str], str] | None:
@@ -29,17 +29,17 @@ def preview_function() -> tuple[Callable[[Path], str], str] | None:
             return preview_text, "capture.pipeline.preview_text"
         except Exception:  # half-written module: fall back below
             pass
-    if has_module("capture.redact") and has_module("capture.condense"):
+    if has_module("reviewer.sanitize.redact") and has_module("capture.condense"):
         from capture.condense import condense_file
-        from capture.redact import redact
         from reviewer.config import Config
+        from reviewer.sanitize.redact import redact
 
         size = Config().window_chars
 
         def fallback(p: Path) -> str:
             return "\n\n".join(redact(w) for w in condense_file(p, window_chars=size).windows)
 
-        return fallback, "capture.condense + capture.redact (pipeline.preview_text not landed)"
+        return fallback, "condense + redact (pipeline.preview_text not landed)"
     return None
 
 

@@ -1,11 +1,11 @@
 """Staleness verdicts for every approved fact against one `git ls-files -s`.
 
-`reviewer.verdict_memo.verdicts(conn, root, project, scope)` is what the SessionStart hook
+`reviewer.freshness.verdict_memo.verdicts(conn, root, project, scope)` is what the SessionStart hook
 and the TUI call, in a new process each time: the judged row. It reads the facts from
 the store and answers from the memo of the last pass when git and the file stats prove
 nothing it depends on moved (the normal case: a session starting where the last one
 left off), which costs one `git diff-files` run beside the store reads. The reported rows
-show the other paths: the full pass (`reviewer.staleness.verdicts`, what runs when a
+show the other paths: the full pass (`reviewer.freshness.staleness.verdicts`, what runs when a
 fact or a cited file changed since the last pass) with its hash cache warm, repeated in
 one process, and cold. The baseline is the cheapest thing git itself does over the same
 tree: list the index with blob SHAs, as a subprocess.
@@ -46,9 +46,10 @@ def run(ctx: Ctx) -> list[Result]:
     key = "staleness"
     title = f"staleness verdicts, {n.facts:,} facts (files as the last pass left them)"
     budget = "≤ 3×"
-    if not has_module("reviewer.verdict_memo"):
-        return [missing(key, title, budget, "reviewer/verdict_memo.py has not landed")]
-    from reviewer import db, staleness, verdict_memo
+    if not has_module("reviewer.freshness.verdict_memo"):
+        return [missing(key, title, budget, "reviewer/freshness/verdict_memo.py has not landed")]
+    from reviewer.freshness import staleness, verdict_memo
+    from reviewer.store import db
 
     conn = db.connect(ctx.fx.home_approved / "store.db")
     root = ctx.fx.project
@@ -128,7 +129,7 @@ def run(ctx: Ctx) -> list[Result]:
 def _prime(conn: Any, root: str) -> str:
     """Run one pass so the memo is written; the fixture's edits may be too recent to vouch
     for (SETTLE_NS), in which case wait for them to settle, once."""
-    from reviewer import staleness, verdict_memo
+    from reviewer.freshness import staleness, verdict_memo
 
     for _ in range(2):
         st = verdict_memo.MemoStats()

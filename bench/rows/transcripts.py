@@ -7,7 +7,7 @@ for every real transcript in ../shared/transcripts, and every human prompt (coun
 the transcript reader) must be found in them. The fixed part of each request (system
 prompt, tool schema) is the same for every session and is counted in the cost row.
 
-Cost: each window is wrapped as the extractor wraps it (`capture.prompt.build_messages`:
+Cost: each window is wrapped as the extractor wraps it (`capture.extractors.prompt.build_messages`:
 system prompt, tool schema, the window, the known/rejected fact lists), its input tokens
 estimated, plus an assumed answer of OUTPUT_TOKENS per request. There is no offline
 Claude tokenizer, so tokens are estimated as max(characters / 3.5, word pieces), where
@@ -72,15 +72,15 @@ def _prompts_kept(path: Path, preview: str) -> tuple[int, int, list[str], dict[s
 
 
 def _redactor() -> Any:
-    if has_module("capture.redact"):
-        from capture.redact import redact
+    if has_module("reviewer.sanitize.redact"):
+        from reviewer.sanitize.redact import redact
 
         return redact
     return lambda s: s
 
 
 def _request_tokens(window: str, index: int, total: int, full_lists: bool) -> int:
-    from capture.prompt import MAX_LIST_CHARS, TOOL, build_messages
+    from capture.extractors.prompt import MAX_LIST_CHARS, TOOL, build_messages
 
     existing: list[str] = []
     rejected: list[tuple[str, str]] = []
@@ -173,14 +173,14 @@ def run_cost(ctx: Ctx) -> list[Result]:
     key = "cost"
     title = f"extraction cost, {size / 1e6:.1f} MB session, Haiku 4.5"
     budget = "≤ $0.02"
-    if not (has_module("capture.condense") and has_module("capture.prompt")):
-        return [missing(key, title, budget, "capture/condense.py or capture/prompt.py")]
+    if not (has_module("capture.condense") and has_module("capture.extractors.prompt")):
+        return [missing(key, title, budget, "capture/condense.py or capture/extractors/prompt.py")]
     if not size:
         return [error(key, title, budget, f"{BIG_TRANSCRIPT} not found")]
     notes = [f"input tokens estimated (max of chars/3.5 and word pieces); output assumed "
              f"{OUTPUT_TOKENS:,} tokens per request; ${PRICE_IN:g}/${PRICE_OUT:g} per M"]
-    if not has_module("capture.redact"):
-        notes.append("capture/redact.py not landed: windows not redacted")
+    if not has_module("reviewer.sanitize.redact"):
+        notes.append("reviewer/sanitize/redact.py not landed: windows not redacted")
     per: dict[str, dict[str, Any]] = {}
     for path in real_transcripts():
         rel = path.relative_to(TRANSCRIPTS).as_posix()

@@ -56,8 +56,8 @@ def expand(names: list[str]) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     from capture.hook import start_worker
-    from reviewer import db, queue
     from reviewer.project import project_root
+    from reviewer.store import db, queue
 
     files = expand(args.files)
     cwd = os.getcwd()

@@ -100,9 +100,9 @@ def _later_commit(demo: Demo, has_git: bool) -> None:
 
 def _import_reviewed(demo: Demo, store: object) -> None:
     """Facts a person approved (or rejected) earlier, anchored to the first commit."""
-    from capture.dedupe import fact_key
-    from reviewer.anchors import anchor_files
-    from reviewer.store import NewFact, Store
+    from reviewer.freshness.anchors import anchor_files
+    from reviewer.store.dedupe import fact_key
+    from reviewer.store.facts import NewFact, Store
 
     assert isinstance(store, Store)
     items = json.loads((DEMO_DIR / "approved.json").read_text(encoding="utf-8"))
@@ -137,7 +137,7 @@ def build(base: Path) -> Demo:
     demo.transcript.write_text(text.replace(PLACEHOLDER, project_json), encoding="utf-8")
 
     from capture.pipeline import capture_now
-    from reviewer.store import Store
+    from reviewer.store.facts import Store
 
     with _home(demo.home):  # the demo's config and log, never the person's own
         store = Store(demo.db_path)

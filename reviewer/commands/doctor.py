@@ -81,25 +81,25 @@ def check_config(cfg: object) -> Check:
 
 def check_hooks(project: str) -> list[Check]:
     """Which settings files hold our hooks, and whether each executable they name runs."""
-    from reviewer import settings
+    from reviewer.claude_code import settings_file
     from reviewer.errors import UserError
 
     found: dict[str, list[tuple[str, str]]] = {}  # scope -> [(arg, command)]
     out: list[Check] = []
     for scope in ("user", "project", "local"):
-        path = settings.settings_path(scope, project)
+        path = settings_file.settings_path(scope, project)
         try:
-            data, _ = settings.load(path)
+            data, _ = settings_file.load(path)
         except UserError as exc:
             out.append(Check(False, f"settings ({scope})", f"{exc}; Claude Code cannot read "
                              "its hooks either"))
             continue
-        mine = [(arg, command) for _, arg, command in settings.entries(data)]
+        mine = [(arg, command) for _, arg, command in settings_file.entries(data)]
         if mine:
             found[scope] = mine
     present = {arg for entries in found.values() for arg, _ in entries}
     missing = [arg for arg in REQUIRED_HOOKS if arg not in present]
-    where = ", ".join(f"{scope} ({settings.settings_path(scope, project)})" for scope in found)
+    where = ", ".join(f"{scope} ({settings_file.settings_path(scope, project)})" for scope in found)
     if missing:
         out.append(Check(False, "hooks", f"missing {', '.join(missing)}"
                          + (f" (found some in {where})" if found else "")
@@ -144,7 +144,8 @@ def check_api_key(extractor: str) -> Check:
 
 
 def check_store() -> tuple[Check, sqlite3.Connection | None]:
-    from reviewer import paths, schema
+    from reviewer import paths
+    from reviewer.store import schema
 
     db_file = paths.db_path()
     if not db_file.exists():

@@ -42,7 +42,7 @@ def main(argv: Sequence[str]) -> int:
         if event not in EVENTS:
             log("hook", f"unknown hook event {event!r}; expected one of {', '.join(EVENTS)}")
             return 0
-        from reviewer.hookio import read_payload
+        from reviewer.claude_code.hook_io import read_payload
 
         payload = read_payload(timeout=STDIN_TIMEOUT)
         if payload is None:
@@ -64,7 +64,7 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
         if event == "session-start":
             answer = _session_start(payload)
         elif event == "pre-tool-use":
-            from reviewer.guard import check
+            from reviewer.claude_code.guard import check
 
             answer = check(payload)
         else:
@@ -79,7 +79,7 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
 
 def _session_start(payload: dict[str, object]) -> str | None:
     try:
-        from reviewer.inject import session_start
+        from reviewer.claude_code.inject import session_start
     except ImportError as exc:
         log("hook", f"session-start: injection unavailable ({exc})")
         return None

@@ -2,7 +2,7 @@
 
 Imported facts arrive pending, for a person to review, unless `--keep-status` says the
 person vouches for the decisions already made elsewhere (the second of the two doors to
-`approved`, see reviewer/store.py). Facts without anchors are anchored to the files as
+`approved`, see reviewer/store/facts.py). Facts without anchors are anchored to the files as
 they are now. All in one transaction: 10,000 facts in one go.
 """
 
@@ -27,7 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def read_export(name: str) -> list[dict[str, Any]]:
     """The export's facts, validated; a one-line UserError for any problem."""
-    from reviewer.facts_json import parse_export, validate_item
+    from reviewer.store.facts_json import parse_export, validate_item
 
     path = Path(name).expanduser()
     if not path.exists():
@@ -45,10 +45,10 @@ def read_export(name: str) -> list[dict[str, Any]]:
 
 def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
     """NewFacts for the project: cited files re-checked, unanchored ones anchored now."""
-    from capture.dedupe import fact_key
     from capture.ground import missing_files
-    from reviewer.anchors import blob_sha, git_head
-    from reviewer.store import NewFact
+    from reviewer.freshness.anchors import blob_sha, git_head
+    from reviewer.store.dedupe import fact_key
+    from reviewer.store.facts import NewFact
 
     commit, branch = git_head(project)
     # Per distinct file, once: 10,000 facts usually cite a few hundred files.
@@ -98,7 +98,7 @@ def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     from reviewer.project import resolve as resolve_project
-    from reviewer.store import Store
+    from reviewer.store.facts import Store
 
     items = read_export(args.file)
     project = resolve_project(args.project)

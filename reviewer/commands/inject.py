@@ -20,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer.inject import render_context
+    from reviewer.claude_code.inject import render_context
 
     project = resolve(args.project)
     text, stats = render_context(project, record=False, budget=args.budget)

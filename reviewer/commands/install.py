@@ -21,9 +21,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer import settings
+    from reviewer.claude_code import settings_file
 
-    change = settings.install(args.scope, resolve(args.project), guard=args.guard)
+    change = settings_file.install(args.scope, resolve(args.project), guard=args.guard)
     if not change.changed:
         print(f"mem-review hooks already installed in {change.path}; nothing changed")
         return 0

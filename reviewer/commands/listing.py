@@ -1,6 +1,6 @@
 """`mem-review list`: the project's facts as an aligned table, or as JSON for tools.
 
-`--json` is the export format `mem-review import` reads back (reviewer/facts_json.py).
+`--json` is the export format `mem-review import` reads back (reviewer/store/facts_json.py).
 Reads with stdlib sqlite3: a 10,000-fact export should not wait on an ORM.
 """
 
@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def verdicts(conn: sqlite3.Connection, project: str, rows: list[sqlite3.Row]) -> dict[int, Any]:
     """Staleness verdicts by fact id; empty when staleness is not available."""
     try:
-        from reviewer.staleness import verdicts as compute
+        from reviewer.freshness.staleness import verdicts as compute
     except ImportError:
         return {}
     try:
@@ -74,8 +74,8 @@ def _is_stale(verdict: Any) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer import db
-    from reviewer.facts_json import to_json
+    from reviewer.store import db
+    from reviewer.store.facts_json import to_json
 
     project = resolve(args.project)
     conn = db.connect()

@@ -50,7 +50,7 @@ def _spend(conn: sqlite3.Connection, since: float | None) -> dict[str, Any]:
 
 
 def _jobs(conn: sqlite3.Connection, where: str) -> list[dict[str, Any]]:
-    from reviewer.facts_json import iso
+    from reviewer.store.facts_json import iso
 
     rows = conn.execute(
         "SELECT id, session_id, transcript_path, project, attempts, last_error, not_before, "
@@ -75,9 +75,10 @@ def gather(project: str) -> dict[str, Any]:
     """Everything `status` shows, as plain data."""
     from capture.pipeline import today_start
     from capture.worker_lock import is_running
-    from reviewer import db, paths, queue
+    from reviewer import paths
     from reviewer.commands.listing import select_facts
     from reviewer.config import load
+    from reviewer.store import db, queue
 
     cfg = load()
     conn = db.connect()

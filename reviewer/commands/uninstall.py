@@ -15,9 +15,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer import settings
+    from reviewer.claude_code import settings_file
 
-    change = settings.uninstall(args.scope, project_dir(args.project))
+    change = settings_file.uninstall(args.scope, project_dir(args.project))
     if not change.changed:
         print(f"no mem-review hooks in {change.path}; nothing changed")
         return 0

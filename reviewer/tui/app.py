@@ -16,7 +16,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from reviewer import db
+from reviewer.store import db
 from reviewer.tui.screens.main import MainScreen
 from reviewer.tui.writer import StoreWriter
 
@@ -72,16 +72,16 @@ class ReviewApp(App[None]):
     def file_diff(self, commit_sha: str, path: str, renamed_to: str | None = None) -> str:
         """The file's diff since capture (runs in a thread).
 
-        `reviewer.gitdiff` (gitpython) when it is installed, else one `git diff` call.
+        `reviewer.freshness.git_diff` (gitpython) when it is installed, else one `git diff` call.
         """
         try:
-            from reviewer.gitdiff import file_diff
+            from reviewer.freshness.git_diff import file_diff
         except ImportError:
             file_diff = None
         try:
             if file_diff is not None:
                 return str(file_diff(self.project, commit_sha, path))
-            from reviewer.anchors import run_git
+            from reviewer.freshness.anchors import run_git
 
             paths = [path] + ([renamed_to] if renamed_to else [])
             out = run_git(self.project, "diff", "-M", "--no-color", commit_sha, "--", *paths)

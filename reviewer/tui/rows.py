@@ -299,6 +299,6 @@ def load_history(conn: sqlite3.Connection, fact_id: int) -> list[HistoryRow]:
 
 def queue_counts(conn: sqlite3.Connection) -> dict[str, int]:
     """Jobs by state (queued, running, done, failed), for the empty state and the bar."""
-    from reviewer import queue
+    from reviewer.store import queue
 
     return queue.counts(conn)

@@ -1,10 +1,10 @@
 """Staleness for the review list: verdicts computed off the UI thread, applied on it.
 
-`reviewer.staleness` (stdlib, shared with the SessionStart hook) does the work; this
+`reviewer.freshness.staleness` (stdlib, shared with the SessionStart hook) does the work; this
 module only snapshots what it needs from the rows and folds the verdicts back in. A
 verdict is dropped if its row was re-anchored meanwhile (a re-verify ran while the scan
 was going), so an old scan never re-flags a fact a person just verified. Without
-`reviewer.staleness` the review works and simply shows no stale flags.
+`reviewer.freshness.staleness` the review works and simply shows no stale flags.
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ def scan(db_path: Path | None, project: str, rows: Iterable[FactRow]) -> Scan | 
     Runs in a worker thread; its own connection (the hash cache lives in the store).
     """
     try:
-        staleness = importlib.import_module("reviewer.staleness")
+        staleness = importlib.import_module("reviewer.freshness.staleness")
     except ImportError:
         return None
-    from reviewer import db
+    from reviewer.store import db
 
     probes = {row.id: Probe(row) for row in rows if row.status != "rejected"}
     if not probes:
@@ -76,10 +76,10 @@ def scan_store(conn: sqlite3.Connection, project: str) -> Scan | None:
 
     Run before the rows are built, in the loading thread: the scan's working memory is
     freed before 10,000 row objects are allocated (and reused by them), and the list
-    arrives with its stale flags in one repaint. None without `reviewer.verdict_memo`.
+    arrives with its stale flags in one repaint. None without `reviewer.freshness.verdict_memo`.
     """
     try:
-        verdict_memo = importlib.import_module("reviewer.verdict_memo")
+        verdict_memo = importlib.import_module("reviewer.freshness.verdict_memo")
     except ImportError:
         return None
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from reviewer.store import Snapshot, Store
+    from reviewer.store.facts import Snapshot, Store
 
 T = TypeVar("T")
 Snapshots = list[tuple[int, "Snapshot"]]
@@ -37,7 +37,7 @@ class StoreWriter:
 
     def _get(self) -> Store:
         if self._store is None:
-            from reviewer.store import Store
+            from reviewer.store.facts import Store
 
             self._store = Store(self._db_path)
         return self._store

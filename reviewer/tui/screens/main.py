@@ -161,7 +161,7 @@ class MainScreen(Screen[None]):
     def load_everything(self) -> None:
         """Every row of the project, with its stale flag, read off the UI thread after the
         first paint."""
-        from reviewer import db
+        from reviewer.store import db
 
         found: stale.Scan | None = None
         try:
@@ -372,7 +372,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(EditScreen(row.text, row.category, stale=row.stale), saved)
 
     def _anchor(self, files: list[str]) -> tuple[str | None, dict[str, str | None]]:
-        from reviewer.anchors import ABSENT, anchor_files
+        from reviewer.freshness.anchors import ABSENT, anchor_files
 
         # A person affirms the fact as the files are now: one that is gone must stay gone.
         commit, _branch, anchors = anchor_files(self.review.project, files, missing=ABSENT)
@@ -409,7 +409,7 @@ class MainScreen(Screen[None]):
         """Before a person anchors a path as gone, look for where it went afresh: the
         list's verdict may come from the store's memo (or this process's), which cannot
         see a copy appearing in an unrelated directory. One fact: a few milliseconds."""
-        from reviewer import staleness
+        from reviewer.freshness import staleness
 
         staleness.forget_moves()
         try:
@@ -577,7 +577,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="staleness", exit_on_error=False)
     def compute_staleness(self, rows: list[FactRow]) -> None:
-        """Verdicts off the UI thread; without `reviewer.staleness` rows stay unflagged."""
+        """Verdicts off the UI thread; without the staleness module rows stay unflagged."""
         worker = get_current_worker()
         try:
             found = stale.scan(self.review.db_path, self.review.project, rows)

@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from reviewer.anchors import ABSENT
+from reviewer.freshness.anchors import ABSENT
 from reviewer.tui.rows import FactDetail, FactRow, HistoryRow
 from reviewer.tui.safe_text import clip, printable
 

@@ -26,7 +26,7 @@ subprocess (bench/rows/staleness.py). Where the time goes, and why it is spent s
   and the cache table has not been rewritten (its max rowid: emptying it forces a real
   look). `forget()` drops all of it.
 - Git is asked nothing unless a cited file is missing. Then moves are found cheapest
-  first: the same blob in the index (`reviewer.gitindex` reads `.git/index`, no
+  first: the same blob in the index (`reviewer.freshness.git_index` reads `.git/index`, no
   subprocess) or at another cited path; an untracked copy beside the old path (a plain
   `mv`); and, unless `similar_moves=False`, one parallel pair of git processes,
   `ls-files -o` (untracked copies elsewhere) and `diff -M <capture commit>` (moves that
@@ -58,8 +58,8 @@ from operator import attrgetter, itemgetter, ne, not_
 from types import MappingProxyType
 from typing import Any
 
-from reviewer import anchors as anchors_mod
-from reviewer import gitindex
+from reviewer.freshness import anchors as anchors_mod
+from reviewer.freshness import git_index
 from reviewer.log import log
 
 ABSENT = anchors_mod.ABSENT  # anchored as gone (a person verified it so): fresh while gone
@@ -771,7 +771,7 @@ def _remembered_moves(
     the old directories stay put (see the module docstring for what that can miss)."""
     wanted = scan.wanted
     key = (
-        root, similar, anchors_mod.git_head(root)[0], gitindex.signature(root), scan.gone,
+        root, similar, anchors_mod.git_head(root)[0], git_index.signature(root), scan.gone,
         tuple(_mtime(os.path.join(root, d)) for d in sorted({os.path.dirname(p) for p in wanted})),
     )
     hit = _MOVES.get(key)
@@ -818,7 +818,7 @@ def find_renames(
     st = stats if stats is not None else ScanStats()
     found: dict[str, str] = {}
     shas = {s for ss in wanted.values() for s in ss if s != anchors_mod.EMPTY_BLOB}
-    by_sha = gitindex.paths_by_sha(root, shas) if shas else {}
+    by_sha = git_index.paths_by_sha(root, shas) if shas else {}
     known: dict[str, list[str]] = {sha: list(paths) for sha, paths in (by_sha or {}).items()}
     for path, sha in (current or {}).items():
         if sha in shas:

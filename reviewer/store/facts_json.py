@@ -13,9 +13,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from capture.candidate import CATEGORIES
 from reviewer.errors import UserError
-from reviewer.schema import FACT_STATUSES as STATUSES
+from reviewer.store.schema import CATEGORIES
+from reviewer.store.schema import FACT_STATUSES as STATUSES
 
 
 def iso(ts: float | None) -> str | None:

@@ -11,12 +11,13 @@ is the sentence exactly as typed, so it is always grounded.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from .candidate import Candidate
-from .dedupe import fact_key
-from .transcript import Turn
+from capture.candidate import Candidate
+from capture.extractors.base import ExtractionResult, Request
+from capture.transcript import Turn
+from reviewer.store.dedupe import fact_key
 
 _I = re.IGNORECASE
 _APOS = "['\u2019]"
@@ -323,3 +324,22 @@ def extract_rules(turns: list[Turn]) -> list[Candidate]:
                 )
             )
     return out
+
+
+class RulesExtractor:
+    """Offline and free: explicit statements in the person's prompts ("we use ...")."""
+
+    name = "rules"
+    source = "rules"
+    model = "rules"
+    paid = False
+    uses_known = False
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def estimate_cost(self, windows: Sequence[str]) -> float:
+        return 0.0
+
+    def extract(self, request: Request) -> ExtractionResult:
+        return ExtractionResult(extract_rules(list(request.turns)), [], self.model)

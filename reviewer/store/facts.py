@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reviewer import db
+from reviewer.store import db
 
 if TYPE_CHECKING:
     import sqlite3
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
     from sqlmodel import Session
 
-    from reviewer.models import Fact, FactHistory
+    from reviewer.store.models import Fact, FactHistory
 
 # The fields a decision may change; a snapshot of them is what undo restores.
 MUTABLE = (
@@ -122,7 +122,7 @@ class Store:
     # ---- reading -------------------------------------------------------------------
 
     def get(self, fact_id: int) -> Fact | None:
-        from reviewer.models import Fact
+        from reviewer.store.models import Fact
 
         with self.session() as s:
             return s.get(Fact, fact_id)
@@ -130,7 +130,7 @@ class Store:
     def facts(self, project: str | None, statuses: Iterable[str] | None = None) -> list[Fact]:
         from sqlmodel import col, select
 
-        from reviewer.models import Fact
+        from reviewer.store.models import Fact
 
         with self.session() as s:
             q = select(Fact)
@@ -143,7 +143,7 @@ class Store:
     def history(self, fact_id: int) -> list[FactHistory]:
         from sqlmodel import col, select
 
-        from reviewer.models import FactHistory
+        from reviewer.store.models import FactHistory
 
         with self.session() as s:
             q = select(FactHistory).where(FactHistory.fact_id == fact_id)
@@ -152,7 +152,7 @@ class Store:
     def counts(self, project: str | None = None) -> dict[str, int]:
         from sqlmodel import func, select
 
-        from reviewer.models import Fact
+        from reviewer.store.models import Fact
 
         with self.session() as s:
             q = select(Fact.status, func.count()).group_by(Fact.status)
@@ -166,7 +166,7 @@ class Store:
         """(id, text, status) of a project's facts: what the extractor must not repeat."""
         from sqlmodel import select
 
-        from reviewer.models import Fact
+        from reviewer.store.models import Fact
 
         with self.session() as s:
             q = select(Fact.id, Fact.text, Fact.status).where(Fact.project == project)
@@ -175,7 +175,7 @@ class Store:
     def rejected_with_reasons(self, project: str, limit: int = 200) -> list[tuple[str, str]]:
         from sqlmodel import col, select
 
-        from reviewer.models import Fact
+        from reviewer.store.models import Fact
 
         with self.session() as s:
             q = (
@@ -207,7 +207,7 @@ class Store:
         """
         from sqlmodel import select
 
-        from reviewer.models import Fact, Job
+        from reviewer.store.models import Fact, Job
 
         now = db.now()
         ids: list[int] = []
@@ -257,7 +257,7 @@ class Store:
     def reject(
         self, ids: Sequence[int], reason: str, *, actor: str = "tui"
     ) -> list[tuple[int, Snapshot]]:
-        from capture.redact import redact  # what a person types must not land either
+        from reviewer.sanitize.redact import redact  # what a person types must not land either
 
         changes = {"status": "rejected", "reject_reason": redact(reason)}
         return self._change(ids, actor, "rejected", changes)
@@ -268,8 +268,8 @@ class Store:
     ) -> list[tuple[int, Snapshot]]:
         """Save a person's wording; editing is approving what they wrote."""
         _person(actor)
-        from capture.dedupe import fact_key
-        from capture.redact import redact
+        from reviewer.sanitize.redact import redact
+        from reviewer.store.dedupe import fact_key
 
         text = redact(text.strip())
         if not text:
@@ -333,7 +333,7 @@ class Store:
         from sqlalchemy import insert
         from sqlmodel import select
 
-        from reviewer.models import Fact, FactHistory
+        from reviewer.store.models import Fact, FactHistory
 
         now = db.now()
         rows: list[dict[str, Any]] = []
@@ -394,8 +394,8 @@ def _log(
 
 
 def _redact_new_fact(nf: NewFact) -> None:
-    from capture.dedupe import fact_key
-    from capture.redact import redact
+    from reviewer.sanitize.redact import redact
+    from reviewer.store.dedupe import fact_key
 
     text = redact(nf.text)
     if text != nf.text:
@@ -414,7 +414,7 @@ def _person(actor: str) -> None:
 
 
 def _fact_from(nf: NewFact, now: float) -> Fact:
-    from reviewer.models import Fact
+    from reviewer.store.models import Fact
 
     return Fact(
         project=nf.project, text=nf.text, norm=nf.norm, category=nf.category,
@@ -434,7 +434,7 @@ def _history(
     fact_id: int, actor: str, action: str, before: Snapshot | None, after: Snapshot | None,
     now: float,
 ) -> FactHistory:
-    from reviewer.models import FactHistory
+    from reviewer.store.models import FactHistory
 
     return FactHistory(
         fact_id=fact_id, at=now, actor=actor, action=action,

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewer import anchors
+from reviewer.freshness import anchors
 
 SIGNATURE = b"DIRC"
 VERSIONS = (2, 3, 4)

@@ -1,13 +1,13 @@
 """Staleness verdicts remembered in the store, so a new process need not redo the pass.
 
-A full pass (`reviewer.staleness`) over 10,000 facts stats every cited file, reads the
+A full pass (`reviewer.freshness.staleness`) over 10,000 facts stats every cited file, reads the
 hash cache and parses every anchors text: several times one `git ls-files -s`. Between
 two sessions usually nothing it depends on has moved, and that can be proven for less
 than the pass costs, the way git's own index trusts a file whose stat has not moved:
 
 - the facts: the project's `fact_rev` for the scope, which triggers move on any insert or
   delete of a fact and any change of its project, status, anchors or commit
-  (reviewer/schema.py V2; new pending candidates leave the `approved` scope's standing);
+  (reviewer/store/schema.py V2; new pending candidates leave the `approved` scope's standing);
 - the tracked files: the index unchanged (size, mtime, inode; git rewrites it on every
   change) and `git diff-files` listing exactly the files it listed then. diff-files stats
   every tracked file in C, on the other core while this process reads the store, and
@@ -38,9 +38,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from reviewer import anchors, db, gitindex, staleness
+from reviewer.freshness import anchors, git_index, staleness
+from reviewer.freshness.staleness import FRESH_VERDICT, UNANCHORED_VERDICT, Verdict
 from reviewer.log import log
-from reviewer.staleness import FRESH_VERDICT, UNANCHORED_VERDICT, Verdict
+from reviewer.store import db
 
 # scope → the statuses whose facts it covers
 SCOPES: dict[str, tuple[str, ...]] = {"approved": ("approved",), "live": ("pending", "approved")}
@@ -125,7 +126,7 @@ def _answer(
     if rows is not None and len(rows) < MIN_FACTS:
         st.why = "few facts: the full pass is cheap"
         return _full_pass(conn, root, rows, ids_only)[0]
-    index_sig = gitindex.signature(root)
+    index_sig = git_index.signature(root)
     git: anchors.GitInBackground | None = None
     try:
         with snapshot(conn, project, scope) as now:
@@ -147,7 +148,7 @@ def _answer(
                 answer = _decode(memo[2], ids, ids_only)
                 wait = max(HIT_WAIT, len(ids) * HIT_WAIT_PER_FACT)
                 if _git_same(memo[1], git, wait, st):
-                    if gitindex.signature(root) == index_sig:
+                    if git_index.signature(root) == index_sig:
                         st.hit = True
                         return answer
                     st.why = "index changed while git looked"
@@ -307,13 +308,13 @@ def _save(
     answer: dict[int, Verdict] | set[int], elapsed: float, st: MemoStats,
 ) -> None:
     """Remember the pass when what it saw can be vouched for next time; else say why not."""
-    vouched = gitindex.vouched_paths(root) if dirty is not None else None
+    vouched = git_index.vouched_paths(root) if dirty is not None else None
     why = ""
     if dirty is None or vouched is None:
         why = "git unreadable or slow"
     elif elapsed > MAX_PASS_S:
         why = "pass too slow"
-    elif gitindex.signature(root) != index_sig:
+    elif git_index.signature(root) != index_sig:
         why = "index changed during the pass"
     if not why:
         listed = {os.fsdecode(p) for p in dirty.split(b"\0") if p}

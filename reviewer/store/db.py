@@ -1,7 +1,7 @@
 """Open the store with stdlib `sqlite3`: WAL, a busy timeout, private file modes, migrations.
 
 This is the fast path shared by the hooks, the injection and the TUI's list loading. The
-sqlmodel engine in `reviewer/store.py` opens the same file through `connect()` too, so
+sqlmodel engine in `reviewer/store/facts.py` opens the same file through `connect()` too, so
 every writer gets the same pragmas.
 """
 
@@ -12,8 +12,9 @@ import sqlite3
 import time
 from pathlib import Path
 
-from reviewer import paths, schema
+from reviewer import paths
 from reviewer.errors import UserError
+from reviewer.store import schema
 
 BUSY_TIMEOUT_MS = 10_000
 WAL_SWITCH_SECONDS = 1.0

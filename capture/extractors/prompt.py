@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .candidate import CATEGORIES
+from capture.candidate import CATEGORIES
 
 TOOL_NAME = "record_facts"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import helpers
 import pytest
 
-from reviewer import anchors, gitindex
+from reviewer.freshness import anchors, git_index
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +50,7 @@ def listed(root: Path) -> list[str]:
 
 
 def mine(root: Path) -> list[str]:
-    entries = gitindex.read_entries(root)
+    entries = git_index.read_entries(root)
     assert entries is not None
     return [f"{e.mode:o} {e.sha} {e.stage}\t{e.path}" for e in entries]
 
@@ -77,12 +77,12 @@ def test_version_3_extended_flags_match_git(repo: Path) -> None:
     git(repo, "update-index", "--skip-worktree", "src/util.py")
     assert version(repo) == 3
     assert mine(repo) == listed(repo)
-    entries = {e.path: e for e in gitindex.read_entries(repo) or []}
+    entries = {e.path: e for e in git_index.read_entries(repo) or []}
     assert entries["new.py"].intent_to_add and not entries["new.py"].skip_worktree
     assert entries["src/util.py"].skip_worktree
     # neither counts as content living at that path
     wanted = {entries["src/util.py"].sha, anchors.EMPTY_BLOB}
-    found = gitindex.paths_by_sha(repo, wanted)
+    found = git_index.paths_by_sha(repo, wanted)
     assert found == {}
 
 
@@ -105,7 +105,7 @@ def test_a_path_longer_than_the_name_field_matches_git(repo: Path) -> None:
     assert mine(repo) == listed(repo)
     git(repo, "update-index", "--index-version", "4")
     assert mine(repo) == listed(repo)
-    assert long_path in gitindex.paths_by_sha(repo, {sha}).get(sha, [])  # type: ignore[union-attr]
+    assert long_path in git_index.paths_by_sha(repo, {sha}).get(sha, [])  # type: ignore[union-attr]
 
 
 def test_conflict_stages_match_git_and_are_no_rename_clue(tmp_path: Path) -> None:
@@ -120,19 +120,19 @@ def test_conflict_stages_match_git_and_are_no_rename_clue(tmp_path: Path) -> Non
     lines = listed(root)
     assert any("\tsrc/app.py" in line and " 2\t" in line for line in lines)
     assert mine(root) == lines
-    theirs = next(e.sha for e in gitindex.read_entries(root) or [] if e.stage == 3)
-    assert gitindex.paths_by_sha(root, {theirs}) == {}
+    theirs = next(e.sha for e in git_index.read_entries(root) or [] if e.stage == 3)
+    assert git_index.paths_by_sha(root, {theirs}) == {}
 
 
 def test_paths_by_sha_finds_every_path_of_a_blob(repo: Path) -> None:
     twin = anchors.blob_sha(repo / "same/a.txt")
     assert twin is not None
-    found = gitindex.paths_by_sha(repo, {twin, "not hex", "0" * 40})
+    found = git_index.paths_by_sha(repo, {twin, "not hex", "0" * 40})
     assert found == {twin: ["same/a.txt", "same/b.txt"]}
 
 
 def test_unicode_and_spaces_in_paths(repo: Path) -> None:
-    paths = {e.path for e in gitindex.read_entries(repo) or []}
+    paths = {e.path for e in git_index.read_entries(repo) or []}
     assert {"docs/é-accent.md", "docs/space name.txt"} <= paths
 
 
@@ -143,8 +143,8 @@ def test_a_worktree_reads_its_own_index(repo: Path, tmp_path: Path) -> None:
     git(other, "add", "only-here.txt")
     assert (other / ".git").is_file()
     assert mine(other) == listed(other)
-    assert "only-here.txt" in {e.path for e in gitindex.read_entries(other) or []}
-    assert "only-here.txt" not in {e.path for e in gitindex.read_entries(repo) or []}
+    assert "only-here.txt" in {e.path for e in git_index.read_entries(other) or []}
+    assert "only-here.txt" not in {e.path for e in git_index.read_entries(repo) or []}
 
 
 def test_sha256_repository(tmp_path: Path) -> None:
@@ -161,8 +161,8 @@ def test_sha256_repository(tmp_path: Path) -> None:
 def test_a_split_index_is_left_to_git(repo: Path) -> None:
     git(repo, "update-index", "--split-index")
     assert list((repo / ".git").glob("sharedindex.*"))
-    assert gitindex.read_entries(repo) is None
-    assert gitindex.paths_by_sha(repo, {"0" * 40}) is None
+    assert git_index.read_entries(repo) is None
+    assert git_index.paths_by_sha(repo, {"0" * 40}) is None
 
 
 def test_a_sparse_index_is_left_to_git(repo: Path) -> None:
@@ -172,7 +172,7 @@ def test_a_sparse_index_is_left_to_git(repo: Path) -> None:
     data = (repo / ".git" / "index").read_bytes()
     if b"sdir" not in data:
         pytest.skip("this git wrote no sparse index")
-    assert gitindex.read_entries(repo) is None
+    assert git_index.read_entries(repo) is None
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "signature", "version", "empty"])
@@ -190,8 +190,8 @@ def test_a_damaged_index_reads_as_unknown(repo: Path, damage: str) -> None:
     else:
         data = bytearray()
     index.write_bytes(bytes(data))
-    assert gitindex.read_entries(repo) is None
-    assert gitindex.paths_by_sha(repo, {"0" * 40}) is None
+    assert git_index.read_entries(repo) is None
+    assert git_index.paths_by_sha(repo, {"0" * 40}) is None
 
 
 def test_a_walk_that_does_not_add_up_is_refused_even_without_a_checksum(repo: Path) -> None:
@@ -204,35 +204,35 @@ def test_a_walk_that_does_not_add_up_is_refused_even_without_a_checksum(repo: Pa
     assert mine(repo) == listed(repo)
     data[12 + 60] |= 0x0F  # the first entry's name length now overruns its NUL
     index.write_bytes(bytes(data))
-    assert gitindex.read_entries(repo) is None
+    assert git_index.read_entries(repo) is None
 
 
 def test_no_index_or_no_git(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     git(empty, "init", "-q")
-    assert gitindex.read_entries(empty) is None  # nothing added yet: no index file
-    assert gitindex.signature(empty) is None
+    assert git_index.read_entries(empty) is None  # nothing added yet: no index file
+    assert git_index.signature(empty) is None
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert gitindex.read_entries(plain) is None
-    assert gitindex.index_file(plain) is None
+    assert git_index.read_entries(plain) is None
+    assert git_index.index_file(plain) is None
 
 
 def test_signature_changes_when_git_rewrites_the_index(repo: Path) -> None:
-    before = gitindex.signature(repo)
+    before = git_index.signature(repo)
     assert before is not None
     (repo / "src/app.py").write_text("print(2)\n")
     git(repo, "add", "src/app.py")
-    assert gitindex.signature(repo) != before
+    assert git_index.signature(repo) != before
 
 
 def test_an_index_named_by_git_index_file_is_left_to_git(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GIT_INDEX_FILE", str(repo / ".git" / "other-index"))
-    assert gitindex.read_entries(repo) is None
-    assert gitindex.paths_by_sha(repo, {"0" * 40}) is None
+    assert git_index.read_entries(repo) is None
+    assert git_index.paths_by_sha(repo, {"0" * 40}) is None
 
 
 def test_optional_extensions_are_skipped(repo: Path) -> None:

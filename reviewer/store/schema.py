@@ -2,11 +2,14 @@
 
 Kept as SQL rather than derived from the sqlmodel models because the hooks create and
 write the database with stdlib `sqlite3` and may not import sqlmodel (0.3–3 s here).
-`reviewer/models.py` maps onto these tables; `tests/test_schema.py` proves they agree.
+`reviewer/store/models.py` maps onto these tables; `tests/test_schema.py` proves they agree.
 Each entry of MIGRATIONS moves the database from version i to i+1 (`PRAGMA user_version`).
 """
 
 from __future__ import annotations
+
+# What a fact may be about (GUIDE §4): the answer shape, the store and the exports agree.
+CATEGORIES = ("decision", "convention", "dead_end", "todo", "gotcha", "environment")
 
 V1 = """
 CREATE TABLE job (
@@ -99,7 +102,7 @@ CREATE TABLE hash_cache (
 );
 """
 
-# Verdicts remembered between processes (reviewer/verdict_memo.py). `fact_rev` moves on
+# Verdicts remembered between processes (reviewer/freshness/verdict_memo.py). `fact_rev` moves on
 # every change a verdict depends on, by trigger, so no writer can forget to invalidate:
 # per project, `live` on any change of its facts, `approved` only when an approved fact
 # is added, removed, or changes status, anchors, commit or project (a worker storing

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from reviewer import db
+from reviewer.store import db
 
 MAX_BACKOFF = 3600.0
 

@@ -52,7 +52,7 @@ def follow_rename(
     for i in range(0, len(fields) - 2, 3):
         if fields[i].startswith("R") and fields[i + 1] == path and (root / fields[i + 2]).is_file():
             return fields[i + 2]
-    from reviewer.staleness import find_renames
+    from reviewer.freshness.staleness import find_renames
 
     old = _blob_at(repo, commit_sha, path)
     if old is None:

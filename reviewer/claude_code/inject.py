@@ -25,9 +25,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewer import anchors, config, db, paths, verdict_memo
+from reviewer import config, paths
+from reviewer.freshness import anchors, verdict_memo
 from reviewer.log import log
 from reviewer.project import project_root
+from reviewer.store import db
 
 INJECT_HEADER = "Project facts reviewed and approved by the user (mem-review):"
 INJECT_END = "End of mem-review facts:"

@@ -1,4 +1,4 @@
-"""Ask Claude (Haiku by default) for candidate facts, window by window.
+"""The API extractor: ask Claude (Haiku by default) for candidate facts, window by window.
 
 Only the worker imports this module (it imports the anthropic SDK); hooks never do.
 Every failure surfaces as one ExtractionError whose `permanent` flag tells the worker
@@ -9,80 +9,27 @@ already spent so the spend is recorded either way.
 from __future__ import annotations
 
 import email.utils
+import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .candidate import AnswerShapeError, Candidate, parse_candidates
-from .dedupe import fact_key
-from .prompt import TOOL, TOOL_NAME, build_messages
+from capture.candidate import AnswerShapeError, Candidate, parse_candidates
+from capture.extractors.base import (
+    DEFAULT_MODEL,
+    ExtractionError,
+    ExtractionResult,
+    Request,
+    cost_usd,
+)
+from capture.extractors.prompt import TOOL, TOOL_NAME, build_messages
+from reviewer.store.dedupe import fact_key
 
-DEFAULT_MODEL = "claude-haiku-4-5"
+if TYPE_CHECKING:
+    from reviewer.config import Config
 
-# USD per million tokens (input, output). Matched by longest prefix so dated model ids
-# ("claude-haiku-4-5-20251001") price like their alias.
-PRICES: dict[str, tuple[float, float]] = {
-    "claude-haiku-4-5": (1.0, 5.0),
-    "claude-3-5-haiku": (0.8, 4.0),
-    "claude-3-haiku": (0.25, 1.25),
-    "claude-sonnet-4-5": (3.0, 15.0),
-    "claude-sonnet-4": (3.0, 15.0),
-    "claude-opus-4-1": (15.0, 75.0),
-    "claude-opus-4": (15.0, 75.0),
-}
-
-
-def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
-    """Price of a request; 0.0 for an unknown model (shown as unknown, never guessed)."""
-    best = max((k for k in PRICES if model.startswith(k)), key=len, default=None)
-    if best is None:
-        return 0.0
-    pin, pout = PRICES[best]
-    return (input_tokens * pin + output_tokens * pout) / 1_000_000
-
-
-@dataclass
-class ExtractionResult:
-    candidates: list[Candidate]
-    dropped: list[str]
-    model: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    requests: int = 0
-
-
-class ExtractionError(Exception):
-    """Extraction failed.
-
-    kind: auth | invalid_request | rate_limit | overloaded | server | timeout |
-    connection | bad_answer. `permanent` means retrying the same job cannot help
-    (bad key, unknown model, request rejected); `retry_after` is the server's hint in
-    seconds when it gave one; `partial` holds what earlier windows produced.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: str,
-        permanent: bool,
-        retry_after: float | None = None,
-        status: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.permanent = permanent
-        self.retry_after = retry_after
-        self.status = status
-        self.partial: ExtractionResult | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"ExtractionError({str(self)!r}, kind={self.kind!r}, permanent={self.permanent}, "
-            f"retry_after={self.retry_after!r})"
-        )
-
+NO_KEY = "ANTHROPIC_API_KEY is not set"
 
 @dataclass
 class _Answer:
@@ -300,3 +247,61 @@ def extract(
         if http_client is None:  # an injected client belongs to the caller
             client.close()
     return result
+
+
+# A deliberate over-estimate, so the cap is never overshot by one big job: ~3.5 characters
+# a token for the window, the prompt and known facts on top, and a full answer each window.
+CHARS_PER_TOKEN = 3.5
+PROMPT_TOKENS_PER_WINDOW = 4_000
+ANSWER_TOKENS_PER_WINDOW = 1_500
+
+
+def estimate_cost(model: str, windows: Sequence[str]) -> float:
+    tokens_in = sum(len(w) for w in windows) / CHARS_PER_TOKEN
+    tokens_in += PROMPT_TOKENS_PER_WINDOW * len(windows)
+    return cost_usd(model, int(tokens_in), ANSWER_TOKENS_PER_WINDOW * len(windows))
+
+
+class ApiExtractor:
+    """The Messages API through the anthropic SDK; needs `ANTHROPIC_API_KEY`."""
+
+    name = "api"
+    source = "model"
+    paid = True
+    uses_known = True
+
+    def __init__(
+        self,
+        cfg: Config,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        http_client: Any = None,
+    ) -> None:
+        self.cfg = cfg
+        self.model = cfg.model
+        self.api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        self.base_url = base_url
+        self.http_client = http_client
+
+    def unavailable(self) -> str | None:
+        return None if self.api_key else NO_KEY
+
+    def estimate_cost(self, windows: Sequence[str]) -> float:
+        return estimate_cost(self.model, windows)
+
+    def extract(self, request: Request) -> ExtractionResult:
+        assert self.api_key, "unavailable() said why"
+        result = extract(
+            request.windows,
+            api_key=self.api_key,
+            model=self.model,
+            base_url=self.base_url,
+            existing=request.existing,
+            rejected=request.rejected,
+            timeout=self.cfg.api_timeout,
+            max_retries=self.cfg.max_retries,
+            http_client=self.http_client,
+        )
+        result.cost_usd = cost_usd(result.model, result.input_tokens, result.output_tokens)
+        return result

@@ -1,6 +1,6 @@
 """sqlmodel views of the store's tables, for the worker, the CLI and the TUI's decisions.
 
-The schema itself is defined once, as SQL, in `reviewer/schema.py` (the hooks create the
+The schema itself is defined once, as SQL, in `reviewer/store/schema.py` (the hooks create the
 database without sqlmodel); `tests/test_schema.py` proves these models match it column by
 column. JSON-valued columns are kept as text here and decoded by the `Fact` helpers.
 """
@@ -113,7 +113,7 @@ class HashCache(SQLModel, table=True):
 
 
 class FactRev(SQLModel, table=True):
-    """Counters the fact triggers move, per project and scope (reviewer/schema.py V2)."""
+    """Counters the fact triggers move, per project and scope (reviewer/store/schema.py V2)."""
 
     __tablename__ = "fact_rev"
 
@@ -123,7 +123,7 @@ class FactRev(SQLModel, table=True):
 
 
 class VerdictMemo(SQLModel, table=True):
-    """A staleness pass remembered for the next process (reviewer/verdict_memo.py)."""
+    """A staleness pass remembered for the next process (reviewer/freshness/verdict_memo.py)."""
 
     __tablename__ = "verdict_memo"
 

@@ -1,0 +1,1 @@
+"""What touches Claude Code: hook I/O, its settings file, SessionStart injection, the guard."""
