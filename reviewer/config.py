@@ -86,7 +86,7 @@ def find_claude(env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     if given:
         path = os.path.expanduser(given)
         if _executable(path):
-            return path, f"{CLAUDE_BIN_ENV}={given}"
+            return path, f"{path} ({CLAUDE_BIN_ENV})"
         return None, f"{CLAUDE_BIN_ENV}={given} is not an executable file"
     found = shutil.which("claude", path=env.get("PATH", os.defpath))
     if found:
@@ -99,7 +99,7 @@ def find_claude(env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     for place in places:
         if _executable(place):
             return place, place
-    return None, "no `claude` on PATH nor in " + ", ".join(CLAUDE_PLACES)
+    return None, "no `claude` found on PATH or where its installers put it"
 
 
 def resolve_extractor(

@@ -296,6 +296,12 @@ def run_cli(
     return out, err, proc.returncode
 
 
+def _home(env: Mapping[str, str]) -> str | None:
+    """Where `auth status` runs: the user's home (no project settings), creating nothing."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    return home if os.path.isdir(home) else None
+
+
 def workdir() -> Path:
     """An empty dir of ours to run in: no project's CLAUDE.md, settings or MCP servers."""
     path = paths.ensure_home() / "claude-code"
@@ -328,7 +334,7 @@ class ClaudeCodeExtractor:
             done = subprocess.run(
                 [self.binary, "auth", "status", "--json"],
                 capture_output=True, text=True, timeout=AUTH_CHECK_SECONDS, check=False,
-                env=self.env, cwd=workdir(), stdin=subprocess.DEVNULL,
+                env=self.env, cwd=_home(self.env), stdin=subprocess.DEVNULL,
                 encoding="utf-8", errors="replace",
             )
         except subprocess.TimeoutExpired:
