@@ -236,8 +236,8 @@ def read_result(
 
     if data.get("is_error") or str(data.get("subtype", "success")).startswith("error"):
         errors = data.get("errors")
-        message = _short(data.get("result") or (errors[-1] if isinstance(errors, list) and errors
-                                                else data.get("subtype") or "unknown error"))
+        said = errors[-1] if isinstance(errors, list) and errors else data.get("result")
+        message = _short(said or data.get("subtype") or "unknown error")
         raise fail(_api_error(data, message))
     answer = data.get("structured_output")
     if answer is None:
