@@ -274,6 +274,7 @@ def test_a_result_without_a_cost_is_priced_from_its_tokens() -> None:
          "unavailable", False),
         (api_error(None, None, "Not logged in · Please run /login"), "unavailable", False),
         (api_error(403, "permission_error", "OAuth token revoked"), "unavailable", False),
+        (api_error(402, "billing_error", "Credit balance is too low"), "unavailable", False),
         (api_error(429, "rate_limit_error", "API Error: Request rejected (429)"),
          "rate_limit", False),
         (api_error(529, "overloaded_error", "API Error: 529 Overloaded"), "overloaded", False),

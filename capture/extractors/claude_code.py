@@ -9,9 +9,11 @@ what it cost. Seen with 2.1.332 against the fake API (tests/fakeapi.py):
 
 - success: `{"type": "result", "is_error": false, "structured_output": {...},
   "total_cost_usd": ..., "usage": {...}, "modelUsage": {model: {...}}, "num_turns": n}`;
-  a model that answers in text is nudged by the CLI, then `structured_output` is absent;
-- API errors (after the CLI's own retries, `CLAUDE_CODE_MAX_RETRIES`): exit 1, `is_error`,
-  `api_error_status` 401/429/529/..., `api_error_type`, `result` the message; a refused
+  a model that answers in text is nudged once by the CLI; if it still answers in text the
+  run "succeeds" without `structured_output`;
+- API errors, after the CLI's own retries (by default they outlast 2 minutes of 401s or
+  529s, so `CLAUDE_CODE_MAX_RETRIES` is set to ours): exit 1, `is_error`,
+  `api_error_status` 401/402/429/529/..., `api_error_type`, `result` the message; a refused
   connection has `api_error: "connection_failed"`; no credentials at all:
   `result: "Not logged in · Please run /login"` with no status;
 - an answer the schema refuses five times: `subtype: error_max_structured_output_retries`;
@@ -19,8 +21,9 @@ what it cost. Seen with 2.1.332 against the fake API (tests/fakeapi.py):
   option '--json-schema'` on stderr.
 
 A missing or signed-out CLI is never a failed job: `unavailable()` asks `claude auth status`
-first, and the same conditions met mid-run raise kind "unavailable", which the pipeline
-leaves queued without counting an attempt. Stdlib only.
+first, and the same conditions met mid-run (a lapsed sign-in, a plan's usage limit, a CLI
+too old) raise kind "unavailable", which the pipeline leaves queued without counting an
+attempt. Stdlib only.
 """
 
 from __future__ import annotations
@@ -187,6 +190,11 @@ def _api_error(data: dict[str, Any], message: str) -> ExtractionError:
         # A subscription sign-in that lapsed is fixed by signing in again: wait for it.
         return ExtractionError(f"Claude Code cannot authenticate: {message}", kind=UNAVAILABLE,
                                permanent=False, status=status)
+    if status == 402 or kind == "billing_error":
+        # A plan's usage limit or an empty credit balance lifts by itself or by the user's
+        # hand, maybe days later: wait for it rather than spend the job's attempts.
+        return ExtractionError(f"Claude Code's usage or credit limit is reached: {message}",
+                               kind=UNAVAILABLE, permanent=False, status=status)
     if status == 429 or kind == "rate_limit_error":
         return ExtractionError(message, kind="rate_limit", permanent=False, status=status)
     if status == 529 or kind == "overloaded_error":
@@ -196,7 +204,7 @@ def _api_error(data: dict[str, Any], message: str) -> ExtractionError:
                                permanent=True, status=status)
     if status is not None and (status >= 500 or status in (408, 409)):
         return ExtractionError(message, kind="server", permanent=False, status=status)
-    if status is not None:  # 400, 402, 413, 422 ...: the same request fails again
+    if status is not None:  # 400, 413, 422 ...: the same request fails again
         return ExtractionError(message, kind="invalid_request", permanent=True, status=status)
     if data.get("api_error") == "connection_failed" or "connection" in message.lower():
         return ExtractionError(message, kind="connection", permanent=False)
