@@ -629,3 +629,27 @@ def test_status_and_empty_state_say_plainly_when_only_rules_run(
     assert "nothing in agent-driven sessions" in empty_content("/p", 0, 0, 0).plain
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-x")
     assert "agent-driven" not in empty_content("/p", 0, 0, 0).plain
+
+
+def test_doctor_checks_the_sign_in(fake: FakeClaude) -> None:
+    from reviewer.commands.doctor import check_extractor
+
+    check = check_extractor(Config())
+    assert check.ok and check.detail.startswith("claude-code, claude-haiku-4-5 (auto: ")
+    assert check.detail.endswith("signed in")
+    fake.script([result()], auth={"loggedIn": False, "authMethod": "none"})
+    check = check_extractor(Config())
+    assert not check.ok and check.detail.endswith(SIGN_IN)
+    assert fake.calls() == []  # the doctor asks `auth status`, never the model
+
+
+def test_the_demo_and_capture_now_still_use_the_rules(
+    fake: FakeClaude, repo: Path, tmp_path: Path
+) -> None:
+    from capture import pipeline
+
+    transcript = tmp_path / "demo.jsonl"
+    line = {"type": "user", "message": {"role": "user", "content": PROMPT}}
+    transcript.write_text(json.dumps(line) + "\n")
+    ids = pipeline.capture_now(transcript, project=str(repo))
+    assert ids and fake.calls() == [] and fake.calls("auth") == []
