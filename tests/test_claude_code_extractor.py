@@ -96,6 +96,10 @@ FAKE = r'''#!PYTHON
 import json, os, subprocess, sys, time
 spec_path = os.environ["FAKE_CLAUDE_SPEC"]
 spec = json.load(open(spec_path))
+early = spec["runs"][0].get("early") if spec["runs"] else None
+if early and sys.argv[1:3] != ["auth", "status"]:  # an old CLI refusing an option, unread stdin
+    sys.stderr.write(early)
+    sys.exit(1)
 stdin = "" if sys.argv[1:3] == ["auth", "status"] else sys.stdin.read()
 with open(spec_path + ".calls", "a") as log:
     keep = {k: v for k, v in os.environ.items() if k != "FAKE_CLAUDE_SPEC"}
@@ -143,7 +147,7 @@ class FakeClaude:
 
     @staticmethod
     def _run(run: Any) -> dict[str, Any]:
-        if isinstance(run, dict) and "stdout" not in run and "sleep" not in run:
+        if isinstance(run, dict) and not {"stdout", "sleep", "early"} & set(run):
             code = 1 if run.get("is_error") else 0
             return {"stdout": run, "code": code}
         return run
@@ -653,3 +657,10 @@ def test_the_demo_and_capture_now_still_use_the_rules(
     transcript.write_text(json.dumps(line) + "\n")
     ids = pipeline.capture_now(transcript, project=str(repo))
     assert ids and fake.calls() == [] and fake.calls("auth") == []
+
+
+def test_an_old_cli_that_refuses_an_option_before_reading_stdin(fake: FakeClaude) -> None:
+    fake.script([{"early": "error: unknown option '--json-schema'\n"}])
+    with pytest.raises(ExtractionError) as caught:
+        extractor().extract(Request(["x" * 2_000_000], []))  # more than a pipe holds
+    assert caught.value.kind == "unavailable" and "too old" in str(caught.value)

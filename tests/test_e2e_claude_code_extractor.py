@@ -110,7 +110,7 @@ def test_worker_extracts_through_the_real_claude_code_without_a_key(
         # auto chooses Claude Code with that PATH, and `status` says why.
         assert status["spend"]["extractor_setting"] == "auto"
         spend = json.loads(world.cli("status", "--json", PATH=env["PATH"]).stdout)["spend"]
-        assert spend["extractor"] == "claude-code"
+        assert spend["extractor"] == "claude-code", spend
         assert spend["extractor_reason"] == (
             f"auto: no ANTHROPIC_API_KEY; Claude Code at {claude.parent / 'claude'} (PATH)"
         )
@@ -151,3 +151,41 @@ def test_worker_extracts_through_the_real_claude_code_without_a_key(
         (transcript,) = transcript_paths(home)
         assert transcript.stem == job["session_id"]
         assert api.pending() == 0
+
+
+def test_a_signed_out_claude_code_keeps_the_job_until_the_user_signs_in(
+    claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No key and no sign-in: the job waits (uncounted, with the reason in `status`); the
+    real CLI's `auth status` is what says so, and the model is never asked. Once the user
+    is signed in, the next worker extracts it."""
+    root = tmp_path.resolve()
+    home = root / "home"
+    store_home = root / "store"
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(store_home))
+    project = make_project(root / "shop", {"README.md": "# shop\n"})
+    with FakeMessagesAPI(extract=[Facts([UV])]) as api:
+        world = World(project=project, home=home, store_home=store_home, api=api)
+        home.mkdir()
+        world.cli("install", "--scope", "project")
+        world.claude(PROMPT, env={"MEM_REVIEW_NO_SPAWN": "1"})  # queued, no worker yet
+        assert [j["state"] for j in world.jobs()] == ["queued"]
+
+        path = os.pathsep.join([str(claude.parent), os.environ.get("PATH", "")])
+        offline = {"PATH": path, "DISABLE_TELEMETRY": "1",
+                   "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "TMPDIR": str(home / "tmp")}
+        world.cli("worker", "--once", **offline)  # World.env carries no ANTHROPIC_* at all
+        (job,) = world.jobs()
+        assert (job["state"], job["attempts"]) == ("queued", 0)
+        assert job["last_error"].startswith("Claude Code is not signed in")
+        assert api.messages("extract") == []
+        waiting = json.loads(world.cli("status", "--json", PATH=path).stdout)["waiting"]
+        assert [w["error"] for w in waiting] == [job["last_error"]]
+
+        signed_in = dict(offline, ANTHROPIC_AUTH_TOKEN="sk-ant-oat01-test",
+                         ANTHROPIC_BASE_URL=api.url)
+        world.cli("worker", "--once", **signed_in)
+        (job,) = world.jobs()
+        assert job["state"] == "done", job["last_error"]
+        assert [f["fact"] for f in world.facts("pending")] == [UV["fact"]]
+        assert len(api.messages("extract")) == 1
