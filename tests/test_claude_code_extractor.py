@@ -271,6 +271,15 @@ def test_a_result_without_a_cost_is_priced_from_its_tokens() -> None:
     assert spent.cost_usd == pytest.approx((357 * 1 + 15 * 5) / 1_000_000)
 
 
+@pytest.mark.parametrize("cost", [float("nan"), -1.0, True, "0.5", None, float("inf")])
+def test_a_nonsense_cost_or_usage_is_never_trusted(cost: Any) -> None:
+    usage = {"input_tokens": "many", "output_tokens": -3, "cache_read_input_tokens": True}
+    text = json.dumps(result(total_cost_usd=cost, usage=usage, modelUsage=[]))
+    *_, spent = read_result(text, "", 0, "claude-haiku-4-5")
+    assert (spent.input_tokens, spent.output_tokens) == (0, 0)
+    assert spent.cost_usd == 0.0 and spent.model == "claude-haiku-4-5"
+
+
 @pytest.mark.parametrize(
     ("data", "kind", "permanent"),
     [

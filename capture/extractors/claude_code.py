@@ -150,7 +150,9 @@ def prompt_for(
     if not isinstance(content, str):
         content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
     head, sep, tail = content.rpartition("\n\n")
-    return system, head + sep + tail.replace(TOOL_NAME, STRUCTURED_TOOL)
+    if sep and "</transcript>" in head:  # the closing instruction, after window and lists
+        content = head + sep + tail.replace(TOOL_NAME, STRUCTURED_TOOL)
+    return system, content
 
 
 # --------------------------------------------------------------------------- the result
@@ -163,13 +165,16 @@ def _short(text: object, limit: int = 300) -> str:
 def _spent(data: dict[str, Any], model: str) -> ExtractionResult:
     """Tokens, model and cost of one run, as the CLI reported them."""
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    tin = sum(
-        int(usage.get(k) or 0)
-        for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        if isinstance(usage.get(k), int | float)
-    )
-    tout = int(usage.get("output_tokens") or 0) if isinstance(usage.get("output_tokens"),
-                                                               int | float) else 0
+
+    def tokens(key: str) -> int:
+        value = usage.get(key)
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+        return int(value) if ok and math.isfinite(value) else 0
+
+    # Cached prefix tokens are input too, as the API extractor counts them.
+    tin = sum(tokens(k) for k in
+              ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    tout = tokens("output_tokens")
     by_model = data.get("modelUsage")
     if isinstance(by_model, dict) and by_model:
         model = model if model in by_model else str(next(iter(by_model)))
