@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from capture import enqueue
-from capture import worker
+from capture import enqueue, worker
 from reviewer import paths
 from reviewer.claude_code import hook_io
 from reviewer.commands import hook as hook_cmd

@@ -117,3 +117,16 @@ def apply(by_id: Mapping[int, FactRow], found: Scan) -> list[FactRow]:
             row.version += 1
             changed.append(row)
     return changed
+
+
+def describe(row: FactRow) -> str:
+    """One line: which cited files moved on since the fact was anchored, and how."""
+    moved_on = [(p, s) for p, s in row.file_states.items() if s not in ("fresh", "missing")]
+    if not moved_on:
+        return f"the cited code changed since capture ({row.verdict or 'changed'})"
+    parts = []
+    for path, state in moved_on:
+        target = row.renamed.get(path)
+        parts.append(f"{path} {state}" + (f" → {target}" if target else ""))
+    since = f" since {row.commit_sha[:10]}" if row.commit_sha else " since capture"
+    return "; ".join(parts) + since

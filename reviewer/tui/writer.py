@@ -74,6 +74,16 @@ class StoreWriter:
 
         return self._submit(run)
 
+    def merge(
+        self, keep_id: int, text: str, category: str, others: list[int], reason: str
+    ) -> Future[Snapshots]:
+        """One decision for undo: the kept fact's edit and the others' rejection."""
+        def run(s: Store) -> Snapshots:
+            before = s.edit(keep_id, text, category, actor="tui")
+            return before + s.reject(others, reason, actor="tui")
+
+        return self._submit(run)
+
     def verify(
         self, fact_id: int, commit_sha: str | None, anchors: dict[str, str | None],
         files: list[str] | None = None,

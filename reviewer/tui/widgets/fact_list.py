@@ -61,8 +61,8 @@ class FactList(ScrollView, can_focus=True):
         Binding("up,k", "cursor_up", "Up", show=False, id="cursor-up"),
         Binding("pagedown", "page_down", "Page down", show=False, id="page-down"),
         Binding("pageup", "page_up", "Page up", show=False, id="page-up"),
-        Binding("home", "first", "First", show=False, id="first"),
-        Binding("end", "last", "Last", show=False, id="last"),
+        Binding("home,g", "first", "First", show=False, id="first"),
+        Binding("end,G", "last", "Last", show=False, id="last"),
     ]
 
     COMPONENT_CLASSES = {  # noqa: RUF012
