@@ -234,3 +234,73 @@ async def test_help_and_quit_show_at_every_width(env: Env, width: int) -> None:
         line = app.main.query_one(KeyBar).keys_content().plain
         assert "? Help" in line and "q Quit" in line, line
         assert len(line) <= width, line
+
+
+# ---- finer staleness --------------------------------------------------------------------
+
+API = """def create_order(payload):
+    return payload.get('items', [])
+
+
+def total(items):
+    return sum(items)
+
+
+def cancel_order(order):
+    return refund(order)
+"""
+
+
+def graded_app(env: Env):
+    (env.project / "src" / "api.py").write_text(API)
+    facts = [
+        F("create_order returns [] for an empty cart.", status="approved", decided_at=1.0,
+          files=["src/api.py"]),
+        F("cancel_order refunds the payment.", status="approved", decided_at=2.0,
+          files=["src/api.py"]),
+    ]
+    ids = seed(env, facts, commit=_git_project(env))
+    (env.project / "src" / "api.py").write_text(API.replace("return refund(order)",
+                                                            "return void(order)"))
+    return ids, facts, make_app(env)
+
+
+async def test_stale_view_puts_the_changed_part_first_and_flags_the_rest(env: Env) -> None:
+    ids, facts, app = graded_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.settle()
+        await pilot.press("tab", "tab", "tab")
+        await app.settle()
+        assert app.main.grades == {ids[0]: "elsewhere", ids[1]: "part"}
+        assert texts(app) == [facts[1].text, facts[0].text]  # cited part changed first
+        await pilot.press("j")
+        await app.settle()
+        await pilot.pause()
+        body = str(app.main.detail.body.render())
+        assert "only other parts of its files changed" in body
+        # Injection still withholds both until a person decides.
+        from reviewer.claude_code.inject import render_context
+
+        out, stats = render_context(env.project)
+        assert stats.stale == 2 and facts[0].text not in (out or "")
+
+
+async def test_V_reverifies_every_fact_changed_elsewhere_after_showing_them(env: Env) -> None:
+    ids, facts, app = graded_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.settle()
+        await pilot.press("tab", "tab", "tab")
+        await app.settle()
+        await pilot.press("V")
+        assert isinstance(app.screen, ConfirmScreen)
+        shown = str(app.screen.query_one("#confirm-question").render())
+        assert facts[0].text in shown and facts[1].text not in shown
+        await pilot.press("y")
+        await app.settle()
+        assert env.fact(ids[0])["verified_at"] is not None
+        assert env.fact(ids[1])["verified_at"] is None
+        assert texts(app) == [facts[1].text]
+        await pilot.press("u")
+        await app.settle()
+        assert env.fact(ids[0])["verified_at"] is None
+        assert set(texts(app)) == {facts[0].text, facts[1].text}

@@ -31,6 +31,8 @@ REASONS: tuple[tuple[str, str], ...] = (
 OUTDATED = "outdated"
 UNDO_LIMIT = 1000
 EMPTY_SKIPS: Mapping[int, int] = MappingProxyType({})
+EMPTY_GRADES: Mapping[int, str] = MappingProxyType({})
+GRADE_RANK = {"part": 0, "unknown": 1, "elsewhere": 2}  # as reviewer.freshness.parts.RANK
 
 
 # ---- views and filter -------------------------------------------------------------
@@ -65,12 +67,17 @@ def matches(row: FactRow, words: Sequence[str]) -> bool:
 
 def select_rows(
     rows: Iterable[FactRow], view: str, query: str = "",
-    skipped: Mapping[int, int] = EMPTY_SKIPS,
+    skipped: Mapping[int, int] = EMPTY_SKIPS, grades: Mapping[int, str] = EMPTY_GRADES,
 ) -> list[FactRow]:
-    """The rows a view shows, filtered by `query` (text, category, file), in list order."""
+    """The rows a view shows, filtered by `query` (text, category, file), in list order.
+    The stale view puts facts whose cited part changed first, then the ungraded, then
+    those changed only elsewhere in their files."""
     words = terms(query)
     chosen = [r for r in rows if in_view(r, view) and (not words or matches(r, words))]
-    if skipped:
+    if view == "stale" and grades:
+        chosen.sort(key=lambda r: (GRADE_RANK.get(grades.get(r.id, ""), 1),
+                                   *sort_key(r, skipped)))
+    elif skipped:
         chosen.sort(key=lambda r: sort_key(r, skipped))
     else:
         chosen.sort(key=sort_key)
@@ -244,6 +251,19 @@ def verify(
         row.files = list(files)
     _reanchor(row, commit_sha, anchors, now=time.time() if now is None else now)
     row.touch()
+    return entry
+
+
+def verify_many(
+    items: Sequence[tuple[FactRow, str | None, dict[str, str | None]]],
+    now: float | None = None,
+) -> UndoEntry:
+    """Several facts re-verified in one confirmed step (one undo)."""
+    at = time.time() if now is None else now
+    entry = _begin(f"re-verified {len(items)} facts", [row for row, _, _ in items])
+    for row, commit_sha, anchors in items:
+        _reanchor(row, commit_sha, anchors, now=at)
+        row.touch()
     return entry
 
 

@@ -92,6 +92,17 @@ class StoreWriter:
             lambda s: s.verify(fact_id, commit_sha, anchors, files=files, actor="tui")
         )
 
+    def verify_many(
+        self, items: list[tuple[int, str | None, dict[str, str | None]]]
+    ) -> Future[Snapshots]:
+        def run(s: Store) -> Snapshots:
+            before: Snapshots = []
+            for fact_id, commit_sha, anchors in items:
+                before += s.verify(fact_id, commit_sha, anchors, actor="tui")
+            return before
+
+        return self._submit(run)
+
     def restore(self, decision: Future[Snapshots]) -> Future[None]:
         """Undo a decision: runs after it (one thread), with the snapshots it returned."""
         return self._submit(lambda s: s.restore(decision.result(), actor="tui"))

@@ -27,6 +27,8 @@ KEYS: tuple[tuple[str, str], ...] = (
           "as merged into it, keeping their evidence and history)"),
     ("v", "a stale fact: see the diff and decide: still true (re-verify), edit, or "
           "retire"),
+    ("V", "in the stale view: re-verify, in one confirmed step, every fact whose files "
+          "changed only in lines it does not name"),
     ("u", "undo the last decision (again and again)"),
     ("/", "filter by text, category or file; enter returns to the list"),
     ("escape", "clear the filter, else the marks"),
@@ -40,8 +42,10 @@ KEYS: tuple[tuple[str, str], ...] = (
 FLAGS: tuple[tuple[str, str], ...] = (
     ("· ✓ ✗", "pending, approved, rejected"),
     ("●", "marked for a batch"),
-    ("⟳stale", "a cited file changed since approval: not given to Claude until you "
-               "re-verify, edit or retire it"),
+    ("⟳stale", "a cited file changed since approval, in the lines the fact names (or it "
+               "names none): not given to Claude until you re-verify, edit or retire it"),
+    ("⟳~  stale elsewhere", "its files changed, but not the lines it names: still withheld "
+                           "until you confirm; listed last in the stale view"),
     ("?  ungrounded", "the evidence was not found in the transcript: check it"),
     ("!  missing file", "a cited file does not exist in the project"),
     ("×N  seen N", "proposed again in N sessions"),

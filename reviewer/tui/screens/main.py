@@ -56,6 +56,20 @@ EMPTY_VIEW = {
 }
 
 
+def mark_cited_hunks(diff: str, fact_text: str) -> str:
+    """Flag each hunk header whose hunk touches the lines the fact names."""
+    from reviewer.freshness.parts import cited_lines
+
+    cited = cited_lines(diff, fact_text)
+    if not cited:
+        return diff
+    lines = diff.splitlines()
+    for i in cited:
+        if lines[i].startswith("@@"):
+            lines[i] += "  ◀ touches what the fact names"
+    return "\n".join(lines)
+
+
 class MainScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("a", "approve", "Accept", id="approve"),
@@ -66,6 +80,8 @@ class MainScreen(Screen[None]):
         Binding("space", "mark", "Mark", id="mark"),
         Binding("m", "merge", "Merge", id="merge"),
         Binding("v", "verify", "Re-verify", id="verify"),
+        Binding("V", "verify_elsewhere", "Re-verify all changed elsewhere", show=False,
+                id="verify-elsewhere"),
         Binding("slash", "filter", "Filter", id="filter"),
         Binding("tab", "next_view", "View", id="next-view"),
         Binding("shift+tab", "previous_view", "Previous view", show=False, id="previous-view"),
@@ -86,6 +102,7 @@ class MainScreen(Screen[None]):
         self.query_text = ""
         self.marks = triage.Marks()
         self.skips = triage.Skips()
+        self.grades: dict[int, str] = {}  # stale facts: cited part changed, or elsewhere
         self.undo_stack = triage.UndoStack()
         self.counts = triage.Counts()
         self.jobs: dict[str, int] = {}
@@ -132,6 +149,7 @@ class MainScreen(Screen[None]):
         self._loop = asyncio.get_running_loop()
         self._review = self.app  # type: ignore[assignment]
         self.facts.marked = self.marks
+        self.facts.grades = self.grades
         self._first_page()
         self.facts.focus()
         self.call_after_refresh(self._after_first_paint)
@@ -204,7 +222,8 @@ class MainScreen(Screen[None]):
             stale.apply(self.by_id, found)
         self.jobs = jobs
         self.counts = triage.count(self.all_rows)
-        view_rows = triage.select_rows(self.all_rows, self.view, skipped=self.skips.order)
+        view_rows = triage.select_rows(self.all_rows, self.view, skipped=self.skips.order,
+                                       grades=self.grades)
         if [r.id for r in view_rows] == [r.id for r in self.view_rows]:
             self.view_rows = view_rows  # the first page was the whole view
             self.update_status()
@@ -214,6 +233,7 @@ class MainScreen(Screen[None]):
         if found is not None:
             self.facts.refresh()  # the stale flags of the rows on screen
             self.detail.show(self.facts.selected)
+            self.compute_grades([r for r in self.all_rows if r.stale])
         self.painted.set()
 
     def _set_all(self, rows: list[FactRow]) -> None:
@@ -253,7 +273,7 @@ class MainScreen(Screen[None]):
     def show_rows(self, keep_id: int | None = None, *, keep_position: bool = False) -> None:
         """Recompute the view (and filter) and put the cursor on `keep_id` if shown."""
         self.view_rows = triage.select_rows(self.all_rows, self.view,
-                                            skipped=self.skips.order)
+                                            skipped=self.skips.order, grades=self.grades)
         shown = triage.narrow(self.view_rows, self.query_text)
         facts = self.facts
         facts.empty_message = (
@@ -311,6 +331,8 @@ class MainScreen(Screen[None]):
             return row is not None
         if action == "merge":
             return len(self.marks) >= 2
+        if action == "verify_elsewhere":
+            return bool(self._changed_elsewhere())
         return True
 
     # ---- decisions ----------------------------------------------------------------
@@ -412,6 +434,46 @@ class MainScreen(Screen[None]):
         why = stale.describe(row)
         self.app.push_screen(VerifyScreen(row.text, why, lambda: self._diff_list(row)),
                              decided)
+
+    def _changed_elsewhere(self) -> list[FactRow]:
+        return [r for r in self.all_rows if r.stale and r.status != "rejected"
+                and self.grades.get(r.id) == "elsewhere"]
+
+    def action_verify_elsewhere(self) -> None:
+        """Re-verify, in one confirmed step, every stale fact whose files changed only in
+        lines it does not name: the person sees the list first, and one u undoes it."""
+        rows = self._changed_elsewhere()
+        if not rows:
+            self.notify("No stale fact is changed only elsewhere in its files.", timeout=3)
+            return
+        if self.view != "stale":
+            self.show_view("stale")
+            self.notify("These are the stale facts; press V again to re-verify the ones "
+                        "changed only elsewhere.", timeout=4)
+            return
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        listed = [Content.assemble("  · ", printable(r.text)) for r in rows[:8]]
+        if len(rows) > 8:
+            listed.append(Content(f"  … and {len(rows) - 8} more"))
+        question = Content("\n").join([
+            Content.styled(f"Re-verify {len(rows)} facts whose cited lines did not change?",
+                           "bold"),
+            *listed,
+        ])
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            items = [(r, *self._anchor(r.files)) for r in rows]
+            entry = triage.verify_many(items)
+            token = self.review.writer.verify_many([(r.id, c, a) for r, c, a in items])
+            self._decided(entry, token, toast=True)
+            self.show_rows()
+            self.compute_staleness(rows)
+
+        self.app.push_screen(ConfirmScreen(question, "y re-verify them all · n or escape "
+                                                     "decide one by one"), answer)
 
     def _diff_list(self, row: FactRow) -> list[Content]:
         """Each stale file's diff, headed (runs in a worker thread)."""
@@ -707,6 +769,9 @@ class MainScreen(Screen[None]):
         changed = stale.apply(self.by_id, found)
         if not changed:
             return
+        for row in changed:
+            self.grades.pop(row.id, None)
+        self.compute_grades([r for r in changed if r.stale])
         if self.view == "stale":
             selected = self.facts.selected
             self.counts = triage.count(self.all_rows)
@@ -714,6 +779,33 @@ class MainScreen(Screen[None]):
         else:
             self._changed(changed)
         self.detail.show(self.facts.selected)
+
+    @work(thread=True, group="grades", exit_on_error=False)
+    def compute_grades(self, rows: list[FactRow]) -> None:
+        """Which stale facts had their cited part change (off the UI thread)."""
+        if not rows:
+            return
+        try:
+            found = stale.grades(self.review.project, rows)
+        except Exception as exc:  # advisory: ungraded rows sort as before
+            from reviewer.log import log
+
+            log("tui", f"staleness grading failed: {type(exc).__name__}: {exc}")
+            return
+        if found and not get_current_worker().is_cancelled:
+            self.run_later(functools.partial(self._apply_grades, found))
+
+    def _apply_grades(self, found: dict[int, str]) -> None:
+        self.grades.update({i: g for i, g in found.items()
+                            if i in self.by_id and self.by_id[i].stale})
+        if self.view == "stale":
+            selected = self.facts.selected
+            self.show_rows(selected.id if selected else None)
+        else:
+            self.facts.refresh()
+        self.detail.forget()
+        self.detail.show(self.facts.selected)
+        self.refresh_bindings()
 
     def _detail_content(self, row: FactRow) -> list[Content]:
         """The detail pane's full content (runs in a worker thread)."""
@@ -725,7 +817,7 @@ class MainScreen(Screen[None]):
         context = None
         if detail is not None and detail.context:
             context = highlight.render_context(detail.context, detail.evidence)
-        return full(row, detail, history, self._diffs(row), context)
+        return full(row, detail, history, self._diffs(row), context, self.grades.get(row.id))
 
     def _diffs(self, row: FactRow) -> dict[str, Content]:
         """The stale files' diffs since capture, highlighted (runs in a worker thread)."""
@@ -737,7 +829,8 @@ class MainScreen(Screen[None]):
                                                                           "deleted")]
             for path in stale_files[:MAX_DIFFS]:
                 diff = self.review.file_diff(row.commit_sha, path, row.renamed.get(path))
-                diffs[path] = highlight.render_diff(diff or "(no changes in git's view)")
+                diffs[path] = highlight.render_diff(
+                    mark_cited_hunks(diff, row.text) if diff else "(no changes in git's view)")
         return diffs
 
     def run_later(self, fn: Callable[[], None]) -> None:

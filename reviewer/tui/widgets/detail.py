@@ -45,7 +45,14 @@ def heading(title: str) -> Content:
     return Content.styled(f"── {title} ", "bold $text-secondary")
 
 
-def summary(row: FactRow) -> list[Content]:
+GRADE_NOTE = {
+    "part": "the lines it names changed",
+    "elsewhere": "only other parts of its files changed; the lines it names are as they were",
+    "unknown": "it names nothing to find in its files, so any change counts",
+}
+
+
+def summary(row: FactRow, grade: str | None = None) -> list[Content]:
     """The part shown at once: status, category, confidence, flags, the fact itself."""
     status_style = {
         "pending": "bold $text-warning", "approved": "bold $text-success",
@@ -62,9 +69,11 @@ def summary(row: FactRow) -> list[Content]:
     lines = [head, Content.styled(printable(clip(row.text, MAX_FACT)), "bold")]
     notes: list[Content] = []
     if row.stale:
+        how = f"; {GRADE_NOTE[grade]}" if grade in GRADE_NOTE else ""
         notes.append(Content.styled(
-            f"⟳ stale: the code changed since capture ({row.verdict or 'changed'}) — "
-            "v see the diff and decide", "$text-error"))
+            f"⟳ stale: the code changed since capture ({row.verdict or 'changed'}{how}) — "
+            "v see the diff and decide", "$text-muted" if grade == "elsewhere"
+            else "$text-error"))
     if not row.grounded:
         notes.append(Content.styled(
             "? ungrounded: the evidence was not found in the transcript", "$text-warning"))
@@ -99,9 +108,10 @@ def _history_line(h: HistoryRow) -> Content:
 def full(
     row: FactRow, detail: FactDetail | None, history: list[HistoryRow],
     diffs: dict[str, Content], context: tuple[Content, bool] | None,
+    grade: str | None = None,
 ) -> list[Content]:
     """Every section of the pane for one fact (built off the UI thread)."""
-    parts = summary(row)
+    parts = summary(row, grade)
     found = context is not None and context[1]
     if context is not None:
         parts += [Content(""), heading("Evidence in the transcript"), context[0]]
