@@ -36,7 +36,7 @@ import dataclasses
 import re
 
 from capture.condense import render
-from capture.transcript import KEY_LINE_RE, Turn
+from capture.transcript import Turn, is_key_line
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -125,7 +125,7 @@ def _fit_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
 def _key_lines(turn: Turn) -> Turn:
     """A failure reduced to its headline and the lines that name what went wrong."""
     first, _, rest = turn.text.partition("\n")
-    keep = [first] + [ln for ln in rest.split("\n") if ln and KEY_LINE_RE.search(ln)]
+    keep = [first] + [ln for ln in rest.split("\n") if ln and is_key_line(ln)]
     text = "\n".join(keep)
     return turn if text == turn.text else dataclasses.replace(turn, text=text)
 

@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any, Literal
 
 Role = Literal["user", "assistant"]
@@ -449,15 +451,18 @@ ERROR_LINES = 6  # a failure keeps at most this many lines, headline included
 ERROR_BYTES = 600  # … and this many characters of them
 _ERROR_LINE_LIMIT = 200
 # Lines that say what went wrong, in any toolchain's words.
-KEY_LINE_RE = re.compile(
-    r"(?i:\b(?:error|errors|exception|assert\w*|traceback|fatal|failed|failure|failures"
+# Two patterns, not one case-insensitive one: the words run over the lowercased text,
+# five times faster (a failure can be long and this is on `preview`'s path).
+_KEY_WORDS_RE = re.compile(
+    r"\b(?:error|errors|exception|assert\w*|traceback|fatal|failed|failure|failures"
     r"|panic\w*|cannot|can ?not|can never|could not|couldn't|not found|no such|denied"
     r"|refused|undefined|invalid|unexpected|mismatch|timed? ?out|abort\w*|conflict"
-    r"|segmentation fault|not allowed|forbidden|violat\w*)\b)"
-    r"|^E {2,}|^FAILED\b|^\w+(?:Error|Exception)\b"
+    r"|segmentation fault|not allowed|forbidden|violat\w*)\b"
 )
-# Where it went wrong: `path/file.ext:12` (compilers, linters, test runners).
-_LOCATION_RE = re.compile(r"[\w./-]+\.\w{1,5}:\d+")
+_KEY_START_RE = re.compile(r"^(?:E +(?=\S)|FAILED\b|\w+(?:Error|Exception)\b)", re.M)
+# Where it went wrong: `path/file.ext:12` (compilers, linters, test runners), found by
+# its `.ext:12` tail.
+_LOCATION_RE = re.compile(r"\.[A-Za-z]\w{0,4}:\d")  # starts with a literal: fast to scan
 _DIGITS_RE = re.compile(r"\d+")
 # Lines that match the words above but say nothing (package manager chatter, stack
 # frames of a runtime, a summary count with nothing in it).
@@ -488,16 +493,25 @@ def _failure_lines(text: str) -> str:
     ) > 1:
         first, rest = f"{first} · {lines[1]}", 2
     head = _one_line(first, _ERROR_LINE_LIMIT)
+    # One regex pass over the whole text (not one per line: a failure may have
+    # hundreds), each match mapped back to its line.
+    body = "\n".join(lines)
+    starts = list(accumulate((len(ln) + 1 for ln in lines[:-1]), initial=0))
+    low = body.lower()
+    if len(low) != len(body):  # a few letters ("İ") lowercase to two characters
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in body)
+    key = _matched_lines(_KEY_WORDS_RE, low, starts, rest)
+    key |= _matched_lines(_KEY_START_RE, body, starts, rest)
+    where = _matched_lines(_LOCATION_RE, body, starts, rest) - key
     score: dict[int, int] = {}
-    for i in range(rest, len(lines)):
-        ln = lines[i]
-        if _NOISE_LINE_RE.match(ln):
+    for i in sorted(key | where):
+        if _NOISE_LINE_RE.match(lines[i]):
             continue
-        if KEY_LINE_RE.search(ln):
+        if i in key:
             score[i] = max(score.get(i, 0), 3)
             if i + 1 < len(lines):  # the neighbour: often the message or the location
                 score[i + 1] = max(score.get(i + 1, 0), 1)
-        elif _LOCATION_RE.search(ln):
+        else:
             score[i] = max(score.get(i, 0), 2)
             if i - 1 >= rest:  # a linter's message often sits just above its location
                 score[i - 1] = max(score.get(i - 1, 0), 1)
@@ -521,6 +535,26 @@ def _failure_lines(text: str) -> str:
     return "\n".join([head] + [_one_line(lines[i], _ERROR_LINE_LIMIT) for i in sorted(chosen)])
 
 
+def _matched_lines(rx: re.Pattern[str], body: str, starts: list[int], first: int) -> set[int]:
+    """Indexes (from `first`) of the lines of `body` where `rx` matches."""
+    out: set[int] = set()
+    pos = starts[first] if first < len(starts) else len(body)
+    while True:
+        m = rx.search(body, pos)
+        if m is None:
+            return out
+        i = bisect_right(starts, m.start()) - 1
+        out.add(i)
+        pos = starts[i + 1] if i + 1 < len(starts) else len(body)  # on to the next line
+
+
+def is_key_line(line: str) -> bool:
+    """A failure's line that names what went wrong (`capture.fit` never drops these)."""
+    if _NOISE_LINE_RE.match(line):
+        return False
+    return bool(_KEY_WORDS_RE.search(line.lower()) or _KEY_START_RE.match(line))
+
+
 def _error_line(text: str) -> str:
     """The headline alone (first line of `_failure_lines`)."""
     return _failure_lines(text).partition("\n")[0]
@@ -539,6 +573,7 @@ _TRACKER_RE = re.compile(
     r"(?:^|[\s;&|(])(?:gh\s+(?:issue|pr)|glab\s+(?:issue|mr)|bd|beads|linear|jira)"
     r"\s+\w[\w-]*"
 )
+_TRACKER_WORDS = ("gh ", "glab ", "bd ", "beads ", "linear ", "jira ")
 _TRACKER_FLAG_RE = re.compile(
     r"(?:^|\s)(?:--body|-b|--title|-t|--description|-d|--reason|--message|-m|--comment"
     r"|--summary|--notes)(?:=|\s+)" + _QUOTED
@@ -574,7 +609,12 @@ def bash_detail(command: str) -> str:
     if not command or len(command) < 40:
         return ""
     found: list[str] = []
-    for kind_re, flag_re in ((_COMMIT_RE, _COMMIT_MSG_RE), (_TRACKER_RE, _TRACKER_FLAG_RE)):
+    rules = []
+    if "commit" in command:  # substring checks first: most commands are neither
+        rules.append((_COMMIT_RE, _COMMIT_MSG_RE))
+    if any(w in command for w in _TRACKER_WORDS):
+        rules.append((_TRACKER_RE, _TRACKER_FLAG_RE))
+    for kind_re, flag_re in rules:
         m = kind_re.search(command)
         if not m:
             continue

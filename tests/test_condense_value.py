@@ -267,3 +267,26 @@ def test_make_eval_runs_and_prints_each_section() -> None:
                          text=True, timeout=120, check=True).stdout
     assert "== condensation survival ==" in out
     assert "overall" in out or "absent" in out
+
+
+def test_turns_redacted_in_groups_equal_turns_redacted_one_by_one() -> None:
+    """`redact_turns` skips per-turn redaction for groups without a secret: on every
+    planted secret of the corpus, alone or between ordinary turns, the result is exactly
+    that of one `redact` call per turn (and no secret is left)."""
+    from secret_corpus import ORDINARY, all_planted_texts, leaked
+
+    from capture.pipeline import redact_turns
+    from reviewer.sanitize.redact import redact
+
+    plain = [t("prompt", "Run the tests."), t("tool_call", "Bash: pytest -x", "Bash"),
+             t("prose", "All green: 12 passed.")] + [t("prose", o) for o in ORDINARY]
+    planted = all_planted_texts()
+    assert len(planted) > 50
+    for n, (_, context, text) in enumerate(planted):
+        kind = "prompt" if context == "prompt" else "prose"
+        at = n % (len(plain) + 1)
+        turns = [*plain[:at], t(kind, text), *plain[at:]]
+        got = redact_turns(turns)
+        assert [x.text for x in got] == [redact(x.text) for x in turns], context
+        assert not leaked("\n".join(x.text for x in got)), context
+    assert redact_turns(plain) == plain
