@@ -290,3 +290,26 @@ def test_turns_redacted_in_groups_equal_turns_redacted_one_by_one() -> None:
         assert [x.text for x in got] == [redact(x.text) for x in turns], context
         assert not leaked("\n".join(x.text for x in got)), context
     assert redact_turns(plain) == plain
+
+
+def test_preview_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
+    """`mem-review preview` reads, condenses and redacts: the store (sqlite3), dates and
+    the TOML parser (no config file) are not loaded for it. A fresh interpreter, so the
+    test sees only what the command itself imports."""
+    import os
+    import subprocess
+
+    need_transcripts()
+    big = TRANSCRIPTS / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    code = (
+        "import sys, io, contextlib\n"
+        "from reviewer.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['preview', {str(big)!r}]) == 0\n"
+        "print(sorted(m for m in ('sqlite3', 'reviewer.store.db', 'reviewer.store.queue',"
+        " 'datetime', 'tomllib') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "MEM_REVIEW_HOME": str(tmp_path / "home")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    assert out.strip() == "[]"
