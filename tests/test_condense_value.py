@@ -313,3 +313,18 @@ def test_preview_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=60, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_hostile_commands_and_failures_stay_linear() -> None:
+    """Thousands of `<<`, unclosed quotes, megabyte outputs: cut and scanned once."""
+    import time
+
+    start = time.perf_counter()
+    assert bash_detail("git commit " + "<<EOF\n" * 100_000) == ""
+    assert len(bash_detail('gh issue create --body "' * 50_000)) <= 1200
+    assert len(bash_detail('git commit -m "' + "x" * 2_000_000)) <= 1200
+    from capture.transcript import _failure_lines
+
+    assert len(_failure_lines("error: " * 1_000_000)) <= ERROR_BYTES + 200
+    assert _failure_lines("\n".join(["a.py:1: E   x"] * 200_000)).count("\n") < ERROR_LINES
+    assert time.perf_counter() - start < 5  # quadratic scans took minutes
