@@ -823,7 +823,16 @@ def _call_detail(name: str, inp: Any) -> str:
         return _cap(plan, PLAN_BYTES) if "\n" in plan or len(plan) > _BASH_LIMIT else ""
     if name == "Bash":
         return bash_detail(_s(inp, "command"))
+    if name.startswith("mcp__") and _TRACKER_TOOL_RE.search(name):
+        # An issue tracker's MCP tool (GitHub, Linear, Jira…): what it was told to file.
+        parts = [_s(inp, k).strip() for k in _TRACKER_FIELDS]
+        text = "\n".join(p for p in parts if p)
+        return _cap(text, DETAIL_BYTES) if len(text) > _BASH_LIMIT or "\n" in text else ""
     return ""
+
+
+_TRACKER_TOOL_RE = re.compile(r"(?i)issue|pull_request|comment|linear|jira|ticket")
+_TRACKER_FIELDS = ("title", "summary", "body", "description", "comment", "text", "reason")
 
 
 def _queued_prompt(

@@ -328,3 +328,15 @@ def test_hostile_commands_and_failures_stay_linear() -> None:
     assert len(_failure_lines("error: " * 1_000_000)) <= ERROR_BYTES + 200
     assert _failure_lines("\n".join(["a.py:1: E   x"] * 200_000)).count("\n") < ERROR_LINES
     assert time.perf_counter() - start < 5  # quadratic scans took minutes
+
+
+def test_an_issue_trackers_mcp_tool_keeps_what_it_filed(tmp_path: Path) -> None:
+    body = "Uploads fail for buckets in eu-west-3.\nRetry does not help: the region is wrong."
+    path = write_jsonl(tmp_path / "m.jsonl", [
+        call("mcp__linear__create_issue", {"title": "Upload region bug", "description": body,
+                                           "teamId": "T1"}),
+        call("mcp__github__get_issue", {"owner": "o", "repo": "r", "issue_number": 3},
+             "t2", "m2"),
+    ])
+    details = [x.text for x in read_turns(path)[0] if x.kind == "detail"]
+    assert details == ["Upload region bug\n" + body]
