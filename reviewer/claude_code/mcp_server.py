@@ -54,17 +54,20 @@ Opener = Callable[[bool], sqlite3.Connection | None]
 
 
 class _Server(MCPServer[Any]):
-    """MCPServer whose argument-validation errors read as one line, not pydantic's page."""
+    """MCPServer whose tool errors read as one line: ours without the SDK's prefix, and
+    argument-validation errors without pydantic's page of detail."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
+            if isinstance(cause, ToolError):  # ours, already one line: drop the SDK's prefix
+                raise ToolError(str(cause)) from None
             errors = getattr(cause, "errors", None)
             if callable(errors):
                 raise ToolError(f"{name}: {_validation_line(errors())}") from None
-            raise
+            raise ToolError(_line(str(exc))) from None
 
 
 def _validation_line(errors: list[dict[str, Any]]) -> str:
