@@ -268,6 +268,9 @@ def _pointer(more: int) -> str:
     """The line that points at on-demand recall (a statement, not an order)."""
     from reviewer.claude_code.mcp_config import RECALL_TOOL
 
+    if more <= 0:
+        return (f"Every approved, non-stale fact of this project is shown here; the tool "
+                f"{RECALL_TOOL} searches them by words and by cited files.")
     return (
         f"{more} more approved facts of this project are not shown here; the tool "
         f"{RECALL_TOOL} searches all approved, non-stale facts by words and by cited files."

@@ -108,7 +108,18 @@ def _servers(data: dict[str, Any], scope: str, project: str, *, create: bool) ->
 # ---- the server entry ------------------------------------------------------------------
 
 
-def install(scope: str, project_dir: str | os.PathLike[str], exe: str | None = None) -> Change:
+def check(scope: str, project_dir: str | os.PathLike[str]) -> None:
+    """Raise the UserError `install` or `allow` would, writing nothing: run before the
+    hooks are written, so a refused file leaves the whole install undone."""
+    install(scope, project_dir, exe=SERVER, dry_run=True)
+    path = settings_file.settings_path(scope, project_dir)
+    _allow_list(json.loads(json.dumps(settings_file.load(path)[0])), path, create=True)
+
+
+def install(
+    scope: str, project_dir: str | os.PathLike[str], exe: str | None = None, *,
+    dry_run: bool = False,
+) -> Change:
     path = config_path(scope, project_dir)
     project = os.fspath(project_dir)
     data, raw = settings_file.load(path)
@@ -126,7 +137,7 @@ def install(scope: str, project_dir: str | os.PathLike[str], exe: str | None = N
         )
     change = Change(path, changed=current != want, what="MCP server",
                     entries=[f"{SERVER}: {want['command']} mcp"])
-    if not change.changed:
+    if not change.changed or dry_run:
         return change
     servers[SERVER] = want
     if raw is not None:

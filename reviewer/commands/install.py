@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from reviewer.claude_code import mcp_config, settings_file
 
     project = resolve(args.project)
+    mcp_config.check(args.scope, project)  # refuse before writing anything
     change = settings_file.install(args.scope, project, guard=args.guard)
     if not change.changed:
         print(f"mem-review hooks already installed in {change.path}; nothing changed")
