@@ -52,8 +52,11 @@ def test_project_scope_writes_dot_mcp_json_and_uninstall_deletes_what_it_created
     done = cli("install", "--project", str(project), home=home)
     assert done.returncode == 0, done.stderr
     assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {"mem-review": ENTRY}}
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
-    assert settings["permissions"]["allow"] == ALLOW
+    # Claude Code 2.1.332 ignores MCP allow rules in the committed settings.json: the
+    # personal settings.local.json of the project holds them.
+    assert "permissions" not in json.loads((project / ".claude" / "settings.json").read_text())
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert local == {"permissions": {"allow": ALLOW}}
     assert mcp_config.registered(project, home)
     again = cli("install", "--project", str(project), home=home)
     assert "MCP server already in" in again.stdout and "tool permissions already in" in again.stdout
@@ -68,7 +71,7 @@ def test_their_mcp_json_and_settings_come_back_byte_for_byte(project: Path, home
     mcp = project / ".mcp.json"
     mcp_bytes = b'{"mcpServers":{"github":{"command":"gh-mcp","args":[]}}, "x": 1}\n'
     mcp.write_bytes(mcp_bytes)
-    settings = project / ".claude" / "settings.json"
+    settings = project / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     settings_bytes = b'{\n    "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(.env)"]}\n}\n'
     settings.write_bytes(settings_bytes)
@@ -83,7 +86,7 @@ def test_their_mcp_json_and_settings_come_back_byte_for_byte(project: Path, home
 
 
 def test_rules_they_had_before_install_survive_uninstall(project: Path, home: Path) -> None:
-    settings = project / ".claude" / "settings.json"
+    settings = project / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"permissions": {"allow": [ALLOW[0]]}}))
     assert cli("install", "--project", str(project), home=home).returncode == 0

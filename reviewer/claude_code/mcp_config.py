@@ -18,9 +18,10 @@ changed; `~/.claude.json` is Claude Code's own state file, rewritten by it all t
 so it is never restored from a backup: our key is taken out and everything else stays
 (a timestamped copy is still made before each write).
 
-`-p` runs need permission to call the tools: `permissions.allow` in the scope's settings
-file gets `mcp__mem-review__recall` and `mcp__mem-review__remember`; uninstall takes out
-only the ones that were not there before install (read from the settings backup).
+`-p` runs need permission to call the tools: `permissions.allow` gets
+`mcp__mem-review__recall` and `mcp__mem-review__remember` (in the scope's settings file,
+or `.claude/settings.local.json` for the project scope: see `allow_path`); uninstall
+takes out only the ones that were not there before install (read from the backup).
 
 Stdlib only: `registered()` runs in the SessionStart hook.
 """
@@ -112,7 +113,7 @@ def check(scope: str, project_dir: str | os.PathLike[str]) -> None:
     """Raise the UserError `install` or `allow` would, writing nothing: run before the
     hooks are written, so a refused file leaves the whole install undone."""
     install(scope, project_dir, exe=SERVER, dry_run=True)
-    path = settings_file.settings_path(scope, project_dir)
+    path = allow_path(scope, project_dir)
     _allow_list(json.loads(json.dumps(settings_file.load(path)[0])), path, create=True)
 
 
@@ -193,13 +194,22 @@ def _drop_empty(data: dict[str, Any], scope: str, project: str) -> None:
         del holder["mcpServers"]
 
 
-# ---- permissions.allow in the hooks' settings file ---------------------------------------
+# ---- permissions.allow ------------------------------------------------------------------
+
+
+def allow_path(scope: str, project_dir: str | os.PathLike[str]) -> Path:
+    """Where the allow rules go: the scope's settings file, except that for the project
+    scope it is `.claude/settings.local.json`. Seen with 2.1.332: rules for MCP tools in
+    the committed `.claude/settings.json` are not honoured (a cloned repository cannot
+    grant itself tool permissions), those in the local and user files are."""
+    return settings_file.settings_path("local" if scope == "project" else scope, project_dir)
 
 
 def allow(scope: str, project_dir: str | os.PathLike[str], *, hooks_written: bool) -> Change:
-    """Add our tools to `permissions.allow`. Runs after the hooks' install, whose backup
-    (when `hooks_written`) already holds the file as it was; otherwise a timestamped one."""
-    path = settings_file.settings_path(scope, project_dir)
+    """Add our tools to `permissions.allow`. In the hooks' own file (local, user) this
+    runs after their install, whose backup (when `hooks_written`) already holds the file
+    as it was; elsewhere the file's pre-install bytes are backed up here."""
+    path = allow_path(scope, project_dir)
     data, raw = settings_file.load(path)
     new = json.loads(json.dumps(data))
     rules = _allow_list(new, path, create=True)
@@ -209,20 +219,25 @@ def allow(scope: str, project_dir: str | os.PathLike[str], *, hooks_written: boo
     if not missing:
         return change
     rules.extend(missing)
-    if raw is not None and not hooks_written:
-        change.backup = _timestamped(path, raw)
+    own_file = scope == "project"  # the hooks' install did not touch this file
+    if raw is not None:
+        if own_file and not settings_file.entries(data):
+            change.backup = _first_backup(path, raw)
+        elif own_file or not hooks_written:
+            change.backup = _timestamped(path, raw)
     settings_file.write_atomic(path, settings_file.dump(new))
     return change
 
 
 def disallow(scope: str, project_dir: str | os.PathLike[str]) -> Change:
     """Take out the rules `allow` added: those absent from the pre-install backup.
-    Runs before the hooks' uninstall, so that one can still restore the file exactly."""
-    path = settings_file.settings_path(scope, project_dir)
+    Runs before the hooks' uninstall, so that one can still restore its file exactly."""
+    path = allow_path(scope, project_dir)
     data, _raw = settings_file.load(path)
     new = json.loads(json.dumps(data))
     rules = _allow_list(new, path, create=False)
-    before = _read(settings_file.backup_path(path))
+    original = settings_file.backup_path(path)
+    before = _read(original)
     had: list[Any] = []
     if before is not None:
         with contextlib.suppress(ValueError, UnicodeDecodeError, AttributeError):
@@ -238,6 +253,19 @@ def disallow(scope: str, project_dir: str | os.PathLike[str]) -> Change:
         del perms["allow"]
         if not perms:
             del new["permissions"]
+    if scope == "project" and not settings_file.entries(new):  # this file is ours to settle
+        if before is not None and _same_json(before, new):
+            settings_file.write_atomic(path, before)
+            change.restored_exactly = True
+            with contextlib.suppress(OSError):
+                original.unlink()
+            return change
+        if before is None and not new:
+            path.unlink()
+            change.removed_file = True
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # only if empty
+            return change
     settings_file.write_atomic(path, settings_file.dump(new))
     return change
 
