@@ -268,3 +268,20 @@ def test_remember_bad_arguments(repo: Path, conn, args: tuple, message: str) -> 
     with pytest.raises(RememberError, match=message):
         remember.remember(conn, repo, *args)
     assert conn.execute("SELECT COUNT(*) FROM fact").fetchone()[0] == 0
+
+
+def test_a_writer_holding_the_store_does_not_block_recall(repo: Path, conn) -> None:
+    fid = add(conn, repo, "The upload handler streams to S3", files=("src/api.py",))
+    add(conn, repo, "The cli entry point parses flags", files=("src/cli.py",))
+    write_old(repo, "src/cli.py", "# cli, edited: the hash cache wants a write\n")
+    worker = db.connect()
+    worker.execute("BEGIN IMMEDIATE")  # the worker (or the TUI) mid-transaction
+    worker.execute("UPDATE fact SET updated_at = updated_at WHERE id = ?", (fid,))
+    try:
+        started = time.monotonic()
+        answer = recall.recall(conn, repo, "upload handler cli entry point")
+        assert time.monotonic() - started < 3.0  # 300 ms busy timeout, not db's 10 s
+        assert ids(answer) == [fid] and answer.withheld_stale == 1
+    finally:
+        worker.execute("ROLLBACK")
+        worker.close()
