@@ -162,3 +162,13 @@ def test_registered_never_raises(project: Path, home: Path) -> None:
 def test_a_bad_scope_is_a_user_error(project: Path) -> None:
     with pytest.raises(UserError, match="unknown scope"):
         mcp_config.config_path("team", project)
+
+
+def test_a_project_server_the_person_turned_down_is_not_registered(
+    project: Path, home: Path
+) -> None:
+    mcp_config.install("project", project, exe=EXE)
+    assert mcp_config.registered(project, home)
+    state = {"projects": {str(project): {"disabledMcpjsonServers": ["mem-review"]}}}
+    (home / ".claude.json").write_text(json.dumps(state))
+    assert not mcp_config.registered(project, home)

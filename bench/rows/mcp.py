@@ -112,8 +112,10 @@ def run(ctx: Ctx) -> list[Result]:
         bare = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
         turn = {"i": 0}
 
+        from reviewer.claude_code.recall import parse
+
         def words(q: str) -> str:
-            return " OR ".join(f'"{w}"' for w in q.split())
+            return parse(q).match  # the very expression recall sends to FTS5
 
         def a() -> float:
             q = QUERIES[turn["i"] % len(QUERIES)]

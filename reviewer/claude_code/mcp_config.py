@@ -296,18 +296,35 @@ def registered(project: str | os.PathLike[str], home: Path | None = None) -> boo
     scopes. Never raises: an unreadable file counts as "not registered"."""
     root = os.fspath(project)
     try:
-        if _has_ours(_json(Path(root) / ".mcp.json"), None):
-            return True
-        state = (home or Path.home()) / ".claude.json"
-        if state.stat().st_size > MAX_STATE_BYTES:
-            return False
-        raw = state.read_bytes()
-        if SERVER.encode() not in raw:  # most runs stop here, without parsing
-            return False
-        data = json.loads(raw.decode("utf-8-sig"))
-        return _has_ours(data, None) or _has_ours(data, root)
+        in_project = _has_ours(_json(Path(root) / ".mcp.json"), None)
     except (OSError, ValueError, UnicodeDecodeError):
-        return False
+        in_project = False
+    try:
+        data = _state(home)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return in_project
+    if data is None:
+        return in_project
+    if in_project:  # unless the person turned the project's server down in Claude Code
+        projects = data.get("projects") if isinstance(data, dict) else None
+        entry = projects.get(root) if isinstance(projects, dict) else None
+        disabled = entry.get("disabledMcpjsonServers") if isinstance(entry, dict) else None
+        return not (isinstance(disabled, list) and SERVER in disabled)
+    return _has_ours(data, None) or _has_ours(data, root)
+
+
+def _state(home: Path | None) -> Any:
+    """~/.claude.json parsed, or None when it is absent, huge, or never names us."""
+    state = (home or Path.home()) / ".claude.json"
+    try:
+        if state.stat().st_size > MAX_STATE_BYTES:
+            return None
+        raw = state.read_bytes()
+    except FileNotFoundError:
+        return None
+    if SERVER.encode() not in raw:  # most runs stop here, without parsing
+        return None
+    return json.loads(raw.decode("utf-8-sig"))
 
 
 def _has_ours(data: object, project: str | None) -> bool:

@@ -218,8 +218,9 @@ def recall(
     verdicts = staleness.verdicts_for(
         conn, root, [(r[0], r[4], r[5]) for r in rows], similar_moves=False
     )
-    hits: list[Hit] = []
-    for fid, text, category, raw_files, _anchors, _commit, confidence, approved_at in rows:
+    ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = []
+    for row in rows:
+        fid, confidence, approved_at = row[0], row[6], float(row[7] or 0)
         verdict = verdicts.get(fid)
         if verdict is not None and verdict.stale:
             answer.withheld_stale += 1
@@ -228,17 +229,23 @@ def recall(
             text_scores.get(fid, 0.0) + FILE_WEIGHT * by_file.get(fid, 0.0)
             + CONFIDENCE_WEIGHT * float(confidence or 0)
         )
-        cited = _files(raw_files)
-        hits.append(Hit(
-            id=int(fid), text=neutralise(text), category=neutralise(category),
-            files=[neutralise(f) for f in cited],
-            approved=time.strftime("%Y-%m-%d", time.localtime(float(approved_at or 0))),
-            staleness=verdict.state if verdict is not None else "unanchored",
-            score=round(score, 4), approved_at=float(approved_at or 0),
-        ))
-    hits.sort(key=lambda h: (-h.score, -h.approved_at, h.id))
-    answer.results = hits[: q.limit]
+        state = verdict.state if verdict is not None else "unanchored"
+        ranked.append((-score, -approved_at, int(fid), row, state))
+    ranked.sort(key=lambda r: r[:3])
+    answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
     return answer
+
+
+def _hit(row: tuple[Any, ...], score: float, state: str) -> Hit:
+    """Only the results shown are neutralised (the pass costs more than the ranking)."""
+    fid, text, category, raw_files = row[0], row[1], row[2], row[3]
+    approved_at = float(row[7] or 0)
+    return Hit(
+        id=int(fid), text=neutralise(text), category=neutralise(category),
+        files=[neutralise(f) for f in _files(raw_files)],
+        approved=time.strftime("%Y-%m-%d", time.localtime(approved_at)),
+        staleness=state, score=round(score, 4), approved_at=approved_at,
+    )
 
 
 def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int, str, str]]:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reviewer.project import project_root
+from reviewer.project import project_root, resolve
 
 if TYPE_CHECKING:
     from reviewer.claude_code.remember import Checks
@@ -29,6 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from reviewer.claude_code import mcp_server
 
+    if args.project is not None:
+        resolve(args.project)  # a missing directory is a one-line error, not a server
     cwd = args.project or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     project = project_root(cwd)
     mcp_server.serve(project, lambda: checks_for(cwd))
