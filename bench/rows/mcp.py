@@ -88,7 +88,7 @@ def _sdk_floor() -> tuple[float, float]:
 def run(ctx: Ctx) -> list[Result]:
     n = ctx.fx.scale
     titles = {
-        "mcp-recall": (f"`recall` over MCP, {n.facts:,} approved facts", "≤ 15×"),
+        "mcp-recall": (f"`recall` over MCP, {n.facts:,} approved facts", "≤ 5×"),
         "mcp-start": ("`mem-review mcp` start to `initialize` answered", "≤ 1.5×"),
         "mcp-memory": (f"`mem-review mcp` memory (peak RSS), {n.facts:,} facts", "≤ +25 MB"),
     }
@@ -142,7 +142,7 @@ def run(ctx: Ctx) -> list[Result]:
         server.close()
     title, budget = titles["mcp-recall"]
     res = Result("mcp-recall", title, "", value=ms(samples[0]), baseline=ms(samples[1]),
-                 baseline_title="bare FTS5 BM25 query, same words, same store", limit=15.0,
+                 baseline_title="bare FTS5 BM25 query, same words, same store", limit=5.0,
                  budget=budget)
     last = answers[-1].get("result", {}) if answers else {}
     if not last or last.get("isError"):
