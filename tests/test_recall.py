@@ -285,3 +285,29 @@ def test_a_writer_holding_the_store_does_not_block_recall(repo: Path, conn) -> N
     finally:
         worker.execute("ROLLBACK")
         worker.close()
+
+
+def test_any_text_at_all_is_a_query_or_a_one_line_error(repo: Path, conn) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    add(conn, repo, "Billing invoices are generated nightly", files=("src/api.py",))
+    fts = st.sampled_from(['"', "'", "(", ")", "*", "-", ":", "^", "+", "NEAR", "AND", "OR",
+                           "NOT", "{", "}", "text:", "files:", "\0", "\\", ";", "_"])
+    queries = st.lists(st.one_of(st.text(max_size=12), fts, st.just("billing")), max_size=12)
+
+    @settings(max_examples=300, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(queries, st.lists(st.text(max_size=20), max_size=4) | st.none())
+    def check(parts: list[str], files: list[str] | None) -> None:
+        query = " ".join(parts) if len(parts) % 2 else "".join(parts)
+        try:
+            answer = recall.recall(conn, repo, query, files)
+        except RecallError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith("query has no words")
+            return
+        json.loads(answer.text())
+        if "billing" in recall.parse(query, files).terms:
+            assert [h.id for h in answer.results] == [1]
+
+    check()
