@@ -213,3 +213,20 @@ def test_start_to_initialize_is_quick(repo: Path, env: dict[str, str]) -> None:
     finally:
         client.close()
     assert elapsed < 10.0  # generous: a loaded 2-core box; bench/ measures it properly
+
+
+def test_a_fact_approved_while_the_server_runs_is_recalled(client: Client, repo: Path) -> None:
+    client.initialize()
+    error, text = client.call("recall", {"query": "deploy window"})
+    assert not error and json.loads(text)["results"] == []  # no store yet
+    conn = db.connect()
+    fid = add(conn, repo, "The deploy window is Tuesday morning", status="pending")
+    conn.close()
+    error, text = client.call("recall", {"query": "deploy window"})
+    assert json.loads(text)["withheld"]["pending"] == 1
+    conn = db.connect()  # a person approves it in the TUI meanwhile
+    conn.execute("UPDATE fact SET status = 'approved', decided_at = ? WHERE id = ?",
+                 (time.time(), fid))
+    conn.close()
+    error, text = client.call("recall", {"query": "deploy window"})
+    assert not error and [r["id"] for r in json.loads(text)["results"]] == [fid]
