@@ -23,7 +23,8 @@ so it is never restored from a backup: our key is taken out and everything else 
 or `.claude/settings.local.json` for the project scope: see `allow_path`); uninstall
 takes out only the ones that were not there before install (read from the backup).
 
-Stdlib only: `registered()` runs in the SessionStart hook.
+Stdlib only: `registered()` runs in the SessionStart hook, so the settings-file helpers
+(shutil, tempfile: ~5 ms of imports) load only in the functions that write.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reviewer.claude_code import settings_file
 from reviewer.errors import UserError
 
 SERVER = "mem-review"
@@ -73,6 +73,8 @@ def is_ours(value: object) -> bool:
 
 
 def config_path(scope: str, project_dir: str | os.PathLike[str]) -> Path:
+    from reviewer.claude_code import settings_file
+
     if scope == "project":
         return Path(project_dir) / ".mcp.json"
     if scope in ("local", "user"):
@@ -112,6 +114,8 @@ def _servers(data: dict[str, Any], scope: str, project: str, *, create: bool) ->
 def check(scope: str, project_dir: str | os.PathLike[str]) -> None:
     """Raise the UserError `install` or `allow` would, writing nothing: run before the
     hooks are written, so a refused file leaves the whole install undone."""
+    from reviewer.claude_code import settings_file
+
     install(scope, project_dir, exe=SERVER, dry_run=True)
     path = allow_path(scope, project_dir)
     _allow_list(json.loads(json.dumps(settings_file.load(path)[0])), path, create=True)
@@ -121,6 +125,8 @@ def install(
     scope: str, project_dir: str | os.PathLike[str], exe: str | None = None, *,
     dry_run: bool = False,
 ) -> Change:
+    from reviewer.claude_code import settings_file
+
     path = config_path(scope, project_dir)
     project = os.fspath(project_dir)
     data, raw = settings_file.load(path)
@@ -151,6 +157,8 @@ def install(
 
 
 def uninstall(scope: str, project_dir: str | os.PathLike[str]) -> Change:
+    from reviewer.claude_code import settings_file
+
     path = config_path(scope, project_dir)
     project = os.fspath(project_dir)
     data, raw = settings_file.load(path)
@@ -202,6 +210,8 @@ def allow_path(scope: str, project_dir: str | os.PathLike[str]) -> Path:
     scope it is `.claude/settings.local.json`. Seen with 2.1.332: rules for MCP tools in
     the committed `.claude/settings.json` are not honoured (a cloned repository cannot
     grant itself tool permissions), those in the local and user files are."""
+    from reviewer.claude_code import settings_file
+
     return settings_file.settings_path("local" if scope == "project" else scope, project_dir)
 
 
@@ -209,6 +219,8 @@ def allow(scope: str, project_dir: str | os.PathLike[str], *, hooks_written: boo
     """Add our tools to `permissions.allow`. In the hooks' own file (local, user) this
     runs after their install, whose backup (when `hooks_written`) already holds the file
     as it was; elsewhere the file's pre-install bytes are backed up here."""
+    from reviewer.claude_code import settings_file
+
     path = allow_path(scope, project_dir)
     data, raw = settings_file.load(path)
     new = json.loads(json.dumps(data))
@@ -232,6 +244,8 @@ def allow(scope: str, project_dir: str | os.PathLike[str], *, hooks_written: boo
 def disallow(scope: str, project_dir: str | os.PathLike[str]) -> Change:
     """Take out the rules `allow` added: those absent from the pre-install backup.
     Runs before the hooks' uninstall, so that one can still restore its file exactly."""
+    from reviewer.claude_code import settings_file
+
     path = allow_path(scope, project_dir)
     data, _raw = settings_file.load(path)
     new = json.loads(json.dumps(data))
@@ -350,6 +364,8 @@ def _json(path: Path) -> object:
 
 
 def _first_backup(path: Path, raw: bytes) -> Path:
+    from reviewer.claude_code import settings_file
+
     original = settings_file.backup_path(path)
     if original.exists():
         return _timestamped(path, raw)
