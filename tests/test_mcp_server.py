@@ -230,3 +230,25 @@ def test_a_fact_approved_while_the_server_runs_is_recalled(client: Client, repo:
     conn.close()
     error, text = client.call("recall", {"query": "deploy window"})
     assert not error and [r["id"] for r in json.loads(text)["results"]] == [fid]
+
+
+def test_garbage_on_the_wire_does_not_kill_the_server(client: Client) -> None:
+    client.initialize()
+    assert client.proc.stdin is not None and client.proc.stdout is not None
+    for junk in ("not json at all", '{"jsonrpc": "2.0", "id": 99, "method": 5}', "[]", "{}"):
+        client.proc.stdin.write(junk + "\n")
+        client.proc.stdin.flush()
+    # Whatever the SDK answers to junk (or not), a real request after it is served.
+    client.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1000, "method": "tools/list"})
+                            + "\n")
+    client.proc.stdin.flush()
+    for _ in range(10):
+        line = client.proc.stdout.readline()
+        assert line, "the server died on junk input"
+        answer = json.loads(line)
+        if answer.get("id") == 1000:
+            assert {t["name"] for t in answer["result"]["tools"]} == {"recall", "remember"}
+            break
+    else:
+        raise AssertionError("no answer to tools/list after junk input")
+    assert client.proc.poll() is None
