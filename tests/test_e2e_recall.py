@@ -176,3 +176,30 @@ def test_recall_answers_the_approved_fact_and_remember_leaves_it_pending(
 
         world.cli("uninstall", "--scope", "project")
         assert not (project / ".mcp.json").exists()
+
+
+@pytest.mark.parametrize("scope", ["local", "user"])
+def test_local_and_user_installs_reach_the_real_client(
+    claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scope: str
+) -> None:
+    root = tmp_path.resolve()
+    store_home = root / "store"
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(store_home))
+    project = make_project(root / "shop", FILES)
+    with FakeMessagesAPI() as api:
+        world = World(project=project, home=root / "home", store_home=store_home, api=api)
+        world.home.mkdir(parents=True, exist_ok=True)
+        world.cli("install", "--scope", scope)
+        assert not (project / ".mcp.json").exists()  # ~/.claude.json holds it
+        approved = seed(project, APPROVED, "approved", ("src/billing.py",))
+        api.script(*deferred_tool(RECALL, {"query": "billing invoices"}), Text("Nightly."),
+                   lane="chat")
+        world.claude(PROMPT, env={"MEM_REVIEW_NO_SPAWN": "1"})
+        assert api.pending() == 0
+        error, text = result_of(api, RECALL)
+        assert not error, text
+        assert [r["id"] for r in json.loads(text)["results"]] == [approved]
+        world.cli("uninstall", "--scope", scope)
+        state = json.loads((world.home / ".claude.json").read_text())
+        assert "mem-review" not in json.dumps(state.get("mcpServers", {}))
+        assert "mem-review" not in json.dumps(state.get("projects", {}).get(str(project), {}))
