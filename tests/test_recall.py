@@ -311,3 +311,17 @@ def test_any_text_at_all_is_a_query_or_a_one_line_error(repo: Path, conn) -> Non
             assert [h.id for h in answer.results] == [1]
 
     check()
+
+
+def test_remember_finds_a_near_duplicate_among_many_facts(repo: Path, conn) -> None:
+    with db.transaction(conn):
+        for i in range(1_500):
+            add(conn, repo, f"The server number {i} listens on port {1000 + i} in staging")
+        target = add(conn, repo, "The API server listens on port 8080")
+        rejected = add(conn, repo, "The API server listens on port 9090", status="rejected")
+    near = remember.remember(conn, repo, "The API server is listening on port 8080.", "decision")
+    assert (near.kind, near.fact_id) == ("seen_again", target)
+    twin = remember.remember(conn, repo, "the API server listens on port 9090", "decision")
+    assert (twin.kind, twin.fact_id) == ("suppressed", rejected)
+    other = remember.remember(conn, repo, "The API server listens on port 7070", "decision")
+    assert other.kind == "new"  # numbers must agree: a different port is a different fact

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reviewer.claude_code.recall import RecallError, parse
 from reviewer.freshness.anchors import blob_sha, git_head
 from reviewer.sanitize.redact import redact
 from reviewer.store import db
@@ -33,6 +34,7 @@ MAX_FACT_CHARS = 1_000
 MAX_EVIDENCE_CHARS = 2_000
 MAX_FILES = 20
 AGENT_CONFIDENCE = 0.5  # the agent states no confidence; the reviewer judges
+NEIGHBOURS = 200  # full-text matches a proposal is deduped against
 NOT_APPROVED = (
     "It is NOT approved: a person reviews it in `mem-review` before it is ever recalled "
     "or injected."
@@ -106,10 +108,7 @@ def remember(
     commit, branch = git_head(root)
     now = db.now()
     with db.transaction(conn):
-        existing = conn.execute(
-            "SELECT id, text, status FROM fact WHERE project = ?", (root,)
-        ).fetchall()
-        decision = FactIndex.build((int(r[0]), r[1], r[2]) for r in existing).classify(text)
+        decision = FactIndex.build(_neighbours(conn, root, text)).classify(text)
         if decision.kind == "suppressed":
             return Proposal("suppressed", decision.match_id, text)
         if decision.kind == "seen_again" and decision.match_id is not None:
@@ -134,6 +133,28 @@ def remember(
             "grounded": grounded,
         }, now)
     return Proposal("new", fact_id, text, grounded, missing)
+
+
+def _neighbours(conn: sqlite3.Connection, root: str, text: str) -> list[tuple[int, str, str]]:
+    """The project's facts that could be the same as `text`: those with its key, and the
+    best full-text matches of its words (a near duplicate shares nearly all of them, so
+    it ranks among the first). Classifying against these instead of every fact keeps a
+    proposal at 10,000 facts in milliseconds, not the half second a full index takes."""
+    rows = conn.execute(
+        "SELECT id, text, status FROM fact WHERE project = ? AND norm = ?",
+        (root, fact_key(text)),
+    ).fetchall()
+    try:
+        match = parse(text).match  # recall's quoting, filler words left out
+    except RecallError:
+        match = ""
+    if match:
+        rows += conn.execute(
+            "SELECT f.id, f.text, f.status FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+            "WHERE fact_fts MATCH ? AND f.project = ? ORDER BY bm25(fact_fts) LIMIT ?",
+            (match, root, NEIGHBOURS),
+        ).fetchall()
+    return list({int(r[0]): (int(r[0]), str(r[1]), str(r[2])) for r in rows}.values())
 
 
 def _validate(
