@@ -154,7 +154,9 @@ def test_request_forces_the_tool_and_carries_the_prompt():
     assert tool["name"] == TOOL_NAME and tool["strict"] is True
     item = tool["input_schema"]["properties"]["facts"]["items"]
     assert item["properties"]["category"]["enum"] == list(CATEGORIES)
-    assert set(item["required"]) == {"fact", "category", "files", "confidence", "evidence"}
+    assert set(item["required"]) == {
+        "fact", "category", "files", "confidence", "evidence", "source", "supersedes"}
+    assert item["properties"]["source"]["enum"] == ["user", "tool", "assistant"]
     assert item["additionalProperties"] is False
     assert req["system"][0]["text"] == SYSTEM_PROMPT
     assert "<transcript" in user_text(req) and "User: hello" in user_text(req)
