@@ -330,7 +330,9 @@ class MainScreen(Screen[None]):
         if entry is None:
             self.app.bell()
             return
-        self._decided(entry, self.review.writer.approve(entry.ids))
+        ids = entry.ids  # the store retires what they supersede itself
+        triage.retire_superseded(entry, self.all_rows)
+        self._decided(entry, self.review.writer.approve(ids))
 
     def action_reject(self) -> None:
         targets = self._targets()
@@ -365,6 +367,7 @@ class MainScreen(Screen[None]):
             text, category = result
             reanchor = self._anchor(row.files) if row.stale else None
             entry = triage.edit(row, text, category, reanchor=reanchor)
+            triage.retire_superseded(entry, self.all_rows)
             self._decided(entry, self.review.writer.edit(row.id, text, category, reanchor))
             if reanchor is not None:
                 self.compute_staleness([row])
