@@ -97,14 +97,13 @@ CHECK_TEXT = {
 def verdict_line(row: FactRow, detail: FactDetail) -> Content:
     """The verifier's verdict and who said the quote, shown beside the evidence."""
     who = detail.speaker or detail.said_by
-    said = f"said by {who}" if who else "speaker unknown"
+    said = f" · said by {who}" if who else ""
     if detail.said_by and detail.speaker and detail.said_by != detail.speaker:
         said += f" (the model said {detail.said_by})"
     if row.grounded:
-        return Content.assemble(("✓ supported", "$text-success"), f" · {said}")
+        return Content.assemble(("✓ supported", "$text-success"), said)
     why = CHECK_TEXT.get(detail.check or "", detail.check or "not verified")
-    return Content.assemble(("✗ not supported: ", "$text-warning"), printable(why),
-                            f" · {said}")
+    return Content.assemble(("✗ not supported: ", "$text-warning"), printable(why), said)
 
 
 def _history_line(h: HistoryRow) -> Content:
