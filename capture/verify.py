@@ -35,6 +35,8 @@ FUZZY_RATIO = 0.88  # character similarity for a quote with a slipped letter or 
 MAX_GAP = 2  # turns a quote may span (prose and the tool lines hanging under it)
 CONFIDENT = 0.7  # at or above, a compaction summary alone is not enough support
 _SCOPE = 2  # content words after a negation that it covers
+_ANCHORS = 3  # rarest quote words used to place a fuzzy match
+_MAX_HITS = 40  # occurrences followed per anchor word
 
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\.\.|…)\s*\]|\.\.\.+|…)\s*")
 _CUT_MARKER = re.compile(r"\[(?:\.\.\.|…)[^\]]*\]")  # condense's own `[… N characters elided …]`
@@ -42,7 +44,7 @@ _LABEL = re.compile(r"(?:^|(?<=\s))(?:user|assistant|human|claude)\s*:\s+")
 _TOOL_PREFIX = re.compile(r"^\s*(?:[·!]\s+)")
 _WORD = re.compile(r"[\w']+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?![\w])")
+_NUMBER = re.compile(r"(?:(?<=\bv)|(?<![\w.]))\d+(?:[.,:]\d+)*(?![\w])")
 _PATH = re.compile(r"(?:~|\.{1,2})?/?[\w.@-]+(?:/[\w.@-]+)+/?")
 _DOTTED = re.compile(r"\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+\b")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
@@ -166,7 +168,10 @@ def identifiers(text: str) -> set[str]:
 
 
 def _stem(word: str) -> str:
-    return word[:6]
+    """Crude, on purpose: `starts`/`started`/`starting` and `start` compare equal."""
+    if len(word) > 4:
+        word = re.sub(r"(?:ing|ed|es|s)$", "", word)
+    return word[:5]
 
 
 def polarity(text: str) -> tuple[set[str], set[str]]:
@@ -277,13 +282,21 @@ def corrects(later: str, quote: str, fact: str) -> bool:
 
 
 def _shared_terms(a: str, b: str) -> set[str]:
-    """Named things, or long words (stemmed), the two texts have in common."""
+    """What makes two texts speak of the same thing: a name both use, one long word
+    (7+ letters, stemmed) or two medium ones (5+). Empty when they only share chatter."""
     na, nb = normalise(a), normalise(b)
-    ids = {i.casefold() for i in identifiers(b)}
-    shared = {i for i in ids if _present(i, na)}
-    long_a = {_stem(w) for w in _WORD.findall(na) if len(w) >= 7 and w not in _STOP}
-    long_b = {_stem(w) for w in _WORD.findall(nb) if len(w) >= 7 and w not in _STOP}
-    return shared | (long_a & long_b)
+    shared = {i for i in {i.casefold() for i in identifiers(b)} if _present(i, na)}
+    if shared:
+        return shared
+
+    def stems(text: str, size: int) -> set[str]:
+        return {_stem(w) for w in _WORD.findall(text) if len(w) >= size and w not in _STOP}
+
+    long_ = stems(na, 7) & stems(nb, 7)
+    if long_:
+        return long_
+    medium = stems(na, 5) & stems(nb, 5)
+    return medium if len(medium) >= 2 else set()
 
 
 # --------------------------------------------------------------------------- locating
@@ -303,32 +316,47 @@ def _find_all(q: str, texts: list[str]) -> list[_Hit]:
 
 
 def _fuzzy(q: str, texts: list[str]) -> tuple[_Hit, str] | None:
-    """The best near match of q (same words but a slip), with the matched region."""
+    """The best near match of q (same words but a slip), with the matched region.
+
+    Regions are tried only where q's rarest words occur, so a long turn costs little."""
     qw = _WORD.findall(q)
     if len(qw) < MIN_WORDS:
         return None
     qset = set(qw)
-    best: tuple[float, _Hit, str] | None = None
     n = len(qw)
+    best: tuple[float, _Hit, str] | None = None
     for i, text in enumerate(texts):
         matches = list(_WORD.finditer(text))
-        tw = [m.group() for m in matches]
-        if len(qset & set(tw)) < 0.6 * len(qset):
+        where: dict[str, list[int]] = {}
+        for k, m in enumerate(matches):
+            if m.group() in qset:
+                where.setdefault(m.group(), []).append(k)
+        if len(where) < 0.6 * len(qset):
             continue
-        for s in range(len(tw)):
-            if tw[s] not in qset:
-                continue
-            for length in (n - 1, n, n + 1, n + 2):
-                e = s + length - 1
-                if length < 1 or e >= len(tw):
-                    continue
-                region = text[matches[s].start(): matches[e].end()]
-                sm = SequenceMatcher(None, q, region, autojunk=False)
-                if sm.real_quick_ratio() < FUZZY_RATIO or sm.quick_ratio() < FUZZY_RATIO:
-                    continue
-                r = sm.ratio()
-                if r >= FUZZY_RATIO and (best is None or r > best[0]):
-                    best = (r, _Hit(i, matches[s].start(), matches[e].end(), False), region)
+        anchors = sorted((len(where[w]), pos, w) for pos, w in enumerate(qw) if w in where)
+        chosen: list[tuple[int, str]] = []
+        for _count, pos, w in anchors:
+            if len(chosen) == _ANCHORS:
+                break
+            if all(w != c for _, c in chosen):
+                chosen.append((pos, w))
+        tried: set[tuple[int, int]] = set()
+        for pos, w in chosen:
+            for hit in where[w][:_MAX_HITS]:
+                for start in (hit - pos - 1, hit - pos, hit - pos + 1):
+                    for length in (n - 1, n, n + 1):
+                        e = start + length - 1
+                        if start < 0 or e >= len(matches) or (start, e) in tried:
+                            continue
+                        tried.add((start, e))
+                        region = text[matches[start].start(): matches[e].end()]
+                        sm = SequenceMatcher(None, q, region, autojunk=False)
+                        if sm.real_quick_ratio() < FUZZY_RATIO or sm.quick_ratio() < FUZZY_RATIO:
+                            continue
+                        r = sm.ratio()
+                        if r >= FUZZY_RATIO and (best is None or r > best[0]):
+                            hit_ = _Hit(i, matches[start].start(), matches[e].end(), False)
+                            best = (r, hit_, region)
     return None if best is None else (best[1], best[2])
 
 
