@@ -361,9 +361,11 @@ def _fuzzy(q: str, texts: list[str]) -> tuple[_Hit, str] | None:
 
 
 def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
-    """Prefer the conversation over a summary, words over a tool line, then the last."""
+    """Prefer the conversation over a summary, words over a tool-call line, what a person
+    or a tool said over the assistant repeating it, then the last."""
     return max(hits, key=lambda h: (not is_summary(turns[h.turn]),
-                                    turns[h.turn].kind != "tool_call", h.turn))
+                                    turns[h.turn].kind != "tool_call",
+                                    speaker_of(turns[h.turn]) != "assistant", h.turn))
 
 
 def _locate_pieces(
