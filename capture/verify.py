@@ -27,7 +27,7 @@ CHECKS = (
     "not_found", "too_short", "elision", "stitched", "negation_flip", "number_mismatch",
     "identifier_mismatch", "tool_line", "summary_only", "identifier_missing",
     "corrected_later",
-)
+)  # negation_flip and number_mismatch also come later, on the fact against its quote
 SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
@@ -35,6 +35,7 @@ FUZZY_RATIO = 0.88  # character similarity for a quote with a slipped letter or 
 MAX_GAP = 2  # turns a quote may span (prose and the tool lines hanging under it)
 CONFIDENT = 0.7  # at or above, a compaction summary alone is not enough support
 _SCOPE = 2  # content words after a negation that it covers
+INVERSION_OVERLAP = 0.5  # share of the fact's words an inverted quote restates
 _ANCHORS = 3  # rarest quote words used to place a fuzzy match
 _MAX_HITS = 40  # occurrences followed per anchor word
 
@@ -55,8 +56,13 @@ _TICKED = re.compile(r"`([^`\n]{2,80})`")
 _NOT_IDENTS = {"e.g", "i.e", "etc", "vs"}
 
 _NEGATORS = {"not", "no", "never", "without", "none", "nothing", "nor", "neither", "nobody"}
+_DETERMINERS = {"no", "none", "nothing", "nobody"}
+# A negation's scope ends at a clause or a preposition: "is not referenced from any
+# template" negates "referenced", not "template".
 _CLAUSE_END = {"but", "and", "so", "because", "though", "although", "while", "then", "or",
-               "which", "that", "since", "unless", "instead"}
+               "which", "that", "since", "unless", "instead", "when", "if", "after", "before",
+               "from", "in", "on", "at", "for", "with", "by", "of", "into", "inside",
+               "via", "than", "as"}
 _STOP = {
     "a", "an", "the", "be", "is", "are", "was", "were", "been", "being", "do", "does", "did",
     "to", "of", "in", "on", "at", "for", "any", "it", "its", "this", "that", "these", "those",
@@ -64,6 +70,7 @@ _STOP = {
     "yet", "ever", "also", "just", "really", "even", "still", "all", "more", "longer", "by",
     "with", "as", "from", "up", "out", "we", "you", "i", "they", "he", "she", "there", "here",
     "get", "got", "one", "so", "very", "too", "only", "now", "let", "me", "my", "our", "your",
+    "seem", "seems", "appear", "appears",
 }
 # A later turn that says the earlier statement was wrong, or that the opposite holds.
 _CORRECTION = re.compile(
@@ -136,11 +143,22 @@ def words(text: str) -> list[str]:
     return _WORD.findall(_LABEL.sub(" ", text))
 
 
+_BARE_NT = re.compile(
+    r"\b(do|does|did|is|are|was|were|ca|wo|should|could|would|have|has|had|must|need)nt\b")
+
+
 def _expand(text: str) -> str:
-    """`doesn't` → `does not`, so negations compare as words."""
+    """`doesn't` (and a typed `doesnt`) → `does not`, so negations compare as words."""
     text = re.sub(r"\bcannot\b", "can not", text)
-    text = re.sub(r"\bwon't\b", "will not", text)
+    text = re.sub(r"\bwon'?t\b", "will not", text)
+    text = _BARE_NT.sub(r"\1 not", text)
     return re.sub(r"n't\b", " not", text)
+
+
+def _predicate_negations(text: str) -> int:
+    """Negations that deny a statement ("without Y" only qualifies one)."""
+    return sum(1 for w in _WORD.findall(_expand(normalise(text)))
+               if w in _NEGATORS and w != "without")
 
 
 def negations(text: str) -> int:
@@ -167,6 +185,10 @@ def identifiers(text: str) -> set[str]:
     return {t for t in found if not any(t != o and t in o for o in found)}
 
 
+def _root(word: str) -> str:
+    return re.sub(r"(?:ing|ed|es|s)$", "", word) if len(word) > 4 else word
+
+
 def _stem(word: str) -> str:
     """Crude, on purpose: `starts`/`started`/`starting` and `start` compare equal."""
     if len(word) > 4:
@@ -181,24 +203,33 @@ def polarity(text: str) -> tuple[set[str], set[str]]:
     negated: set[str] = set()
     affirmed: set[str] = set()
     scope = 0
+    last: str | None = None  # the content word just before, for "needs no handler"
     for raw in tokens:
         if not raw[0].isalnum() and raw[0] not in "_/.~":
-            scope = 0
+            scope, last = 0, None
             continue
         tok = raw.strip(".")
         if tok in _NEGATORS:
-            scope = _SCOPE
+            # "no" is a determiner: it negates the next word, and what "needs no" one.
+            scope = 1 if tok in _DETERMINERS else _SCOPE
+            if tok in _DETERMINERS and last is not None:
+                negated.add(last)
+            last = None
             continue
         if tok in _CLAUSE_END:
-            scope = 0
+            scope, last = 0, None
             continue
         if tok in _STOP or len(tok) < 3:
+            last = None
             continue
+        stem = _stem(tok)
         if scope:
-            negated.add(_stem(tok))
+            negated.add(stem)
             scope -= 1
+            last = None
         else:
-            affirmed.add(_stem(tok))
+            affirmed.add(stem)
+            last = stem
     return negated, affirmed
 
 
@@ -210,10 +241,19 @@ def too_short(quote: str) -> bool:
 
 
 def flips_negation(fact: str, quote: str) -> bool:
-    """The fact says the opposite of its quote about the same word: one negates what
-    the other affirms (and never negates)."""
+    """The fact says the opposite of its quote: one of them negates nothing at all and
+    affirms a word the other negates. When both negate something, it is a paraphrase
+    ("had no upstream" / "has no upstream branch"), not an inversion."""
     f_neg, f_aff = polarity(fact)
     q_neg, q_aff = polarity(quote)
+    if _predicate_negations(fact) and _predicate_negations(quote):
+        return False
+    # An inversion restates its quote: most of the fact's words are the quote's. A fact
+    # that only shares a word or two ("runs a format check" / "is not formatted") is
+    # about something else, and left to the reviewer.
+    f_all, q_all = f_neg | f_aff, q_neg | q_aff
+    if not f_all or len(f_all & q_all) < INVERSION_OVERLAP * len(f_all):
+        return False
     return bool((q_neg & (f_aff - f_neg)) or (f_neg & (q_aff - q_neg)))
 
 
@@ -242,7 +282,7 @@ def _present(token: str, haystack: str) -> bool:
         return True
     if "/" in t:  # a path may be cited by its file name, or the file by a longer path
         return t.rsplit("/", 1)[-1] in haystack
-    return False
+    return t.endswith("s") and t[:-1] in haystack  # "LiveViews" where "LiveView" is said
 
 
 def missing_terms(fact: str, near: str) -> tuple[list[str], list[str]]:
@@ -290,7 +330,8 @@ def _shared_terms(a: str, b: str) -> set[str]:
         return shared
 
     def stems(text: str, size: int) -> set[str]:
-        return {_stem(w) for w in _WORD.findall(text) if len(w) >= size and w not in _STOP}
+        # Whole roots, not 5-letter stems: "tracked" and "tracker" are different things.
+        return {_root(w) for w in _WORD.findall(text) if len(w) >= size and w not in _STOP}
 
     long_ = stems(na, 7) & stems(nb, 7)
     if long_:
@@ -360,19 +401,24 @@ def _fuzzy(q: str, texts: list[str]) -> tuple[_Hit, str] | None:
     return None if best is None else (best[1], best[2])
 
 
-def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
+def _rank(h: _Hit, turns: Sequence[Turn]) -> tuple[bool, bool, bool, int]:
     """Prefer the conversation over a summary, words over a tool-call line, what a person
     or a tool said over the assistant repeating it, then the last."""
-    return max(hits, key=lambda h: (not is_summary(turns[h.turn]),
-                                    turns[h.turn].kind != "tool_call",
-                                    speaker_of(turns[h.turn]) != "assistant", h.turn))
+    t = turns[h.turn]
+    return (not is_summary(t), t.kind != "tool_call", speaker_of(t) != "assistant", h.turn)
+
+
+def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
+    return max(hits, key=lambda h: _rank(h, turns))
 
 
 def _locate_pieces(
     pieces: list[str], texts: list[str], turns: Sequence[Turn]
 ) -> list[_Hit] | None:
-    """Each piece's hit, in order where possible (an elided or multi-turn quote)."""
-    out: list[_Hit] = []
+    """Each piece's hit, in order (an elided or multi-turn quote). Every place the first
+    piece occurs is tried ("the file" is everywhere); the first whose other pieces follow
+    close by wins, else the preferred one (which then reads as stitched)."""
+    found: list[list[_Hit]] = []
     for piece in pieces:
         hits = _find_all(piece, texts)
         if not hits:
@@ -380,15 +426,19 @@ def _locate_pieces(
             if fz is None:
                 return None
             hits = [fz[0]]
-        if out:
-            prev = out[-1]
+        found.append(hits)
+    starts = sorted(found[0], key=lambda h: _rank(h, turns), reverse=True)
+    best: list[_Hit] | None = None
+    for first in starts:
+        seq = [first]
+        for hits in found[1:]:
+            prev = seq[-1]
             after = [h for h in hits if (h.turn, h.start) >= (prev.turn, prev.end)]
-            near = [h for h in after if h.turn - prev.turn <= MAX_GAP]
-            hits = near or after or hits
-            out.append(min(hits, key=lambda h: (h.turn, h.start)))
-        else:
-            out.append(_pick(hits, turns))
-    return out
+            seq.append(min(after or hits, key=lambda h: (h.turn, h.start)))
+        if _span_ok(seq):
+            return seq
+        best = best or seq
+    return best
 
 
 def _span_ok(hits: list[_Hit]) -> bool:
@@ -486,10 +536,10 @@ def verify(
     turn = turns[hit.turn]
     if turn.kind == "tool_call":
         return _fail("tool_line", hit, turns, "a tool call says what was run, not what is true")
-    if flips_negation(fact, quote):
-        return _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
     if is_summary(turn) and confidence >= CONFIDENT:
         return _fail("summary_only", hit, turns, "only a compaction summary says so")
+    if flips_negation(fact, quote):
+        return _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
     idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
     if nums:
         return _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))

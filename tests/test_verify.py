@@ -274,3 +274,14 @@ def test_a_large_turn_stays_fast() -> None:
     assert verify("The cache is warm.", "the real quote says the cache is warm", turns).supported
     assert verify("x", "the real quote sayz the cache is warm", turns).supported
     assert time.perf_counter() - start < 2.0
+
+
+def test_paraphrased_negations_keep_their_polarity() -> None:
+    # "need no X" says what "don't need X" says; a typed "doesnt" is a negation too.
+    assert not v.flips_negation("LiveViews need no manual handler for AshComputer events.",
+                                "So I don't need a manual handler")
+    assert not v.flips_negation("mix phx.server does not start.",
+                                "mix phx.server doesnt seem to start")
+    assert v.flips_negation("mix phx.server starts.", "mix phx.server doesnt seem to start")
+    assert not v.flips_negation("5 credo suggestions in waiting_summary.ex are pre-existing.",
+                                "no new credo issues (the 5 are pre-existing)")
