@@ -155,10 +155,19 @@ def _expand(text: str) -> str:
     return re.sub(r"n't\b", " not", text)
 
 
+# Words that carry a negation without saying "not": "use httpx instead of requests" says
+# what "don't use requests, use httpx" says.
+_IMPLICIT_NEGATIVE = {
+    "instead", "rather", "avoid", "avoids", "avoided", "unlike", "except", "lacks", "lack",
+    "missing", "absent", "fail", "fails", "failed", "refuse", "refuses", "refused",
+    "prevent", "prevents", "forbid", "forbids", "forbidden", "unavailable", "stop", "stops",
+}
+
+
 def _predicate_negations(text: str) -> int:
-    """Negations that deny a statement ("without Y" only qualifies one)."""
+    """Negations that deny something, said or implied ("without Y" only qualifies)."""
     return sum(1 for w in _WORD.findall(_expand(normalise(text)))
-               if w in _NEGATORS and w != "without")
+               if (w in _NEGATORS and w != "without") or w in _IMPLICIT_NEGATIVE)
 
 
 def negations(text: str) -> int:

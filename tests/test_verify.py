@@ -285,3 +285,12 @@ def test_paraphrased_negations_keep_their_polarity() -> None:
     assert v.flips_negation("mix phx.server starts.", "mix phx.server doesnt seem to start")
     assert not v.flips_negation("5 credo suggestions in waiting_summary.ex are pre-existing.",
                                 "no new credo issues (the 5 are pre-existing)")
+
+
+def test_an_implied_negation_is_a_paraphrase_not_an_inversion() -> None:
+    # Found by the demo: the offline extractor's fact for a user's correction.
+    quote = "No, don't use requests in src/acme/client.py, use httpx instead."
+    assert not v.flips_negation("Use httpx instead of requests in src/acme/client.py.", quote)
+    assert not v.flips_negation("Avoid requests in src/acme/client.py; use httpx.", quote)
+    assert v.flips_negation("Use requests in src/acme/client.py.", "don't use requests in "
+                            "src/acme/client.py")
