@@ -32,6 +32,7 @@ SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
 FUZZY_RATIO = 0.88  # character similarity for a quote with a slipped letter or re-flow
+MAX_FUZZY_CHARS = 2_000  # longer quotes are only matched exactly
 MAX_GAP = 2  # turns a quote may span (prose and the tool lines hanging under it)
 CONFIDENT = 0.7  # at or above, a compaction summary alone is not enough support
 _SCOPE = 2  # content words after a negation that it covers
@@ -370,8 +371,8 @@ def _fuzzy(q: str, texts: list[str]) -> tuple[_Hit, str] | None:
 
     Regions are tried only where q's rarest words occur, so a long turn costs little."""
     qw = _WORD.findall(q)
-    if len(qw) < MIN_WORDS:
-        return None
+    if len(qw) < MIN_WORDS or len(q) > MAX_FUZZY_CHARS:
+        return None  # a page-long "quote" must match exactly: comparing it costs seconds
     qset = set(qw)
     n = len(qw)
     best: tuple[float, _Hit, str] | None = None

@@ -7,6 +7,8 @@ Every misleading kind from issue 12 has a case that a substring match passed (th
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from capture import verify as v
 from capture.transcript import Turn
@@ -294,3 +296,32 @@ def test_an_implied_negation_is_a_paraphrase_not_an_inversion() -> None:
     assert not v.flips_negation("Avoid requests in src/acme/client.py; use httpx.", quote)
     assert v.flips_negation("Use requests in src/acme/client.py.", "don't use requests in "
                             "src/acme/client.py")
+
+
+_PIECES = [*"ab cd.,!?…'\"`*-_/:;\n", "not ", "no ", "port 80", "User: ", "[…]", "doesn't "]
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT, _TEXT, st.lists(st.tuples(st.sampled_from(["user", "assistant", "call", "fail",
+                                                        "summary"]), _TEXT), max_size=6),
+       st.floats(0, 1))
+def test_verify_never_raises_and_names_a_known_check(fact, evidence, specs, confidence) -> None:
+    verdict = verify(fact, evidence, convo(*specs), confidence=confidence)
+    assert verdict.supported == (verdict.check is None)
+    assert verdict.check is None or verdict.check in v.CHECKS
+    assert verdict.speaker is None or verdict.speaker in v.SPEAKERS
+    if verdict.supported:
+        assert verdict.turn is not None
+
+
+def test_a_page_long_quote_is_matched_exactly_and_fast() -> None:
+    import time
+
+    page = " ".join(f"line {i} says the cache is warm" for i in range(600))
+    turns = convo(("assistant", page))
+    start = time.perf_counter()
+    assert verify("The cache is warm.", page, turns).supported
+    assert verify("The cache is warm.", page.replace("line 7 ", "line 8 "), turns).check == (
+        "not_found")
+    assert time.perf_counter() - start < 2.0
