@@ -80,6 +80,9 @@ _CORRECTION = re.compile(
     r"|that's (?:wrong|not (?:right|true|it))|not quite)\b"
     r"|\b(?:wrong|incorrect|mistaken|despite|contrary to|isn't true|not true|was mistaken)\b",
 )
+# An assistant's claim that something works, which a later failure of it contradicts.
+_SUCCESS = re.compile(r"\b(?:works?|passe?s?|compiles?(?: clean)?|succeed(?:s|ed)?|fixed|"
+                      r"is clean|all green|no errors)\b")
 # Names whose value a later turn may change ("port 8080" ... "port 8081").
 _KEYS = {"port", "timeout", "version", "limit", "size", "budget", "threshold", "default",
          "max", "min", "retries", "ratio", "cap", "line", "lines", "exit", "code"}
@@ -114,7 +117,8 @@ def is_summary(turn: Turn) -> bool:
 
 
 def speaker_of(turn: Turn) -> str:
-    """Who said it: a human prompt, the assistant's prose (or summary), a tool line."""
+    """Who said it: a human prompt, the assistant's prose (or summary, or the plan or
+    commit message a call carried: a `detail`), a tool line."""
     if turn.kind == "prompt" and not is_summary(turn):
         return "user"
     if turn.kind in ("tool_call", "tool_error"):
@@ -504,13 +508,16 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
     return None, "not_found", ""
 
 
+_HANGING = ("tool_call", "tool_error", "detail")  # lines that hang under the prose above
+
+
 def _neighbourhood(turns: Sequence[Turn], i: int) -> str:
     """The turn, and the spoken turn on each side with the tool lines in between."""
     lo = i - 1
-    while lo > 0 and turns[lo].kind in ("tool_call", "tool_error"):
+    while lo > 0 and turns[lo].kind in _HANGING:
         lo -= 1
     hi = i + 1
-    while hi < len(turns) - 1 and turns[hi].kind in ("tool_call", "tool_error"):
+    while hi < len(turns) - 1 and turns[hi].kind in _HANGING:
         hi += 1
     lo, hi = max(0, lo), min(len(turns) - 1, hi)
     return "\n".join(render_turn(t) for t in turns[lo: hi + 1])
@@ -520,13 +527,22 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
     """The first later turn that corrects an assistant's (or summary's) statement."""
     if speaker_of(turns[at]) != "assistant":
         return None  # a person or a tool result is what corrects; they are not guesses
+    claims_success = bool(_SUCCESS.search(normalise(quote)))
     for j in range(at + 1, len(turns)):
         t = turns[j]
         if t.kind == "tool_call" or is_summary(t):
             continue
         if corrects(t.text, quote, fact):
             return j
+        if claims_success and t.kind == "tool_error" and _names_shared(t.text, quote + "\n" + fact):
+            return j  # "X works now", then X fails
     return None
+
+
+def _names_shared(a: str, b: str) -> bool:
+    """Both name the same identifier (a path, a dotted or snake name, a flag)."""
+    na = normalise(a)
+    return any(_present(i, na) for i in identifiers(b))
 
 
 def verify(

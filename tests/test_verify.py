@@ -325,3 +325,18 @@ def test_a_page_long_quote_is_matched_exactly_and_fast() -> None:
     assert verify("The cache is warm.", page.replace("line 7 ", "line 8 "), turns).check == (
         "not_found")
     assert time.perf_counter() - start < 2.0
+
+
+def test_a_claim_that_something_works_is_corrected_by_its_later_failure() -> None:
+    turns = convo(
+        ("assistant", "The migration in db/migrate/0042_orders.sql works on Postgres 16."),
+        ("call", "Bash: psql -f db/migrate/0042_orders.sql"),
+        ("fail", "Exit code 3 · psql:db/migrate/0042_orders.sql:7: ERROR: syntax error"),
+    )
+    claim = verify("db/migrate/0042_orders.sql works on Postgres 16.",
+                   "The migration in db/migrate/0042_orders.sql works on Postgres 16.", turns)
+    assert (claim.check, claim.detail.startswith("turn 2")) == ("corrected_later", True)
+    other = convo(("fail", "Exit code 1 · cat: notes.txt: No such file"))
+    assert verify("db/migrate/0042_orders.sql works on Postgres 16.",
+                  "The migration in db/migrate/0042_orders.sql works on Postgres 16.",
+                  [turns[0], *other[1:]]).supported  # a failure of something else

@@ -94,14 +94,17 @@ may be wrong, and is often corrected later in the same session.
 summaries of tool calls: they say what was run or touched, never what was true. A \
 successful call's output is not shown.
 - "  ! Bash failed: ..." is a failing tool result, with the lines that say what went \
-wrong; "  ! Edit rejected by the user" means the person refused that call. A failure \
-line is a tool result: real evidence of what happened.
+wrong indented under it; "  ! Edit rejected by the user" means the person refused that \
+call. A failure line is a tool result: real evidence of what happened.
+- Lines starting with "┆" under a call are the text that call carried: a plan and the \
+user's answer to it, a commit message, an issue description. They are the assistant's \
+words unless they quote the user.
 - "[… N characters elided …]" and other "[…]" markers mean text was cut out here. \
 Never quote across a marker.
-- A compaction summary, where present, is marked as such: the assistant's own earlier \
-retelling of the session. It is lower-trust context: it may help you understand, but a \
-fact it alone supports is at best a low-confidence fact (0.5 or less), never a confident \
-one.
+- Text between "[compaction summary - lower trust]" and "[end of compaction summary]" \
+is the assistant's own earlier retelling of the session. It is lower-trust context: it \
+may help you understand, but it must never be the only support of a confident fact; a \
+fact only it supports gets a confidence of 0.5 or less.
 
 What counts as durable knowledge:
 - decision: a choice that was made, with its reason when the transcript gives one.
