@@ -42,7 +42,7 @@ from reviewer.tui.widgets.key_bar import KeyBar
 from reviewer.tui.widgets.status_bar import StatusBar, counts_content
 
 if TYPE_CHECKING:
-    from reviewer.tui.app import ReviewApp
+    from reviewer.tui.review_context import Review
 
 WIDE_LAYOUT = 150  # from this many columns the detail pane sits beside the list
 MAX_DIFFS = 3
@@ -107,7 +107,7 @@ class MainScreen(Screen[None]):
         self.counts = triage.Counts()
         self.jobs: dict[str, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._review: ReviewApp | None = None
+        self._review: Review | None = None
         self._keys_state: tuple[bool, ...] | None = None
         self._filter_bar: FilterBar | None = None
         self._empty: EmptyState | None = None
@@ -116,7 +116,7 @@ class MainScreen(Screen[None]):
         self.painted = asyncio.Event()  # set once every row is loaded (`app.settle` waits)
 
     @property
-    def review(self) -> ReviewApp:
+    def review(self) -> Review:
         """The app, held directly: `self.app` looks it up in a context variable, which a
         worker thread may not see (and an app shutting down no longer has)."""
         if self._review is None:
