@@ -36,7 +36,7 @@ MAX_FUZZY_CHARS = 2_000  # longer quotes are only matched exactly
 MAX_GAP = 2  # turns a quote may span (prose and the tool lines hanging under it)
 CONFIDENT = 0.7  # at or above, a compaction summary alone is not enough support
 _SCOPE = 2  # content words after a negation that it covers
-INVERSION_OVERLAP = 0.5  # share of the fact's words an inverted quote restates
+INVERSION_OVERLAP = 0.5  # share of the shorter side's words an inversion restates
 _ANCHORS = 3  # rarest quote words used to place a fuzzy match
 _MAX_HITS = 40  # occurrences followed per anchor word
 
@@ -71,7 +71,7 @@ _STOP = {
     "yet", "ever", "also", "just", "really", "even", "still", "all", "more", "longer", "by",
     "with", "as", "from", "up", "out", "we", "you", "i", "they", "he", "she", "there", "here",
     "get", "got", "one", "so", "very", "too", "only", "now", "let", "me", "my", "our", "your",
-    "seem", "seems", "appear", "appears",
+    "seem", "seems", "appear", "appears", "such",
 }
 # A later turn that says the earlier statement was wrong, or that the opposite holds.
 _CORRECTION = re.compile(
@@ -266,7 +266,9 @@ def flips_negation(fact: str, quote: str) -> bool:
     # that only shares a word or two ("runs a format check" / "is not formatted") is
     # about something else, and left to the reviewer.
     f_all, q_all = f_neg | f_aff, q_neg | q_aff
-    if not f_all or len(f_all & q_all) < INVERSION_OVERLAP * len(f_all):
+    if not f_all or not q_all:
+        return False
+    if len(f_all & q_all) < INVERSION_OVERLAP * min(len(f_all), len(q_all)):
         return False
     return bool((q_neg & (f_aff - f_neg)) or (f_neg & (q_aff - q_neg)))
 
@@ -519,7 +521,9 @@ def _neighbourhood(turns: Sequence[Turn], i: int) -> str:
     hi = i + 1
     while hi < len(turns) - 1 and turns[hi].kind in _HANGING:
         hi += 1
-    lo, hi = max(0, lo), min(len(turns) - 1, hi)
+    # At least two turns each way: a prompt queued while the assistant worked may sit
+    # between the prose and the call it describes.
+    lo, hi = max(0, min(lo, i - 2)), min(len(turns) - 1, max(hi, i + 2))
     return "\n".join(render_turn(t) for t in turns[lo: hi + 1])
 
 
@@ -534,9 +538,20 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
             continue
         if corrects(t.text, quote, fact):
             return j
-        if claims_success and t.kind == "tool_error" and _names_shared(t.text, quote + "\n" + fact):
-            return j  # "X works now", then X fails
+        if claims_success and t.kind == "tool_error" and _failed_call_names(turns, j, quote):
+            return j  # "X works now", then running X fails
     return None
+
+
+def _failed_call_names(turns: Sequence[Turn], j: int, quote: str) -> bool:
+    """The call that failed at turn j names something the quote claims works: the
+    failure is about the same thing, not just a later failure in the same files."""
+    for k in range(j - 1, max(-1, j - 8), -1):
+        if turns[k].kind == "tool_call":
+            return _names_shared(turns[k].text, quote)
+        if turns[k].kind in ("prompt", "prose"):
+            return False
+    return False
 
 
 def _names_shared(a: str, b: str) -> bool:

@@ -65,6 +65,11 @@ def test_identifiers_and_numbers() -> None:
 
 
 def test_flips_negation_needs_the_same_word_on_both_sides() -> None:
+    assert v.flips_negation("A file named nonexistent.txt exists in the workspace.",
+                            "cat: nonexistent.txt: No such file or directory")
+    # Sharing a word or two is not restating the quote: left to the reviewer.
+    assert not v.flips_negation("The pre-commit hook runs a format check.",
+                                "Pre-commit validation failed: [FORMAT] Code is not formatted.")
     assert v.flips_negation("The dev server starts without PORT.",
                             "the dev server doesn't start when port is unset")
     assert v.flips_negation("The cache is not invalidated on write.",
@@ -200,7 +205,7 @@ def test_names_and_numbers_of_the_fact_must_be_near_the_quote() -> None:
     # The tool lines between two spoken turns are near both of them.
     assert verify("config/dev.exs is read when mix phx.server starts.",
                   "Let me check the config in config/dev.exs", CHAT).supported
-    assert verify("PORT=4000 must be set before mix phx.server.",
+    assert verify("PORT=4000 must be set for System.fetch_env.",
                   "set PORT=4000 in .env first", CHAT).check == "identifier_missing"
     assert verify("PORT must be set in config/runtime.exs.",
                   "set PORT=4000 in .env first", CHAT).check == "identifier_missing"
@@ -340,3 +345,20 @@ def test_a_claim_that_something_works_is_corrected_by_its_later_failure() -> Non
     assert verify("db/migrate/0042_orders.sql works on Postgres 16.",
                   "The migration in db/migrate/0042_orders.sql works on Postgres 16.",
                   [turns[0], *other[1:]]).supported  # a failure of something else
+
+
+def test_a_later_failure_of_another_call_does_not_correct_a_claim() -> None:
+    turns = convo(
+        ("assistant", "All 397 tests pass and the 5 credo issues are in waiting_summary.ex."),
+        ("call", "Bash: git commit -m wip"),
+        ("fail", "Pre-commit validation failed: · [CREDO] lib/waiting_summary.ex:12"),
+    )
+    assert verify("5 credo issues in waiting_summary.ex predate the work.",
+                  "the 5 credo issues are in waiting_summary.ex", turns).supported
+
+
+def test_a_queued_prompt_between_prose_and_its_call_keeps_them_near() -> None:
+    turns = convo(("user", "start phoenix in background"), ("call", "Bash: mix phx.server"),
+                  ("user", "/mcp"), ("assistant", "Phoenix server is starting in the background."))
+    assert verify("The Phoenix server runs in the background via mix phx.server.",
+                  "Phoenix server is starting in the background.", turns).supported
