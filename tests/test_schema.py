@@ -97,3 +97,22 @@ def test_concurrent_first_open_migrates_once(tmp_path: Path) -> None:
     assert not errors
     conn = db.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
+
+
+def test_the_verifier_migration_keeps_facts_and_leaves_the_verdict_unknown(tmp_path: Path) -> None:
+    """A store from before V4_VERIFIER: its facts stay, the new columns read NULL."""
+    path = tmp_path / "old.db"
+    raw = sqlite3.connect(path)
+    at = schema.MIGRATIONS.index(schema.V4_VERIFIER)
+    for script in schema.MIGRATIONS[:at]:
+        raw.executescript(script)
+    raw.execute(f"PRAGMA user_version={at}")
+    raw.execute("INSERT INTO fact (project, text, norm, category, grounded, created_at, "
+                "updated_at) VALUES ('/p', 'Old fact.', 'old fact', 'gotcha', 1, 1, 1)")
+    raw.commit()
+    raw.close()
+    conn = db.connect(path)
+    row = conn.execute("SELECT * FROM fact").fetchone()
+    assert (row["text"], row["grounded"]) == ("Old fact.", 1)
+    assert [row[c] for c in ("verify_check", "evidence_turn", "evidence_speaker",
+                             "evidence_source", "supersedes")] == [None] * 5
