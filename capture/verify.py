@@ -359,8 +359,18 @@ def _shared_terms(a: str, b: str) -> set[str]:
 # --------------------------------------------------------------------------- locating
 
 
+_LAST_TEXTS: list[tuple[Sequence[Turn], int, list[str]]] = []  # one job's turns, reused
+
+
 def _texts(turns: Sequence[Turn]) -> list[str]:
-    return [normalise(render_turn(t)) for t in turns]
+    """Each turn rendered and normalised; a job verifies every candidate against the
+    same turns, so the last list is kept (keyed by identity and length: turns are
+    frozen, a job's list is not changed while its candidates are verified)."""
+    if _LAST_TEXTS and _LAST_TEXTS[0][0] is turns and _LAST_TEXTS[0][1] == len(turns):
+        return _LAST_TEXTS[0][2]
+    texts = [normalise(render_turn(t)) for t in turns]
+    _LAST_TEXTS[:] = [(turns, len(turns), texts)]
+    return texts
 
 
 def _find_all(q: str, texts: list[str]) -> list[_Hit]:

@@ -196,11 +196,6 @@ def _existing_line(item: str | tuple[int, str]) -> str:
     return f"- {_one_line(item)}"
 
 
-def existing_ids(existing: Sequence[str | tuple[int, str]]) -> set[int]:
-    """The ids a candidate may supersede: those given to the model."""
-    return {item[0] for item in existing if isinstance(item, tuple)}
-
-
 def _windows(first: int, last: int) -> str:
     return f"window {first}" if first == last else f"windows {first}-{last}"
 
