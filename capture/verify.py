@@ -22,12 +22,16 @@ from capture.condense import render_turn
 from capture.ground import normalise
 from capture.transcript import Turn
 
-# Every value `Verdict.check` may take, in the order the checks run.
+# Every value `Verdict.check` may take. Order of the checks: the quote's length, then
+# locating it (not_found, elision, stitched, and for a near match negation_flip,
+# number_mismatch, identifier_mismatch), then tool_line, summary_only, the fact against
+# its quote (negation_flip for an inversion, number_mismatch, identifier_missing), and
+# last corrected_later.
 CHECKS = (
     "not_found", "too_short", "elision", "stitched", "negation_flip", "number_mismatch",
     "identifier_mismatch", "tool_line", "summary_only", "identifier_missing",
     "corrected_later",
-)  # negation_flip and number_mismatch also come later, on the fact against its quote
+)
 SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
