@@ -140,3 +140,22 @@ def test_upgrading_a_v3_store_indexes_the_facts_it_has(tmp_path: Path) -> None:
     upgraded = db.connect(path)
     assert upgraded.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
     assert _fts_ids(upgraded, "redis") == [1]
+
+
+def test_the_verifier_migration_keeps_facts_and_leaves_the_verdict_unknown(tmp_path: Path) -> None:
+    """A store from before V5_VERIFIER: its facts stay, the new columns read NULL."""
+    path = tmp_path / "old.db"
+    raw = sqlite3.connect(path)
+    at = schema.MIGRATIONS.index(schema.V5_VERIFIER)
+    for script in schema.MIGRATIONS[:at]:
+        raw.executescript(script)
+    raw.execute(f"PRAGMA user_version={at}")
+    raw.execute("INSERT INTO fact (project, text, norm, category, grounded, created_at, "
+                "updated_at) VALUES ('/p', 'Old fact.', 'old fact', 'gotcha', 1, 1, 1)")
+    raw.commit()
+    raw.close()
+    conn = db.connect(path)
+    row = conn.execute("SELECT * FROM fact").fetchone()
+    assert (row["text"], row["grounded"]) == ("Old fact.", 1)
+    assert [row[c] for c in ("verify_check", "evidence_turn", "evidence_speaker",
+                             "evidence_source", "supersedes")] == [None] * 5

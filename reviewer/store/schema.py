@@ -189,7 +189,19 @@ BEGIN
 END;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4_FACT_SEARCH]
+
+# The verifier's verdict on a candidate's evidence (capture/verify.py): which check failed
+# (NULL when supported), where the quote was found (turn index, speaker), who the model
+# said was speaking, and the existing fact this one supersedes (approving it retires that).
+V5_VERIFIER = """
+ALTER TABLE fact ADD COLUMN verify_check TEXT;
+ALTER TABLE fact ADD COLUMN evidence_turn INTEGER;
+ALTER TABLE fact ADD COLUMN evidence_speaker TEXT;
+ALTER TABLE fact ADD COLUMN evidence_source TEXT;
+ALTER TABLE fact ADD COLUMN supersedes INTEGER;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")
