@@ -265,6 +265,13 @@ def test_a_result_gives_candidates_tokens_and_the_cli_cost() -> None:
     assert spent.cost_usd == pytest.approx(0.000417) and spent.model == "claude-haiku-4-5"
 
 
+def test_the_answer_carries_source_and_supersedes_through_the_cli() -> None:
+    item = {**UV, "source": "user", "supersedes": 7}
+    found, _, _ = read_result(json.dumps(result(structured_output={"facts": [item]})), "", 0,
+                              "claude-haiku-4-5")
+    assert (found[0].source, found[0].supersedes) == ("user", 7)
+
+
 def test_a_result_without_a_cost_is_priced_from_its_tokens() -> None:
     data = result(total_cost_usd=None)
     *_, spent = read_result(json.dumps(data), "", 0, "claude-haiku-4-5")
@@ -360,13 +367,13 @@ def test_one_run_per_window_on_stdin_from_an_empty_dir(fake: FakeClaude, home: P
     ex = extractor()
     assert ex.binary == str(fake.path)
     out = ex.extract(Request(["window one: we use uv, never pip", "window two"], [],
-                             ["Known."], []))
+                             [(7, "Known.")], []))
     assert [c.fact for c in out.candidates] == [UV["fact"], WAL["fact"]]
     assert any("repeats an earlier fact" in d for d in out.dropped)
     assert out.requests == 2 and out.cost_usd == pytest.approx(0.005)
     first, second = fake.calls()
     assert "window one: we use uv, never pip" in first["stdin"]
-    assert "- Known." in first["stdin"]
+    assert "- #7: Known." in first["stdin"]  # with its id: a candidate may supersede it
     assert f"- {UV['fact']}" in second["stdin"]  # this job's facts are known to the next window
     assert first["argv"][0] == "-p" and first["argv"][first["argv"].index("--model") + 1] == (
         "claude-haiku-4-5"

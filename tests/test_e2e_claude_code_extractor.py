@@ -39,6 +39,8 @@ UV = {
     "files": [],
     "confidence": 0.95,
     "evidence": "we use uv, never pip, to install packages",
+    "source": "user",
+    "supersedes": None,
 }
 WAL = {
     "fact": "The database layer in src/db.py must use WAL mode.",
@@ -46,6 +48,8 @@ WAL = {
     "files": ["src/db.py"],
     "confidence": 0.9,
     "evidence": "The database layer in src/db.py must use WAL mode.",
+    "source": "user",
+    "supersedes": None,
 }
 
 
@@ -129,6 +133,7 @@ def test_worker_extracts_through_the_real_claude_code_without_a_key(
         pending = {f["fact"]: f for f in world.facts("pending")}
         assert set(pending) == {UV["fact"], WAL["fact"]}
         assert all(f["grounded"] for f in pending.values())
+        assert {f["evidence_source"] for f in pending.values()} == {"user"}  # as the model said
         assert pending[WAL["fact"]]["files"] == ["src/db.py"]
 
         # The cost is the CLI's total_cost_usd (list price of what the fake reported), and

@@ -131,7 +131,12 @@ def build_args(binary: str, model: str, system: str) -> list[str]:
 
 
 def prompt_for(
-    window: str, *, index: int, total: int, existing: list[str], rejected: list[tuple[str, str]]
+    window: str,
+    *,
+    index: int,
+    total: int,
+    existing: Sequence[str | tuple[int, str]],
+    rejected: Sequence[tuple[str, str]],
 ) -> tuple[str, str]:
     """(system prompt, stdin) for one window: `build_messages`, with the answer tool named
     as the CLI offers it. The window itself is never rewritten (evidence is quoted from it):
@@ -371,13 +376,15 @@ class ClaudeCodeExtractor:
         if not self.binary:
             raise ExtractionError(NOT_FOUND, kind=UNAVAILABLE, permanent=False)
         todo = [w for w in request.windows if w.strip()]
-        existing = [e for e in request.existing if e.strip()]
+        existing = [e for e in request.existing if (e[1] if isinstance(e, tuple) else e).strip()]
         rejected = list(request.rejected)
         result = ExtractionResult(candidates=[], dropped=[], model=self.model)
         seen: set[str] = set()
         cwd = workdir()
         for i, window in enumerate(todo, start=1):
-            known = [c.fact for c in result.candidates] + existing
+            # This job's facts first (the likeliest repeats), then the known ones with ids.
+            known: list[str | tuple[int, str]] = [c.fact for c in result.candidates]
+            known += existing
             system, stdin = prompt_for(
                 window, index=i, total=len(todo), existing=known, rejected=rejected
             )
