@@ -24,6 +24,7 @@ from capture.fit import budget_for, fit
 from capture.transcript import Turn
 from reviewer.config import Config
 from reviewer.sanitize.redact import redact
+from reviewer.sanitize.visible import strip as strip_invisible
 from reviewer.store import db, queue
 
 if TYPE_CHECKING:
@@ -69,11 +70,13 @@ class _Sent:
 
 
 def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent:
-    """Read and condense, then redact each turn BEFORE windows are cut (a secret is never
+    """Read and condense, drop the characters a terminal does not show (the model must
+    read what a person can: reviewer/sanitize/visible.py; also rejoins a token split by a
+    zero-width character), then redact each turn BEFORE windows are cut (a secret is never
     split by an elision), fit them to 1/send_ratio of the bytes read, and redact each
     window again for good measure. OSError propagates."""
     cond = condense_file(path, start=start, window_chars=window_chars)
-    turns = [dataclasses.replace(t, text=redact(t.text)) for t in cond.turns]
+    turns = [dataclasses.replace(t, text=redact(strip_invisible(t.text))) for t in cond.turns]
     sent = fit(turns, budget_for(cond.source_bytes, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
     return _Sent(turns, windows, cond.end_offset)

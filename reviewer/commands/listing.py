@@ -84,14 +84,23 @@ def run(args: argparse.Namespace) -> int:
     finally:
         conn.close()
     if args.json:
-        out = [
-            to_json(
-                f,
-                stale=_is_stale(found.get(f["id"])),
-                staleness=getattr(found.get(f["id"]), "state", None),
-            )
-            for f in facts
-        ]
+        out = []
+        for f in facts:  # one unreadable row (written by hand, out of range) is skipped alone
+            try:
+                item = to_json(
+                    f,
+                    stale=_is_stale(found.get(f["id"])),
+                    staleness=getattr(found.get(f["id"]), "state", None),
+                )
+                json.dumps(item, ensure_ascii=False).encode("utf-8")
+            except Exception as exc:
+                from reviewer.log import log
+
+                log("list", f"fact {f['id']} skipped, unreadable: {type(exc).__name__}: {exc}")
+                print(f"mem-review: fact {f['id']} skipped: unreadable row ({exc})",
+                      file=sys.stderr)
+                continue
+            out.append(item)
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reviewer.sanitize import visible
 from reviewer.store import db
 
 if TYPE_CHECKING:
@@ -213,6 +214,9 @@ class Store:
         ids: list[int] = []
         with self.session() as s:
             for nf in new:
+                _visible_new_fact(nf)
+                if not nf.text.strip():  # nothing a person could read and approve
+                    continue
                 exists = s.exec(
                     select(Fact.id).where(Fact.job_id == job_id, Fact.norm == nf.norm)
                 ).first()
@@ -271,7 +275,7 @@ class Store:
         from reviewer.sanitize.redact import redact
         from reviewer.store.dedupe import fact_key
 
-        text = redact(text.strip())
+        text = redact(visible.strip(text).strip())
         if not text:
             raise ValueError("a fact cannot be empty")
         changes = {
@@ -341,6 +345,7 @@ class Store:
         with self.session() as s:
             seen = set(s.exec(select(Fact.project, Fact.norm)))
             for nf in facts:
+                _visible_new_fact(nf)
                 if (nf.project, nf.norm) in seen:
                     skipped += 1
                     continue
@@ -376,8 +381,36 @@ def _write(conn: sqlite3.Connection, fact_id: int, values: dict[str, Any]) -> No
     names = [n for n in values if n in MUTABLE or n == "updated_at"]
     conn.execute(
         f"UPDATE fact SET {', '.join(f'{n} = ?' for n in names)} WHERE id = ?",
-        [*(values[n] for n in names), fact_id],
+        [*(_visible(n, values[n]) for n in names), fact_id],
     )
+
+
+_VISIBLE_COLUMNS = frozenset({"text", "category", "files", "reject_reason", "missing_files",
+                              "anchors", "evidence", "context"})
+
+
+def _visible(name: str, value: Any) -> Any:
+    """The one choke point for a person's change: no invisible character is stored."""
+    if isinstance(value, str) and name in _VISIBLE_COLUMNS:
+        return visible.strip(value)
+    return value
+
+
+def _visible_new_fact(nf: NewFact) -> None:
+    """Capture's and import's choke point: every text field without invisible characters
+    (reviewer/sanitize/visible.py), the dedupe key recomputed when the text changed."""
+    strip = visible.strip
+    text = strip(nf.text)
+    if text != nf.text:
+        from reviewer.store.dedupe import fact_key
+
+        nf.text, nf.norm = text, fact_key(text)
+    nf.category, nf.evidence, nf.context = strip(nf.category), strip(nf.evidence), strip(nf.context)
+    if nf.reject_reason:
+        nf.reject_reason = strip(nf.reject_reason)
+    nf.files = [strip(f) for f in nf.files]
+    nf.missing_files = [strip(f) for f in nf.missing_files]
+    nf.anchors = {strip(f): sha for f, sha in nf.anchors.items()}
 
 
 def _log(
@@ -416,6 +449,7 @@ def _person(actor: str) -> None:
 def _fact_from(nf: NewFact, now: float) -> Fact:
     from reviewer.store.models import Fact
 
+    _visible_new_fact(nf)
     return Fact(
         project=nf.project, text=nf.text, norm=nf.norm, category=nf.category,
         files=json.dumps(nf.files), confidence=float(nf.confidence), evidence=nf.evidence,
