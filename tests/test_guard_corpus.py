@@ -105,6 +105,17 @@ BYPASSES: list[tuple[str, str, dict[str, str]]] = [
     ("python -m other module", "Bash",
      {"command": "python3 -m reviewer.commands.importing f.json"}),
     ("MEM_REVIEW_HOME variable", "Bash", {"command": "rm -f \"$MEM_REVIEW_HOME/store.db\""}),
+    ("archive unpacked into the parent", "Bash", {"command": "cd ~/.local/share && "
+                                                             "tar xzf evil.tgz"}),
+    ("tree copied into the parent", "Bash", {"command": "cp -r evil/mem-review "
+                                                        "{home}/.local/share/"}),
+    ("exec fd onto the store", "Bash", {"command": "exec 3>~/.local/share/mem-review/store.db"}),
+    ("awk system", "Bash", {"command": "awk 'BEGIN{system(\"mem-review import f "
+                                       "--keep-status\")}'"}),
+    ("hex-encoded python", "Bash", {"command": "python3 -c \"exec(bytes.fromhex('" + (
+        b"from reviewer.store.facts import Store; Store().approve([1])".hex()) + "'))\""}),
+    ("variable holding the store path", "Bash",
+     {"command": "DB=~/.local/share/mem-review/store.db; sqlite3 $DB .tables"}),
     ("Write through a symlink", "Write", {"file_path": "{proj}/share/mem-review/store.db",
                                           "content": "x"}),
     ("Edit a hard link", "Edit", {"file_path": "{proj}/hard.db", "old_string": "a",
@@ -147,6 +158,12 @@ ORDINARY: list[str] = [
     "curl -s http://127.0.0.1:8080/health | jq .",
     "make bench",
     "docker ps -a",
+    "python3 -c 'import json, sys; print(len(json.load(sys.stdin)))' < "
+    "~/.local/share/mem-review/mem-review.log",
+    "grep -c approved ~/.local/share/mem-review/mem-review.log",
+    "find . -name '*.py' -exec grep -l approve {} +",
+    "cp -r src/ build/ && tar czf dist.tgz build",
+    "cd {proj} && tar xzf vendor.tgz",
 ]
 
 

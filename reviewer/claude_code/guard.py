@@ -103,6 +103,10 @@ WHICH = re.compile(r"^\s*(?:which|command\s+-v|command\s+-V|type\s+-p|type\s+-P|
 VAR = re.compile(r"\$\{([A-Za-z_]\w*)(?:[:#%/^,@][^}]*)?\}|\$([A-Za-z_]\w*)")
 ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
 BLOB = re.compile(r"(?<![\w+/=.-])([A-Za-z0-9+/]{16,}={0,2}|[0-9a-fA-F]{24,})(?![\w+/=.-])")
+# Programs that write whole trees: into an ancestor of the data dir they can recreate it.
+EXTRACTORS = {"tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zz", "cpio", "pax", "unar",
+              "ditto", "bunzip2", "gunzip"}
+TREE_COPIERS = {"cp", "rsync", "mv", "ln", "install", "scp", "git"}
 OPERATORS = {";", "&&", "||", "|", "&", "|&", ";;", "(", ")", "\n", "!"}
 REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 
@@ -329,8 +333,50 @@ def _segment_reason(words: list[str], writes: list[str], sh: _Shell) -> str | No
     if (program not in SEARCHERS and any(_keep_flag(a) for a in args)
             and NAMES_US.search(" ".join(words))):
         return "`mem-review import --keep-status` would approve facts without review"
+    if program in EXTRACTORS or program in TREE_COPIERS:
+        reason = _tree_reason(program, args, sh)
+        if reason:
+            return reason
     reader = program in READ_ONLY and not (program == "find" and FIND_WRITES & set(args))
     return _paths_reason(words, writes, sh, reader=reader)
+
+
+def _tree_reason(program: str, args: list[str], sh: _Shell) -> str | None:
+    """An archive unpacked, or a directory copied, into a parent of the data dir could
+    put a whole new store in place."""
+    home = _data_home()
+    targets: list[str] = []
+    if program in EXTRACTORS:
+        extracting = program not in ("tar", "bsdtar", "gtar") or any(
+            a in ("--extract", "--get")
+            or (not a.startswith("--") and "x" in a and a.lstrip("-").isalpha())
+            for a in args[:3])
+        if not extracting:
+            return None
+        targets.append(sh.cwd)
+        for j, a in enumerate(args):
+            if a in ("-C", "--directory", "-d") and j + 1 < len(args):
+                targets.append(_resolve(args[j + 1], sh))
+            elif a.startswith(("--directory=", "-o")) and program != "unzip":
+                targets.append(_resolve(a.split("=", 1)[-1] if "=" in a else a[2:], sh))
+    else:
+        recursive = program in ("mv", "git", "scp") or any(
+            a in ("--recursive", "--archive") or (a.startswith("-") and not a.startswith("--")
+                                                 and set(a[1:]) & set("rRa"))
+            for a in args)
+        if program == "git" and args[:1] != ["clone"]:
+            return None
+        plain = [a for a in args if not a.startswith("-")]
+        if not recursive or not plain:
+            return None
+        if program == "mv" and not any(os.path.isdir(_absolute(a, sh)) for a in plain[:-1]):
+            return None
+        targets.append(_resolve(plain[-1], sh))
+    for target in targets:
+        if target != os.sep and (home + os.sep).startswith(target.rstrip(os.sep) + os.sep):
+            return (f"`{program}` would write a tree into {target}, which holds mem-review's "
+                    "data directory")
+    return None
 
 
 def _keep_flag(arg: str) -> bool:
@@ -466,7 +512,10 @@ def _segments(command: str, sh: _Shell) -> Iterator[tuple[list[str], list[str]]]
                     sh.feeds.append(tokens[k + 1])
                 next(it, None)  # the here-string, or the here-document's delimiter
             continue
-        if tok in ("<", "<&", "<(", ">("):
+        if tok in ("<", "<&"):
+            next(it, None)  # an input file is read, not written
+            continue
+        if tok in ("<(", ">("):
             continue
         words.append(tok)
     if words or writes:
