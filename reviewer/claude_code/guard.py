@@ -37,6 +37,7 @@ import json
 import os
 import re
 import shlex
+import stat as stat_mod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +54,7 @@ READ_ONLY = {"cat", "less", "more", "head", "tail", "ls", "wc", "stat", "file", 
              "egrep", "fgrep", "rg", "ag", "ack", "du", "tree", "realpath", "readlink",
              "test", "[", "cd", "pushd", "popd", "pwd", "true", "false", "basename",
              "dirname", "md5sum", "sha256sum", "sha1sum", "diff", "cmp", "find", "fd",
-             "jq", "bat", "view", "zcat", "zless"}
+             "jq", "bat", "view", "zcat", "zless", "echo", "printf", ":"}
 SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "man", "less", "more",
              "cat", "head", "tail", "wc", "bat", "diff"}
 FIND_WRITES = {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"}
@@ -131,7 +132,7 @@ def check(payload: object) -> str | None:
             try:
                 reason = bash_reason(command, cwd)
             except Exception as exc:  # a command crafted to crash the check is not let by
-                if not (NAMES_US.search(command) or _mentions_data_dir(command)
+                if not (_names_us(command) or _mentions_data_dir(command)
                         or SQL_RUNNERS.search(command)):
                     raise
                 reason = f"the command could not be checked ({type(exc).__name__})"
@@ -172,7 +173,7 @@ class _Shell:
 def bash_reason(command: str, cwd: str | None = None) -> str | None:
     """Why a shell command is refused, or None."""
     try:
-        return _command_reason(command, _Shell(cwd or os.getcwd()))
+        return _command_reason(command, _Shell(os.path.realpath(cwd or os.getcwd())))
     except RecursionError:
         return "the command nests too deeply to be checked"
 
@@ -181,7 +182,7 @@ def _command_reason(command: str, sh: _Shell) -> str | None:
     if sh.depth > MAX_DEPTH:
         return "the command nests shells or scripts too deeply to be checked"
     command = ANSI_C.sub(lambda m: _ansi_c(m.group(1)), command)
-    if SQL_RUNNERS.search(command) and APPROVING_SQL.search(command):
+    if _sql_write(command) and SQL_RUNNERS.search(command):
         return "the command changes mem-review's facts table with SQL"
     for blob in _decoded_blobs(command):  # `echo <base64> | base64 -d | sh`
         inner = _command_reason(blob, sh.child()) or _code_reason(blob)
@@ -231,6 +232,8 @@ def _unquoted_newlines(command: str) -> str:
     """Newlines outside quotes separate commands, as `;` does."""
     if "\n" not in command:
         return command
+    if "'" not in command and '"' not in command and "\\" not in command:
+        return command.replace("\n", ";")
     out = []
     quote = ""
     escaped = False
@@ -266,7 +269,7 @@ def _segment_reason(words: list[str], writes: list[str], sh: _Shell) -> str | No
             if _assignment(w):
                 name, _, value = w.partition("=")
                 sh.variables[name] = value
-        if words[0] == "alias" and any(NAMES_US.search(w) for w in words[1:]):
+        if words[0] == "alias" and any(_names_us(w) for w in words[1:]):
             return "the command hides mem-review behind an alias"
         return _paths_reason(words, writes, sh, reader=False)
     words = _peel(words)
@@ -308,11 +311,11 @@ def _segment_reason(words: list[str], writes: list[str], sh: _Shell) -> str | No
             return reason
     elif program in SQL_CLIS:
         if any(_touches_data_dir(a, sh) for a in args) or any(
-            APPROVING_SQL.search(a) for a in args
+            _sql_write(a) for a in args
         ):
             return "the sqlite3 CLI on mem-review's store"
     elif program in PTY_WRAPPERS:
-        if any(NAMES_US.search(a) for a in args):
+        if any(_names_us(a) for a in args):
             return ("a pseudo-terminal around mem-review could type the confirmation only a "
                     "person gives")
         inner = _nested(" ".join(shlex.quote(a) for a in args if not a.startswith("-")), sh)
@@ -325,13 +328,13 @@ def _segment_reason(words: list[str], writes: list[str], sh: _Shell) -> str | No
         if reason:
             return reason
     elif (program == "git" and args[:1] == ["config"] and any("alias." in a for a in args)
-          and any(NAMES_US.search(a) for a in args)):
+          and any(_names_us(a) for a in args)):
         return "the command hides mem-review behind a git alias"
 
     if program not in SEARCHERS and any(KEEP_STATUS.search(a) for a in args):
         return "the command passes mem-review's approving flag `--keep-status`"
     if (program not in SEARCHERS and any(_keep_flag(a) for a in args)
-            and NAMES_US.search(" ".join(words))):
+            and _names_us(" ".join(words))):
         return "`mem-review import --keep-status` would approve facts without review"
     if program in EXTRACTORS or program in TREE_COPIERS:
         reason = _tree_reason(program, args, sh)
@@ -428,7 +431,7 @@ def _interpreter_reason(
                 if module in ("reviewer.cli", "reviewer"):
                     return _cli_reason(args[j + 2:])
                 return "the command runs mem-review's modules directly"
-            if module in ("pty", "pexpect") and NAMES_US.search(" ".join(args)):
+            if module in ("pty", "pexpect") and _names_us(" ".join(args)):
                 return "a pseudo-terminal around mem-review"
             return None
         if a in ("-c", "-e", "-E", "--eval", "-p", "--print", "-r") and j + 1 < len(args):
@@ -468,15 +471,28 @@ def _script_reason(name: str, sh: _Shell, code: bool = False) -> str | None:
     return None
 
 
+def _names_us(text: str) -> bool:
+    """Whether `text` names mem-review (a substring test first: the regex is slow on
+    a long here-document)."""
+    low = text.lower()
+    return ("reviewer" in low or "mem-review" in low or "mem_review" in low
+            or "capture.pipeline" in low) and NAMES_US.search(text) is not None
+
+
+def _sql_write(text: str) -> bool:
+    low = text.lower()
+    return ("fact" in low or "attach" in low) and APPROVING_SQL.search(text) is not None
+
+
 def _code_reason(code: str) -> str | None:
     """Python (or Perl, Ruby, Node) code that would approve, or write the store."""
-    if NAMES_US.search(code) and APPROVING_CALL.search(code):
+    if _names_us(code) and APPROVING_CALL.search(code):
         return "calls mem-review's approving functions or its CLI from code"
-    if APPROVING_SQL.search(code):
+    if _sql_write(code):
         return "changes mem-review's facts table with SQL"
     if _mentions_data_dir(code):
         return "touches mem-review's data directory from code"
-    if PTY_CODE.search(code) and NAMES_US.search(code):
+    if _names_us(code) and PTY_CODE.search(code):
         return "drives mem-review through a pseudo-terminal"
     return None
 
@@ -662,42 +678,68 @@ def _touches_data_dir(word: str, sh: _Shell) -> bool:
     if len(word) > 4096 or "\0" in word:
         return False
     home = _data_home()
-    resolved = _resolve(word, sh)
-    if resolved == home or resolved.startswith(home + os.sep):
+    path = os.path.normpath(_absolute(word, sh))
+    if sh.links:
+        path = _resolve(word, sh)
+    if path == home or path.startswith(home + os.sep):
         return True
-    if ("/" in word or os.path.lexists(resolved)) and _inodes():
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        st = None
+    # The cwd is resolved, so a plain name can only lead elsewhere if it is a link itself;
+    # a path with directories may pass through one anywhere: ask the file system.
+    if "/" in word or (st is not None and stat_mod.S_ISLNK(st.st_mode)):
+        resolved = os.path.realpath(path)
+        if resolved == home or resolved.startswith(home + os.sep):
+            return True
         try:
             st = os.stat(resolved)
         except (OSError, ValueError):
             return False
-        return (st.st_dev, st.st_ino) in _inodes()
-    return False
+    return st is not None and (st.st_dev, st.st_ino) in _inodes()
 
 
-_INODES: set[tuple[int, int]] | None = None
+_INODES: dict[str, set[tuple[int, int]]] = {}
 
 
 def _inodes() -> set[tuple[int, int]]:
     """(dev, inode) of the data dir and the files in it: a hard link is the same file."""
-    global _INODES
-    if _INODES is None:
+    home = _data_home()
+    if home not in _INODES:
         found: set[tuple[int, int]] = set()
-        home = _data_home()
         try:
             for entry in [home, *(os.path.join(home, n) for n in os.listdir(home))]:
                 st = os.stat(entry)
                 found.add((st.st_dev, st.st_ino))
         except OSError:
             pass
-        _INODES = found
-    return _INODES
+        _INODES[home] = found
+    return _INODES[home]
 
 
 def _data_home() -> str:
-    return os.path.realpath(paths.home())
+    key = os.environ.get("MEM_REVIEW_HOME"), os.environ.get("HOME"), os.environ.get(
+        "XDG_DATA_HOME")
+    if key not in _HOMES:
+        _HOMES[key] = os.path.realpath(paths.home())
+    return _HOMES[key]
+
+
+_HOMES: dict[tuple[str | None, ...], str] = {}
+
+
+_SPELLINGS: dict[tuple[str | None, ...], list[str]] = {}
 
 
 def _data_dir_spellings() -> list[str]:
+    key = tuple(os.environ.get(v) for v in ("MEM_REVIEW_HOME", "HOME", "XDG_DATA_HOME"))
+    if key not in _SPELLINGS:
+        _SPELLINGS[key] = _spellings()
+    return _SPELLINGS[key]
+
+
+def _spellings() -> list[str]:
     home = paths.home()
     forms = {str(home), os.path.realpath(home)}
     user_home = str(Path.home())

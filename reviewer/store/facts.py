@@ -295,7 +295,7 @@ class Store:
             "verified_at": db.now(),
         }
         if files is not None:
-            changes["files"] = json.dumps(files)
+            changes["files"] = json.dumps([visible.strip(f) for f in files])
         return self._change([fact_id], actor, "verified", changes)
 
     def restore(self, snapshots: Sequence[tuple[int, Snapshot]], *, actor: str = "tui") -> None:
