@@ -261,3 +261,39 @@ def test_edit_and_import_strip_too(home: Path, tmp_path: Path) -> None:
                           "evidence": "e\u200be", "files": ["b\u200d.py"]}, 0, "x.json")
     assert item["text"] == "Imported fact" and item["evidence"] == "ee"
     assert item["files"] == ["b.py"]
+
+
+TOKEN = "ghp_" + "Zq7Xw2Lp9Rt4Vb6Nm1Kc8Hj3Gf5Ds0Ae2Yu4"
+SPLIT = TOKEN[:10] + "\u2060" + TOKEN[10:20] + "\U000e0020" + TOKEN[20:]  # no rule sees it
+
+
+def test_a_secret_split_by_an_invisible_character_is_redacted_once_whole(
+    home: Path, tmp_path: Path
+) -> None:
+    """Stripping joins the pieces: every place that strips redacts again (before the fix
+    the joined token was stored, and injected from an old row)."""
+    from reviewer.store.facts import NewFact
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    store = Store()
+    try:
+        conn = db.connect()
+        job = claim(conn, _transcript(tmp_path / "s.jsonl", "hello"), repo)
+        conn.close()
+        [fid] = store.record_extraction(job.id, [NewFact(
+            project=str(repo), text=f"The token is {SPLIT} here.", norm="tok",
+            category="gotcha", evidence=f"token {SPLIT}", files=[f"{SPLIT}.txt"],
+        )], end_cursor=0)
+        store.reject([fid], f"because {SPLIT}", actor="tui")
+        old = _old_row(repo, f"Old row with {SPLIT} inside.")
+    finally:
+        store.close()
+    dump = "\n".join(
+        "\t".join(str(v) for v in row)
+        for row in sqlite3.connect(home / "store.db").execute(
+            "SELECT text, evidence, files, reject_reason FROM fact WHERE id = ?", (fid,))
+    )
+    assert TOKEN not in dump and "[REDACTED:github-token]" in dump
+    answer = session_start({"cwd": str(repo), "session_id": "s"})
+    assert answer is not None and f"fact {old}" not in answer
+    assert TOKEN not in answer and "[REDACTED:github-token]" in answer

@@ -353,7 +353,12 @@ def neutralise(text: object) -> str:
     of hook answers lose their double quotes; phrases that open a system block
     ("SessionStart hook additional context:") or our own delimiters lose their colon.
     """
-    s = visible.strip(_CONTROL.sub(" ", str(text)))  # nothing the person could not see
+    spaced = _CONTROL.sub(" ", str(text))
+    s = visible.strip(spaced)  # nothing the person could not see
+    if s != spaced:  # an old row: a secret split by an invisible character is whole now
+        from reviewer.sanitize.redact import redact
+
+        s = redact(s)
     s = " ".join(s.split())
     s = _TAG.sub(lambda m: "‹" + m.group(1) + "›", s)
     s = _TAG_OPEN.sub("‹", s)

@@ -392,14 +392,25 @@ _VISIBLE_COLUMNS = frozenset({"text", "category", "files", "reject_reason", "mis
 def _visible(name: str, value: Any) -> Any:
     """The one choke point for a person's change: no invisible character is stored."""
     if isinstance(value, str) and name in _VISIBLE_COLUMNS:
-        return visible.strip(value)
+        return _strip(value)
     return value
+
+
+def _strip(value: str) -> str:
+    """Without invisible characters; redacted again when any went, since a secret split
+    by a zero-width character was not recognisable before."""
+    out = visible.strip(value)
+    if out != value:
+        from reviewer.sanitize.redact import redact
+
+        out = redact(out)
+    return out
 
 
 def _visible_new_fact(nf: NewFact) -> None:
     """Capture's and import's choke point: every text field without invisible characters
     (reviewer/sanitize/visible.py), the dedupe key recomputed when the text changed."""
-    strip = visible.strip
+    strip = _strip
     text = strip(nf.text)
     if text != nf.text:
         from reviewer.store.dedupe import fact_key
