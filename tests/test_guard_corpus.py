@@ -116,6 +116,16 @@ BYPASSES: list[tuple[str, str, dict[str, str]]] = [
         b"from reviewer.store.facts import Store; Store().approve([1])".hex()) + "'))\""}),
     ("variable holding the store path", "Bash",
      {"command": "DB=~/.local/share/mem-review/store.db; sqlite3 $DB .tables"}),
+    ("uninstall the guard", "Bash", {"command": "mem-review uninstall --scope project"}),
+    ("edit the settings to drop the hook", "Bash",
+     {"command": "sed -i 's/pre-tool-use//' {proj}/.claude/settings.json"}),
+    ("disableAllHooks in the local settings", "Bash",
+     {"command": "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json"}),
+    ("Write the user settings", "Write", {"file_path": "{home}/.claude/settings.json",
+                                          "content": "{}"}),
+    ("Edit the project settings", "Edit", {"file_path": ".claude/settings.json",
+                                           "old_string": "pre-tool-use", "new_string": "x"}),
+    ("remove the .claude dir", "Bash", {"command": "rm -rf {proj}/.claude"}),
     ("Write through a symlink", "Write", {"file_path": "{proj}/share/mem-review/store.db",
                                           "content": "x"}),
     ("Edit a hard link", "Edit", {"file_path": "{proj}/hard.db", "old_string": "a",
@@ -164,6 +174,9 @@ ORDINARY: list[str] = [
     "find . -name '*.py' -exec grep -l approve {} +",
     "cp -r src/ build/ && tar czf dist.tgz build",
     "cd {proj} && tar xzf vendor.tgz",
+    "git add .claude/settings.json && git commit -m 'mem-review hooks'",
+    "cat .claude/settings.json",
+    "mkdir -p .claude/commands && echo 'x' > .claude/commands/deploy.md",
 ]
 
 

@@ -126,6 +126,8 @@ def check(payload: object) -> str | None:
         target = tool_input.get(WRITE_TOOLS[tool])
         if isinstance(target, str) and _inside_data_dir(target, cwd):
             reason = f"{tool} would write inside mem-review's data directory ({paths.home()})"
+        elif isinstance(target, str) and _claude_settings(_absolute_path(target, cwd)):
+            reason = f"{tool} would change Claude Code's settings, which hold this guard"
     elif tool == "Bash":
         command = tool_input.get("command")
         if isinstance(command, str):
@@ -393,6 +395,8 @@ def _cli_reason(args: list[str]) -> str | None:
     sub = next((a for a in args if not a.startswith("-")), "review")
     if any(a in ("-h", "--help", "--version") for a in args):
         return None
+    if sub == "uninstall":
+        return "removing mem-review's hooks (and this guard) is for the person"
     if sub == "import" and any(_keep_flag(a) for a in args):
         return "`mem-review import --keep-status` would approve facts without review"
     if sub in ("review", "demo") or not args or all(a.startswith("-") for a in args):
@@ -643,14 +647,43 @@ def _paths_reason(words: list[str], writes: list[str], sh: _Shell, *, reader: bo
     for target in writes:
         if _touches_data_dir(target, sh):
             return f"the command writes inside mem-review's data directory ({paths.home()})"
+        if _claude_settings(_resolve(target, sh)):
+            return "the command writes Claude Code's settings, which hold this guard"
     if reader:
         return None
+    git_reads = bool(words) and os.path.basename(words[0]) == "git" and (
+        words[1:2] and words[1] in GIT_KEEPS_FILES)
     for w in words[1:] if words else []:
         if _touches_data_dir(w, sh) or _mentions_data_dir(w):
             return f"the command touches mem-review's data directory ({paths.home()})"
+        if not git_reads and SETTINGS_NAME.search(w) and _claude_settings(_resolve(w, sh)):
+            return "the command changes Claude Code's settings, which hold this guard"
     if words and (_touches_data_dir(words[0], sh)):
         return f"the command runs something inside mem-review's data directory ({paths.home()})"
     return None
+
+
+GIT_KEEPS_FILES = {"add", "commit", "diff", "log", "show", "status", "blame", "grep", "ls-files"}
+SETTINGS_NAME = re.compile(r"settings(\.local)?\.json|managed-settings|\.claude(/|$)")
+
+
+def _claude_settings(path: str) -> bool:
+    """A Claude Code settings file (or the `.claude` dir holding one): whoever can write it
+    can switch this guard off (remove the hook, `disableAllHooks`)."""
+    real = os.path.realpath(path)
+    parts = real.split(os.sep)
+    if parts[-1] == ".claude":
+        return True
+    name = parts[-1]
+    in_claude_dir = len(parts) >= 2 and parts[-2] in (".claude", "claude-code")
+    return in_claude_dir and (
+        (name.startswith("settings") and name.endswith(".json"))
+        or name.startswith("managed-settings"))
+
+
+def _absolute_path(target: str, cwd: str) -> str:
+    path = os.path.expanduser(target)
+    return path if os.path.isabs(path) else os.path.join(cwd, path)
 
 
 def _absolute(word: str, sh: _Shell) -> str:
