@@ -150,3 +150,14 @@ def test_unjudgeable_anchors_withhold_only_what_cites_files(repo: Path) -> None:
     _insert(repo, "Cites a file.", files='["a.py"]', anchors='{"a.py": ')  # cut-off JSON
     text, _ = render_context(repo)
     assert text is not None and "Project-wide fact." in text
+
+
+def test_list_table_skips_the_bad_row_and_shows_hidden_characters(repo: Path, home: Path) -> None:
+    _insert(repo, "Deploys run\u200b on Fridays.")
+    bad_id = _insert(repo, b"\x00blob")
+    env = dict(os.environ, MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1", COLUMNS="200")
+    done = subprocess.run([sys.executable, "-m", "reviewer.cli", "list"], env=env, cwd=repo,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Deploys run\\u{200b} on Fridays." in done.stdout and "1 facts" in done.stdout
+    assert f"fact {bad_id} skipped" in done.stderr and "Traceback" not in done.stderr
