@@ -126,6 +126,10 @@ BYPASSES: list[tuple[str, str, dict[str, str]]] = [
     ("Edit the project settings", "Edit", {"file_path": ".claude/settings.json",
                                            "old_string": "pre-tool-use", "new_string": "x"}),
     ("remove the .claude dir", "Bash", {"command": "rm -rf {proj}/.claude"}),
+    ("padded past the parser", "Bash", {"command": "x" * 1_000_000 + " ; mem-review import "
+                                                   "--keep-status f.json"}),
+    ("a 3 MB Write into the data dir", "Write", {"file_path": "~/.local/share/mem-review/"
+                                                 "store.db", "content": "x" * 3_000_000}),
     ("Write through a symlink", "Write", {"file_path": "{proj}/share/mem-review/store.db",
                                           "content": "x"}),
     ("Edit a hard link", "Edit", {"file_path": "{proj}/hard.db", "old_string": "a",

@@ -48,6 +48,12 @@ WRITE_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_pat
                "NotebookEdit": "notebook_path"}
 MAX_DEPTH = 4  # nested shells / scripts looked through
 MAX_SCRIPT_BYTES = 256 * 1024
+# Tokenising is quadratic in a token's length (shlex): a longer command is not parsed (a
+# hook that times out lets the call through), only searched for what could matter.
+MAX_COMMAND_CHARS = 64 * 1024
+LONG_MARKERS = ("reviewer", "mem-review", "mem_review", "keep-status", "keep_status",
+                "sqlite", "store.db", ".claude", "base64", "xxd", "fromhex", "unhexlify",
+                "eval", "exec", "$(", "`", "ln ", "tar ", "cp ", "mv ", "rsync")
 # Programs that only read: fine on the data dir (the log, `ls`), and a search that
 # mentions `--keep-status` (grep in mem-review's own source) is not running it.
 READ_ONLY = {"cat", "less", "more", "head", "tail", "ls", "wc", "stat", "file", "grep",
@@ -174,6 +180,12 @@ class _Shell:
 
 def bash_reason(command: str, cwd: str | None = None) -> str | None:
     """Why a shell command is refused, or None."""
+    if len(command) > MAX_COMMAND_CHARS:
+        low = command.lower()
+        if any(m in low for m in LONG_MARKERS) or _mentions_data_dir(command):
+            return (f"the command is over {MAX_COMMAND_CHARS:,} characters and names something "
+                    "the guard watches, too long to be checked")
+        return None
     try:
         return _command_reason(command, _Shell(os.path.realpath(cwd or os.getcwd())))
     except RecursionError:
