@@ -150,6 +150,9 @@ def test_hidden_tag_text_never_reaches_the_model_the_store_or_session_start(
     transcript = _transcript(tmp_path / "s1.jsonl", prompt)
     conn = db.connect()
     store = Store()
+    # Old rows, sent to the model as what not to repeat: their hidden text stays behind.
+    _old_row(repo, f"An old fact{HIDDEN} about tox.")
+    _old_row(repo, "A rejected one.", status="rejected", reject_reason=f"wrong{HIDDEN}")
     try:
         job = claim(conn, transcript, repo)
         # A model that echoes the hidden text back in every field it can.
@@ -168,7 +171,7 @@ def test_hidden_tag_text_never_reaches_the_model_the_store_or_session_start(
             client.close()
         assert out.state == "done" and len(out.new_ids) == 1
         sent = requests_text(transport)
-        assert "ruff for linting" in sent
+        assert "ruff for linting" in sent and "An old fact about tox." in sent
         _no_hidden(sent)  # the model read what a person would read
 
         row = conn.execute("SELECT * FROM fact WHERE id = ?", (out.new_ids[0],)).fetchone()

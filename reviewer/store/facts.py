@@ -171,7 +171,8 @@ class Store:
 
         with self.session() as s:
             q = select(Fact.id, Fact.text, Fact.status).where(Fact.project == project)
-            return [(int(i), t, st) for i, t, st in s.exec(q)]
+            # Sent to the model as context: an old row's hidden characters stay behind.
+            return [(int(i), _strip(t), st) for i, t, st in s.exec(q)]
 
     def rejected_with_reasons(self, project: str, limit: int = 200) -> list[tuple[str, str]]:
         from sqlmodel import col, select
@@ -185,7 +186,7 @@ class Store:
                 .order_by(col(Fact.decided_at).desc())
                 .limit(limit)
             )
-            return [(t, r or "") for t, r in s.exec(q)]
+            return [(_strip(t), _strip(r or "")) for t, r in s.exec(q)]
 
     # ---- the worker's writes -------------------------------------------------------
 
