@@ -300,3 +300,24 @@ def test_a_secret_split_by_an_invisible_character_is_redacted_once_whole(
     answer = session_start({"cwd": str(repo), "session_id": "s"})
     assert answer is not None and f"fact {old}" not in answer
     assert TOKEN not in answer and "[REDACTED:github-token]" in answer
+
+
+def test_the_agents_remember_tool_stores_nothing_hidden(home: Path, tmp_path: Path) -> None:
+    """The MCP `remember` tool is a way in too: the agent is the likeliest author of
+    hidden text."""
+    from reviewer.claude_code.remember import remember
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    conn = db.connect()
+    try:
+        out = remember(conn, repo, f"Lint with ruff{HIDDEN}, token {SPLIT}.", "convention",
+                       ["a.py\u200b"], f"quote{HIDDEN}")
+        row = conn.execute("SELECT text, evidence, files FROM fact WHERE id = ?",
+                           (out.fact_id,)).fetchone()
+    finally:
+        conn.close()
+    for value in row:
+        _no_hidden(value)
+        assert TOKEN not in value
+    assert row[0].startswith("Lint with ruff, token [REDACTED:github-token]")
+    assert json.loads(row[2]) == ["a.py"]
