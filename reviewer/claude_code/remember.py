@@ -50,11 +50,11 @@ class RememberError(ValueError):
 class Checks:
     """What capture knows how to check, handed down by the command layer.
 
-    `grounded(evidence)` is True/False when the session's transcript was found and
-    checked, None when there is no transcript to check against.
+    `grounded(fact, evidence)` is True/False when the session's transcript was found and
+    the verifier judged the quote, None when there is no transcript to check against.
     """
 
-    grounded: Callable[[str], bool | None] = lambda _evidence: None
+    grounded: Callable[[str, str], bool | None] = lambda _fact, _evidence: None
     session_id: str | None = None
 
 
@@ -105,7 +105,7 @@ def remember(
     if not text:
         raise RememberError("fact is empty after redaction")
     cited = _relative([redact(strip_invisible(f)) for f in cited], root)
-    grounded = checks.grounded(quote) if quote else False
+    grounded = checks.grounded(text, quote) if quote else False
     missing = [f for f in cited if not _inside_and_exists(root, f)]
     anchors = {f: (None if f in missing else blob_sha(Path(root) / f)) for f in cited}
     commit, branch = git_head(root)
