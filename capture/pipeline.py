@@ -22,6 +22,8 @@ from capture.fit import budget_for, fit
 from capture.transcript import Turn, read_turns
 from reviewer.config import Config
 from reviewer.sanitize.redact import redact
+from reviewer.sanitize.visible import has_invisible
+from reviewer.sanitize.visible import strip as strip_invisible
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -89,13 +91,18 @@ class _Sent:
 
 
 def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent:
-    """Read and condense, then redact each turn BEFORE windows are cut (a secret is never
+    """Read and condense, drop the characters a terminal does not show (the model must
+    read what a person can: reviewer/sanitize/visible.py; also rejoins a token split by a
+    zero-width character), then redact each turn BEFORE windows are cut (a secret is never
     split by an elision), fit them to 1/send_ratio of the bytes read, and redact each
     window again for good measure. OSError propagates."""
     # The turns only: `condense_file` would also render the whole text and cut windows
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
     read, stats, end = read_turns(path, start)
-    turns = redact_turns(read)
+    turns = redact_turns([
+        dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
+        for t in read
+    ])
     sent = fit(turns, budget_for(stats.bytes_read, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
     return _Sent(turns, windows, end)

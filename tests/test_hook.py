@@ -461,7 +461,7 @@ from reviewer.store import db
 path = Path(sys.argv[1])
 holder = db.connect(path)
 holder.execute("BEGIN IMMEDIATE")
-holder.execute("INSERT INTO hash_cache VALUES ('a', 1, 1, 'x')")
+holder.execute("INSERT INTO hash_cache VALUES ('a', 1, 1, 1, 1, 'x')")
 other = "from reviewer.store import db; from pathlib import Path; import sys; " \\
         "db.connect(Path(sys.argv[1])).close()"
 opened = subprocess.run([sys.executable, "-c", other, str(path)], check=False).returncode

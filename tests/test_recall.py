@@ -205,8 +205,9 @@ def test_remember_lands_pending_redacted_anchored_and_says_it_is_not_approved(
     token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
     seen: list[str] = []
 
-    def grounded(evidence: str) -> bool:
+    def grounded(fact: str, evidence: str) -> bool:
         seen.append(evidence)
+        assert token not in fact  # the verifier is shown what will be stored
         return True
 
     out = remember.remember(
@@ -233,7 +234,7 @@ def test_remember_lands_pending_redacted_anchored_and_says_it_is_not_approved(
 def test_remember_flags_ungrounded_and_unchecked_evidence(repo: Path, conn) -> None:
     no = remember.remember(conn, repo, "Logs rotate daily at midnight", "environment",
                            evidence="we rotate logs daily",
-                           checks=Checks(grounded=lambda _e: False))
+                           checks=Checks(grounded=lambda _f, _e: False))
     assert "NOT found" in no.message()
     unknown = remember.remember(conn, repo, "Builds run on arm64 runners", "environment",
                                 evidence="builds run on arm64")

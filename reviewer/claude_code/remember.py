@@ -24,6 +24,7 @@ from typing import Any
 from reviewer.claude_code.recall import RecallError, parse
 from reviewer.freshness.anchors import blob_sha, git_head
 from reviewer.sanitize.redact import redact
+from reviewer.sanitize.visible import strip as strip_invisible
 from reviewer.store import db
 from reviewer.store.dedupe import FactIndex, fact_key
 from reviewer.store.schema import CATEGORIES
@@ -49,11 +50,11 @@ class RememberError(ValueError):
 class Checks:
     """What capture knows how to check, handed down by the command layer.
 
-    `grounded(evidence)` is True/False when the session's transcript was found and
-    checked, None when there is no transcript to check against.
+    `grounded(fact, evidence)` is True/False when the session's transcript was found and
+    the verifier judged the quote, None when there is no transcript to check against.
     """
 
-    grounded: Callable[[str], bool | None] = lambda _evidence: None
+    grounded: Callable[[str, str], bool | None] = lambda _fact, _evidence: None
     session_id: str | None = None
 
 
@@ -97,12 +98,14 @@ def remember(
     checks = checks or Checks()
     root = os.fspath(project)
     text, cat, cited, quote = _validate(fact, category, files, evidence)
-    text = " ".join(redact(text).split())
-    quote = redact(quote).strip()
+    # Nothing the person could not see is stored (reviewer/sanitize/visible.py), and
+    # stripping comes before redaction, so a secret split by a zero-width character is whole.
+    text = " ".join(redact(strip_invisible(text)).split())
+    quote = redact(strip_invisible(quote)).strip()
     if not text:
         raise RememberError("fact is empty after redaction")
-    cited = _relative([redact(f) for f in cited], root)
-    grounded = checks.grounded(quote) if quote else False
+    cited = _relative([redact(strip_invisible(f)) for f in cited], root)
+    grounded = checks.grounded(text, quote) if quote else False
     missing = [f for f in cited if not _inside_and_exists(root, f)]
     anchors = {f: (None if f in missing else blob_sha(Path(root) / f)) for f in cited}
     commit, branch = git_head(root)

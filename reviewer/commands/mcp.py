@@ -61,8 +61,11 @@ def checks_for(cwd: str | os.PathLike[str]) -> Checks:
     if path is None:
         return Checks()
 
-    def grounded(evidence: str) -> bool | None:
-        from capture.condense import condense_file, render
+    def grounded(fact: str, evidence: str) -> bool | None:
+        import dataclasses
+
+        from capture.condense import condense_file
+        from capture.verify import verify
         from reviewer.sanitize.redact import redact
 
         try:
@@ -71,13 +74,9 @@ def checks_for(cwd: str | os.PathLike[str]) -> Checks:
             turns = condense_file(path).turns
         except OSError:
             return None
-        return _is_grounded(evidence, redact(render(turns)))  # as the evidence was
+        # Judged as the worker judges a candidate: against the redacted turns, as the
+        # evidence itself was redacted.
+        redacted = [dataclasses.replace(t, text=redact(t.text)) for t in turns]
+        return verify(fact, evidence, redacted).supported
 
     return Checks(grounded=grounded, session_id=path.stem)
-
-
-def _is_grounded(evidence: str, source: str) -> bool:
-    """The seam to capture's evidence check (a verifier may replace it: one line)."""
-    from capture.ground import is_grounded
-
-    return is_grounded(evidence, source)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reviewer.sanitize import visible
 from reviewer.store import db
 
 if TYPE_CHECKING:
@@ -175,7 +176,8 @@ class Store:
 
         with self.session() as s:
             q = select(Fact.id, Fact.text, Fact.status).where(Fact.project == project)
-            return [(int(i), t, st) for i, t, st in s.exec(q)]
+            # Sent to the model as context: an old row's hidden characters stay behind.
+            return [(int(i), _strip(t), st) for i, t, st in s.exec(q)]
 
     def rejected_with_reasons(self, project: str, limit: int = 200) -> list[tuple[str, str]]:
         from sqlmodel import col, select
@@ -189,7 +191,7 @@ class Store:
                 .order_by(col(Fact.decided_at).desc())
                 .limit(limit)
             )
-            return [(t, r or "") for t, r in s.exec(q)]
+            return [(_strip(t), _strip(r or "")) for t, r in s.exec(q)]
 
     # ---- the worker's writes -------------------------------------------------------
 
@@ -218,6 +220,9 @@ class Store:
         ids: list[int] = []
         with self.session() as s:
             for nf in new:
+                _visible_new_fact(nf)
+                if not nf.text.strip():  # nothing a person could read and approve
+                    continue
                 exists = s.exec(
                     select(Fact.id).where(Fact.job_id == job_id, Fact.norm == nf.norm)
                 ).first()
@@ -291,7 +296,7 @@ class Store:
         from reviewer.sanitize.redact import redact
         from reviewer.store.dedupe import fact_key
 
-        text = redact(text.strip())
+        text = redact(visible.strip(text).strip())
         if not text:
             raise ValueError("a fact cannot be empty")
         changes = {
@@ -311,7 +316,7 @@ class Store:
             "verified_at": db.now(),
         }
         if files is not None:
-            changes["files"] = json.dumps(files)
+            changes["files"] = json.dumps([visible.strip(f) for f in files])
         return self._change([fact_id], actor, "verified", changes)
 
     def restore(self, snapshots: Sequence[tuple[int, Snapshot]], *, actor: str = "tui") -> None:
@@ -350,6 +355,7 @@ class Store:
         with self.session() as s:
             seen = set(s.exec(select(Fact.project, Fact.norm)))
             for nf in facts:
+                _visible_new_fact(nf)
                 if (nf.project, nf.norm) in seen:
                     skipped += 1
                     continue
@@ -419,8 +425,47 @@ def _write(conn: sqlite3.Connection, fact_id: int, values: dict[str, Any]) -> No
     names = [n for n in values if n in MUTABLE or n == "updated_at"]
     conn.execute(
         f"UPDATE fact SET {', '.join(f'{n} = ?' for n in names)} WHERE id = ?",
-        [*(values[n] for n in names), fact_id],
+        [*(_visible(n, values[n]) for n in names), fact_id],
     )
+
+
+_VISIBLE_COLUMNS = frozenset({"text", "category", "files", "reject_reason", "missing_files",
+                              "anchors", "evidence", "context"})
+
+
+def _visible(name: str, value: Any) -> Any:
+    """The one choke point for a person's change: no invisible character is stored."""
+    if isinstance(value, str) and name in _VISIBLE_COLUMNS:
+        return _strip(value)
+    return value
+
+
+def _strip(value: str) -> str:
+    """Without invisible characters; redacted again when any went, since a secret split
+    by a zero-width character was not recognisable before."""
+    out = visible.strip(value)
+    if out != value:
+        from reviewer.sanitize.redact import redact
+
+        out = redact(out)
+    return out
+
+
+def _visible_new_fact(nf: NewFact) -> None:
+    """Capture's and import's choke point: every text field without invisible characters
+    (reviewer/sanitize/visible.py), the dedupe key recomputed when the text changed."""
+    strip = _strip
+    text = strip(nf.text)
+    if text != nf.text:
+        from reviewer.store.dedupe import fact_key
+
+        nf.text, nf.norm = text, fact_key(text)
+    nf.category, nf.evidence, nf.context = strip(nf.category), strip(nf.evidence), strip(nf.context)
+    if nf.reject_reason:
+        nf.reject_reason = strip(nf.reject_reason)
+    nf.files = [strip(f) for f in nf.files]
+    nf.missing_files = [strip(f) for f in nf.missing_files]
+    nf.anchors = {strip(f): sha for f, sha in nf.anchors.items()}
 
 
 def _log(
@@ -459,6 +504,7 @@ def _person(actor: str) -> None:
 def _fact_from(nf: NewFact, now: float) -> Fact:
     from reviewer.store.models import Fact
 
+    _visible_new_fact(nf)
     return Fact(
         project=nf.project, text=nf.text, norm=nf.norm, category=nf.category,
         files=json.dumps(nf.files), confidence=float(nf.confidence), evidence=nf.evidence,

@@ -114,6 +114,8 @@ class HashCache(SQLModel, table=True):
     path: str = Field(primary_key=True)
     size: int
     mtime_ns: int
+    ctime_ns: int
+    ino: int
     blob_sha: str
 
 

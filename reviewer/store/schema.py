@@ -201,7 +201,26 @@ ALTER TABLE fact ADD COLUMN evidence_source TEXT;
 ALTER TABLE fact ADD COLUMN supersedes INTEGER;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER]
+
+# The hash cache vouches for a file by what an ordinary tool cannot set back: a rewrite
+# that keeps size and mtime (`touch -d`, `cp -p`, a build restoring times) still moves the
+# ctime, and a replacement moves the inode. Old rows cannot be vouched for: the cache
+# starts empty (it is only a cache).
+HASH_CACHE_KEYS_ON_CTIME_AND_INODE = """
+DROP TABLE IF EXISTS hash_cache;
+CREATE TABLE hash_cache (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
+    blob_sha TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: list[str] = [
+    V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, HASH_CACHE_KEYS_ON_CTIME_AND_INODE,
+]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")
