@@ -310,6 +310,10 @@ def _extraction_failed(
             (tin, tout, cost, exc.partial.model, job.id),
         )
     message = redact(f"{exc.kind}: {exc}")  # an error body may quote the request
+    if exc.kind == "unavailable":  # like `unavailable()`, found mid-run (a lapsed sign-in)
+        queue.requeue(conn, job.id, message, delay=0, count_attempt=False)
+        return Outcome(job.id, "queued", error=message, stop=True, input_tokens=tin,
+                       output_tokens=tout, cost_usd=cost)
     if exc.permanent:
         queue.fail(conn, job.id, message)
         return Outcome(

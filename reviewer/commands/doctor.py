@@ -14,8 +14,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reviewer.project import resolve as project_dir
+
+if TYPE_CHECKING:
+    from reviewer.config import Config
 
 STUCK_SECONDS = 300.0  # the worker beats every 10 s; five minutes of silence is a hang
 WAITING_SECONDS = 3600.0  # a due job nobody picked up in an hour: no worker is starting
@@ -54,7 +58,7 @@ def checks(project: str) -> list[Check]:
     else:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
-    out.append(check_api_key(cfg.extractor if cfg else "api"))
+    out.append(check_extractor(cfg))
     store, conn = check_store()
     out.append(store)
     if conn is not None:
@@ -67,11 +71,13 @@ def checks(project: str) -> list[Check]:
 
 def check_config(cfg: object) -> Check:
     from reviewer import paths
+    from reviewer.config import EXTRACTORS
 
-    extractor = getattr(cfg, "extractor", "api")
-    if extractor not in ("api", "rules"):
-        return Check(False, "config", f'extractor = "{extractor}" is neither "api" nor "rules"; '
-                     f"fix it in {paths.config_path()} or MEM_REVIEW_EXTRACTOR")
+    extractor = getattr(cfg, "extractor", "auto")
+    if extractor not in EXTRACTORS:
+        return Check(False, "config", f'extractor = "{extractor}" is not one of '
+                     f"{', '.join(EXTRACTORS)}; fix it in {paths.config_path()} or "
+                     "MEM_REVIEW_EXTRACTOR")
     budget = getattr(cfg, "inject_budget_chars", 0)
     if budget <= 0:
         return Check(False, "config", f"inject_budget_chars = {budget} must be positive")
@@ -134,13 +140,31 @@ def check_executable(exe: str) -> Check:
     return Check(True, "executable", f"{exe} runs ({version})")
 
 
-def check_api_key(extractor: str) -> Check:
-    if extractor == "rules":
-        return Check(True, "api key", "not needed: the offline rules extractor is configured")
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return Check(True, "api key", "ANTHROPIC_API_KEY is set")
-    return Check(False, "api key", "ANTHROPIC_API_KEY is not set; export it where Claude Code "
-                 'runs, or set extractor = "rules" in config.toml to extract offline')
+def check_extractor(cfg: Config | None) -> Check:
+    """Which extractor runs and why, and whether it can: a key, a signed-in Claude Code.
+    The rules chosen by default (no key, no `claude`) are a ✗: they find next to nothing."""
+    from capture.extractors import resolve
+    from reviewer.config import RULES_FIND_LITTLE, Config
+
+    cfg = cfg or Config()
+    choice = resolve(cfg)
+    if choice.name == "rules":
+        ok = cfg.extractor == "rules"  # asked for: fine, but say what it means
+        fix = "" if ok else ("; set ANTHROPIC_API_KEY, or install Claude Code and sign in, "
+                             "so a model reads the sessions")
+        return Check(ok, "extractor", f"rules ({choice.reason}): {RULES_FIND_LITTLE}{fix}")
+    if choice.name == "api":
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            return Check(True, "extractor", f"api, {cfg.model} ({choice.reason})")
+        return Check(False, "extractor", f"api ({choice.reason}) but ANTHROPIC_API_KEY is not "
+                     'set; export it where Claude Code runs, or set extractor = "auto" to use '
+                     "your signed-in Claude Code")
+    from capture.extractors.claude_code import ClaudeCodeExtractor
+
+    why_not = ClaudeCodeExtractor(cfg, binary=choice.claude).unavailable()
+    if why_not:
+        return Check(False, "extractor", f"claude-code ({choice.reason}): {why_not}")
+    return Check(True, "extractor", f"claude-code, {cfg.model} ({choice.reason}), signed in")
 
 
 def check_store() -> tuple[Check, sqlite3.Connection | None]:
