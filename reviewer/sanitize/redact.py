@@ -41,6 +41,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from reviewer.sanitize import providers as _providers
+
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 
 
@@ -48,17 +50,37 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 
 
-KINDS: tuple[str, ...] = _words(
+_BASE_KINDS: tuple[str, ...] = _words(
     "private private-key gcp-service-account anthropic-key openai-key github-token "
     "gitlab-token slack-token slack-webhook stripe-key google-api-key google-oauth "
     "npm-token huggingface-token sendgrid-key twilio-key azure-connection-string azure-key "
     "discord-token discord-webhook mailgun-key pypi-token aws-access-key aws-secret-key "
-    "datadog-key jwt url-password bearer-token basic-auth cookie api-token "
-    "secret-assignment high-entropy"
+    "datadog-key jwt url-password bearer-token basic-auth cookie telegram-bot-token "
+    "secret-assignment high-entropy password secret-value cli-password netrc-password "
+    "pgpass-password kubeconfig-key base64-secret"
+)
+# Every marker kind redact can write (the provider table's and the names' kinds included).
+KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        (
+            *_BASE_KINDS,
+            *(k for k, _ in _providers.PREFIXED),
+            *(k for _, k in _providers.NAMED),
+        )
+    )
 )
 
 Span = tuple[int, int, str]
 Finder = Callable[[str, str], Iterator[Span]]  # (text, text.lower())
+
+# A finder's literal pre-filter, checked before the finder is even called: (literal, on the
+# lowercased text?). Calling ~170 finders per text costs more than the ``in`` tests do.
+_NEED: dict[Finder, tuple[str, bool]] = {}
+
+
+def _gate(find: Finder, need: str, lower: bool = False) -> Finder:
+    _NEED[find] = (need, lower)
+    return find
 
 
 def _marker(kind: str) -> str:
@@ -158,6 +180,35 @@ def _left_ok(text: str, s: int, bad: frozenset[str]) -> bool:
     return s >= 2 and text[s - 2] == "\\" and text[s - 1] in "nrt"
 
 
+_META = frozenset(".^$*+?{}[]()|\\")
+
+
+@functools.cache
+def _literal_of(pattern: str) -> str:
+    """The literal text every match of ``pattern`` starts with ('' when there is none)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            c, step = pattern[i + 1], 2
+        elif c in _META:
+            break
+        else:
+            step = 1
+        if pattern[i + step : i + step + 1] in ("?", "*", "{"):
+            break  # the last character is optional or repeated
+        out.append(c)
+        i += step
+    return "".join(out)
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """Compile once, and only when a text first needs it (import stays cheap)."""
+    return re.compile(pattern)
+
+
 def _rx(
     kind: str,
     pattern: str,
@@ -174,12 +225,15 @@ def _rx(
     ``tail``: a provider token; its span runs on to the end of the token
     (``[A-Za-z0-9_.-]*``, no final dot), so nothing glued to it is left behind.
     """
-    rx = re.compile(pattern)
-    has_v = "v" in rx.groupindex
+    need = _literal_of(pattern)
+    has_v = "(?P<v>" in pattern
 
     def find(text: str, low: str) -> Iterator[Span]:
+        hay = low if lower else text
+        if need and need not in hay:
+            return  # C-speed pre-filter; the pattern is compiled on first real use
         done = 0  # end of the last span: a match inside it is already covered
-        for m in rx.finditer(low if lower else text):
+        for m in _compiled(pattern).finditer(hay):
             if m.end() <= done or (left is not None and not _left_ok(text, m.start(), left)):
                 continue
             s, e = m.span("v") if has_v else m.span()
@@ -189,7 +243,103 @@ def _rx(
                 done = e
                 yield s, e, kind
 
-    return find
+    return _gate(find, need, lower)
+
+
+# --------------------------------------------------------------------------- provider table
+#
+# ``providers.PREFIXED``: one finder per row, skipped at C speed when its prefix is absent.
+# A token broken over two lines (a terminal's wrap, a pasted block) is matched on a joined
+# copy of the few hundred characters after its prefix, and its span mapped back.
+
+_BREAK_RE = re.compile(r"(?:\r?\n|(?:\\r)?\\n)(?:[ \t>]*\d+→)?[ \t>]*")
+_JOIN_WINDOW = 600
+_RUN_RE = re.compile(r"[A-Za-z0-9_\-.]*")
+_BREAKS = ("\n", "\r\n", "\\n", "\\r\\n")
+
+
+def _joined(text: str, start: int) -> tuple[str, list[int]] | None:
+    """``text[start:start+W]`` with line breaks between token characters removed, and each
+    kept character's offset in ``text``; None if the window has no such break."""
+    stop = min(len(text), start + _JOIN_WINDOW)
+    out: list[str] = []
+    where: list[int] = []
+    pos = start
+    joined = False
+    for b in _BREAK_RE.finditer(text, start, stop):
+        bs, be = b.span()
+        if bs == pos or be >= stop or not (text[bs - 1] in _TOKEN_DASH and text[be] in _TOKEN_DASH):
+            if bs > pos and not joined:
+                return None  # the token ended before a break that joins nothing
+            break
+        out.append(text[pos:bs])
+        where.extend(range(pos, bs))
+        pos = be
+        joined = True
+    if not joined:
+        return None
+    # after the last joined break, on to the end of that line
+    end = pos
+    while end < stop and text[end] in _TOKEN_DASH:
+        end += 1
+    out.append(text[pos:end])
+    where.extend(range(pos, end))
+    return "".join(out), where
+
+
+def _prefixed(kind: str, pattern: str, left: frozenset[str] = _TOKEN_CHARS) -> Finder:
+    need = _literal_of(pattern)
+    has_v = "(?P<v>" in pattern
+    back = _providers.WALK_BACK.get(kind)
+
+    def find(text: str, low: str) -> Iterator[Span]:
+        if need not in text:
+            return
+        rx = _compiled(pattern)
+        done = 0
+        cov: list[tuple[int, int]] = []
+        for m in rx.finditer(text):
+            s = m.start()
+            if m.end() <= done:
+                continue
+            if back is not None:
+                n, chars = back
+                i = s
+                while i > 0 and s - i < n and text[i - 1] in chars:
+                    i -= 1
+                if s - i != n or text[s - 1] != ".":
+                    continue
+                s = i
+            if not _left_ok(text, s, left):
+                continue
+            if has_v:
+                s, e = m.span("v")
+            else:
+                e = _TAIL_RE.match(text, m.end()).end()
+            done = e
+            cov.append((s, e))
+            yield s, e, kind
+        if len(need) < 2 or back is not None or has_v:
+            return
+        if "\n" not in text and "\\n" not in text:
+            return
+        for q in _compiled(re.escape(need)).finditer(text):  # a token wrapped over two lines
+            p = q.start()
+            if any(a <= p < b for a, b in cov) or not _left_ok(text, p, left):
+                continue
+            run_end = _RUN_RE.match(text, p).end()
+            if not text.startswith(_BREAKS, run_end):
+                continue
+            j = _joined(text, p)
+            if j is None:
+                continue
+            joined, where = j
+            m = rx.match(joined)
+            if m is not None and m.end() > run_end - p:
+                cov.append((p, where[-1] + 1))
+                yield p, where[-1] + 1, kind
+
+    return _gate(find, need)
 
 
 def _basic_ok(v: str) -> bool:
@@ -202,6 +352,8 @@ def _basic_ok(v: str) -> bool:
 
 
 def _url_password_ok(v: str) -> bool:
+    if "/" in v and v.split("/", 1)[0].isdigit():
+        return False  # "host:8080/path@v1": a port and a path, not a password
     return _is_literal(v) and not v.isdigit()
 
 
@@ -266,7 +418,7 @@ def _find_telegram(text: str, low: str) -> Iterator[Span]:
         while i > 0 and text[i - 1].isdigit() and s - i <= 10:
             i -= 1
         if 8 <= s - i <= 10 and (i == 0 or not text[i - 1].isalnum()):
-            yield s + 1, m.end(), "api-token"
+            yield s + 1, m.end(), "telegram-bot-token"
 
 
 _TELEGRAM_RE = re.compile(r":AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])")
@@ -378,7 +530,7 @@ _ANY: frozenset[str] = frozenset()
 
 
 def _tok(kind: str, pattern: str, left: frozenset[str] = _T) -> Finder:
-    return _rx(kind, pattern, left=left, tail=True)
+    return _prefixed(kind, pattern, left)
 
 
 _REGEX_RULES: list[Finder] = [
@@ -436,19 +588,6 @@ _REGEX_RULES: list[Finder] = [
     _tok("mailgun-key", r"key-[0-9a-f]{32}(?![A-Za-z0-9])"),
     _find_mailgun_new,
     _tok("pypi-token", r"pypi-Ag[A-Za-z0-9_\-]{50,}", _ANY),
-    # long-tail providers with unmistakable prefixes
-    _tok("api-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),  # Shopify
-    _tok("api-token", r"dop_v1_[a-f0-9]{64}"),  # DigitalOcean
-    _tok("api-token", r"lin_api_[A-Za-z0-9]{40}"),  # Linear
-    _tok("api-token", r"ntn_[A-Za-z0-9]{40,}"),  # Notion
-    _tok("api-token", r"sbp_[a-f0-9]{40}"),  # Supabase
-    _tok("api-token", r"sntrys_[A-Za-z0-9+/=_]{50,}"),  # Sentry
-    _tok("api-token", r"glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}"),  # Grafana
-    _tok("api-token", r"dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),  # Databricks
-    _tok("api-token", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),  # Postman
-    _tok("api-token", r"NRAK-[A-Z0-9]{27}"),  # New Relic
-    _tok("api-token", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", _ANY),  # age
-    _tok("api-token", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"),  # Tailscale
     _find_telegram,
     _tok("aws-access-key", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
     _tok(
@@ -460,7 +599,8 @@ _REGEX_RULES: list[Finder] = [
     # scheme://user:PASSWORD@host — only the password goes
     _rx(
         "url-password",
-        r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s@/\"'<>\\]+)@(?=[\w\[.\-])",
+        r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s\"'<>\\]+?)@"
+        r"(?=(?:[\w.\-]+|\[[0-9A-Fa-f:.]+\])(?:[:/?#,;)\]\s\"'<>\\`]|\Z))",
         check=_url_password_ok,
     ),
     _rx("bearer-token", r"bearer[ \t]+" + _BEARER_V, lower=True, left=_W, check=_tokenish),
@@ -483,6 +623,251 @@ _REGEX_RULES: list[Finder] = [
     _rx("secret-assignment", r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"']+)", check=_is_literal),
     _find_mysql_password,
 ]
+
+
+_PROVIDER_RULES: list[Finder] = [_prefixed(k, p) for k, p in _providers.PREFIXED]
+
+
+# --------------------------------------------------------------------------- unnamed secrets
+
+# "the password is …", "Passwort: …", "mot de passe : …", "пароль — …", "密码：…", and a
+# value alone on the line after its key. Words are looked up with ``in`` first; only the
+# ones present go into the (cached) alternation.
+_PASSWORD_WORDS: tuple[str, ...] = (
+    "password", "passwd", "passphrase", "passcode", "pwd", "passwort", "kennwort",
+    "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "palavra-passe",
+    "wachtwoord", "hasło", "haslo", "heslo", "jelszó", "lösenord", "losenord", "passord",
+    "adgangskode", "salasana", "şifre", "sifre", "parola", "пароль", "密码", "密碼", "口令",
+    "パスワード", "暗証番号", "비밀번호", "암호", "पासवर्ड", "كلمة المرور", "كلمة السر",
+    "סיסמה", "mật khẩu", "รหัสผ่าน", "κωδικός",
+)
+_TOKEN_WORDS: tuple[str, ...] = (
+    "token", "secret", "api key", "api-key", "apikey", "access key", "secret key",
+    "private key", "clé api", "clé secrète", "jeton", "schlüssel", "geheimnis", "clave api",
+    "chave", "токен", "ключ", "секрет", "令牌", "密钥", "秘钥", "トークン", "シークレット",
+    "토큰", "비밀 키",
+)
+_PW_SET = frozenset(_PASSWORD_WORDS)
+_ALL_WORDS = (*_PASSWORD_WORDS, *_TOKEN_WORDS)
+_ASCII_WORDS = tuple(w for w in _ALL_WORDS if w.isascii())
+_VERBS = (
+    r"is|was|are|=|:|ist|lautet|war|est|était|es|era|é|è|är|er|on|jest|je|je to|zijn|is:"
+    r"|—|–|-|->|=>|是|为|為|は|が|는|은|：|:"
+)
+_PHRASE_TAIL = (
+    r"(?P<mid>(?:[ \t]+[^\s:=：\"'`]{1,24}){0,3}?)"
+    r"(?P<sep>[ \t]*(?:[:=：][ \t]*(?:\r?\n|\\n)[ \t]*|(?:\r?\n|\\n)[ \t]*"
+    r"|[ \t]*(?:" + _VERBS + r")[ \t]*:?[ \t]*))"
+    r"(?P<q>[\"'`“«„]?)(?P<v>[^\s\"'`”»“<>\\]{1,200})"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_TRAIL = ".,;:)]}"
+
+
+@functools.lru_cache(maxsize=256)
+def _phrase_rx(words: tuple[str, ...]) -> re.Pattern[str]:
+    alt = "|".join(
+        re.escape(w) + (r"(?![a-z0-9_])" if w.isascii() else "")
+        for w in sorted(words, key=len, reverse=True)
+    )
+    return re.compile(r"(?P<w>" + alt + r")" + _PHRASE_TAIL)
+
+
+_FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(]")
+
+
+def _password_like(v: str) -> bool:
+    """A password a person would type: not a word, a reference, a path, code or a number."""
+    if not 6 <= len(v) <= 128 or not _is_literal(v) or MARKER_RE.search(v):
+        return False
+    if any(c in v for c in "()[]{}$") or "://" in v or v.startswith(("/", "~", "./")):
+        return False
+    if _FORMAT_RE.search(v):
+        return False
+    if v.isdigit():
+        return len(v) >= 6 and len(set(v)) > 2
+    has_alpha = any(c.isalpha() for c in v)
+    has_digit = any(c.isdigit() for c in v)
+    has_sym = any(not c.isalnum() for c in v)
+    if not has_alpha:
+        return False
+    if _IDENT_CHAIN_RE.match(v) and not has_digit:
+        return False  # a plain word or dotted name
+    if re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
+        return False  # a version
+    return has_digit or (has_sym and any(c.isupper() for c in v))
+
+
+def _find_phrases(text: str, low: str) -> Iterator[Span]:
+    words = tuple(w for w in (_ASCII_WORDS if low.isascii() else _ALL_WORDS) if w in low)
+    if not words:
+        return
+    for m in _phrase_rx(words).finditer(low):
+        w = m.group("w")
+        ws = m.start("w")
+        if not _CJK.match(w) and ws > 0 and low[ws - 1].isalpha():
+            continue  # "hashpassword", but "DB_PASSWORD is" and "пароль" are fine
+        ks = _key_bounds(text, ws)
+        if text[max(0, ks - 3) : ks] == "://":
+            continue  # "https://x-access-token:…@host": the URL rule hides the token only
+        mid = m.group("mid")
+        sep = m.group("sep").strip()
+        if mid and sep in ("", "-", ":", "="):
+            continue  # words in between only with a verb ("the password for root is …")
+        if not sep and "\n" not in m.group("sep"):
+            continue
+        vs, ve = m.span("v")
+        v = text[vs:ve]
+        while v and v[-1] in _TRAIL:
+            v, ve = v[:-1], ve - 1
+        if not v or (text[vs - 1 : vs] == "=" and sep != "="):
+            continue
+        on_next_line = "\n" in m.group("sep") or "\\n" in m.group("sep")
+        if on_next_line and _END_OF_LINE_RE.match(text, ve) is None:
+            continue  # a value on the line after its key must be alone on that line
+        if w in _PW_SET:
+            ok = _password_like(v)
+            kind = "password"
+        else:
+            ok = _looks_random(v) or (len(v) >= 20 and _tokenish(v) and _is_literal(v))
+            kind = "secret-value"
+        if ok:
+            yield vs, ve, kind
+
+
+# CLI flags that carry a password; each only on its own command's line.
+_CLI_RULES: tuple[tuple[str, str], ...] = (
+    ("redis-cli", r"redis-cli\b[^\n|;&]*?[ \t](?:-a|--pass)[ \t]+(?P<v>[^\s\"'|;&]+)"),
+    ("docker", r"docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]*(?P<v>[^\s\"'|;&]+)"),
+    ("podman", r"podman[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]*(?P<v>[^\s\"'|;&]+)"),
+    ("htpasswd", r"htpasswd[ \t]+(?:-[A-Za-z]*[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+"
+     r"(?:-[A-Za-z]+[ \t]+)*[^\s\"']+[ \t]+[^\s\"']+[ \t]+[\"']?(?P<v>[^\s\"'|;&]+)"),
+    ("sshpass", r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"']+)"),
+    ("sudo", r"echo[ \t]+(?:-[ne][ \t]+)?[\"']?(?P<v>[^\s\"'|;&]+)[\"']?[ \t]*\|[ \t]*sudo[ \t]"
+     r"(?:[^\n|;&]*?[ \t])?-S\b"),
+    ("sudo", r"printf[ \t]+[\"']?%s\\n[\"']?[ \t]+[\"']?(?P<v>[^\s\"'|;&]+)[\"']?[ \t]*\|"
+     r"[ \t]*sudo[ \t](?:[^\n|;&]*?[ \t])?-S\b"),
+    ("mysql", r"mysql(?:dump|admin)?\b[^\n|;&]*?[ \t]--password[ \t]+"
+     r"(?P<v>[^\s\"'|;&\-][^\s\"'|;&]*)"),
+    ("smbclient", r"smbclient\b[^\n|;&]*?[ \t]-U[ \t]*[^\s%]+%(?P<v>[^\s\"'|;&]+)"),
+    ("net use", r"net[ \t]+use\b[^\n|;&]*?[ \t]/user:[^\s]+[ \t]+(?P<v>[^\s\"'/|;&]+)"),
+)
+
+
+def _cli_rule(need: str, pattern: str) -> Finder:
+    def find(text: str, low: str) -> Iterator[Span]:
+        if need not in text:
+            return
+        for m in _compiled(pattern).finditer(text):
+            v = m.group("v")
+            if _is_literal(v) and not v.startswith("-") and not MARKER_RE.fullmatch(v):
+                yield *m.span("v"), "cli-password"
+
+    return _gate(find, need)
+
+
+_NETRC_RE = re.compile(
+    r"machine[ \t]+[^\s]+(?:\s+(?:login|account)[ \t]+[^\s]+)*\s+password[ \t]+(?P<v>[^\s\\]+)"
+    r"|default(?:\s+login[ \t]+[^\s]+)?\s+password[ \t]+(?P<d>[^\s\\]+)"
+)
+
+
+def _find_netrc(text: str, low: str) -> Iterator[Span]:
+    """``.netrc``: ``machine host login user password secret`` (one line or several)."""
+    if "password" not in text or ("machine" not in text and "default" not in text):
+        return
+    for m in _NETRC_RE.finditer(text.replace("\\n", "\n ")):  # same offsets: 2 chars → 2
+        g = "v" if m.group("v") is not None else "d"
+        if _is_literal(m.group(g)):
+            yield *m.span(g), "netrc-password"
+
+
+_PGPASS_RE = re.compile(r":(?:\d{1,5}|\*):[^:\s\\\"']+:[^:\s\\\"']+:(?P<v>[^\s\\\"':]+)")
+_HOSTISH_RE = re.compile(r"(?:\*|[A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z.][A-Za-z0-9.\-]*)\Z")
+
+
+_PG_STOP = frozenset(" \t\n\r\"'`>→(,;=:")
+
+
+def _find_pgpass(text: str, low: str) -> Iterator[Span]:
+    """``.pgpass`` lines: ``host:port:database:user:password``, alone on their line."""
+    pos = 0
+    while (m := _PGPASS_RE.search(text, pos)) is not None:
+        pos = m.start() + 1  # overlapping: "file:12:host:5432:db:user:pw" (grep output)
+        s = m.start()
+        i = s
+        while i > 0 and s - i < 256 and text[i - 1] not in _PG_STOP:
+            i -= 1
+        head = text[i:s]
+        if head.startswith("n") and text[i - 1 : i] == "\\":
+            head = head[1:]  # "\ndb.example…": the n belongs to the JSON escape
+        if not _HOSTISH_RE.match(head):
+            continue
+        nxt = text[m.end() : m.end() + 1]
+        if nxt and not nxt.isspace() and nxt not in "\\\"'`":
+            continue
+        if _is_literal(m.group("v")):
+            yield *m.span("v"), "pgpass-password"
+
+
+_KUBE_RE = re.compile(
+    r"(?:client-key-data|client_key_data|\"client-key-data\")\\*\"?[ \t]*:[ \t]*\\*\"?"
+    r"(?P<v>[A-Za-z0-9+/=]{20,})"
+)
+
+
+def _find_kubeconfig(text: str, low: str) -> Iterator[Span]:
+    if "key-data" not in text and "key_data" not in text:
+        return
+    for m in _KUBE_RE.finditer(text):
+        yield *m.span("v"), "kubeconfig-key"
+
+
+# base64 of a secret ("cGFzc3dvcmQ9…", a k8s Secret's data:, an encoded .env): decode the
+# runs that decode to text and scan that text once (no deeper); bounded per call.
+_B64_RUN_RE = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
+_B64_MAX_RUN = 8192
+_B64_BUDGET = 512 * 1024  # decoded bytes per text
+_PRINTABLE = frozenset(range(32, 127)) | {9, 10, 13}
+_depth = 0
+
+
+def _find_base64(text: str, low: str) -> Iterator[Span]:
+    global _depth
+    if _depth:
+        return
+    budget = _B64_BUDGET
+    for m in _B64_RUN_RE.finditer(text):
+        run = m.group()
+        n = len(run)
+        if n > _B64_MAX_RUN or budget <= 0:
+            continue
+        s = m.start()
+        if s and (text[s - 1].isalnum() or text[s - 1] in "+/_-"):
+            continue
+        body = run.rstrip("=")
+        if ("-" in body or "_" in body) and ("+" in body or "/" in body):
+            continue
+        if len(body) % 4 == 1 or body.isalpha() or body.isdigit() or body.islower():
+            continue
+        try:
+            if "-" in body or "_" in body:
+                raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+            else:
+                raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        budget -= len(raw)
+        if len(raw) < 12 or not all(b in _PRINTABLE for b in raw):
+            continue
+        decoded = raw.decode("ascii")
+        _depth += 1
+        try:
+            inner = _spans(decoded)
+        finally:
+            _depth -= 1
+        if inner:
+            yield s, m.end(), "base64-secret"
 
 
 # --------------------------------------------------------------------------- proximity rules
@@ -644,7 +1029,7 @@ def _refine(key: str, default: str) -> str:
     """Name the provider when the key says it (DD_API_KEY → datadog-key)."""
     k = key.lower()
     flat = re.sub(r"[^a-z0-9]", "", k)
-    for needles, kind in _REFINE:
+    for needles, kind in (*_REFINE, *_providers.NAMED):
         if any(n in flat or n == k for n in needles):
             return kind
     return default
@@ -674,6 +1059,13 @@ def _key_bounds(text: str, ws: int) -> int:
 def _judge(text: str, m: re.Match[str]) -> Span | None:
     """Decide whether one ``key <sep> value`` candidate hides a secret; return the value span."""
     ks = _key_bounds(text, m.start("word"))
+    if text[max(0, ks - 3) : ks] == "://":
+        return None  # "https://x-access-token:<token>@host": the URL rule takes the token only
+    if text[max(0, ks - 2) : ks] == "${" and text[m.end("word") : m.end("word") + 2] in (
+        ":?",
+        ":+",
+    ):
+        return None  # shell expansion "${API_KEY:?missing}": a message, not a value
     raw_key = text[ks : m.end("word")]
     key = raw_key.lstrip("-.")
     dashed = raw_key.startswith("-")
@@ -755,7 +1147,7 @@ def _judge(text: str, m: re.Match[str]) -> Span | None:
             return None  # "name=value; …": the cookie rule hides the values, keeps the names
         if not _looks_random(value):
             return None
-        kind = "high-entropy"
+        kind = _refine(key, "high-entropy")
     else:
         kind = _refine(key, "secret-assignment")
     if not quoted and m.end("uv") - m.start("uv") >= _UV_CAP and not _CUT_RE.search(value):
@@ -776,7 +1168,26 @@ def _find_assignments(text: str, low: str) -> Iterator[Span]:
             pos = m.end("word")
 
 
-_RULES: list[Finder] = [*_REGEX_RULES, *_NEAR_RULES, _find_assignments]
+_GENERIC_RULES: list[Finder] = [
+    _find_netrc,
+    _find_pgpass,
+    _find_kubeconfig,
+    *(_cli_rule(need, pattern) for need, pattern in _CLI_RULES),
+    _find_phrases,
+    _find_base64,
+]
+
+_RULES: list[Finder] = [
+    *_REGEX_RULES[:4],  # private tags and key blocks first: their kind wins a merge
+    *_PROVIDER_RULES,
+    *_REGEX_RULES[4:],
+    *_NEAR_RULES,
+    _find_assignments,
+    *_GENERIC_RULES,
+]
+_GATED: list[tuple[int, str, bool, Finder]] = [
+    (prio, *_NEED.get(rule, ("", False)), rule) for prio, rule in enumerate(_RULES)
+]
 
 
 # --------------------------------------------------------------------------- assembly
@@ -817,7 +1228,10 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
     if len(low) != len(text):  # a few non-ASCII letters ("İ") lowercase to two characters
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     spans = [
-        (s, e, prio, kind) for prio, rule in enumerate(_RULES) for s, e, kind in rule(text, low)
+        (s, e, prio, kind)
+        for prio, need, lower, rule in _GATED
+        if not need or need in (low if lower else text)
+        for s, e, kind in rule(text, low)
     ]
     if spans and markers:
         spans = [
@@ -830,8 +1244,44 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
 _MAX_PASSES = 8
 
 
+# Characters a terminal does not show, which can split a token ("ghp_abc\u200bdef…"):
+# rules scan a copy without them; spans are mapped back to the original text.
+_INVISIBLE_RE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]+"
+)
+
+
+def _visible_spans(text: str) -> list[tuple[int, int, int, str]]:
+    """``_spans`` of ``text`` seen without invisible characters, in ``text``'s offsets."""
+    if _INVISIBLE_RE.search(text) is None:
+        return _spans(text)
+    keep_at: list[int] = []  # stripped offset where each kept piece starts
+    orig_at: list[int] = []  # and where that piece starts in text
+    pieces: list[str] = []
+    pos = n = 0
+    for m in _INVISIBLE_RE.finditer(text):
+        if m.start() > pos:
+            keep_at.append(n)
+            orig_at.append(pos)
+            pieces.append(text[pos : m.start()])
+            n += m.start() - pos
+        pos = m.end()
+    keep_at.append(n)
+    orig_at.append(pos)
+    pieces.append(text[pos:])
+
+    def orig(i: int) -> int:
+        k = bisect.bisect_right(keep_at, i) - 1
+        return orig_at[k] + i - keep_at[k]
+
+    return [
+        (orig(s), orig(e - 1) + 1, prio, kind) for s, e, prio, kind in _spans("".join(pieces))
+    ]
+
+
 def _one_pass(text: str, counts: Counter[str]) -> str:
-    spans = _spans(text)
+    spans = _visible_spans(text)
     if not spans:
         return text
     out: list[str] = []
