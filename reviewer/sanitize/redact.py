@@ -786,7 +786,7 @@ _PGPASS_RE = re.compile(r":(?:\d{1,5}|\*):[^:\s\\\"']+:[^:\s\\\"']+:(?P<v>[^\s\\
 _HOSTISH_RE = re.compile(r"(?:\*|[A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z.][A-Za-z0-9.\-]*)\Z")
 
 
-_PG_STOP = frozenset(" \t\n\r\"'`>→(,;=:")
+_PG_STOP = frozenset(" \t\n\r\"'`>→(,;=:/")
 
 
 def _find_pgpass(text: str, low: str) -> Iterator[Span]:
@@ -832,42 +832,56 @@ _PRINTABLE = frozenset(range(32, 127)) | {9, 10, 13}
 _depth = 0
 
 
-def _find_base64(text: str, low: str) -> Iterator[Span]:
+def _b64_secret(run: str) -> tuple[bool, int]:
+    """Whether ``run`` decodes to text in which a secret is found; and the bytes decoded."""
     global _depth
+    body = run.rstrip("=")
+    urlsafe = "-" in body or "_" in body
+    if urlsafe and ("+" in body or "/" in body):
+        return False, 0
+    if len(body) % 4 == 1 or body.isalpha() or body.isdigit() or body.islower():
+        return False, 0
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        if urlsafe:
+            raw = base64.urlsafe_b64decode(padded)
+        else:
+            raw = base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return False, 0
+    if len(raw) < 12 or not all(b in _PRINTABLE for b in raw):
+        return False, len(raw)
+    _depth += 1
+    try:
+        inner = _spans(raw.decode("ascii"))
+    finally:
+        _depth -= 1
+    return bool(inner), len(raw)
+
+
+def _find_base64(text: str, low: str) -> Iterator[Span]:
     if _depth:
-        return
+        return  # decoded text is scanned once, never decoded again
     budget = _B64_BUDGET
     for m in _B64_RUN_RE.finditer(text):
-        run = m.group()
-        n = len(run)
-        if n > _B64_MAX_RUN or budget <= 0:
+        s, e = m.span()
+        if e - s > _B64_MAX_RUN or budget <= 0:
             continue
-        s = m.start()
         if s and (text[s - 1].isalnum() or text[s - 1] in "+/_-"):
             continue
-        body = run.rstrip("=")
-        if ("-" in body or "_" in body) and ("+" in body or "/" in body):
-            continue
-        if len(body) % 4 == 1 or body.isalpha() or body.isdigit() or body.islower():
-            continue
-        try:
-            if "-" in body or "_" in body:
-                raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-            else:
-                raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        budget -= len(raw)
-        if len(raw) < 12 or not all(b in _PRINTABLE for b in raw):
-            continue
-        decoded = raw.decode("ascii")
-        _depth += 1
-        try:
-            inner = _spans(decoded)
-        finally:
-            _depth -= 1
-        if inner:
-            yield s, m.end(), "base64-secret"
+        run = m.group()
+        if "/" in run:  # "keys/<base64>": a path's last segment may be the encoded secret
+            last = run.rsplit("/", 1)[1]
+            if len(last) >= 20:
+                found, used = _b64_secret(last)
+                budget -= used
+                if found:
+                    yield e - len(last), e, "base64-secret"
+                    continue
+        found, used = _b64_secret(run)
+        budget -= used
+        if found:
+            yield s, e, "base64-secret"
 
 
 # --------------------------------------------------------------------------- proximity rules
