@@ -357,6 +357,28 @@ def _url_password_ok(v: str) -> bool:
     return _is_literal(v) and not v.isdigit()
 
 
+# The password may hold "/" and "@": it runs to the "@" before something that is surely a
+# host (dotted, localhost, with a port, an IP literal); failing that, to the first "@".
+_URL_END = r"(?:[:/?#,;)\]\s\"'<>\\`]|\Z)"
+_URL_PW_RE = re.compile(
+    r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s\"'<>\\]+?)@(?=(?:[\w\-]+\.[\w.\-]*|localhost"
+    r"|[\w.\-]+(?=:\d)|\[[0-9A-Fa-f:.]+\])" + _URL_END + ")"
+)
+_URL_PW_SIMPLE_RE = re.compile(r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s@/\"'<>\\]+)@(?=[\w\[.\-])")
+
+
+_SCHEME_SEP_RE = re.compile("://")
+
+
+def _find_url_password(text: str, low: str) -> Iterator[Span]:
+    """``scheme://user:PASSWORD@host``: only the password goes."""
+    for scheme in _SCHEME_SEP_RE.finditer(text):
+        at = scheme.start()
+        m = _URL_PW_RE.match(text, at) or _URL_PW_SIMPLE_RE.match(text, at)
+        if m is not None and _url_password_ok(m.group("v")):
+            yield *m.span("v"), "url-password"
+
+
 def _find_cli_user(text: str, low: str) -> Iterator[Span]:
     """``curl -u user:password`` (but not ``docker run -u 1000:1000``)."""
     for m in _CLI_USER_RE.finditer(text):
@@ -597,12 +619,7 @@ _REGEX_RULES: list[Finder] = [
         _TD,
     ),
     # scheme://user:PASSWORD@host — only the password goes
-    _rx(
-        "url-password",
-        r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s\"'<>\\]+?)@"
-        r"(?=(?:[\w.\-]+|\[[0-9A-Fa-f:.]+\])(?:[:/?#,;)\]\s\"'<>\\`]|\Z))",
-        check=_url_password_ok,
-    ),
+    _gate(_find_url_password, "://"),
     _rx("bearer-token", r"bearer[ \t]+" + _BEARER_V, lower=True, left=_W, check=_tokenish),
     _rx(
         "bearer-token",
@@ -655,7 +672,7 @@ _VERBS = (
     r"|—|–|-|->|=>|是|为|為|は|が|는|은|：|:"
 )
 _PHRASE_TAIL = (
-    r"(?P<mid>(?:[ \t]+[^\s:=：\"'`]{1,24}){0,3}?)"
+    r"(?P<mid>(?:[ \t]+[^\s:=：\"'`]{1,24}){0,4}?)"
     r"(?P<sep>[ \t]*(?:[:=：][ \t]*(?:\r?\n|\\n)[ \t]*|(?:\r?\n|\\n)[ \t]*"
     r"|[ \t]*(?:" + _VERBS + r")[ \t]*:?[ \t]*))"
     r"(?P<q>[\"'`“«„]?)(?P<v>[^\s\"'`”»“<>\\]{1,200})"
