@@ -73,14 +73,23 @@ KINDS: tuple[str, ...] = tuple(
 Span = tuple[int, int, str]
 Finder = Callable[[str, str], Iterator[Span]]  # (text, text.lower())
 
-# A finder's literal pre-filter, checked before the finder is even called: (literal, on the
-# lowercased text?). Calling ~170 finders per text costs more than the ``in`` tests do.
-_NEED: dict[Finder, tuple[str, bool]] = {}
+# A finder's literal pre-filter, checked before the finder is even called: (literal, where
+# to look: "text", "low" (lowercased) or "runs"). Calling ~170 finders per text costs more
+# than the ``in`` tests do; and a provider prefix is looked up in the text's long runs of
+# token characters only (a few percent of prose), not in all of it.
+_NEED: dict[Finder, tuple[str, str]] = {}
 
 
-def _gate(find: Finder, need: str, lower: bool = False) -> Finder:
-    _NEED[find] = (need, lower)
+def _gate(find: Finder, need: str, lower: bool = False, runs: bool = False) -> Finder:
+    _NEED[find] = (need, "low" if lower else "runs" if runs else "text")
     return find
+
+
+# Every token a provider rule can match is inside one run of these characters, 6 or more
+# long (a token wrapped over two lines: its first part). Rules whose pattern holds a space
+# are gated on the whole text instead.
+_RUNS_RE = re.compile(r"[A-Za-z0-9_\-.~+/=$:@%!*#]{6,}")
+_RUNS_MIN_TEXT = 4096  # below this, the plain text is as cheap to search as its runs
 
 
 def _marker(kind: str) -> str:
@@ -293,8 +302,6 @@ def _prefixed(kind: str, pattern: str, left: frozenset[str] = _TOKEN_CHARS) -> F
     back = _providers.WALK_BACK.get(kind)
 
     def find(text: str, low: str) -> Iterator[Span]:
-        if need not in text:
-            return
         rx = _compiled(pattern)
         done = 0
         cov: list[tuple[int, int]] = []
@@ -339,7 +346,7 @@ def _prefixed(kind: str, pattern: str, left: frozenset[str] = _TOKEN_CHARS) -> F
                 cov.append((p, where[-1] + 1))
                 yield p, where[-1] + 1, kind
 
-    return _gate(find, need)
+    return _gate(find, need, runs="[ \\t]" not in pattern and " " not in pattern)
 
 
 def _basic_ok(v: str) -> bool:
@@ -666,7 +673,28 @@ _TOKEN_WORDS: tuple[str, ...] = (
 )
 _PW_SET = frozenset(_PASSWORD_WORDS)
 _ALL_WORDS = (*_PASSWORD_WORDS, *_TOKEN_WORDS)
-_ASCII_WORDS = tuple(w for w in _ALL_WORDS if w.isascii())
+# Words are found by a shared piece first ("pass" → password, passwort, mot de passe…), and
+# words in other scripts only when the text holds a character of one.
+_SENTINELS = ("pass", "wort", "has", "key", "api", "clave", "senord", "ifre", "token", "secret")
+_SCRIPTS_RE = re.compile(
+    "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f"
+    "\u1100-\u11ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u00c0-\u024f\u1e00-\u1eff]"
+)
+
+
+def _group_words() -> tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...]]:
+    groups: dict[str, list[str]] = {}
+    other: list[str] = []
+    for w in _ALL_WORDS:
+        sentinel = next((x for x in _SENTINELS if x in w), w if w.isascii() else None)
+        if sentinel is None:
+            other.append(w)
+        else:
+            groups.setdefault(sentinel, []).append(w)
+    return tuple((k, tuple(v)) for k, v in groups.items()), tuple(other)
+
+
+_WORD_GROUPS, _OTHER_WORDS = _group_words()
 _VERBS = (
     r"is|was|are|=|:|ist|lautet|war|est|était|es|era|é|è|är|er|on|jest|je|je to|zijn|is:"
     r"|—|–|-|->|=>|是|为|為|は|が|는|은|：|:"
@@ -716,7 +744,17 @@ def _password_like(v: str) -> bool:
 
 
 def _find_phrases(text: str, low: str) -> Iterator[Span]:
-    words = tuple(w for w in (_ASCII_WORDS if low.isascii() else _ALL_WORDS) if w in low)
+    ascii_only = low.isascii()
+    found = [
+        w
+        for sentinel, group in _WORD_GROUPS
+        if sentinel in low
+        for w in group
+        if (not ascii_only or w.isascii()) and w in low
+    ]
+    if not ascii_only and _SCRIPTS_RE.search(low):
+        found.extend(w for w in _OTHER_WORDS if w in low)
+    words = tuple(found)
     if not words:
         return
     for m in _phrase_rx(words).finditer(low):
@@ -845,7 +883,7 @@ def _find_kubeconfig(text: str, low: str) -> Iterator[Span]:
 _B64_RUN_RE = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
 _B64_MAX_RUN = 8192
 _B64_BUDGET = 512 * 1024  # decoded bytes per text
-_PRINTABLE = frozenset(range(32, 127)) | {9, 10, 13}
+_PRINTABLE = bytes([9, 10, 13, *range(32, 127)])
 _depth = 0
 
 
@@ -866,8 +904,8 @@ def _b64_secret(run: str) -> tuple[bool, int]:
             raw = base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError):
         return False, 0
-    if len(raw) < 12 or not all(b in _PRINTABLE for b in raw):
-        return False, len(raw)
+    if len(raw) < 12 or raw.translate(None, _PRINTABLE):
+        return False, len(raw)  # binary (an image, a hash): not text that could hold a secret
     _depth += 1
     try:
         inner = _spans(raw.decode("ascii"))
@@ -887,6 +925,8 @@ def _find_base64(text: str, low: str) -> Iterator[Span]:
         if s and (text[s - 1].isalnum() or text[s - 1] in "+/_-"):
             continue
         run = m.group()
+        if run.isalpha() or run.islower() or run.isupper():
+            continue  # base64 of text mixes cases and (almost always) digits
         if "/" in run:  # "keys/<base64>": a path's last segment may be the encoded secret
             last = run.rsplit("/", 1)[1]
             if len(last) >= 20:
@@ -1216,8 +1256,8 @@ _RULES: list[Finder] = [
     _find_assignments,
     *_GENERIC_RULES,
 ]
-_GATED: list[tuple[int, str, bool, Finder]] = [
-    (prio, *_NEED.get(rule, ("", False)), rule) for prio, rule in enumerate(_RULES)
+_GATED: list[tuple[int, str, str, Finder]] = [
+    (prio, *_NEED.get(rule, ("", "text")), rule) for prio, rule in enumerate(_RULES)
 ]
 
 
@@ -1258,10 +1298,13 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
     low = text.lower()
     if len(low) != len(text):  # a few non-ASCII letters ("İ") lowercase to two characters
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    hay = {"text": text, "low": low, "runs": text}
+    if len(text) > _RUNS_MIN_TEXT:
+        hay["runs"] = " ".join(_RUNS_RE.findall(text))
     spans = [
         (s, e, prio, kind)
-        for prio, need, lower, rule in _GATED
-        if not need or need in (low if lower else text)
+        for prio, need, where, rule in _GATED
+        if not need or need in hay[where]
         for s, e, kind in rule(text, low)
     ]
     if spans and markers:
@@ -1285,7 +1328,7 @@ _INVISIBLE_RE = re.compile(
 
 def _visible_spans(text: str) -> list[tuple[int, int, int, str]]:
     """``_spans`` of ``text`` seen without invisible characters, in ``text``'s offsets."""
-    if _INVISIBLE_RE.search(text) is None:
+    if text.isascii() or _INVISIBLE_RE.search(text) is None:  # isascii() is O(1)
         return _spans(text)
     keep_at: list[int] = []  # stripped offset where each kept piece starts
     orig_at: list[int] = []  # and where that piece starts in text
