@@ -676,7 +676,7 @@ _ALL_WORDS = (*_PASSWORD_WORDS, *_TOKEN_WORDS)
 # Words are found by a shared piece first ("pass" → password, passwort, mot de passe…), and
 # words in other scripts only when the text holds a character of one.
 _SENTINELS = ("pass", "wort", "has", "key", "api", "clave", "senord", "ifre", "token", "secret")
-_SCRIPTS_RE = re.compile(
+_SCRIPTS = (  # compiled on the first non-ASCII text (a big charset costs ~4 ms to build)
     "[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f"
     "\u1100-\u11ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u00c0-\u024f\u1e00-\u1eff]"
 )
@@ -705,7 +705,6 @@ _PHRASE_TAIL = (
     r"|[ \t]*(?:" + _VERBS + r")[ \t]*:?[ \t]*))"
     r"(?P<q>[\"'`“«„]?)(?P<v>[^\s\"'`”»“<>\\]{1,200})"
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _TRAIL = ".,;:)]}"
 
 
@@ -752,7 +751,7 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
         for w in group
         if (not ascii_only or w.isascii()) and w in low
     ]
-    if not ascii_only and _SCRIPTS_RE.search(low):
+    if not ascii_only and _compiled(_SCRIPTS).search(low):
         found.extend(w for w in _OTHER_WORDS if w in low)
     words = tuple(found)
     if not words:
@@ -760,7 +759,7 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
     for m in _phrase_rx(words).finditer(low):
         w = m.group("w")
         ws = m.start("w")
-        if not _CJK.match(w) and ws > 0 and low[ws - 1].isalpha():
+        if w.isascii() and ws > 0 and low[ws - 1].isalpha():
             continue  # "hashpassword", but "DB_PASSWORD is" and "пароль" are fine
         ks = _key_bounds(text, ws)
         if text[max(0, ks - 3) : ks] == "://":
