@@ -80,9 +80,22 @@ Finder = Callable[[str, str], Iterator[Span]]  # (text, text.lower())
 _NEED: dict[Finder, tuple[str, str]] = {}
 
 
-def _gate(find: Finder, need: str, lower: bool = False, runs: bool = False) -> Finder:
+_AT_START: set[Finder] = set()  # finders whose match starts where a word starts
+
+
+def _gate(
+    find: Finder, need: str, lower: bool = False, runs: bool = False, at_start: bool = False
+) -> Finder:
     _NEED[find] = (need, "low" if lower else "runs" if runs else "text")
+    if at_start:
+        _AT_START.add(find)
     return find
+
+
+# A long text's word starts, as a set of their first two characters (lowercased), taken
+# from its runs. A rule whose match starts a word, with the literal "ghp_", is skipped at the
+# cost of a set lookup when no word starts with "gh"; ``in`` would scan the whole text.
+_STARTS_RE = re.compile(r"[^a-z0-9]([a-z0-9]{2})")
 
 
 # Every token a provider rule can match is inside one run of these characters, 6 or more
@@ -346,7 +359,12 @@ def _prefixed(kind: str, pattern: str, left: frozenset[str] = _TOKEN_CHARS) -> F
                 cov.append((p, where[-1] + 1))
                 yield p, where[-1] + 1, kind
 
-    return _gate(find, need, runs="[ \\t]" not in pattern and " " not in pattern)
+    return _gate(
+        find,
+        need,
+        runs="[ \\t]" not in pattern and " " not in pattern,
+        at_start=left is not _ANY and back is None,
+    )
 
 
 def _basic_ok(v: str) -> bool:
@@ -705,16 +723,36 @@ _PHRASE_TAIL = (
     r"|[ \t]*(?:" + _VERBS + r")[ \t]*:?[ \t]*))"
     r"(?P<q>[\"'`“«„]?)(?P<v>[^\s\"'`”»“<>\\]{1,200})"
 )
+# Words the assignment rule already reads in "word: value" and "word=value": here only
+# "word is value" and a value on the next line (fewer, cheaper candidates).
+_ASSIGNED_WORDS = frozenset(
+    _words("password passwd passphrase pwd token secret apikey")
+) | {"api key", "api-key", "access key", "secret key", "private key"}
+_VERB_ONLY_TAIL = (
+    r"(?P<mid>(?:[ \t]+[^\s:=：\"'`]{1,24}){0,4}?)"
+    r"(?P<sep>[ \t]*[:=：]?[ \t]*(?:\r?\n|\\n)[ \t]*"
+    r"|[ \t]+(?:" + _VERBS.replace("=|:|", "").replace("|：|:", "") + r")[ \t]*:?[ \t]*)"
+    r"(?P<q>[\"'`“«„]?)(?P<v>[^\s\"'`”»“<>\\]{1,200})"
+)
 _TRAIL = ".,;:)]}"
 
 
 @functools.lru_cache(maxsize=256)
-def _phrase_rx(words: tuple[str, ...]) -> re.Pattern[str]:
-    alt = "|".join(
-        re.escape(w) + (r"(?![a-z0-9_])" if w.isascii() else "")
-        for w in sorted(words, key=len, reverse=True)
-    )
-    return re.compile(r"(?P<w>" + alt + r")" + _PHRASE_TAIL)
+def _phrase_rxs(words: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    def alt(ws: list[str]) -> str:
+        return "|".join(
+            re.escape(w) + (r"(?![a-z0-9_])" if w.isascii() else "")
+            for w in sorted(ws, key=len, reverse=True)
+        )
+
+    assigned = [w for w in words if w in _ASSIGNED_WORDS]
+    other = [w for w in words if w not in _ASSIGNED_WORDS]
+    out = []
+    if assigned:
+        out.append(re.compile(r"(?P<w>" + alt(assigned) + r")" + _VERB_ONLY_TAIL))
+    if other:
+        out.append(re.compile(r"(?P<w>" + alt(other) + r")" + _PHRASE_TAIL))
+    return tuple(out)
 
 
 _FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(]")
@@ -756,7 +794,7 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
     words = tuple(found)
     if not words:
         return
-    for m in _phrase_rx(words).finditer(low):
+    for m in (m for rx in _phrase_rxs(words) for m in rx.finditer(low)):
         w = m.group("w")
         ws = m.start("w")
         if w.isascii() and ws > 0 and low[ws - 1].isalpha():
@@ -879,7 +917,7 @@ def _find_kubeconfig(text: str, low: str) -> Iterator[Span]:
 
 # base64 of a secret ("cGFzc3dvcmQ9…", a k8s Secret's data:, an encoded .env): decode the
 # runs that decode to text and scan that text once (no deeper); bounded per call.
-_B64_RUN_RE = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
+_B64_RUN_RE = re.compile(r"[A-Za-z0-9+/_\-]{20,}+={0,2}")
 _B64_MAX_RUN = 8192
 _B64_BUDGET = 512 * 1024  # decoded bytes per text
 _PRINTABLE = bytes([9, 10, 13, *range(32, 127)])
@@ -1255,9 +1293,18 @@ _RULES: list[Finder] = [
     _find_assignments,
     *_GENERIC_RULES,
 ]
-_GATED: list[tuple[int, str, str, Finder]] = [
-    (prio, *_NEED.get(rule, ("", "text")), rule) for prio, rule in enumerate(_RULES)
-]
+def _gated() -> list[tuple[int, str, str, str, Finder]]:
+    out = []
+    for prio, rule in enumerate(_RULES):
+        need, where = _NEED.get(rule, ("", "text"))
+        key2 = need[:2].lower()
+        if rule not in _AT_START or len(key2) < 2 or not key2.isalnum() or not key2.isascii():
+            key2 = ""
+        out.append((prio, need, where, key2, rule))
+    return out
+
+
+_GATED = _gated()
 
 
 # --------------------------------------------------------------------------- assembly
@@ -1298,12 +1345,14 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
     if len(low) != len(text):  # a few non-ASCII letters ("İ") lowercase to two characters
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     hay = {"text": text, "low": low, "runs": text}
+    starts: frozenset[str] | None = None
     if len(text) > _RUNS_MIN_TEXT:
-        hay["runs"] = " ".join(_RUNS_RE.findall(text))
+        hay["runs"] = runs = " " + " ".join(_RUNS_RE.findall(text))
+        starts = frozenset(_STARTS_RE.findall(runs.lower()))
     spans = [
         (s, e, prio, kind)
-        for prio, need, where, rule in _GATED
-        if not need or need in hay[where]
+        for prio, need, where, key2, rule in _GATED
+        if not need or ((starts is None or not key2 or key2 in starts) and need in hay[where])
         for s, e, kind in rule(text, low)
     ]
     if spans and markers:
