@@ -244,6 +244,11 @@ def test_ordinary_strings_survive(text: str) -> None:
     assert redact(text) == text
 
 
+def test_a_whole_token_is_not_joined_to_the_next_line() -> None:
+    text = f"GITHUB_TOKEN={_GH}\nNEXT_VAR=1\nlines_follow"
+    assert redact(text) == "GITHUB_TOKEN=[REDACTED:github-token]\nNEXT_VAR=1\nlines_follow"
+
+
 def test_markers_are_well_formed_kinds() -> None:
     assert all(MARKER_RE.fullmatch(f"[REDACTED:{k}]") for k in KINDS)
     assert len(set(KINDS)) >= 80

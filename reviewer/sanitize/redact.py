@@ -276,6 +276,7 @@ def _rx(
 
 _BREAK_RE = re.compile(r"(?:\r?\n|(?:\\r)?\\n)(?:[ \t>]*\d+→)?[ \t>]*")
 _JOIN_WINDOW = 600
+_JOIN_MAX_BREAKS = 3  # a token wrapped over up to four lines
 _RUN_RE = re.compile(r"[A-Za-z0-9_\-.]*")
 _BREAKS = ("\n", "\r\n", "\\n", "\\r\\n")
 
@@ -288,7 +289,9 @@ def _joined(text: str, start: int) -> tuple[str, list[int]] | None:
     where: list[int] = []
     pos = start
     joined = False
-    for b in _BREAK_RE.finditer(text, start, stop):
+    for n, b in enumerate(_BREAK_RE.finditer(text, start, stop)):
+        if n == _JOIN_MAX_BREAKS:
+            break
         bs, be = b.span()
         if bs == pos or be >= stop or not (text[bs - 1] in _TOKEN_DASH and text[be] in _TOKEN_DASH):
             if bs > pos and not joined:
@@ -356,8 +359,9 @@ def _prefixed(kind: str, pattern: str, left: frozenset[str] = _TOKEN_CHARS) -> F
             joined, where = j
             m = rx.match(joined)
             if m is not None and m.end() > run_end - p:
-                cov.append((p, where[-1] + 1))
-                yield p, where[-1] + 1, kind
+                e = _TAIL_RE.match(text, where[m.end() - 1] + 1).end()
+                cov.append((p, e))
+                yield p, e, kind
 
     return _gate(
         find,
@@ -386,10 +390,12 @@ def _url_password_ok(v: str) -> bool:
 # host (dotted, localhost, with a port, an IP literal); failing that, to the first "@".
 _URL_END = r"(?:[:/?#,;)\]\s\"'<>\\`]|\Z)"
 _URL_PW_RE = re.compile(
-    r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s\"'<>\\]+?)@(?=(?:[\w\-]+\.[\w.\-]*|localhost"
+    r"://[^\s:/?#@\"'<>\\]{0,256}:(?P<v>[^\s\"'<>\\]{1,256}?)@(?=(?:[\w\-]+\.[\w.\-]*|localhost"
     r"|[\w.\-]+(?=:\d)|\[[0-9A-Fa-f:.]+\])" + _URL_END + ")"
 )
-_URL_PW_SIMPLE_RE = re.compile(r"://[^\s:/?#@\"'<>\\]*:(?P<v>[^\s@/\"'<>\\]+)@(?=[\w\[.\-])")
+_URL_PW_SIMPLE_RE = re.compile(
+    r"://[^\s:/?#@\"'<>\\]{0,256}:(?P<v>[^\s@/\"'<>\\]{1,256})@(?=[\w\[.\-])"
+)
 
 
 _SCHEME_SEP_RE = re.compile("://")
