@@ -599,7 +599,11 @@ _REGEX_RULES: list[Finder] = [
     _tok("openai-key", r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}", _ANY),
     _tok("openai-key", r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}", _ANY),
     _tok("openai-key", r"sk-[A-Za-z0-9]{40,64}(?![A-Za-z0-9_\-])", _TD),
-    _tok("github-token", r"gh[pousr]_[A-Za-z0-9]{36,}", _ANY),
+    _tok("github-token", r"ghp_[A-Za-z0-9]{36,}", _ANY),
+    _tok("github-token", r"gho_[A-Za-z0-9]{36,}", _ANY),
+    _tok("github-token", r"ghu_[A-Za-z0-9]{36,}", _ANY),
+    _tok("github-token", r"ghs_[A-Za-z0-9]{36,}", _ANY),
+    _tok("github-token", r"ghr_[A-Za-z0-9]{36,}", _ANY),
     _tok("github-token", r"github_pat_[A-Za-z0-9_]{50,}", _ANY),
     _tok(
         "gitlab-token",
@@ -609,7 +613,8 @@ _REGEX_RULES: list[Finder] = [
     ),
     _tok("gitlab-token", r"GR1348941[A-Za-z0-9_\-]{20,}", _ANY),
     _tok("slack-token", r"xox[abposr]-\d+-[A-Za-z0-9\-]{8,}", _ANY),
-    _tok("slack-token", r"x(?:oxe(?:\.xox[bp])?|app)-\d-[A-Za-z0-9\-]{10,}", _ANY),
+    _tok("slack-token", r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9\-]{10,}", _ANY),
+    _tok("slack-token", r"xapp-\d-[A-Za-z0-9\-]{10,}", _ANY),
     _rx(
         "slack-webhook",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/"
@@ -642,7 +647,10 @@ _REGEX_RULES: list[Finder] = [
     _find_mailgun_new,
     _tok("pypi-token", r"pypi-Ag[A-Za-z0-9_\-]{50,}", _ANY),
     _find_telegram,
-    _tok("aws-access-key", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _tok("aws-access-key", r"AKIA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _tok("aws-access-key", r"ASIA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _tok("aws-access-key", r"ABIA[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _tok("aws-access-key", r"ACCA[A-Z0-9]{16}(?![A-Za-z0-9])"),
     _tok(
         "jwt",
         r"eyJ[A-Za-z0-9_\-]{8,}\.(?:eyJ[A-Za-z0-9_\-]{8,}(?:\.[A-Za-z0-9_\-]+)?"
