@@ -144,6 +144,8 @@ UNNAMED = [
     ("sshpass -p 'Ssh9pass' ssh root@host", "Ssh9pass"),
     ("echo 'Sud0Pass!' | sudo -S apt update", "Sud0Pass"),
     ("echo Sud0Pass | sudo -k -S systemctl restart app", "Sud0Pass"),
+    ("smbclient //srv/share -U dana%Smb9Pass! -c ls", "Smb9Pass"),
+    ("net use Z: \\\\srv\\share /user:dana NetUse9Pass", "NetUse9Pass"),
     ("machine api.example.com login dana password Netrc9Pass", "Netrc9Pass"),
     ("machine git.example.org\n  login dana\n  password Netrc9Pass\n", "Netrc9Pass"),
     ("db.example.com:5432:app:app_user:PgPass9word", "PgPass9word"),
