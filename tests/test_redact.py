@@ -418,6 +418,23 @@ _PIECES = st.sampled_from(
         "→",
         "→",
         "İ",
+        "\u200b",
+        "\u00ad",
+        " is ",
+        "Passwort: ",
+        "пароль",
+        "machine h ",
+        " password ",
+        ":5432:",
+        "client-key-data: ",
+        "hvs.",
+        "redis-cli -a ",
+        "| sudo -S",
+        "echo ",
+        "${",
+        ":?",
+        "x-access-token:",
+        "cGFzc3dvcmQ9",
     ]
 )
 _TEXT = st.lists(
