@@ -237,6 +237,7 @@ SURVIVE = [
     "localhost:5432:app:user:* is not a line here",
     "TOKEN_COUNT=4096 max_tokens=1024 input_tokens: 5123",
     "See RFC 7519 (JWT) and https://github.com/gitleaks/gitleaks for formats.",
+    "flags such as `echo pw | sudo -S`, `smbclient -U u%pw`, `docker login -p`",
     "API-Reference-Documentation and the sk-learn tutorial",
 ]
 
