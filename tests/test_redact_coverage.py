@@ -237,6 +237,9 @@ SURVIVE = [
     "localhost:5432:app:user:* is not a line here",
     "TOKEN_COUNT=4096 max_tokens=1024 input_tokens: 5123",
     "See RFC 7519 (JWT) and https://github.com/gitleaks/gitleaks for formats.",
+    "the password is SHA256-hashed and argon2id-hashed; the secret is AES256-encrypted",
+    "Le mot de passe est obligatoire. Das Passwort ist zu kurz. A senha é inválida.",
+    "Пароль: не задан. 密码：错误. パスワードは8文字以上. 비밀번호는 필수입니다.",
     "flags such as `echo pw | sudo -S`, `smbclient -U u%pw`, `docker login -p`",
     "API-Reference-Documentation and the sk-learn tutorial",
 ]

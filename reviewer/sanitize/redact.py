@@ -759,6 +759,11 @@ def _phrase_rx(word: str) -> re.Pattern[str]:
 
 
 _FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(]")
+# "the password is SHA256-hashed": how it is stored, not what it is
+_TECH_RE = re.compile(
+    r"sha-?\d|md5|bcrypt|argon|pbkdf|scrypt|hmac|utf-?\d|base\d\d|aes-?\d|rsa-?\d"
+    r"|-(?:hashed|encoded|encrypted|based|protected|salted)\Z"
+)
 
 
 def _password_like(v: str) -> bool:
@@ -767,7 +772,7 @@ def _password_like(v: str) -> bool:
         return False
     if any(c in v for c in "()[]{}$") or "://" in v or v.startswith(("/", "~", "./")):
         return False
-    if _FORMAT_RE.search(v):
+    if _FORMAT_RE.search(v) or _TECH_RE.search(v.lower()):
         return False
     if v.isdigit():
         return len(v) >= 6 and len(set(v)) > 2
