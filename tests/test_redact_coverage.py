@@ -110,6 +110,7 @@ def test_scorecard_by_context() -> None:
 _RG = random.Random(7)
 _GH = "ghp_" + "".join(_RG.choice("abcdefghijkLMNOPQRS0123456789") for _ in range(36))
 _B64_ENV = base64.b64encode(b"DB_PASSWORD=Tr0ub4dor-x9\n").decode()
+_B64_PAIR = base64.b64encode(b"dana:Dock3rPass!").decode()
 
 UNNAMED = [
     # (text, secret that must vanish)
@@ -125,6 +126,9 @@ UNNAMED = [
     ("비밀번호: Bimil-2024k", "Bimil-2024k"),
     ("the password for the staging db is Stg-db-77q", "Stg-db-77q"),
     ("Password:\nhunter2-Xy9!\n", "hunter2-Xy9"),
+    ("use password Xy9-hunter2 to log in", "Xy9-hunter2"),
+    (f'{{"auths": {{"ghcr.io": {{"auth": "{_B64_PAIR}"}}}}}}', _B64_PAIR),
+    (f"echo {_B64_PAIR} | base64 -d", _B64_PAIR),
     ("API key:\n  Zk3vQ9pL2mN8xR4tW7yB1cD5fG6hJ0kA\n", "Zk3vQ9pL2mN8xR4tW7yB1cD5fG6hJ0kA"),
     ("my api key is Zk3vQ9pL2mN8xR4tW7yB1cD5fG6hJ0kA ok", "Zk3vQ9pL2mN8xR4tW7yB1cD5fG6hJ0kA"),
     (f"token was pasted wrapped: {_GH[:20]}\n{_GH[20:]}\nthen it failed", _GH[20:]),
@@ -224,6 +228,7 @@ SURVIVE = [
     "パスワードを入力してください",
     "the token is valid for 3600 seconds and the API key is missing",
     "Password:\n\nUsername: dana",
+    "the password field_1 is shown; the password reset2024 flow",
     "password: ********",
     "token: string",
     "Vault tokens start with hvs. and Doppler tokens with dp.st.; OpenRouter uses sk-or-.",

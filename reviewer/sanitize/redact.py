@@ -749,13 +749,19 @@ _VERB_ONLY_TAIL = (
 _TRAIL = ".,;:)]}"
 
 
+# "use password Xy9-hunter2 to log in": a password word, a space, a strong password
+_BARE_TAIL = r"(?P<mid>)(?P<sep>[ \t]+)(?P<q>[\"'`“«„]?)(?P<v>[^\s\"'`”»“<>\\]{1,200})"
+
+
 @functools.cache
-def _phrase_rx(word: str) -> re.Pattern[str]:
-    """One pattern per word, compiled when a text first holds the word: it starts with the
-    word, so ``re`` skips to it at C speed."""
-    boundary = r"(?![a-z0-9_])" if word.isascii() else ""
+def _phrase_rxs(word: str) -> tuple[re.Pattern[str], ...]:
+    """Patterns for one word, compiled when a text first holds the word: each starts with
+    the word, so ``re`` skips to it at C speed."""
+    head = r"(?P<w>" + re.escape(word) + r")" + (r"(?![a-z0-9_])" if word.isascii() else "")
     tail = _VERB_ONLY_TAIL if word in _ASSIGNED_WORDS else _PHRASE_TAIL
-    return re.compile(r"(?P<w>" + re.escape(word) + r")" + boundary + tail)
+    if word in _PW_SET:
+        return re.compile(head + tail), re.compile(head + _BARE_TAIL)
+    return (re.compile(head + tail),)
 
 
 _FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(]")
@@ -788,6 +794,15 @@ def _password_like(v: str) -> bool:
     return has_digit or (has_sym and any(c.isupper() for c in v))
 
 
+def _strong_password(v: str) -> bool:
+    """Only a password would follow its word with no verb: a digit, and a capital or a sign."""
+    return (
+        len(v) >= 8
+        and any(c.isdigit() for c in v)
+        and (any(c.isupper() for c in v) or any(not c.isalnum() and c not in "_-." for c in v))
+    )
+
+
 def _find_phrases(text: str, low: str) -> Iterator[Span]:
     ascii_only = low.isascii()
     found = [
@@ -802,12 +817,7 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
     words = tuple(found)
     if not words:
         return
-    # longest first: "mot de passe" before "passe"… and each position once
-    seen: set[int] = set()
-    for m in (m for w in sorted(words, key=len, reverse=True) for m in _phrase_rx(w).finditer(low)):
-        if m.start() in seen:
-            continue
-        seen.update(range(m.start(), m.end("w")))
+    for m in (m for w in words for rx in _phrase_rxs(w) for m in rx.finditer(low)):
         w = m.group("w")
         ws = m.start("w")
         if w.isascii() and ws > 0 and low[ws - 1].isalpha():
@@ -819,7 +829,8 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
         sep = m.group("sep").strip()
         if mid and sep in ("", "-", ":", "="):
             continue  # words in between only with a verb ("the password for root is …")
-        if not sep and "\n" not in m.group("sep"):
+        bare_space = not sep and "\n" not in m.group("sep")  # "use password Xy9-hunter2 …"
+        if bare_space and w not in _PW_SET:
             continue
         vs, ve = m.span("v")
         v = text[vs:ve]
@@ -831,7 +842,7 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
         if on_next_line and _END_OF_LINE_RE.match(text, ve) is None:
             continue  # a value on the line after its key must be alone on that line
         if w in _PW_SET:
-            ok = _password_like(v)
+            ok = _password_like(v) and (not bare_space or _strong_password(v))
             kind = "password"
         else:
             ok = _looks_random(v) or (len(v) >= 20 and _tokenish(v) and _is_literal(v))
@@ -937,6 +948,9 @@ _PRINTABLE = bytes([9, 10, 13, *range(32, 127)])
 _depth = 0
 
 
+_USER_PASS_RE = re.compile(r"[^\s:]{1,64}:(\S{6,128})")
+
+
 def _b64_secret(run: str) -> tuple[bool, int]:
     """Whether ``run`` decodes to text in which a secret is found; and the bytes decoded."""
     global _depth
@@ -956,9 +970,13 @@ def _b64_secret(run: str) -> tuple[bool, int]:
         return False, 0
     if len(raw) < 12 or raw.translate(None, _PRINTABLE):
         return False, len(raw)  # binary (an image, a hash): not text that could hold a secret
+    decoded = raw.decode("ascii")
+    pair = _USER_PASS_RE.fullmatch(decoded.strip())
+    if pair is not None and _password_like(pair.group(1)):
+        return True, len(raw)  # "user:password", as in Basic auth and docker's config.json
     _depth += 1
     try:
-        inner = _spans(raw.decode("ascii"))
+        inner = _spans(decoded)
     finally:
         _depth -= 1
     return bool(inner), len(raw)
