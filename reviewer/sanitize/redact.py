@@ -96,6 +96,18 @@ def _gate(
 # from its runs. A rule whose match starts a word, with the literal "ghp_", is skipped at the
 # cost of a set lookup when no word starts with "gh"; ``in`` would scan the whole text.
 _STARTS_RE = re.compile(r"[^a-z0-9]([a-z0-9]{2})")
+_ASCII_VIEW_MIN = 65536
+
+
+@functools.lru_cache(maxsize=4)
+def _ascii_view(text: str) -> str:
+    """A long non-ASCII text without its non-ASCII characters: a quarter of the bytes to
+    scan for an ASCII literal (one stored as 4 bytes per character costs 4× per ``in``).
+    Only for presence tests: a literal in ``text`` is in its view; the reverse may not hold,
+    which only runs a rule for nothing."""
+    if len(text) < _ASCII_VIEW_MIN or text.isascii():
+        return text
+    return text.encode("ascii", "ignore").decode("ascii")
 
 
 # Every token a provider rule can match is inside one run of these characters, 6 or more
@@ -805,12 +817,13 @@ def _strong_password(v: str) -> bool:
 
 def _find_phrases(text: str, low: str) -> Iterator[Span]:
     ascii_only = low.isascii()
+    view = _ascii_view(low)
     found = [
         w
         for sentinel, group in _WORD_GROUPS
-        if sentinel in low
+        if (sentinel in view if sentinel.isascii() else sentinel in low)
         for w in group
-        if (not ascii_only or w.isascii()) and w in low
+        if (w in view if w.isascii() else not ascii_only and w in low)
     ]
     if not ascii_only and not _OTHER_GATE.isdisjoint(low):
         found.extend(w for w in _OTHER_WORDS if w in low)
@@ -1328,6 +1341,8 @@ def _gated() -> list[tuple[int, str, str, str, Finder]]:
     out = []
     for prio, rule in enumerate(_RULES):
         need, where = _NEED.get(rule, ("", "text"))
+        if not need.isascii():
+            where = "raw" if where == "text" else "rawlow"
         key2 = need[:2].lower()
         if rule not in _AT_START or len(key2) < 2 or not key2.isalnum() or not key2.isascii():
             key2 = ""
@@ -1375,7 +1390,8 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
     low = text.lower()
     if len(low) != len(text):  # a few non-ASCII letters ("İ") lowercase to two characters
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    hay = {"text": text, "low": low, "runs": text}
+    hay = {"text": _ascii_view(text), "low": _ascii_view(low), "runs": text}
+    hay["raw"], hay["rawlow"] = text, low
     starts: frozenset[str] | None = None
     if len(text) > _RUNS_MIN_TEXT:
         hay["runs"] = runs = " " + " ".join(_RUNS_RE.findall(text))
