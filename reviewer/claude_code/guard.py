@@ -40,6 +40,13 @@ WRAPPERS = {"env", "sudo", "nohup", "exec", "command", "time", "nice", "uvx", "p
 # Code and SQL are only suspect when something could run them (not in a grep or a commit
 # message that happens to mention them).
 RUNNERS = re.compile(r"(?i)\b(python[\d.]*|sqlite3|uv\s+run|pipx\s+run)\b|store\.db")
+# Shared facts (reviewer/sharing/): the agent may read the folder, never write it, and may
+# not forge the remote-tracking ref the trust rule reads (a fetch stays allowed).
+SHARED_DIR = ".mem-review"
+SHARED_MENTION = re.compile(r"(?<![\w-])\.mem-review(?![\w-])")
+REMOTE_REF_WRITE = re.compile(r"(?is)\bupdate-ref\b.*\brefs/remotes/")
+REF_FILES = re.compile(r"\.git/(refs/remotes|packed-refs)\b")
+GIT_READS = {"log", "show", "diff", "status", "blame", "ls-files", "ls-tree"}
 SEGMENT_SPLIT = re.compile(r"&&|\|\||[;|&\n()]")
 
 
@@ -57,6 +64,8 @@ def check(payload: object) -> str | None:
         target = tool_input.get(WRITE_TOOLS[tool])
         if isinstance(target, str) and _inside_data_dir(target, cwd):
             reason = f"{tool} would write inside mem-review's data directory ({paths.home()})"
+        elif isinstance(target, str) and _in_shared_folder(target, cwd):
+            reason = f"{tool} would write a shared fact ({SHARED_DIR}/ holds a person's approvals)"
     elif tool == "Bash":
         command = tool_input.get("command")
         if isinstance(command, str):
@@ -93,6 +102,11 @@ def bash_reason(command: str) -> str | None:
             return "the review screen is for the person, not the agent"
     if _mentions_data_dir(command) and not _read_only(command):
         return f"the command touches mem-review's data directory ({paths.home()})"
+    if SHARED_MENTION.search(command) and not (_read_only(command) or _git_read(command)):
+        return f"the command touches the shared facts ({SHARED_DIR}/ holds a person's approvals)"
+    if REMOTE_REF_WRITE.search(command) or (REF_FILES.search(command)
+                                            and not _read_only(command)):
+        return "the command rewrites a remote-tracking ref, which vouches for shared facts"
     return None
 
 
@@ -156,6 +170,21 @@ def _read_only(command: str) -> bool:
     while words and ("=" in words[0] and not words[0].startswith("=")):
         words = words[1:]  # VAR=value prefixes
     return bool(words) and os.path.basename(words[0]) in READ_ONLY
+
+
+def _git_read(command: str) -> bool:
+    """A single `git log|show|diff|status|blame|ls-files|ls-tree` with no redirection."""
+    if SHELL_WRITES.search(command) or len(list(_segments(command))) != 1:
+        return False
+    words = next(_segments(command))
+    return len(words) > 1 and words[0] == "git" and words[1] in GIT_READS
+
+
+def _in_shared_folder(target: str, cwd: str) -> bool:
+    path = Path(os.path.expanduser(target))
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    return SHARED_DIR in Path(os.path.realpath(path)).parts or SHARED_DIR in path.parts
 
 
 def _inside_data_dir(target: str, cwd: str) -> bool:

@@ -69,6 +69,9 @@ class Fact(SQLModel, table=True):
     updated_at: float
     decided_at: float | None = None
     verified_at: float | None = None
+    share_id: str | None = None
+    approver: str | None = None
+    personal: int = 0
 
     def file_list(self) -> list[str]:
         return list(json.loads(self.files or "[]"))

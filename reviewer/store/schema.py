@@ -161,7 +161,17 @@ BEGIN
 END;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3]
+# Sharing through git (reviewer/sharing/): a fact's stable id for its file in the project's
+# `.mem-review/facts/`, assigned at first share; who approved it, as git names them; and a
+# person's "keep this to myself" flag. Self-contained: renumber freely at merge.
+V4_SHARING = """
+ALTER TABLE fact ADD COLUMN share_id TEXT;
+ALTER TABLE fact ADD COLUMN approver TEXT;
+ALTER TABLE fact ADD COLUMN personal INTEGER NOT NULL DEFAULT 0;
+CREATE UNIQUE INDEX fact_share_id ON fact(share_id) WHERE share_id IS NOT NULL;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4_SHARING]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")

@@ -1,0 +1,121 @@
+"""The shared folder of a working tree, read as it is: no import step, nothing stored.
+
+Stdlib only (the SessionStart hook). `begin` lists and reads the folder and starts the
+one `git ls-tree` of the remote's default branch; `finish` waits for it and judges each
+file by `trust`. With no folder, nothing starts and `begin` returns None.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from reviewer.freshness import anchors
+from reviewer.log import log
+from reviewer.sharing import format as fmt
+from reviewer.sharing import trust
+
+MAX_FILES = 20_000
+
+
+@dataclass
+class Entry:
+    """One file of the folder, and what it counts for."""
+
+    path: str  # relative to the project root
+    sha: str  # git blob sha of its bytes
+    fact: fmt.SharedFact | None  # None: not a fact file (`reason` says why)
+    state: str  # "approved", "pending" or "invalid"
+    reason: str = ""
+
+
+@dataclass
+class Reading:
+    base: str | None = None  # the remote ref judged against, short ("origin/main")
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def approved(self) -> list[fmt.SharedFact]:
+        return [e.fact for e in self.entries if e.state == trust.APPROVED and e.fact]
+
+    @property
+    def pending(self) -> list[Entry]:
+        return [e for e in self.entries if e.state != trust.APPROVED]
+
+
+class Reader:
+    """The folder read now; the remote's listing asked of git in the background."""
+
+    def __init__(self, root: str, files: list[tuple[str, bytes]]) -> None:
+        self.root, self.files = root, files
+        self.ref = trust.remote_default_ref(root)
+        self._git = trust.start_listing(root, self.ref) if self.ref and files else None
+
+    def finish(self) -> Reading:
+        remote: dict[str, str] | None = None
+        if self._git is not None:
+            try:
+                out = self._git.output()
+            finally:
+                self._git.stop()
+            remote = None if out is None else trust.parse_listing(out)
+        index = trust.index_blobs(self.root) if self.files else None
+        reading = Reading(base=trust.short(self.ref) if self.ref else None)
+        for path, data in self.files:
+            reading.entries.append(_entry(path, data, index, remote, self.ref))
+        return reading
+
+    def stop(self) -> None:
+        if self._git is not None:
+            self._git.stop()
+
+
+def begin(root: str | os.PathLike[str]) -> Reader | None:
+    root = os.fspath(root)
+    folder = os.path.join(root, fmt.FOLDER)
+    try:
+        names = sorted(e.name for e in os.scandir(folder)
+                       if e.name.endswith(fmt.SUFFIX) and e.is_file(follow_symlinks=False))
+    except OSError:  # no folder (the usual case), or unreadable
+        return None
+    files: list[tuple[str, bytes]] = []
+    for name in names[:MAX_FILES]:
+        data = _read(os.path.join(folder, name))
+        if data is not None:
+            files.append((f"{fmt.FOLDER}/{name}", data))
+    if len(names) > MAX_FILES:
+        log("sharing", f"{len(names) - MAX_FILES} shared fact files beyond {MAX_FILES} ignored")
+    return Reader(root, files)
+
+
+def read(root: str | os.PathLike[str]) -> Reading:
+    """Everything in the folder, judged (an empty Reading without one)."""
+    reader = begin(root)
+    return Reading() if reader is None else reader.finish()
+
+
+def _read(path: str) -> bytes | None:
+    """A regular file's bytes, never through a symlink, at most MAX_BYTES (+1 to tell)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(fmt.MAX_BYTES + 1)
+
+
+def _entry(
+    path: str, data: bytes, index: dict[str, str] | None, remote: dict[str, str] | None,
+    ref: str | None,
+) -> Entry:
+    sha = anchors.hash_bytes(data)
+    if len(data) > fmt.MAX_BYTES:
+        return Entry(path, sha, None, "invalid", f"larger than {fmt.MAX_BYTES} bytes")
+    try:
+        fact = fmt.loads(data.decode("utf-8"), path.rsplit("/", 1)[-1])
+    except (ValueError, UnicodeDecodeError) as exc:
+        return Entry(path, sha, None, "invalid", f"not a fact file: {str(exc)[:120]}")
+    verdict = trust.judge(path, sha, index, remote, ref)
+    if verdict == trust.APPROVED:
+        return Entry(path, sha, fact, trust.APPROVED)
+    return Entry(path, sha, fact, "pending", verdict)
