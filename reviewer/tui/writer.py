@@ -82,6 +82,9 @@ class StoreWriter:
             lambda s: s.verify(fact_id, commit_sha, anchors, files=files, actor="tui")
         )
 
+    def set_personal(self, ids: list[int], personal: bool) -> Future[None]:
+        return self._submit(lambda s: s.set_personal(ids, personal, actor="tui"))
+
     def restore(self, decision: Future[Snapshots]) -> Future[None]:
         """Undo a decision: runs after it (one thread), with the snapshots it returned."""
         return self._submit(lambda s: s.restore(decision.result(), actor="tui"))

@@ -19,6 +19,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("/", "filter by text, category or file (escape clears)"),
     ("tab / shift+tab", "next / previous view"),
     ("v", "re-verify a stale fact against today's code"),
+    ("p", "personal: keep approved facts out of `mem-review share` (p again: share)"),
     ("ctrl+t", "light / dark theme"),
     ("ctrl+p", "command palette: every action"),
     ("?", "this help"),
@@ -32,6 +33,7 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("missing file / !", "a cited file does not exist in the project"),
     ("seen N / ×N", "proposed again in N sessions"),
     ("used N / ↑N", "injected into N sessions"),
+    ("personal / ⌂", "kept to yourself: `mem-review share` leaves it out"),
 )
 
 

@@ -63,6 +63,7 @@ class MainScreen(Screen[None]):
         Binding("u", "undo", "Undo", id="undo"),
         Binding("space", "mark", "Mark", id="mark"),
         Binding("v", "verify", "Re-verify", id="verify"),
+        Binding("p", "personal", "Personal", show=False, id="personal"),
         Binding("slash", "filter", "Filter", id="filter"),
         Binding("tab", "next_view", "View", id="next-view"),
         Binding("shift+tab", "previous_view", "Previous view", show=False, id="previous-view"),
@@ -298,7 +299,7 @@ class MainScreen(Screen[None]):
         if action == "verify":
             row = self.facts.selected if self.is_mounted else None
             return bool(row is not None and row.stale)
-        if action in ("approve", "reject", "edit", "mark"):
+        if action in ("approve", "reject", "edit", "mark", "personal"):
             return True if self.is_mounted and self.facts.selected is not None else None
         return True
 
@@ -430,6 +431,28 @@ class MainScreen(Screen[None]):
         if self.view == "stale":
             self.facts.refresh_rows([row])
         self.compute_staleness([row])
+
+    def action_personal(self) -> None:
+        """Keep the approved target facts to yourself, or let them be shared again (a
+        toggle: p again undoes it). Only `mem-review share` reads the flag."""
+        rows = [r for r in self._targets() if r.status == "approved"]
+        if not rows:
+            self.app.bell()
+            self.notify("Only approved facts are shared: nothing to keep personal.",
+                        timeout=3, markup=False)
+            return
+        personal = not all(r.personal for r in rows)
+        for row in rows:
+            row.personal = personal
+        token = self.review.writer.set_personal([r.id for r in rows], personal)
+        self._watch(token, [r.id for r in rows])
+        if self.marks:
+            self.marks.clear()
+            self.facts.refresh()
+        self._changed(rows)
+        what = "kept personal (not shared)" if personal else "shareable again"
+        self.notify(f"{len(rows)} fact{'s' if len(rows) != 1 else ''} {what}", timeout=2,
+                    markup=False)
 
     def action_undo(self) -> None:
         entry = self.undo_stack.pop()
