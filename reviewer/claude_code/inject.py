@@ -217,7 +217,6 @@ def _merge_shared(
     facts = shared.approved
     if not facts:
         return rows, []
-    from reviewer.store.dedupe import fact_key  # only paid when a folder has facts
     by_share: dict[str, tuple[int, str]] = {}
     by_key: dict[str, tuple[int, str]] = {}
     if conn is not None:
@@ -228,11 +227,17 @@ def _merge_shared(
             if share_id:
                 by_share[share_id] = (fid, status)
             by_key.setdefault(norm, (fid, status))
+    # The full key costs ~50 µs a text: only paid when this person has facts to match.
+    if by_key:
+        from reviewer.store.dedupe import fact_key as key_of
+    else:
+        def key_of(text: str) -> str:
+            return " ".join(text.casefold().split())
     approver: dict[int, str] = {}
     team: list[Row] = []
     seen: set[str] = set()
     for n, fact in enumerate(facts, start=1):
-        key = fact_key(fact.text)
+        key = key_of(fact.text)
         if key in seen:
             continue  # two teammates shared the same fact: one entry
         seen.add(key)
@@ -242,8 +247,8 @@ def _merge_shared(
                 approver[local[0]] = fact.approved_by
             continue  # this person's own decision wins here
         team.append((
-            -n, fact.text, fact.category, json.dumps(list(fact.files)),
-            json.dumps(fact.anchors, sort_keys=True), fact.commit, fact.confidence,
+            -n, fact.text, fact.category, list(fact.files) if fact.files else "[]",
+            json.dumps(fact.anchors) if fact.anchors else "{}", fact.commit, fact.confidence,
             fact.approved_epoch(), fact.approved_by,
         ))
     stats.shared = len(team) + len(approver)
@@ -355,6 +360,8 @@ def _who(approver: str) -> str:
 
 
 def _files(raw: object) -> list[str]:
+    if isinstance(raw, list):  # a shared fact's, already parsed
+        return raw
     if not isinstance(raw, str) or raw in ("[]", ""):
         return []
     try:

@@ -21,7 +21,7 @@ MAX_EVIDENCE = 600  # characters of evidence excerpt shared (the full transcript
 _ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SharedFact:
     """What a teammate's clone needs to judge and show a fact; nothing machine-specific."""
 
@@ -78,38 +78,39 @@ def dumps(fact: SharedFact) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def loads(text: str, name: str) -> SharedFact:
-    """Parse a fact file named `name`; ValueError (one line) when it is not one."""
+def loads(text: str | bytes, name: str) -> SharedFact:
+    """Parse a fact file named `name`; ValueError (one line) when it is not one.
+    Lean: the SessionStart hook parses a thousand of these."""
     data = json.loads(text)
-    if not isinstance(data, dict):
+    if type(data) is not dict:
         raise ValueError("not a JSON object")
     if data.get("format") != FORMAT:
         raise ValueError(f"unknown format {data.get('format')!r}")
     share_id = data.get("id")
-    if not isinstance(share_id, str) or not valid_id(share_id) or name != share_id + SUFFIX:
+    if type(share_id) is not str or name != share_id + SUFFIX or not valid_id(share_id):
         raise ValueError("its id does not match its file name")
     text_ = data.get("text")
     category = data.get("category")
-    if not isinstance(text_, str) or not text_.strip() or not isinstance(category, str):
+    if type(text_) is not str or not text_.strip() or type(category) is not str:
         raise ValueError("no text or category")
-    files = data.get("files", [])
-    anchors = data.get("anchors", {})
-    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+    files = data.get("files") or []
+    anchors = data.get("anchors") or {}
+    if type(files) is not list or any(type(f) is not str for f in files):
         raise ValueError("files is not a list of paths")
-    if not isinstance(anchors, dict) or not all(
-        isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in anchors.items()
+    if type(anchors) is not dict or any(  # keys of parsed JSON are always str
+        v is not None and type(v) is not str for v in anchors.values()
     ):
         raise ValueError("anchors is not a map of path to blob hash")
     commit = data.get("commit")
     confidence = data.get("confidence", 0.5)
     return SharedFact(
-        id=share_id, text=text_, category=category, files=tuple(files), anchors=anchors,
-        commit=commit if isinstance(commit, str) else None,
-        confidence=float(confidence) if isinstance(confidence, int | float) else 0.5,
-        evidence=_str(data.get("evidence")), approved_by=_str(data.get("approved_by")),
-        approved_at=_str(data.get("approved_at")),
+        share_id, text_, category, tuple(files), anchors,
+        commit if type(commit) is str else None,
+        float(confidence) if type(confidence) in (int, float) else 0.5,
+        _str(data.get("evidence")), _str(data.get("approved_by")),
+        _str(data.get("approved_at")),
     )
 
 
 def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
+    return value if type(value) is str else ""

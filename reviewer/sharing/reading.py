@@ -59,10 +59,11 @@ class Reader:
             finally:
                 self._git.stop()
             remote = None if out is None else trust.parse_listing(out)
-        index = trust.index_blobs(self.root) if self.files else None
+        hashed = [(path, data, anchors.hash_bytes(data)) for path, data in self.files]
+        index = trust.index_blobs(self.root, {sha for _, _, sha in hashed}) if hashed else None
         reading = Reading(base=trust.short(self.ref) if self.ref else None)
-        for path, data in self.files:
-            reading.entries.append(_entry(path, data, index, remote, self.ref))
+        for path, data, sha in hashed:
+            reading.entries.append(_entry(path, data, sha, index, remote, self.ref))
         return reading
 
     def stop(self) -> None:
@@ -95,24 +96,31 @@ def read(root: str | os.PathLike[str]) -> Reading:
 
 
 def _read(path: str) -> bytes | None:
-    """A regular file's bytes, never through a symlink, at most MAX_BYTES (+1 to tell)."""
+    """A regular file's bytes, never through a symlink, at most MAX_BYTES (+1 to tell).
+    (Trust never rests on this: what is read counts only if its hash is origin's blob.)"""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, _FLAGS)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read(fmt.MAX_BYTES + 1)
+    try:
+        return os.read(fd, fmt.MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
 
 
 def _entry(
-    path: str, data: bytes, index: dict[str, str] | None, remote: dict[str, str] | None,
-    ref: str | None,
+    path: str, data: bytes, sha: str, index: dict[str, str] | None,
+    remote: dict[str, str] | None, ref: str | None,
 ) -> Entry:
-    sha = anchors.hash_bytes(data)
     if len(data) > fmt.MAX_BYTES:
         return Entry(path, sha, None, "invalid", f"larger than {fmt.MAX_BYTES} bytes")
     try:
-        fact = fmt.loads(data.decode("utf-8"), path.rsplit("/", 1)[-1])
+        fact = fmt.loads(data, path.rsplit("/", 1)[-1])  # json decodes UTF-8 bytes itself
     except (ValueError, UnicodeDecodeError) as exc:
         return Entry(path, sha, None, "invalid", f"not a fact file: {str(exc)[:120]}")
     verdict = trust.judge(path, sha, index, remote, ref)

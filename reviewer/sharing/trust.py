@@ -67,18 +67,16 @@ def parse_listing(out: bytes) -> dict[str, str]:
     return found
 
 
-def index_blobs(root: str | os.PathLike[str]) -> dict[str, str] | None:
-    """{path: blob sha} the index holds under the folder (stage 0, regular files); None
-    when the index cannot be read here (then only the remote's copy is compared)."""
-    entries = git_index.read_entries(root)
-    if entries is None:
+def index_blobs(root: str | os.PathLike[str], shas: set[str]) -> dict[str, str] | None:
+    """{path: blob sha} of the index's entries under the folder whose blob is one of
+    `shas` (the working files' hashes: only those can match); None when the index cannot
+    be read here (then only the remote's copy is compared)."""
+    found = git_index.paths_by_sha(root, shas)
+    if found is None:
         return None
     prefix = FOLDER + "/"
-    return {
-        e.path: e.sha for e in entries
-        if e.path.startswith(prefix) and e.stage == 0 and not e.intent_to_add
-        and e.mode & 0o170000 == stat.S_IFREG
-    }
+    return {path: sha for sha, paths in found.items() for path in paths
+            if path.startswith(prefix)}
 
 
 def judge(
