@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -92,14 +93,32 @@ def executable() -> str:
     )
 
 
+# The form for a settings file a team commits (`install --portable`): no one's absolute
+# venv path, `mem-review` found on each person's PATH, and nothing at all (exit 0, no
+# output) on a machine without it, as every hook fails open.
+PORTABLE_EXE = EXE_NAME
+PORTABLE = "command -v mem-review >/dev/null 2>&1 && mem-review hook {arg} || true"
+_PORTABLE_RE = re.compile(
+    r"command -v mem-review >/dev/null 2>&1 && mem-review hook ([a-z-]+) \|\| true")
+
+
 def hook_command(exe: str, arg: str) -> str:
+    if exe == PORTABLE_EXE:
+        return PORTABLE.format(arg=arg)
     return f"{shlex.quote(exe)} hook {arg}"
+
+
+def is_portable(command: object) -> bool:
+    return isinstance(command, str) and _PORTABLE_RE.fullmatch(command) is not None
 
 
 def is_ours(command: object) -> str | None:
     """The hook argument (`session-start`, …) when `command` is one of our entries."""
     if not isinstance(command, str):
         return None
+    portable = _PORTABLE_RE.fullmatch(command)
+    if portable is not None:
+        return portable.group(1) if portable.group(1) in ALL_ARGS else None
     try:
         words = shlex.split(command)
     except ValueError:

@@ -9,10 +9,16 @@ from reviewer.project import resolve
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scope", choices=("project", "user", "local"), default="project",
-                        help="project: .claude/settings.json (shared with the team); "
-                        "user: ~/.claude/settings.json (every project); "
-                        "local: .claude/settings.local.json (this project, only you)")
+    # `local` by default: the hooks name this machine's executable by absolute path, which
+    # belongs in the person's own (uncommitted) file, not in one the team commits.
+    parser.add_argument("--scope", choices=("project", "user", "local"), default="local",
+                        help="local (default): .claude/settings.local.json (this project, "
+                        "only you); project: .claude/settings.json (committed, shared with "
+                        "the team: add --portable); user: ~/.claude/settings.json (every project)")
+    parser.add_argument("--portable", action="store_true",
+                        help="call `mem-review` from PATH, doing nothing where it is not "
+                        "installed, instead of this machine's absolute path (for a settings "
+                        "file the team commits)")
     parser.add_argument("--guard", action="store_true",
                         help="also deny tool calls that would write to mem-review's store or "
                         "approve facts (a PreToolUse hook)")
@@ -23,7 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from reviewer.claude_code import settings_file
 
-    change = settings_file.install(args.scope, resolve(args.project), guard=args.guard)
+    exe = settings_file.PORTABLE_EXE if args.portable else None
+    change = settings_file.install(args.scope, resolve(args.project), guard=args.guard, exe=exe)
     if not change.changed:
         print(f"mem-review hooks already installed in {change.path}; nothing changed")
         return 0
@@ -32,4 +39,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {entry}")
     if change.backup is not None:
         print(f"backup of the previous file: {change.backup}")
+    if args.scope == "project" and not args.portable:
+        print("note: .claude/settings.json is usually committed, and these hooks name this "
+              "machine's executable; `--portable` writes a form that works on every clone")
     return 0
