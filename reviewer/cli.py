@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "uninstall": ("reviewer.commands.uninstall", "remove exactly what install added"),
     "doctor": ("reviewer.commands.doctor", "check the installation, each line with a fix"),
     "share": ("reviewer.commands.share", "write shareable facts into .mem-review/ for git"),
+    "log": ("reviewer.commands.history", "what happened to a fact (or to this project's)"),
 }
 
 
