@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("reviewer.commands.doctor", "check the installation, each line with a fix"),
     "share": ("reviewer.commands.share", "write shareable facts into .mem-review/ for git"),
     "log": ("reviewer.commands.history", "what happened to a fact (or to this project's)"),
+    "export": ("reviewer.commands.export", "write approved facts as Claude Code rules (--rules)"),
 }
 
 
