@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 FOLDER = ".mem-review/facts"
+REJECTIONS = ".mem-review/rejections"  # what a person rejected, and why: the extractor's list
 SUFFIX = ".json"
 FORMAT = 1
 MAX_BYTES = 64 * 1024  # a fact file larger than this is not a fact: ignored, logged
@@ -114,3 +115,39 @@ def loads(text: str | bytes, name: str) -> SharedFact:
 
 def _str(value: object) -> str:
     return value if type(value) is str else ""
+
+
+@dataclass(slots=True)
+class SharedRejection:
+    """A candidate a person rejected, with the reason: a teammate's extractor is told not
+    to propose it again. Never injected."""
+
+    id: str
+    text: str
+    reason: str = ""
+    rejected_by: str = ""
+    rejected_at: str = ""
+
+    @property
+    def file_name(self) -> str:
+        return self.id + SUFFIX
+
+
+def dumps_rejection(rej: SharedRejection) -> str:
+    data = {"format": FORMAT, "id": rej.id, "text": rej.text, "reason": rej.reason,
+            "rejected_by": rej.rejected_by, "rejected_at": rej.rejected_at}
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def loads_rejection(text: str | bytes, name: str) -> SharedRejection:
+    data = json.loads(text)
+    if type(data) is not dict or data.get("format") != FORMAT:
+        raise ValueError("not a rejection file of a known format")
+    share_id = data.get("id")
+    if type(share_id) is not str or name != share_id + SUFFIX or not valid_id(share_id):
+        raise ValueError("its id does not match its file name")
+    text_ = data.get("text")
+    if type(text_) is not str or not text_.strip():
+        raise ValueError("no text")
+    return SharedRejection(share_id, text_, _str(data.get("reason")),
+                           _str(data.get("rejected_by")), _str(data.get("rejected_at")))

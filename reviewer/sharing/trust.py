@@ -47,10 +47,12 @@ def short(ref: str | None) -> str:
     return ref.removeprefix("refs/remotes/") if ref else f"{REMOTE}'s default branch"
 
 
-def start_listing(root: str | os.PathLike[str], ref: str) -> anchors.GitInBackground:
-    """`git ls-tree` of the shared folder on `ref`, started now and read later."""
+def start_listing(
+    root: str | os.PathLike[str], ref: str, folder: str = FOLDER,
+) -> anchors.GitInBackground:
+    """`git ls-tree` of a shared folder on `ref`, started now and read later."""
     return anchors.GitInBackground(root, "ls-tree", "-r", "-z", "--full-tree", ref, "--",
-                                   FOLDER + "/", timeout=GIT_TIMEOUT)
+                                   folder + "/", timeout=GIT_TIMEOUT)
 
 
 def parse_listing(out: bytes) -> dict[str, str]:
@@ -67,14 +69,16 @@ def parse_listing(out: bytes) -> dict[str, str]:
     return found
 
 
-def index_blobs(root: str | os.PathLike[str], shas: set[str]) -> dict[str, str] | None:
+def index_blobs(
+    root: str | os.PathLike[str], shas: set[str], folder: str = FOLDER,
+) -> dict[str, str] | None:
     """{path: blob sha} of the index's entries under the folder whose blob is one of
     `shas` (the working files' hashes: only those can match); None when the index cannot
     be read here (then only the remote's copy is compared)."""
     found = git_index.paths_by_sha(root, shas)
     if found is None:
         return None
-    prefix = FOLDER + "/"
+    prefix = folder + "/"
     return {path: sha for sha, paths in found.items() for path in paths
             if path.startswith(prefix)}
 

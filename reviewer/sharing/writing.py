@@ -1,4 +1,5 @@
-"""`mem-review share`: write this project's shareable facts into its `.mem-review/facts/`.
+"""`mem-review share`: write this project's shareable facts into its `.mem-review/facts/`
+(and its rejections, with their reasons, into `.mem-review/rejections/`).
 
 Shareable: approved and not marked personal by a person. Each gets a share id (a UUID) at
 first share and keeps it, and the approver (git's author identity at first share), so a
@@ -43,45 +44,54 @@ def git_identity(root: str) -> str:
     return out.rsplit(">", 1)[0].strip() + ">"
 
 
+_COLUMNS = ("SELECT id, text, category, files, anchors, commit_sha, confidence, evidence, "
+            "decided_at, status, personal, share_id, approver, reject_reason FROM fact ")
+
+
 def share(conn: sqlite3.Connection, root: str) -> ShareResult:
-    """Bring the folder in line with the store; returns what changed on disk."""
-    folder = Path(root) / fmt.FOLDER
-    result = ShareResult(folder=folder)
+    """Bring the folders in line with the store; returns what changed on disk.
+
+    Approved facts go to `.mem-review/facts/`, rejected ones (with the reason, so a
+    teammate's extractor skips them) to `.mem-review/rejections/`; a personal fact to
+    neither, and a fact's file moves from one folder to the other as its status does."""
+    base = Path(root)
+    result = ShareResult(folder=base / fmt.FOLDER)
     rows = conn.execute(
-        "SELECT id, text, category, files, anchors, commit_sha, confidence, evidence, "
-        "decided_at, status, personal, share_id, approver FROM fact "
-        "WHERE project = ? AND (share_id IS NOT NULL OR "
-        "(status = 'approved' AND personal = 0)) ORDER BY id",
+        _COLUMNS + "WHERE project = ? AND (share_id IS NOT NULL OR "
+        "(status IN ('approved', 'rejected') AND personal = 0)) ORDER BY id",
         (root,),
     ).fetchall()
-    shareable = [r for r in rows if r[9] == "approved" and not r[10]]
-    if any(r[11] is None or r[12] is None for r in shareable):
-        _assign(conn, shareable, git_identity(root))
+    decided = [r for r in rows if r[9] in ("approved", "rejected") and not r[10]]
+    if any(r[11] is None or r[12] is None for r in decided):
+        _assign(conn, decided, git_identity(root))
         rows = conn.execute(
-            "SELECT id, text, category, files, anchors, commit_sha, confidence, evidence, "
-            "decided_at, status, personal, share_id, approver FROM fact "
-            "WHERE project = ? AND share_id IS NOT NULL ORDER BY id",
-            (root,),
+            _COLUMNS + "WHERE project = ? AND share_id IS NOT NULL ORDER BY id", (root,),
         ).fetchall()
     history: list[tuple[int, str, dict[str, str]]] = []
     for row in rows:
         share_id = row[11]
         if not share_id or not fmt.valid_id(share_id):
             continue
-        path = folder / (share_id + fmt.SUFFIX)
-        rel = f"{fmt.FOLDER}/{path.name}"
-        if row[9] == "approved" and not row[10]:
-            text = fmt.dumps(_shared(row))
-            if _current(path) == text:
-                result.unchanged += 1
-                continue
-            _write(path, text)
-            result.written.append(rel)
-            history.append((row[0], "shared", {"file": rel}))
-        elif path.is_file() or path.is_symlink():
-            path.unlink()
-            result.removed.append(rel)
-            history.append((row[0], "unshared", {"file": rel, "status": row[9]}))
+        name = share_id + fmt.SUFFIX
+        fact_rel, rej_rel = f"{fmt.FOLDER}/{name}", f"{fmt.REJECTIONS}/{name}"
+        want: dict[str, str | None] = {fact_rel: None, rej_rel: None}
+        if not row[10] and row[9] == "approved":
+            want[fact_rel] = fmt.dumps(_shared(row))
+        elif not row[10] and row[9] == "rejected":
+            want[rej_rel] = fmt.dumps_rejection(_rejection(row))
+        for rel, text in want.items():
+            path = base / rel
+            if text is not None:
+                if _current(path) == text:
+                    result.unchanged += 1
+                    continue
+                _write(path, text)
+                result.written.append(rel)
+                history.append((row[0], "shared", {"file": rel}))
+            elif path.is_file() or path.is_symlink():
+                path.unlink()
+                result.removed.append(rel)
+                history.append((row[0], "unshared", {"file": rel, "status": row[9]}))
     if history:
         now = db.now()
         with db.transaction(conn):
@@ -92,6 +102,13 @@ def share(conn: sqlite3.Connection, root: str) -> ShareResult:
                  for fid, action, after in history],
             )
     return result
+
+
+def _rejection(row: tuple[object, ...]) -> fmt.SharedRejection:
+    return fmt.SharedRejection(
+        id=str(row[11]), text=redact(str(row[1])), reason=redact(str(row[13] or "")),
+        rejected_by=str(row[12] or ""), rejected_at=fmt.iso(row[8]),  # type: ignore[arg-type]
+    )
 
 
 def _assign(conn: sqlite3.Connection, rows: list[tuple[object, ...]], identity: str) -> None:
