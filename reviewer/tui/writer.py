@@ -85,6 +85,16 @@ class StoreWriter:
     def set_personal(self, ids: list[int], personal: bool) -> Future[None]:
         return self._submit(lambda s: s.set_personal(ids, personal, actor="tui"))
 
+    def take_shared(self, stage: Callable[[Store], int]) -> Future[int]:
+        """A teammate's fact, staged as this person's candidate by `stage`, then approved
+        by the person (their key press in the team view)."""
+        def run(s: Store) -> int:
+            fact_id = stage(s)
+            s.approve([fact_id], actor="tui")
+            return fact_id
+
+        return self._submit(run)
+
     def restore(self, decision: Future[Snapshots]) -> Future[None]:
         """Undo a decision: runs after it (one thread), with the snapshots it returned."""
         return self._submit(lambda s: s.restore(decision.result(), actor="tui"))

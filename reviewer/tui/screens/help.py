@@ -20,6 +20,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("tab / shift+tab", "next / previous view"),
     ("v", "re-verify a stale fact against today's code"),
     ("p", "personal: keep approved facts out of `mem-review share` (p again: share)"),
+    ("t", "team view: shared facts, who approved them; take, edit or retire one"),
     ("ctrl+t", "light / dark theme"),
     ("ctrl+p", "command palette: every action"),
     ("?", "this help"),

@@ -64,6 +64,7 @@ class MainScreen(Screen[None]):
         Binding("space", "mark", "Mark", id="mark"),
         Binding("v", "verify", "Re-verify", id="verify"),
         Binding("p", "personal", "Personal", show=False, id="personal"),
+        Binding("t", "team", "Team", show=False, id="team"),
         Binding("slash", "filter", "Filter", id="filter"),
         Binding("tab", "next_view", "View", id="next-view"),
         Binding("shift+tab", "previous_view", "Previous view", show=False, id="previous-view"),
@@ -574,6 +575,11 @@ class MainScreen(Screen[None]):
             self.update_status()
 
     # ---- misc ---------------------------------------------------------------------
+
+    def action_team(self) -> None:
+        from reviewer.tui.screens.team import TeamScreen
+
+        self.app.push_screen(TeamScreen())
 
     def action_help(self) -> None:
         from reviewer.tui.screens.help import HelpScreen
