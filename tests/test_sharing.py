@@ -350,3 +350,25 @@ def test_on_a_feature_branch_the_branch_copy_applies_when_it_is_the_default_bran
     assert text is not None and "Kept on the branch" in text
     assert "Deleted on the branch" not in text
     assert stats.shared == 1
+
+
+def test_share_does_not_revert_a_teammates_pushed_edit(
+    clones: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reviewer.sharing import team as team_view
+
+    _, alice, bob = clones
+    approve(alice, "The handler returns one")
+    share(alice)
+    publish(alice)
+    git(bob, "pull", "-q")
+    (tf,) = team_view.load(None, str(bob))
+    team_view.rewrite(str(bob), tf, "The handler returns 1 (an int)", "decision",
+                      "Bob Example <bob@example.com>")
+    publish(bob, "Bob rewords the fact")
+    git(alice, "pull", "-q")
+    before = shared_files(alice)
+    out = share(alice)
+    assert "kept    .mem-review/facts/" in out and "0 written" in out
+    assert shared_files(alice) == before
+    assert "The handler returns 1 (an int)" in next(iter(before.values()))

@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote   {rel}")
     for rel in result.removed:
         print(f"removed {rel}")
+    for rel in result.kept:
+        print(f"kept    {rel}: a teammate's version is on the default branch; take it in "
+              "the team view (t) to adopt it, or reject yours")
     changed = len(result.written) + len(result.removed)
     print(f"{len(result.written)} written, {len(result.removed)} removed, "
           f"{result.unchanged} unchanged in {result.folder}")

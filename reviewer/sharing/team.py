@@ -64,14 +64,15 @@ def load(conn: sqlite3.Connection | None, root: str) -> list[TeamFact]:
     return out
 
 
-def stage_take(conn: sqlite3.Connection, root: str, tf: TeamFact) -> int:
+def stage_take(conn: sqlite3.Connection, root: str, tf: TeamFact) -> tuple[int, str, str]:
     """This person's copy of a teammate's fact, as a pending candidate with the file's share
-    id (an existing twin is reused): the id to approve. Redacted like any input."""
+    id (an existing twin is reused): (id to approve, the file's text and category, which
+    the twin takes when its own differ). Redacted like any input."""
     from reviewer.store.dedupe import fact_key
 
-    if tf.mine is not None:
-        return tf.mine
     text = redact(tf.fact.text)
+    if tf.mine is not None:
+        return tf.mine, text, tf.fact.category
     now = time.time()
     with db.transaction(conn):
         cur = conn.execute(
@@ -88,7 +89,7 @@ def stage_take(conn: sqlite3.Connection, root: str, tf: TeamFact) -> int:
             "VALUES (?, ?, 'tui', 'taken', NULL, ?)",
             (fact_id, now, json.dumps({"file": tf.path, "from": tf.fact.approved_by})),
         )
-    return fact_id
+    return fact_id, text, tf.fact.category
 
 
 def retire(root: str, tf: TeamFact) -> None:

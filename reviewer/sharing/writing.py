@@ -34,6 +34,7 @@ class ShareResult:
     written: list[str] = field(default_factory=list)  # relative paths, new or changed
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    kept: list[str] = field(default_factory=list)  # a teammate's newer version, left alone
 
 
 def git_identity(root: str) -> str:
@@ -68,6 +69,7 @@ def share(conn: sqlite3.Connection, root: str) -> ShareResult:
             _COLUMNS + "WHERE project = ? AND share_id IS NOT NULL ORDER BY id", (root,),
         ).fetchall()
     history: list[tuple[int, str, dict[str, str]]] = []
+    theirs = _teammates_versions(root)
     for row in rows:
         share_id = row[11]
         if not share_id or not fmt.valid_id(share_id):
@@ -82,8 +84,12 @@ def share(conn: sqlite3.Connection, root: str) -> ShareResult:
         for rel, text in want.items():
             path = base / rel
             if text is not None:
-                if _current(path) == text:
+                current = _current(path)
+                if current == text:
                     result.unchanged += 1
+                    continue
+                if rel in theirs and theirs[rel] != row[12]:
+                    result.kept.append(rel)  # `share` must not revert a teammate's edit
                     continue
                 _write(path, text)
                 result.written.append(rel)
@@ -102,6 +108,16 @@ def share(conn: sqlite3.Connection, root: str) -> ShareResult:
                  for fid, action, after in history],
             )
     return result
+
+
+def _teammates_versions(root: str) -> dict[str, str]:
+    """{path: approver} of the fact files that count (on origin's default branch,
+    unchanged): one of those approved by someone else is a teammate's version."""
+    from reviewer.sharing import reading
+
+    got = reading.read(root)
+    return {e.path: e.fact.approved_by for e in got.entries
+            if e.state == "approved" and e.fact is not None}
 
 
 def _rejection(row: tuple[object, ...]) -> fmt.SharedRejection:
