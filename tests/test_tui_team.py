@@ -95,3 +95,40 @@ async def test_team_view_shows_trust_and_takes_retires_and_edits(bob: Path) -> N
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is app.main
+
+
+async def test_taking_a_teammates_rewording_of_your_fact_adopts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reviewer.sharing import team as team_view
+    from reviewer.tui.app import ReviewApp
+    from reviewer.tui.screens.team import TeamScreen
+
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "alice-home"))
+    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
+    _, alice, bob = team(tmp_path, {"a.txt": "a\n"})
+    fid = approve(alice, "Old wording")
+    share(alice)
+    publish(alice)
+    git(bob, "pull", "-q")
+    (tf,) = team_view.load(None, str(bob))
+    team_view.rewrite(str(bob), tf, "New wording by Bob", "convention", "Bob <bob@example.com>")
+    publish(bob, "reword")
+    git(alice, "pull", "-q")
+    app = ReviewApp(project=str(alice), db_path=paths.db_path())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.settle()
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, TeamScreen)
+        assert app.screen.rows[0].mine == fid
+        await pilot.press("a")
+        await app.settle()
+        await pilot.pause()
+    conn = db.connect()
+    row = conn.execute("SELECT text, category, status FROM fact WHERE id = ?", (fid,)).fetchone()
+    assert tuple(row) == ("New wording by Bob", "convention", "approved")
+    last = conn.execute("SELECT actor, action FROM fact_history WHERE fact_id = ? "
+                        "ORDER BY id DESC LIMIT 1", (fid,)).fetchone()
+    assert tuple(last) == ("tui", "edited")
+    conn.close()
