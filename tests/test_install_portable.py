@@ -87,3 +87,19 @@ def test_portable_command_runs_the_hook_or_nothing(
                           env=env, check=False, timeout=60)
     assert done.returncode == 0 and done.stdout == ""  # no store: nothing to say either way
     assert (tmp_path / "data").exists() == on_path  # the hook ran (and logged) only on PATH
+
+
+@pytest.mark.parametrize("on_path", [True, False])
+def test_doctor_checks_the_mem_review_a_portable_install_finds(
+    on_path: bool, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reviewer.commands import doctor
+
+    monkeypatch.setenv("HOME", str(tmp_path / "userhome"))
+    monkeypatch.setenv("PATH", f"{BIN}:/usr/bin:/bin" if on_path else "/usr/bin:/bin")
+    settings_file.install("project", project, exe=settings_file.PORTABLE_EXE)
+    checks = {c.name: c for c in doctor.check_hooks(str(project))}
+    assert checks["hooks"].ok
+    assert checks["executable"].ok is on_path, checks["executable"]
+    if not on_path:
+        assert "not on PATH" in checks["executable"].detail

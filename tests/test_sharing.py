@@ -372,3 +372,23 @@ def test_share_does_not_revert_a_teammates_pushed_edit(
     assert "kept    .mem-review/facts/" in out and "0 written" in out
     assert shared_files(alice) == before
     assert "The handler returns 1 (an int)" in next(iter(before.values()))
+
+
+def test_a_read_only_store_from_before_sharing_still_merges(
+    clones: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A store the hook can only open read-only is not migrated: no share_id column."""
+    from reviewer.claude_code import inject
+
+    _, alice, bob = clones
+    approve(alice, "Shared and also held")
+    share(alice)
+    publish(alice)
+    as_bob(monkeypatch, tmp_path)
+    git(bob, "pull", "-q")
+    old = sqlite3.connect(":memory:")
+    old.execute("CREATE TABLE fact (id INTEGER, project TEXT, norm TEXT, status TEXT)")
+    rows = inject._local_decisions(old, str(bob))
+    assert rows == []
+    old.execute("INSERT INTO fact VALUES (1, ?, 'x', 'approved')", (str(bob),))
+    assert inject._local_decisions(old, str(bob)) == [(1, None, "x", "approved")]

@@ -220,10 +220,7 @@ def _merge_shared(
     by_share: dict[str, tuple[int, str]] = {}
     by_key: dict[str, tuple[int, str]] = {}
     if conn is not None:
-        for fid, share_id, norm, status in conn.execute(
-            "SELECT id, share_id, norm, status FROM fact WHERE project = ? AND "
-            "status IN ('approved', 'rejected')", (root,),
-        ):
+        for fid, share_id, norm, status in _local_decisions(conn, root):
             if share_id:
                 by_share[share_id] = (fid, status)
             by_key.setdefault(norm, (fid, status))
@@ -255,6 +252,16 @@ def _merge_shared(
     if approver:
         rows = [(*r, approver[r[0]]) if r[0] in approver else r for r in rows]
     return rows, team
+
+
+def _local_decisions(conn: sqlite3.Connection, root: str) -> list[tuple[Any, ...]]:
+    """(id, share id, norm, status) of the person's decided facts. A read-only store
+    that could not be migrated has no share ids: match by norm alone."""
+    where = "FROM fact WHERE project = ? AND status IN ('approved', 'rejected')"
+    try:
+        return conn.execute(f"SELECT id, share_id, norm, status {where}", (root,)).fetchall()
+    except sqlite3.OperationalError:
+        return conn.execute(f"SELECT id, NULL, norm, status {where}", (root,)).fetchall()
 
 
 def _budget() -> int:
