@@ -104,6 +104,10 @@ class ReviewApp(App[None]):
                             main.action_mark)
         yield SystemCommand("Re-verify", "Re-anchor a stale fact to today's code  v",
                             main.action_verify)
+        yield SystemCommand("Personal", "Keep approved facts out of `mem-review share`  p",
+                            main.action_personal)
+        yield SystemCommand("Team view", "Shared facts: approver, trust, staleness; take, "
+                            "edit or retire  t", main.action_team)
         yield SystemCommand("Filter", "Narrow the list by text, category or file  /",
                             main.action_filter)
         yield SystemCommand("Next view", "pending → approved → rejected → stale → all  tab",
