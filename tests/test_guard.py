@@ -177,6 +177,13 @@ def test_guard_runs_stdlib_only_in_a_fresh_process(data_dir: Path) -> None:
     "rm -rf .mem-review",
     "git update-ref refs/remotes/origin/main HEAD",
     "echo abc > .git/refs/remotes/origin/main",
+    "git symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/evil",
+    "git remote set-head origin evil",
+    "git remote set-url origin /tmp/evil.git",
+    "git fetch origin +refs/heads/evil:refs/remotes/origin/main",
+    "git fetch /tmp/evil main:refs/remotes/origin/main",
+    "git config remote.origin.url /tmp/evil.git",
+    "sed -i s/x/y/ .git/config",
 ])
 def test_shared_facts_and_the_remote_ref_are_not_the_agents_to_write(command: str) -> None:
     assert guard.bash_reason(command) is not None
@@ -184,6 +191,8 @@ def test_shared_facts_and_the_remote_ref_are_not_the_agents_to_write(command: st
 
 @pytest.mark.parametrize("command", [
     "cat .mem-review/facts/x.json", "ls .mem-review/facts", "git fetch origin",
+    "git fetch", "git pull --rebase", "git remote -v", "git push origin feature",
+    "cat .git/config",
     "git log origin/main -- .mem-review", "mem-review share --help",
 ])
 def test_reading_shared_facts_and_fetching_stay_allowed(command: str) -> None:
@@ -197,3 +206,7 @@ def test_write_tools_may_not_write_shared_fact_files(tmp_path: Path) -> None:
         assert answer is not None and "shared fact" in answer
     assert guard.check({"tool_name": "Write", "cwd": str(tmp_path),
                         "tool_input": {"file_path": "src/mem-review.py"}}) is None
+    for target in (".git/refs/remotes/origin/main", ".git/config", ".git/packed-refs"):
+        answer = guard.check({"tool_name": "Edit", "cwd": str(tmp_path),
+                              "tool_input": {"file_path": target}})
+        assert answer is not None and "record of the remote" in answer

@@ -44,8 +44,13 @@ RUNNERS = re.compile(r"(?i)\b(python[\d.]*|sqlite3|uv\s+run|pipx\s+run)\b|store\
 # not forge the remote-tracking ref the trust rule reads (a fetch stays allowed).
 SHARED_DIR = ".mem-review"
 SHARED_MENTION = re.compile(r"(?<![\w-])\.mem-review(?![\w-])")
-REMOTE_REF_WRITE = re.compile(r"(?is)\bupdate-ref\b.*\brefs/remotes/")
-REF_FILES = re.compile(r"\.git/(refs/remotes|packed-refs)\b")
+REMOTE_REF_WRITE = re.compile(
+    r"(?is)\b(update-ref|symbolic-ref)\b.*\brefs/remotes/"  # point origin/main elsewhere
+    r"|\bremote\s+(set-head|set-url|add|rename|remove|rm)\b"  # retarget what origin is
+    r"|\bfetch\b[^;&|\n]*:\S*refs/remotes/"  # fetch any branch INTO origin/<default>
+    r"|\bconfig\b[^;&|\n]*\bremote\.\S+\.(url|fetch)\b"
+)
+REF_FILES = re.compile(r"\.git/(refs/remotes|packed-refs|config)\b")
 GIT_READS = {"log", "show", "diff", "status", "blame", "ls-files", "ls-tree"}
 SEGMENT_SPLIT = re.compile(r"&&|\|\||[;|&\n()]")
 
@@ -66,6 +71,9 @@ def check(payload: object) -> str | None:
             reason = f"{tool} would write inside mem-review's data directory ({paths.home()})"
         elif isinstance(target, str) and _in_shared_folder(target, cwd):
             reason = f"{tool} would write a shared fact ({SHARED_DIR}/ holds a person's approvals)"
+        elif isinstance(target, str) and REF_FILES.search(target.replace(os.sep, "/")):
+            reason = (f"{tool} would rewrite git's record of the remote, which vouches for "
+                      "shared facts")
     elif tool == "Bash":
         command = tool_input.get("command")
         if isinstance(command, str):
