@@ -392,3 +392,36 @@ def test_a_read_only_store_from_before_sharing_still_merges(
     assert rows == []
     old.execute("INSERT INTO fact VALUES (1, ?, 'x', 'approved')", (str(bob),))
     assert inject._local_decisions(old, str(bob)) == [(1, None, "x", "approved")]
+
+
+def test_making_a_taken_fact_personal_leaves_the_teams_file(
+    clones: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from reviewer.sharing import team as team_view
+
+    _, alice, bob = clones
+    approve(alice, "Alice's fact")
+    share(alice)
+    publish(alice)
+    as_bob(monkeypatch, tmp_path)
+    git(bob, "pull", "-q")
+    (tf,) = team_view.load(None, str(bob))
+    conn = db.connect()
+    fid, _, _ = team_view.stage_take(conn, str(bob), tf)
+    conn.close()
+    store = Store()
+    store.approve([fid])
+    store.set_personal([fid], True)
+    store.close()
+    before = shared_files(bob)
+    out = share(bob)
+    assert "0 written, 0 removed" in out and shared_files(bob) == before
+    store = Store()
+    store.reject([fid], "wrong for me")  # still personal: the team's file stays
+    store.close()
+    assert "0 written, 0 removed" in share(bob)
+    store = Store()
+    store.set_personal([fid], False)  # a shared rejection does propose the removal
+    store.close()
+    out = share(bob)
+    assert f"removed {fmt.FOLDER}/" in out and f"wrote   {fmt.REJECTIONS}/" in out

@@ -95,6 +95,8 @@ def share(conn: sqlite3.Connection, root: str) -> ShareResult:
                 result.written.append(rel)
                 history.append((row[0], "shared", {"file": rel}))
             elif path.is_file() or path.is_symlink():
+                if rel in theirs and theirs[rel] != row[12] and (row[10] or row[9] != "rejected"):
+                    continue  # only a shared rejection proposes deleting a teammate's file
                 path.unlink()
                 result.removed.append(rel)
                 history.append((row[0], "unshared", {"file": rel, "status": row[9]}))
