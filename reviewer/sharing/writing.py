@@ -5,7 +5,10 @@ Shareable: approved and not marked personal by a person. Each gets a share id (a
 first share and keeps it, and the approver (git's author identity at first share), so a
 re-run writes the same bytes and changes nothing. A fact of this store that is no longer
 shareable (rejected, retired, made personal) has its file removed. Files of facts this
-store does not hold are a teammate's and are left alone. Nothing is committed or pushed:
+store does not hold are a teammate's and are left alone; so is a file this store does
+hold when the version on origin's default branch names another approver (a teammate
+reworded it: `share` reports it as kept instead of reverting it), unless this person
+rejected the fact and shares that rejection. Nothing is committed or pushed:
 the person reviews the diff and commits it like code. Text, evidence and paths are
 redacted again on the way out (a fact approved before a redaction rule existed must not
 leak through the repository).
