@@ -65,10 +65,12 @@ def test_log_tells_a_shared_facts_whole_story(alice: Path) -> None:
     assert "after:  The API module keeps x equal to 1" in out
     assert "category: decision → convention" in out
     assert "anchored to src/api.py @ " in out
-    assert "commits of .mem-review/facts/" in out and "Alice Example: share the API fact" in out
+    assert ".mem-review/facts/" in out
+    assert "commits of its shared file:" in out and "Alice Example: share the API fact" in out
     rejected = _log(alice, str(drop)).stdout
     assert "rejected" in rejected and "reason: wrong: it is Python" in rejected
-    assert "commits of" not in rejected  # never shared
+    assert ".mem-review/rejections/" in rejected  # its rejection travels too
+    assert "Alice Example: share the API fact" in rejected
     project = _log(alice).stdout
     assert f"#{keep}" in project and f"#{drop}" in project
     assert "reason: wrong: it is Python" in project

@@ -120,18 +120,19 @@ def _detail(action: str, before: dict[str, Any], after: dict[str, Any]) -> str:
 
 
 def _file_commits(project: str, share_id: str) -> list[str]:
+    """The commits of the fact's shared file (it moves to `rejections/` when rejected)."""
     from reviewer.freshness import anchors
-    from reviewer.sharing.format import FOLDER, SUFFIX
+    from reviewer.sharing.format import FOLDER, REJECTIONS, SUFFIX
 
-    rel = f"{FOLDER}/{share_id}{SUFFIX}"
-    out = anchors.run_git(project, "log", "--follow", "--date=short",
-                          "--format=%h %ad %an: %s", "--", rel, timeout=10)
+    rels = [f"{FOLDER}/{share_id}{SUFFIX}", f"{REJECTIONS}/{share_id}{SUFFIX}"]
+    out = anchors.run_git(project, "log", "--date=short", "--format=%h %ad %an: %s", "--",
+                          *rels, timeout=10)
     if out is None:
-        return [f"commits of {rel}: git could not say"]
+        return ["commits of its shared file: git could not say"]
     lines = [line for line in out.splitlines() if line.strip()]
     if not lines:
-        return [f"commits of {rel}: none yet (shared but not committed)"]
-    return [f"commits of {rel}:", *(f"  {line}" for line in lines)]
+        return ["commits of its shared file: none yet (shared but not committed)"]
+    return ["commits of its shared file:", *(f"  {line}" for line in lines)]
 
 
 def _load(raw: object) -> dict[str, Any]:
