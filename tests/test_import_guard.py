@@ -33,7 +33,7 @@ HOOK_MODULES = [
     "reviewer.cli",
     "reviewer.commands.hook",
     "reviewer.claude_code.hook_io",
-    "capture.hook",
+    "capture.enqueue",
     "reviewer.claude_code.inject",
     "reviewer.freshness.staleness",
     "reviewer.store.queue",

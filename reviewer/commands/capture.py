@@ -55,7 +55,7 @@ def expand(names: list[str]) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capture.hook import start_worker
+    from capture.enqueue import start_worker
     from reviewer.project import project_root
     from reviewer.store import db, queue
 

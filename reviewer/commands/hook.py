@@ -68,7 +68,7 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
 
             answer = check(payload)
         else:
-            from capture.hook import enqueue_session
+            from capture.enqueue import enqueue_session
 
             enqueue_session(payload, EVENTS[event])
             answer = None

@@ -7,6 +7,8 @@ shows it and routes the keys, approvals through the store writer with actor "tui
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +20,10 @@ from textual.widgets.option_list import Option
 
 from reviewer.sharing.team import TeamFact
 from reviewer.tui.safe_text import printable
+
+if TYPE_CHECKING:
+    from reviewer.tui.review_context import Review
+    from reviewer.tui.screens.main import MainScreen
 
 STALE_STATES = ("changed", "moved", "deleted")
 
@@ -63,8 +69,9 @@ class TeamScreen(Screen[None]):
         Binding("escape,t", "close", "Back", id="team-close"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, main: MainScreen) -> None:
         super().__init__(id="team")
+        self.main = main  # the review it was opened from: its store, writer and UI loop
         self.rows: list[TeamFact] = []
 
     def compose(self) -> ComposeResult:
@@ -75,8 +82,8 @@ class TeamScreen(Screen[None]):
                 yield Static(id="team-detail")
 
     @property
-    def review(self):  # -> ReviewApp
-        return self.app
+    def review(self) -> Review:
+        return self.main.review
 
     def on_mount(self) -> None:
         self.reload()
@@ -121,7 +128,7 @@ class TeamScreen(Screen[None]):
             if self.is_mounted and self.selected is tf:
                 self.query_one("#team-detail", Static).update(detail(tf, diffs))
 
-        self.review.main.run_later(show)
+        self.main.run_later(show)
 
     def action_take(self) -> None:
         from reviewer.sharing import team
@@ -132,7 +139,7 @@ class TeamScreen(Screen[None]):
             return
         project = self.review.project
         future = self.review.writer.take_shared(lambda s: team.stage_take(s.conn, project, tf))
-        future.add_done_callback(lambda _f: self.review.main.run_later(lambda: self._taken(tf)))
+        future.add_done_callback(lambda _f: self.main.run_later(lambda: self._taken(tf)))
 
     def _taken(self, tf: TeamFact) -> None:
         if not self.is_mounted:
@@ -140,7 +147,7 @@ class TeamScreen(Screen[None]):
         self.notify("Taken: approved as yours; `mem-review share` writes it with your name",
                     timeout=3, markup=False)
         self.reload(tf.fact.id)
-        self.review.main.action_reload()
+        self.main.action_reload()
 
     def action_retire(self) -> None:
         from reviewer.sharing import team

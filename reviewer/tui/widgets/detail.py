@@ -41,11 +41,18 @@ def when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def _heading(title: str) -> Content:
+def heading(title: str) -> Content:
     return Content.styled(f"── {title} ", "bold $text-secondary")
 
 
-def summary(row: FactRow) -> list[Content]:
+GRADE_NOTE = {
+    "part": "the lines it names changed",
+    "elsewhere": "only other parts of its files changed; the lines it names are as they were",
+    "unknown": "it names nothing to find in its files, so any change counts",
+}
+
+
+def summary(row: FactRow, grade: str | None = None) -> list[Content]:
     """The part shown at once: status, category, confidence, flags, the fact itself."""
     status_style = {
         "pending": "bold $text-warning", "approved": "bold $text-success",
@@ -62,15 +69,17 @@ def summary(row: FactRow) -> list[Content]:
     lines = [head, Content.styled(printable(clip(row.text, MAX_FACT)), "bold")]
     notes: list[Content] = []
     if row.stale:
+        how = f"; {GRADE_NOTE[grade]}" if grade in GRADE_NOTE else ""
         notes.append(Content.styled(
-            f"stale: the code changed since capture ({row.verdict or 'changed'}) — "
-            "v re-verify · e edit · r outdated", "$text-error"))
+            f"⟳ stale: the code changed since capture ({row.verdict or 'changed'}{how}) — "
+            "v see the diff and decide", "$text-muted" if grade == "elsewhere"
+            else "$text-error"))
     if not row.grounded:
         notes.append(Content.styled(
-            "ungrounded: the evidence was not found in the transcript", "$text-warning"))
+            "? ungrounded: the evidence was not found in the transcript", "$text-warning"))
     if row.missing:
         notes.append(Content.styled(
-            "cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
+            "! cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
     if row.times_seen > 1 or row.used:
         notes.append(Content.styled(
             f"seen in {row.times_seen} sessions · injected {row.used} times", "$text-muted"))
@@ -99,20 +108,21 @@ def _history_line(h: HistoryRow) -> Content:
 def full(
     row: FactRow, detail: FactDetail | None, history: list[HistoryRow],
     diffs: dict[str, Content], context: tuple[Content, bool] | None,
+    grade: str | None = None,
 ) -> list[Content]:
     """Every section of the pane for one fact (built off the UI thread)."""
-    parts = summary(row)
+    parts = summary(row, grade)
     found = context is not None and context[1]
     if context is not None:
-        parts += [Content(""), _heading("Evidence in the transcript"), context[0]]
+        parts += [Content(""), heading("Evidence in the transcript"), context[0]]
     if detail is not None and detail.evidence and not found:
         # The quote is not in the excerpt (or there is none): show it on its own.
         title = "Evidence (not found verbatim in the excerpt)" if context else "Evidence"
-        parts += [Content(""), _heading(title),
+        parts += [Content(""), heading(title),
                   Content.styled("“" + printable(clip(detail.evidence, MAX_EVIDENCE)) + "”",
                                  "italic")]
     if row.files:
-        parts += [Content(""), _heading("Files")]
+        parts += [Content(""), heading("Files")]
         for path in row.files:
             sha = row.anchors.get(path)
             gone = sha == ABSENT  # a person verified the fact with this file gone
@@ -133,8 +143,8 @@ def full(
                                              "$text-warning")
             parts.append(line)
     for path, diff in diffs.items():
-        parts += [Content(""), _heading(f"Diff of {printable(path)} since capture"), diff]
-    parts += [Content(""), _heading("Provenance")]
+        parts += [Content(""), heading(f"Diff of {printable(path)} since capture"), diff]
+    parts += [Content(""), heading("Provenance")]
     prov = [
         f"session {row.session_id or '—'}",
         f"branch {row.branch or '—'}",
@@ -148,7 +158,7 @@ def full(
                                                         else ""))
     parts.append(Content.styled(printable(" · ".join(prov)), "$text-muted"))
     if history:
-        parts += [Content(""), _heading("History")]
+        parts += [Content(""), heading("History")]
         parts += [_history_line(h) for h in history]
     return parts
 
