@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from capture.condense import excerpt, find_turn, render, split_windows
+from capture.condense import excerpt, find_turn, split_windows
 from capture.fit import budget_for, fit
 from capture.transcript import Turn, read_turns
 from reviewer.config import Config
@@ -244,14 +244,14 @@ def process(
             delay = max(1.0, next_midnight() - db.now())
             queue.requeue(conn, job.id, SPEND_CAP, delay=delay, count_attempt=False)
             return Outcome(job.id, "queued", error=SPEND_CAP, stop=True)
-    existing: list[str] = []
+    existing: list[str | tuple[int, str]] = []
     rejected: list[tuple[str, str]] = []
     if chosen.uses_known:
         # A person's edits and reject reasons are stored as typed: redact them too, they
-        # leave the machine with the request.
+        # leave the machine with the request. Ids go along: a candidate may supersede one.
         existing = [
-            redact(text)
-            for _, text, status in store.known(job.project)
+            (fact_id, redact(text))
+            for fact_id, text, status in store.known(job.project)
             if status in ("approved", "pending")
         ]
         rejected = [
@@ -269,7 +269,8 @@ def process(
         job.id, "done", dropped=list(result.dropped), input_tokens=tin, output_tokens=tout,
         cost_usd=cost,
     )
-    new = _triage(store, job, sent, result.candidates, chosen.source, result.model, out)
+    given = {item[0] for item in existing if isinstance(item, tuple)}
+    new = _triage(store, job, sent, result.candidates, chosen.source, result.model, out, given)
     for nf in new:  # each new fact carries its share of what the job cost
         nf.input_tokens, nf.output_tokens = tin // len(new), tout // len(new)
     _pause_before_commit(store)
@@ -334,17 +335,26 @@ def _triage(
     source: str,
     model: str,
     out: Outcome,
+    given_ids: set[int] | None = None,
 ) -> list[NewFact]:
-    """Turn candidates into rows to store; fill `out.seen_again` / `suppressed` / `dropped`."""
-    from capture.ground import is_grounded, missing_files
+    """Turn candidates into rows to store; fill `out.seen_again` / `suppressed` / `dropped`.
+
+    Each candidate's evidence goes through the verifier (capture/verify.py) against the
+    redacted turns (the model may quote what fitting later shortened): `grounded` is its
+    verdict, `check` says which check failed. A `supersedes` link must name one of the
+    facts given to the model (`given_ids`), else it is dropped with a reason.
+    """
+    from capture.candidate import check_supersedes
+    from capture.ground import missing_files
+    from capture.verify import verify
     from reviewer.freshness.anchors import blob_sha, git_head
     from reviewer.store.dedupe import FactIndex, fact_key
     from reviewer.store.facts import NewFact
 
-    index = FactIndex.build(store.known(job.project))
-    # A quote must be found in what the model saw or in the transcript's own text (the
-    # model may quote across a look-up call fitting dropped, or past a `[…]` cut).
-    seen, transcript = sent.text, render(sent.turns)
+    known = store.known(job.project)
+    index = FactIndex.build(known)
+    live = {i for i, _, status in known if status in ("approved", "pending")}
+    out.dropped.extend(check_supersedes(cands, live & given_ids if given_ids else set()))
     commit, branch = git_head(job.project)
     new: list[NewFact] = []
     for cand in cands:
@@ -368,7 +378,10 @@ def _triage(
         files = _clean_files(cand.files, job.project)
         missing = missing_files(files, job.project)
         anchors = {f: (None if f in missing else blob_sha(Path(job.project) / f)) for f in files}
-        at = find_turn(sent.turns, evidence) if evidence else None
+        verdict = verify(text, evidence, sent.turns, confidence=cand.confidence)
+        at = verdict.turn
+        if at is None and evidence:
+            at = find_turn(sent.turns, evidence)
         context = redact(excerpt(sent.turns, at)) if at is not None else ""
         new.append(
             NewFact(
@@ -380,7 +393,12 @@ def _triage(
                 confidence=cand.confidence,
                 evidence=evidence,
                 context=context,
-                grounded=is_grounded(evidence, transcript) or is_grounded(evidence, seen),
+                grounded=verdict.supported,
+                check=verdict.check,
+                evidence_turn=verdict.turn,
+                evidence_speaker=verdict.speaker,
+                evidence_source=cand.source,
+                supersedes=cand.supersedes,
                 missing_files=missing,
                 session_id=job.session_id,
                 job_id=job.id,

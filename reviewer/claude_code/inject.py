@@ -13,6 +13,12 @@ then facts citing a file changed on the current branch (one `git diff --name-onl
 read from `.git`); then the rest, most recently approved first. Output is grouped by
 category. A closing line counts what was left out for the budget and what was withheld
 as stale, so nothing disappears silently.
+
+Summary plus pointer: when the `mem-review` MCP server is registered for this project
+(reviewer/claude_code/mcp_config.py `registered`: `.mcp.json`, or `~/.claude.json` for the
+local and user scopes), one line before the closing one says how many more approved facts
+the `recall` tool can find, and names it. Without the server the line would point at a
+tool Claude does not have, so it is left out.
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ class Stats:
     budget: int = DEFAULT_BUDGET
     reason: str = ""
     recorded: int = 0
+    pointer: bool = False  # the recall tool is installed: say what it can still find
     injected_ids: list[int] = field(default_factory=list)
     shared: int = 0  # approved facts from the project's shared folder (teammates')
     shared_pending: int = 0  # shared files that do not count yet (trust rule)
@@ -184,6 +191,7 @@ def _render_context(
         fresh = [r for r in every if r[0] not in stale] if stale else every
         stats.stale = len(every) - len(fresh)
         stats.branch_files = len(changed)
+        stats.pointer = _recall_installed(root)
         chosen = _pack(_rank(fresh, changed), budget, stats)
         text = _render(chosen, stats)
         stats.chars = len(text)
@@ -264,6 +272,12 @@ def _local_decisions(conn: sqlite3.Connection, root: str) -> list[tuple[Any, ...
         return conn.execute(f"SELECT id, NULL, norm, status {where}", (root,)).fetchall()
 
 
+def _recall_installed(root: str) -> bool:
+    from reviewer.claude_code import mcp_config
+
+    return mcp_config.registered(root)
+
+
 def _budget() -> int:
     try:
         return config.load().inject_budget_chars
@@ -305,6 +319,8 @@ def _pack(ranked: list[Row], budget: int, stats: Stats) -> list[tuple[Row, str]]
     a fact too long for what is left is skipped, and a shorter later one may still fit."""
     worst_footer = _footer(len(ranked), len(ranked) + stats.stale, len(ranked), stats.stale)
     room = budget - len(INJECT_HEADER) - 1 - len(INTRO) - 1 - len(worst_footer) - 2
+    if stats.pointer:
+        room -= len(_pointer(len(ranked))) + 1
     chosen: list[tuple[Row, str]] = []
     seen_groups: set[str] = set()
     misses = 0
@@ -336,8 +352,23 @@ def _render(chosen: list[tuple[Row, str]], stats: Stats) -> str:
         out.append(_title(group))
         out.extend(groups[group])
     out.append("")
+    if stats.pointer:
+        out.append(_pointer(stats.left_out))
     out.append(_footer(stats.injected, stats.approved, stats.left_out, stats.stale))
     return "\n".join(out)
+
+
+def _pointer(more: int) -> str:
+    """The line that points at on-demand recall (a statement, not an order)."""
+    from reviewer.claude_code.mcp_config import RECALL_TOOL
+
+    if more <= 0:
+        return (f"Every approved, non-stale fact of this project is shown here; the tool "
+                f"{RECALL_TOOL} searches them by words and by cited files.")
+    return (
+        f"{more} more approved facts of this project are not shown here; the tool "
+        f"{RECALL_TOOL} searches all approved, non-stale facts by words and by cited files."
+    )
 
 
 def _footer(shown: int, approved: int, left_out: int, stale: int) -> str:

@@ -49,6 +49,7 @@ def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
     from reviewer.freshness.anchors import blob_sha, git_head
     from reviewer.store.dedupe import fact_key
     from reviewer.store.facts import NewFact
+    from reviewer.store.facts_json import VERDICT_KEYS
 
     commit, branch = git_head(project)
     # Per distinct file, once: 10,000 facts usually cite a few hundred files.
@@ -91,6 +92,7 @@ def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
                 reject_reason=item["reject_reason"],
                 created_at=item["created_at"],
                 decided_at=item["decided_at"],
+                **{key: item[key] for key in VERDICT_KEYS},
             )
         )
     return out

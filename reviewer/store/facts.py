@@ -61,6 +61,11 @@ class NewFact:
     reject_reason: str | None = None
     created_at: float | None = None
     decided_at: float | None = None
+    check: str | None = None  # capture.verify: the failed check, None when supported
+    evidence_turn: int | None = None
+    evidence_speaker: str | None = None
+    evidence_source: str | None = None
+    supersedes: int | None = None
 
 
 def snapshot(fact: Fact) -> Snapshot:
@@ -251,8 +256,23 @@ class Store:
     # ---- a person's decisions ------------------------------------------------------
 
     def approve(self, ids: Sequence[int], *, actor: str = "tui") -> list[tuple[int, Snapshot]]:
+        """Approve; a fact that supersedes another retires it in the same transaction
+        (rejected, "superseded by #N", in its history), and undo restores both."""
         _person(actor)
-        return self._change(ids, actor, "approved", {"status": "approved", "reject_reason": None})
+        return self._approving(ids, actor, "approved", {"status": "approved",
+                                                          "reject_reason": None})
+
+    def _approving(
+        self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]
+    ) -> list[tuple[int, Snapshot]]:
+        now = db.now()
+        with db.transaction(self.conn) as conn:
+            undo = _apply(conn, ids, actor, action, changes, now)
+            for new_id, old_id in _superseded(conn, ids):
+                undo += _apply(conn, [old_id], actor, "superseded",
+                               {"status": "rejected",
+                                "reject_reason": f"superseded by #{new_id}"}, now)
+        return undo
 
     def reject(
         self, ids: Sequence[int], reason: str, *, actor: str = "tui"
@@ -278,7 +298,7 @@ class Store:
             "text": text, "norm": norm or fact_key(text), "category": category,
             "status": "approved", "reject_reason": None,
         }
-        return self._change([fact_id], actor, "edited", changes)
+        return self._approving([fact_id], actor, "edited", changes)
 
     def verify(
         self, fact_id: int, commit_sha: str | None, anchors: dict[str, str | None],
@@ -325,19 +345,8 @@ class Store:
         self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]
     ) -> list[tuple[int, Snapshot]]:
         now = db.now()
-        undo: list[tuple[int, Snapshot]] = []
         with db.transaction(self.conn) as conn:
-            for fact_id in ids:
-                before = _read_snapshot(conn, fact_id)
-                if before is None:
-                    raise KeyError(f"no fact {fact_id}")
-                after = {**before, **changes}
-                if "status" in changes:
-                    after["decided_at"] = now
-                _write(conn, fact_id, {**after, "updated_at": now})
-                _log(conn, fact_id, actor, action, before, after, now)
-                undo.append((fact_id, before))
-        return undo
+            return _apply(conn, ids, actor, action, changes, now)
 
     # ---- import --------------------------------------------------------------------
 
@@ -381,6 +390,40 @@ class Store:
             s.commit()
         added = len(rows)
         return added, skipped
+
+
+def _apply(
+    conn: sqlite3.Connection, ids: Sequence[int], actor: str, action: str,
+    changes: dict[str, Any], now: float,
+) -> list[tuple[int, Snapshot]]:
+    """Change facts with a history row each, inside the caller's transaction."""
+    undo: list[tuple[int, Snapshot]] = []
+    for fact_id in ids:
+        before = _read_snapshot(conn, fact_id)
+        if before is None:
+            raise KeyError(f"no fact {fact_id}")
+        after = {**before, **changes}
+        if "status" in changes:
+            after["decided_at"] = now
+        _write(conn, fact_id, {**after, "updated_at": now})
+        _log(conn, fact_id, actor, action, before, after, now)
+        undo.append((fact_id, before))
+    return undo
+
+
+def _superseded(conn: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, int]]:
+    """(new id, old id) for each of `ids` that supersedes a fact of its project that is
+    not rejected yet."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        "SELECT new.id, old.id FROM fact AS new JOIN fact AS old ON old.id = new.supersedes "
+        f"WHERE new.id IN ({marks}) AND old.id != new.id AND old.status != 'rejected' "
+        "AND old.project = new.project ORDER BY new.id",
+        list(ids),
+    ).fetchall()
+    return [(int(a), int(b)) for a, b in rows]
 
 
 def _read_snapshot(conn: sqlite3.Connection, fact_id: int) -> Snapshot | None:
@@ -443,6 +486,9 @@ def _fact_from(nf: NewFact, now: float) -> Fact:
         input_tokens=nf.input_tokens, output_tokens=nf.output_tokens,
         created_at=nf.created_at or now, updated_at=now,
         decided_at=nf.decided_at if nf.status != "pending" else None,
+        verify_check=nf.check, evidence_turn=nf.evidence_turn,
+        evidence_speaker=nf.evidence_speaker, evidence_source=nf.evidence_source,
+        supersedes=nf.supersedes,
     )
 
 

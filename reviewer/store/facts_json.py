@@ -83,7 +83,21 @@ def to_json(
         "source": row["source"],
         "model": row["model"],
         "project": row["project"],
+        # The verifier's verdict (capture/verify.py): `check` names the failed check.
+        "check": _get(row, "verify_check"),
+        "evidence_source": _get(row, "evidence_source"),
+        "evidence_speaker": _get(row, "evidence_speaker"),
+        "evidence_turn": _get(row, "evidence_turn"),
+        "supersedes": _get(row, "supersedes"),
     }
+
+
+def _get(row: Mapping[str, Any], key: str) -> Any:
+    """A column that a row read before the V4 migration (or a plain dict) may lack."""
+    try:
+        return row[key]
+    except (KeyError, IndexError):
+        return None
 
 
 def parse_export(text: str, name: str) -> list[dict[str, Any]]:
@@ -116,6 +130,25 @@ def _opt_str(item: Mapping[str, Any], key: str, where: str) -> str | None:
     value = item.get(key)
     if value is not None and not isinstance(value, str):
         raise UserError(f"{where}: `{key}` must be a string")
+    return value
+
+
+SPEAKERS = ("user", "tool", "assistant")
+# The verifier's fields an import carries over into `NewFact` as they are.
+VERDICT_KEYS = ("check", "evidence_source", "evidence_speaker", "evidence_turn")
+
+
+def _one_of(item: Mapping[str, Any], key: str, allowed: tuple[str, ...], where: str) -> str | None:
+    value = _opt_str(item, key, where)
+    if value is not None and value not in allowed:
+        raise UserError(f"{where}: `{key}` {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _opt_int(item: Mapping[str, Any], key: str, where: str) -> int | None:
+    value = item.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise UserError(f"{where}: `{key}` must be an integer")
     return value
 
 
@@ -161,6 +194,11 @@ def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
         "branch": _opt_str(item, "branch", where),
         "model": _opt_str(item, "model", where),
         "grounded": bool(item.get("grounded", False)),
+        "check": _opt_str(item, "check", where),
+        "evidence_source": _one_of(item, "evidence_source", SPEAKERS, where),
+        "evidence_speaker": _one_of(item, "evidence_speaker", SPEAKERS, where),
+        "evidence_turn": _opt_int(item, "evidence_turn", where),
+        # `supersedes` is not imported: ids belong to the exporting store.
         "anchors": anchors,
         "created_at": from_iso(item.get("created_at"), f"{where}: `created_at`"),
         "decided_at": from_iso(

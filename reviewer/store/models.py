@@ -69,6 +69,11 @@ class Fact(SQLModel, table=True):
     updated_at: float
     decided_at: float | None = None
     verified_at: float | None = None
+    verify_check: str | None = None  # the verifier's failed check; None when supported
+    evidence_turn: int | None = None
+    evidence_speaker: str | None = None  # user | assistant | tool, as the verifier found it
+    evidence_source: str | None = None  # user | assistant | tool, as the model said
+    supersedes: int | None = None  # an existing fact's id; approving this one retires it
     share_id: str | None = None
     approver: str | None = None
     personal: int = 0

@@ -161,17 +161,58 @@ BEGIN
 END;
 """
 
+# Full-text search over facts for `recall` (reviewer/claude_code/recall.py): an
+# external-content FTS5 index (the text lives once, in `fact`), kept in step by triggers
+# so no writer can forget it and no reader ever rebuilds it. Porter stemming lets
+# "installs" find "install". `files` is indexed too, so a path's words match.
+V4_FACT_SEARCH = """
+CREATE VIRTUAL TABLE fact_fts USING fts5(
+    text, files, content='fact', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+INSERT INTO fact_fts(fact_fts) VALUES ('rebuild');
+CREATE TRIGGER fact_fts_insert AFTER INSERT ON fact
+BEGIN
+    INSERT INTO fact_fts (rowid, text, files) VALUES (new.id, new.text, new.files);
+END;
+CREATE TRIGGER fact_fts_delete AFTER DELETE ON fact
+BEGIN
+    INSERT INTO fact_fts (fact_fts, rowid, text, files)
+        VALUES ('delete', old.id, old.text, old.files);
+END;
+CREATE TRIGGER fact_fts_update AFTER UPDATE OF id, text, files ON fact
+WHEN old.id IS NOT new.id OR old.text IS NOT new.text OR old.files IS NOT new.files
+BEGIN
+    INSERT INTO fact_fts (fact_fts, rowid, text, files)
+        VALUES ('delete', old.id, old.text, old.files);
+    INSERT INTO fact_fts (rowid, text, files) VALUES (new.id, new.text, new.files);
+END;
+"""
+
+
+# The verifier's verdict on a candidate's evidence (capture/verify.py): which check failed
+# (NULL when supported), where the quote was found (turn index, speaker), who the model
+# said was speaking, and the existing fact this one supersedes (approving it retires that).
+V5_VERIFIER = """
+ALTER TABLE fact ADD COLUMN verify_check TEXT;
+ALTER TABLE fact ADD COLUMN evidence_turn INTEGER;
+ALTER TABLE fact ADD COLUMN evidence_speaker TEXT;
+ALTER TABLE fact ADD COLUMN evidence_source TEXT;
+ALTER TABLE fact ADD COLUMN supersedes INTEGER;
+"""
+
 # Sharing through git (reviewer/sharing/): a fact's stable id for its file in the project's
 # `.mem-review/facts/`, assigned at first share; who approved it, as git names them; and a
 # person's "keep this to myself" flag. Self-contained: renumber freely at merge.
-V4_SHARING = """
+V6_SHARING = """
 ALTER TABLE fact ADD COLUMN share_id TEXT;
 ALTER TABLE fact ADD COLUMN approver TEXT;
 ALTER TABLE fact ADD COLUMN personal INTEGER NOT NULL DEFAULT 0;
 CREATE UNIQUE INDEX fact_share_id ON fact(share_id) WHERE share_id IS NOT NULL;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4_SHARING]
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_SHARING]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")

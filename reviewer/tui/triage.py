@@ -213,6 +213,28 @@ def approve(rows: Sequence[FactRow], now: float | None = None) -> UndoEntry | No
     return entry
 
 
+def retire_superseded(
+    entry: UndoEntry, rows: Sequence[FactRow], now: float | None = None
+) -> list[FactRow]:
+    """What `Store.approve` does to the facts the approved ones supersede, mirrored in
+    the list: each is rejected "superseded by #N", and the same undo restores it."""
+    approved = {r.supersedes: r.id for r, _ in entry.before
+                if r.status == "approved" and r.supersedes is not None}
+    if not approved:
+        return []
+    at = time.time() if now is None else now
+    retired = []
+    for row in rows:
+        new_id = approved.get(row.id)
+        if new_id is None or row.status == "rejected" or row.id == new_id:
+            continue
+        entry.before.append((row, row.state()))
+        row.status, row.reject_reason, row.decided_at = "rejected", f"superseded by #{new_id}", at
+        row.touch()
+        retired.append(row)
+    return retired
+
+
 def reject(rows: Sequence[FactRow], reason: str, now: float | None = None) -> UndoEntry | None:
     todo = [r for r in rows if not (r.status == "rejected" and r.reject_reason == reason)]
     if not todo:

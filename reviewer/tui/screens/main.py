@@ -365,7 +365,9 @@ class MainScreen(Screen[None]):
         if entry is None:
             self.app.bell()
             return
-        self._decided(entry, self.review.writer.approve(entry.ids))
+        ids = entry.ids  # the store retires what they supersede itself
+        triage.retire_superseded(entry, self.all_rows)
+        self._decided(entry, self.review.writer.approve(ids))
 
     def action_reject(self) -> None:
         targets = self._targets()
@@ -400,6 +402,7 @@ class MainScreen(Screen[None]):
             text, category = result
             reanchor = self._anchor(row.files) if row.stale else None
             entry = triage.edit(row, text, category, reanchor=reanchor)
+            triage.retire_superseded(entry, self.all_rows)
             self._decided(entry, self.review.writer.edit(row.id, text, category, reanchor))
             if reanchor is not None:
                 self.compute_staleness([row])
@@ -522,6 +525,7 @@ class MainScreen(Screen[None]):
         def answer(update: bool | None) -> None:
             if update:
                 entry = triage.edit(row, new_text, row.category)
+                triage.retire_superseded(entry, self.all_rows)
                 self._decided(entry, self.review.writer.edit(row.id, new_text, row.category))
 
         self.app.push_screen(
@@ -641,6 +645,7 @@ class MainScreen(Screen[None]):
                 return
             text, category = result
             entry = triage.merge(keep, others, text, category)
+            triage.retire_superseded(entry, self.all_rows)
             reason = triage.merged_reason(keep.id)
             token = self.review.writer.merge(keep.id, text, category,
                                              [r.id for r in others], reason)

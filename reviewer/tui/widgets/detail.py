@@ -76,7 +76,8 @@ def summary(row: FactRow, grade: str | None = None) -> list[Content]:
             else "$text-error"))
     if not row.grounded:
         notes.append(Content.styled(
-            "? ungrounded: the evidence was not found in the transcript", "$text-warning"))
+            "? ungrounded: the verifier found no support for it in the transcript",
+            "$text-warning"))
     if row.missing:
         notes.append(Content.styled(
             "! cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
@@ -84,6 +85,34 @@ def summary(row: FactRow, grade: str | None = None) -> list[Content]:
         notes.append(Content.styled(
             f"seen in {row.times_seen} sessions · injected {row.used} times", "$text-muted"))
     return lines + notes
+
+
+# What each of the verifier's checks (capture/verify.py) means, for a person.
+CHECK_TEXT = {
+    "not_found": "the quote is not in the transcript",
+    "too_short": "the quote is too short to support anything",
+    "elision": "the quote's “…” leaves words out",
+    "stitched": "the quote is stitched from distant turns",
+    "negation_flip": "a negation differs between the fact and the transcript",
+    "number_mismatch": "a number differs from, or is absent near, the quote",
+    "identifier_mismatch": "a name in the quote differs from the transcript",
+    "identifier_missing": "a name in the fact is not near the quote",
+    "tool_line": "the quote is only a tool-call line",
+    "summary_only": "only a compaction summary says so",
+    "corrected_later": "the quote was corrected later in the session",
+}
+
+
+def verdict_line(row: FactRow, detail: FactDetail) -> Content:
+    """The verifier's verdict and who said the quote, shown beside the evidence."""
+    who = detail.speaker or detail.said_by
+    said = f" · said by {who}" if who else ""
+    if detail.said_by and detail.speaker and detail.said_by != detail.speaker:
+        said += f" (the model said {detail.said_by})"
+    if row.grounded:
+        return Content.assemble(("✓ supported", "$text-success"), said)
+    why = CHECK_TEXT.get(detail.check or "", detail.check or "not verified")
+    return Content.assemble(("✗ not supported: ", "$text-warning"), printable(why), said)
 
 
 def _history_line(h: HistoryRow) -> Content:
@@ -95,6 +124,8 @@ def _history_line(h: HistoryRow) -> Content:
         what = f"edited: {clip(str(after.get('text', '')), 80)}"
     elif h.action == "verified":
         what = f"re-verified at {str(after.get('commit_sha') or '—')[:10]}"
+    elif h.action == "superseded":
+        what = str(after.get("reject_reason") or "superseded")
     elif h.action == "undo":
         what = f"undone → {after.get('status', '?')}"
     elif h.action == "seen_again":
@@ -121,6 +152,12 @@ def full(
         parts += [Content(""), heading(title),
                   Content.styled("“" + printable(clip(detail.evidence, MAX_EVIDENCE)) + "”",
                                  "italic")]
+    if detail is not None and (detail.evidence or detail.check):
+        parts.append(verdict_line(row, detail))
+    if detail is not None and detail.supersedes is not None:
+        old_id, old_text = detail.supersedes
+        parts += [Content(""), heading(f"Supersedes #{old_id} (accepting retires it)"),
+                  Content.styled(printable(clip(old_text, MAX_FACT)), "$text-muted")]
     if row.files:
         parts += [Content(""), heading("Files")]
         for path in row.files:
