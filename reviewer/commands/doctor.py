@@ -254,7 +254,12 @@ def check_queue(conn: sqlite3.Connection) -> list[Check]:
 
 def _exe_of(command: str) -> str:
     import shlex
+    import shutil
 
+    from reviewer.claude_code import settings_file
+
+    if settings_file.is_portable(command):  # `install --portable`: whatever PATH finds
+        return shutil.which(settings_file.EXE_NAME) or "mem-review (not on PATH)"
     try:
         return shlex.split(command)[0]
     except (ValueError, IndexError):
