@@ -173,7 +173,7 @@ def _render_context(
             rows = _readable(rows)
         team: list[Row] = []
         if shared is not None:
-            rows, team = _merge_shared(conn, root, rows, shared.finish(), stats)
+            rows, team = merge_shared(conn, root, rows, shared.finish(), stats)
         stats.approved = len(rows) + len(team)
         if not rows and not team:
             stats.reason = "no approved facts for this project"
@@ -222,7 +222,7 @@ def _connect() -> sqlite3.Connection:
             raise exc from None  # the caller logs the one line that explains it
 
 
-def _merge_shared(
+def merge_shared(
     conn: sqlite3.Connection | None, root: str, rows: list[Row], shared: reading.Reading,
     stats: Stats,
 ) -> tuple[list[Row], list[Row]]:

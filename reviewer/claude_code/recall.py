@@ -66,12 +66,18 @@ class Hit:
     staleness: str  # fresh | unanchored (stale facts are withheld, never shown)
     score: float
     approved_at: float = 0.0  # tie-break: newest approval first
+    approved_by: str = ""  # a teammate's shared fact (.mem-review/facts/): who approved it
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "text": self.text, "category": self.category, "files": self.files,
-            "approved": self.approved, "staleness": self.staleness,
+        out: dict[str, Any] = {
+            "id": self.id if self.id > 0 else None, "text": self.text,
+            "category": self.category, "files": self.files, "approved": self.approved,
+            "staleness": self.staleness,
         }
+        if self.approved_by:
+            out["shared"] = True
+            out["approved_by"] = self.approved_by
+        return out
 
 
 @dataclass
@@ -212,13 +218,15 @@ def recall(
                 by_file[fid] = overlap
     answer.withheld_pending = len(pending)
     ids = set(text_scores) | set(by_file)
+    ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = _shared(conn, root, q, answer)
     if not ids:
+        ranked.sort(key=lambda r: r[:3])
+        answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
         return answer
     rows = _rows(cur, sorted(ids))
     verdicts = staleness.verdicts_for(
         conn, root, [(r[0], r[4], r[5]) for r in rows], similar_moves=False
     )
-    ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = []
     for row in rows:
         fid, confidence, approved_at = row[0], row[6], float(row[7] or 0)
         verdict = verdicts.get(fid)
@@ -240,12 +248,66 @@ def _hit(row: tuple[Any, ...], score: float, state: str) -> Hit:
     """Only the results shown are neutralised (the pass costs more than the ranking)."""
     fid, text, category, raw_files = row[0], row[1], row[2], row[3]
     approved_at = float(row[7] or 0)
+    files = raw_files if isinstance(raw_files, list) else _files(raw_files)
     return Hit(
         id=int(fid), text=neutralise(text), category=neutralise(category),
-        files=[neutralise(f) for f in _files(raw_files)],
+        files=[neutralise(f) for f in files],
         approved=time.strftime("%Y-%m-%d", time.localtime(approved_at)),
         staleness=state, score=round(score, 4), approved_at=approved_at,
+        approved_by=neutralise(row[8]) if len(row) > 8 and row[8] else "",
     )
+
+
+def _shared(
+    conn: sqlite3.Connection, root: str, q: Query, answer: Answer
+) -> list[tuple[float, float, int, tuple[Any, ...], str]]:
+    """Teammates' shared facts (`.mem-review/facts/`) under the same gate as injection's:
+    only files the trust rule counts as a person's approval, judged stale against this
+    clone's files; one this person holds or rejected is theirs (the store's) instead.
+    Scored by the share of the question's words they contain (FTS5 does not index them)."""
+    from reviewer.claude_code.inject import Stats, merge_shared
+    from reviewer.sharing import reading
+
+    try:
+        found = reading.read(root)
+    except Exception as exc:  # the folder is advisory here: the store still answers
+        from reviewer.log import log
+
+        log("recall", f"shared facts unreadable: {type(exc).__name__}: {exc}")
+        return []
+    answer.withheld_pending += sum(
+        1 for e in found.pending if e.fact is not None and _words_score(q, e.fact.text) > 0)
+    _, team = merge_shared(conn, root, [], found, Stats(project=root))
+    scored = []
+    for row in team:
+        cited = row[3] if isinstance(row[3], list) else _files(row[3])
+        text_score = _words_score(q, row[1] + " " + " ".join(cited))
+        file_score = _overlap(q.files, cited)
+        if text_score <= 0 and file_score <= 0:
+            continue
+        scored.append((row, text_score, file_score))
+    if not scored:
+        return []
+    stale = staleness.stale_ids(conn, root, [(r[0], r[4], r[5]) for r, _, _ in scored])
+    out = []
+    for row, text_score, file_score in scored:
+        if row[0] in stale:
+            answer.withheld_stale += 1
+            continue
+        score = (text_score + FILE_WEIGHT * file_score
+                 + CONFIDENCE_WEIGHT * float(row[6] or 0))
+        state = "fresh" if row[4] not in ("{}", "", None) else "unanchored"
+        out.append((-score, -float(row[7] or 0), int(row[0]), row, state))
+    return out
+
+
+def _words_score(q: Query, text: str) -> float:
+    """The share of the question's words in `text` (a word's first five letters match
+    its other forms, as the index's stemming would)."""
+    if not q.terms:
+        return 0.0
+    have = {w[:5] for w in _TERM.findall(text.casefold())}
+    return sum(1 for t in q.terms if t.casefold()[:5] in have) / len(q.terms)
 
 
 def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int, str, str]]:
