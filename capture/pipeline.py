@@ -31,7 +31,11 @@ if TYPE_CHECKING:
     from reviewer.store.facts import NewFact, Store
 
 SPEND_CAP = "daily spend cap reached"
-MAX_ATTEMPTS = 10  # transient failures in a row before a job is failed for a person to see
+# A job fails for transient errors only once they have lasted this long since the first
+# failure of the current streak (an outage of hours must not lose a session), not after a
+# count of tries; a server's `retry-after` may lengthen a wait, never shorten it.
+GIVE_UP_SECONDS = 86400.0
+MAX_RETRY_AFTER = 6 * 3600.0  # a larger hint is not believed (a `retry-after: 1e12`)
 PAUSE_ENV = "MEM_REVIEW_TEST_PAUSE"  # tests only: see `pause_for_tests`
 PAUSE_STAGES = ("read", "store")
 _TEMP_ID = 1 << 40  # ids for this job's own new facts in the dedupe index (above any row id)
@@ -259,22 +263,43 @@ def _extraction_failed(
         return Outcome(
             job.id, "failed", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
         )
-    if job.attempts >= MAX_ATTEMPTS:
-        message = f"gave up after {job.attempts} attempts; last error {message}"
-        queue.fail(conn, job.id, message)
-        return Outcome(
-            job.id, "failed", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
-        )
-    delay = exc.retry_after if exc.retry_after is not None else backoff(cfg, job.attempts)
-    queue.requeue(conn, job.id, message, delay=delay)
+    state, message = transient_failure(conn, job, cfg, message, exc.retry_after)
     return Outcome(
-        job.id, "queued", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
+        job.id, state, error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
     )
 
 
+def transient_failure(
+    conn: sqlite3.Connection, job: queue.Claimed, cfg: Config, message: str,
+    retry_after: float | None = None,
+) -> tuple[str, str]:
+    """Requeue after a transient failure, or fail the job once the streak has lasted
+    GIVE_UP_SECONDS. Returns (state, message)."""
+    now = db.now()
+    since = job.first_failed_at
+    if since is not None and now - since >= GIVE_UP_SECONDS:
+        message = (
+            f"gave up after {(now - since) / 3600:.0f} h of transient errors "
+            f"({job.attempts} attempts); last error {message}"
+        )
+        queue.fail(conn, job.id, message)
+        return "failed", message
+    queue.requeue(conn, job.id, message, delay=delay_for(cfg, job.attempts, retry_after),
+                  transient=True)
+    return "queued", message
+
+
+def delay_for(cfg: Config, attempts: int, retry_after: float | None) -> float:
+    """The wait before the next try: the backoff, or the server's hint if that is longer."""
+    hint = min(MAX_RETRY_AFTER, retry_after) if retry_after and retry_after > 0 else 0.0
+    return max(backoff(cfg, attempts), hint)
+
+
 def backoff(cfg: Config, attempts: int) -> float:
-    """Exponential from `retry_base_seconds`, capped at the queue's maximum."""
-    return min(queue.MAX_BACKOFF, cfg.retry_base_seconds * 2 ** max(0, attempts - 1))
+    """Exponential from a floor (`retry_base_seconds`, at least 1 s), capped at the
+    queue's maximum."""
+    base = max(1.0, cfg.retry_base_seconds)
+    return min(queue.MAX_BACKOFF, base * 2 ** min(32, max(0, attempts - 1)))
 
 
 def _triage(

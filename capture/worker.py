@@ -125,17 +125,16 @@ def _rescan(conn: Any) -> None:
 
 
 def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:
-    """Never lose the job: log the traceback, leave it queued (or failed after many tries)."""
-    from capture.pipeline import MAX_ATTEMPTS
+    """Never lose the job: log the traceback, leave it queued (or failed once such errors
+    have lasted a day, as for any transient error)."""
+    from capture.pipeline import transient_failure
+    from reviewer.config import load
     from reviewer.sanitize.redact import redact
 
     log("worker", f"job {job.id} crashed: " + "".join(traceback.format_exception(exc)))
     message = redact(f"unexpected error: {type(exc).__name__}: {exc}")  # stored in the queue
     try:
-        if job.attempts >= MAX_ATTEMPTS:
-            queue.fail(conn, job.id, f"gave up after {job.attempts} attempts; {message}")
-        else:
-            queue.requeue(conn, job.id, message)
+        transient_failure(conn, job, load(), message)
     except Exception as again:  # the store itself is failing: the next worker reclaims it
         log("worker", f"job {job.id} could not be requeued: {again}")
 

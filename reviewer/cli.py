@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("reviewer.commands.hook", "entry point for Claude Code hooks (fails open)"),
     "worker": ("reviewer.commands.worker", "extract candidate facts from queued sessions"),
     "capture": ("reviewer.commands.capture", "queue transcripts by hand (backfill)"),
+    "retry": ("reviewer.commands.retry", "put failed capture jobs back in the queue"),
     "preview": ("reviewer.commands.preview", "print exactly what would be sent to the model"),
     "list": ("reviewer.commands.listing", "list this project's facts"),
     "status": ("reviewer.commands.status", "queue, store and spend at a glance"),

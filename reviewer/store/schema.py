@@ -161,7 +161,14 @@ BEGIN
 END;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3]
+# When the current streak of transient failures began (NULL: none). A job fails for
+# transient errors only once they have lasted a day, not after a count of tries: an
+# outage answered with `retry-after: 0` must not burn every try in seconds.
+JOB_FIRST_FAILED_AT = """
+ALTER TABLE job ADD COLUMN first_failed_at REAL;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, JOB_FIRST_FAILED_AT]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")
