@@ -66,6 +66,7 @@ class _Sent:
     turns: list[Turn]
     windows: list[str]
     end_offset: int
+    long_lines: int = 0  # lines over the reader's cap, skipped unread
 
     @property
     def text(self) -> str:
@@ -80,7 +81,7 @@ def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent
     turns = [dataclasses.replace(t, text=redact(t.text)) for t in cond.turns]
     sent = fit(turns, budget_for(cond.source_bytes, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
-    return _Sent(turns, windows, cond.end_offset)
+    return _Sent(turns, windows, cond.end_offset, cond.stats.long_lines)
 
 
 def sent_windows(path: str | os.PathLike[str], cfg: Config | None = None) -> list[str]:
@@ -175,6 +176,12 @@ def process(
         queue.fail(conn, job.id, reason)
         return Outcome(job.id, "failed", error=reason)
     pause_for_tests("read")
+    if sent.long_lines:
+        from capture.transcript import max_line_bytes
+        from reviewer.log import log
+
+        log("worker", f"job {job.id}: skipped {sent.long_lines} line(s) longer than "
+            f"{max_line_bytes():,} bytes in {job.transcript_path}")
 
     if not sent.windows:  # nothing new since the last capture of this file
         store.record_extraction(job.id, [], [], end_cursor=sent.end_offset)

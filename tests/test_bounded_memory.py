@@ -1,0 +1,179 @@
+"""Memory stays bounded on any input: the transcript reader holds at most a capped line.
+
+Seen: a queued transcript that was one 10 GB line grew the worker to 5.8 GB and failed in
+a loop. Lines over the cap (MEM_REVIEW_MAX_LINE_BYTES, default 8 MiB) are skipped as
+they stream past and counted; the cursor still moves past them. The reader is checked
+against a plain split of the bytes at every chunk boundary, and the real worker's peak
+RSS is measured on a 300 MB line (a sparse file: no disk is spent).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_pipeline import make_repo
+
+from capture import transcript
+from capture.transcript import ReadStats, _iter_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 300.0
+MB = 1 << 20
+
+
+def expected(data: bytes, start: int, cap: int) -> tuple[list[tuple[int, int, bytes]], int, int]:
+    """What the reader must yield: complete lines up to `cap` bytes; end offset; skipped."""
+    out, offset, lineno, skipped = [], start, data[:start].count(b"\n") + 1, 0
+    body = data[start:]
+    lines = body.split(b"\n")
+    lines.pop()  # the bytes after the last newline are not a complete line
+    for raw in lines:
+        if len(raw) > cap:
+            skipped += 1
+        else:
+            out.append((lineno, offset, raw))
+        lineno += 1
+        offset += len(raw) + 1
+    return out, offset, skipped
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 16, 64, 4096])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_capped_reader_agrees_with_a_plain_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    cap = rng.choice([1, 5, 10, 32])
+    parts = []
+    for _ in range(rng.randint(0, 40)):
+        n = rng.choice([0, 1, cap - 1, cap, cap + 1, 2 * cap, rng.randint(0, 5 * cap)])
+        parts.append(bytes(rng.choice(b"ab{}\" ") for _ in range(max(0, n))))
+    data = b"\n".join(parts) + rng.choice([b"", b"\n", b"tail-without-newline" * 3])
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr(transcript, "_CHUNK", chunk)
+    monkeypatch.setenv(transcript.MAX_LINE_ENV, str(cap))
+    for start in sorted({0, rng.randint(0, len(data)), len(data)}):
+        if start and data[start - 1:start] != b"\n":
+            continue  # cursors are always at a line start
+        stats = ReadStats()
+        got = list(_iter_lines(path, start, stats, None))
+        want, end, skipped = expected(data, start, cap)
+        assert got == want
+        assert start + stats.bytes_read == end
+        assert stats.long_lines == skipped and stats.bad_lines == skipped
+        assert stats.lines == len(want) + skipped
+        assert stats.pending_bytes == len(data) - end
+
+
+def test_a_bad_cap_setting_falls_back_to_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    for value in ("", "x", "0", "-5"):
+        monkeypatch.setenv(transcript.MAX_LINE_ENV, value)
+        assert transcript.max_line_bytes() == transcript.MAX_LINE_BYTES
+
+
+def _huge_transcript(path: Path, line_bytes: int, fill: bytes = b"") -> None:
+    """A prompt, one line of `line_bytes` (sparse NULs unless `fill`), another prompt."""
+    def prompt(text: str) -> bytes:
+        return (json.dumps({"type": "user", "message": {"role": "user", "content": text}})
+                + "\n").encode()
+
+    with open(path, "wb") as f:
+        f.write(prompt("Remember that we use pnpm, not npm, in this repo."))
+        if fill:  # a real (non-sparse) JSON line, written in chunks
+            head = b'{"type":"user","message":{"role":"user","content":"'
+            f.write(head)
+            left = line_bytes - len(head) - 4
+            block = fill * (MB // len(fill))
+            while left > 0:
+                f.write(block[:left])
+                left -= len(block)
+            f.write(b'"}}\n')
+        else:
+            f.seek(f.tell() + line_bytes)
+            f.write(b"\n")
+        f.write(prompt("Remember that the CI image is python:3.12-slim."))
+
+
+def _worker_peak_rss(home: Path, repo: Path, path: Path, **env: str) -> tuple[int, str]:
+    """Queue `path` and run the real worker; its peak RSS in bytes, and the log."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MEM_REVIEW_"))}
+    base.update(MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1",
+                MEM_REVIEW_EXTRACTOR="rules", **env)
+    queue_it = subprocess.run(
+        [sys.executable, "-m", "reviewer.cli", "capture", "--no-worker", str(path)],
+        env=base, cwd=repo, capture_output=True, text=True, timeout=WAIT, check=False)
+    assert queue_it.returncode == 0, queue_it.stderr
+    probe = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-m', 'reviewer.cli', 'worker', '--once'])\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024\n"
+        "print(done.returncode, peak)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], env=base, cwd=ROOT, capture_output=True,
+                         text=True, timeout=WAIT, check=False)
+    code, peak = out.stdout.split()
+    assert code == "0", out.stderr
+    log = (home / "mem-review.log").read_text()
+    return int(peak), log
+
+
+def _job_and_facts(home: Path) -> tuple[dict[str, object], list[str]]:
+    import sqlite3
+
+    conn = sqlite3.connect(home / "store.db")
+    conn.row_factory = sqlite3.Row
+    try:
+        job = dict(conn.execute("SELECT * FROM job").fetchone())
+        facts = [r[0] for r in conn.execute("SELECT text FROM fact ORDER BY id")]
+    finally:
+        conn.close()
+    return job, facts
+
+
+def test_a_300_mb_line_is_skipped_with_bounded_memory_and_the_rest_is_read(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "x\n"})
+    path = tmp_path / "huge.jsonl"
+    _huge_transcript(path, 300 * MB)
+    peak, log = _worker_peak_rss(tmp_path / "home", repo, path)
+    print(f"worker peak RSS on a 300 MB line: {peak / MB:.0f} MB")
+    assert peak < 200 * MB, f"{peak / MB:.0f} MB"
+    assert "skipped 1 line(s) longer than 8,388,608 bytes" in log
+    job, facts = _job_and_facts(tmp_path / "home")
+    assert job["state"] == "done" and job["end_cursor"] == path.stat().st_size  # cursor moved
+    assert len(facts) == 2 and any("pnpm" in f for f in facts), facts
+
+
+def test_the_worst_line_under_the_cap_stays_bounded_too(tmp_path: Path) -> None:
+    """The worst kept input: a real JSON line just under the cap (8 MiB of prose), whose
+    turn is cut to MAX_TURN_CHARS with a visible mark."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "x\n"})
+    path = tmp_path / "big.jsonl"
+    _huge_transcript(path, 8 * MB - 2, fill=b"lorem ipsum dolor sit amet ")
+    peak, log = _worker_peak_rss(tmp_path / "home", repo, path)
+    print(f"worker peak RSS on an 8 MiB line under the cap: {peak / MB:.0f} MB")
+    assert peak < 250 * MB, f"{peak / MB:.0f} MB"
+    assert "line(s) longer than" not in log
+    job, _ = _job_and_facts(tmp_path / "home")
+    assert job["state"] == "done" and job["end_cursor"] == path.stat().st_size
+
+
+def test_a_turn_over_the_limit_keeps_its_head_and_tail_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    text = "HEAD " + "x" * (transcript.MAX_TURN_CHARS * 2) + " TAIL"
+    path.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": text}})
+                    + "\n")
+    turns, stats, _ = transcript.read_turns(path)
+    assert len(turns) == 1 and stats.kept == 1
+    got = turns[0].text
+    assert len(got) < transcript.MAX_TURN_CHARS + 100
+    assert got.startswith("HEAD ") and got.endswith(" TAIL")
+    assert f"[… {len(text) - transcript.MAX_TURN_CHARS:,} characters cut …]" in got
