@@ -56,8 +56,8 @@ class ReadStats:
 # --------------------------------------------------------------------------- lines
 
 _CHUNK = 4 << 20
-# A line is a record: a real one over 8 MiB is a pasted file or an image, never a fact.
-MAX_LINE_BYTES = 8 << 20
+# A line is a record: a real one over 16 MiB is a pasted file or an image, never a fact.
+MAX_LINE_BYTES = 16 << 20
 # One turn's text, beyond which the middle is cut with a visible mark: downstream indexes
 # (grounding) cost ~40 bytes per character, and `fit` would shorten it anyway.
 MAX_TURN_CHARS = 1 << 20

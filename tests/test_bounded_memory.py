@@ -1,7 +1,7 @@
 """Memory stays bounded on any input: the transcript reader holds at most a capped line.
 
 Seen: a queued transcript that was one 10 GB line grew the worker to 5.8 GB and failed in
-a loop. Lines over the cap (MEM_REVIEW_MAX_LINE_BYTES, default 8 MiB) are skipped as
+a loop. Lines over the cap (MEM_REVIEW_MAX_LINE_BYTES, default 16 MiB) are skipped as
 they stream past and counted; the cursor still moves past them. The reader is checked
 against a plain split of the bytes at every chunk boundary, and the real worker's peak
 RSS is measured on a 300 MB line (a sparse file: no disk is spent).
@@ -146,20 +146,20 @@ def test_a_300_mb_line_is_skipped_with_bounded_memory_and_the_rest_is_read(
     peak, log = _worker_peak_rss(tmp_path / "home", repo, path)
     print(f"worker peak RSS on a 300 MB line: {peak / MB:.0f} MB")
     assert peak < 200 * MB, f"{peak / MB:.0f} MB"
-    assert "skipped 1 line(s) longer than 8,388,608 bytes" in log
+    assert "skipped 1 line(s) longer than 16,777,216 bytes" in log
     job, facts = _job_and_facts(tmp_path / "home")
     assert job["state"] == "done" and job["end_cursor"] == path.stat().st_size  # cursor moved
     assert len(facts) == 2 and any("pnpm" in f for f in facts), facts
 
 
 def test_the_worst_line_under_the_cap_stays_bounded_too(tmp_path: Path) -> None:
-    """The worst kept input: a real JSON line just under the cap (8 MiB of prose), whose
+    """The worst kept input: a real JSON line just under the cap (16 MiB of prose), whose
     turn is cut to MAX_TURN_CHARS with a visible mark."""
     repo = make_repo(tmp_path / "repo", {"README.md": "x\n"})
     path = tmp_path / "big.jsonl"
-    _huge_transcript(path, 8 * MB - 2, fill=b"lorem ipsum dolor sit amet ")
+    _huge_transcript(path, 16 * MB - 2, fill=b"lorem ipsum dolor sit amet ")
     peak, log = _worker_peak_rss(tmp_path / "home", repo, path)
-    print(f"worker peak RSS on an 8 MiB line under the cap: {peak / MB:.0f} MB")
+    print(f"worker peak RSS on a 16 MiB line under the cap: {peak / MB:.0f} MB")
     assert peak < 250 * MB, f"{peak / MB:.0f} MB"
     assert "line(s) longer than" not in log
     job, _ = _job_and_facts(tmp_path / "home")
@@ -177,3 +177,23 @@ def test_a_turn_over_the_limit_keeps_its_head_and_tail_and_says_so(tmp_path: Pat
     assert len(got) < transcript.MAX_TURN_CHARS + 100
     assert got.startswith("HEAD ") and got.endswith(" TAIL")
     assert f"[… {len(text) - transcript.MAX_TURN_CHARS:,} characters cut …]" in got
+
+
+def test_the_worst_json_under_the_cap_many_tiny_objects(tmp_path: Path) -> None:
+    """The costliest line to parse: 16 MiB of empty objects in a kept record (~5.6 M
+    dicts). Bounded by the cap, reported as the worst figure."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "x\n"})
+    path = tmp_path / "objs.jsonl"
+    head = b'{"type":"user","message":{"role":"user","content":"Remember that we use pnpm."},"x":['
+    n = (16 * MB - len(head) - 6) // 3
+    with open(path, "wb") as f:
+        f.write(head)
+        for _ in range(n // 65536):
+            f.write(b"{}," * 65536)
+        f.write(b"{}," * (n % 65536) + b"{}]}\n")
+    assert path.stat().st_size <= 16 * MB  # with its newline: just under the cap
+    peak, _ = _worker_peak_rss(tmp_path / "home", repo, path)
+    print(f"worker peak RSS on 16 MiB of tiny JSON objects: {peak / MB:.0f} MB")
+    assert peak < 1024 * MB, f"{peak / MB:.0f} MB"
+    job, facts = _job_and_facts(tmp_path / "home")
+    assert job["state"] == "done" and facts
