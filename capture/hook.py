@@ -7,6 +7,7 @@ well under 50 ms of our own work. Everything slow happens in the detached worker
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from typing import Any
 
@@ -23,7 +24,8 @@ NO_SPAWN_ENV = "MEM_REVIEW_NO_SPAWN"
 def enqueue_session(payload: dict[str, Any], event: str) -> int | None:
     """Queue the payload's transcript; returns the job id, or None when there is nothing to do.
 
-    Raises on a broken store (the caller logs it and exits 0).
+    Raises on a broken store (the caller logs it and exits 0). A damaged store is marked
+    so nothing more is written into it; the session is found again by a later rescan.
     """
     transcript = payload["transcript_path"]
     if not os.path.isfile(transcript):
@@ -44,6 +46,11 @@ def enqueue_session(payload: dict[str, Any], event: str) -> int | None:
             cwd=cwd,
             event=event,
         )
+    except sqlite3.DatabaseError as exc:
+        if db.is_damage(exc):
+            db.mark_damaged(paths.db_path(), exc)
+            raise db.damaged(paths.db_path(), exc) from None
+        raise
     finally:
         conn.close()
     start_worker()

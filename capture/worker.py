@@ -47,6 +47,8 @@ def run(
         try:
             stopped = _drain(once, poll, api_key, base_url, http_client)
         except Exception as exc:  # a store that cannot be opened, a config that cannot load
+            if db.is_damage(exc):  # stop writing there; jobs stay queued for after repair
+                db.mark_damaged(None, exc)
             log("worker", f"stopped: {type(exc).__name__}: {exc}")
             return 1
         finally:
@@ -78,6 +80,7 @@ def _drain(
     conn = db.connect()
     store = Store()
     try:
+        db.ensure_sound(conn)  # a damaged store is marked, so the hooks stop writing there
         reclaimed = queue.reclaim_orphans(conn)
         if reclaimed:
             log("worker", f"put back {reclaimed} job(s) left running by a stopped worker")
@@ -101,6 +104,8 @@ def _drain(
                         http_client=http_client,
                     )
                 except Exception as exc:
+                    if db.is_damage(exc):
+                        raise
                     _unexpected(conn, job, exc)
                     continue
             log("worker", _describe(out))

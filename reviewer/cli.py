@@ -93,11 +93,27 @@ def _run(module: object, ns: argparse.Namespace) -> int:
         import traceback
 
         from reviewer.log import log
+        from reviewer.store import db
+
+        if db.is_damage(exc):  # found mid-command: say what to do, stop writing there
+            from reviewer import paths
+
+            db.mark_damaged(None, exc)
+            log("cli", f"damaged store: {type(exc).__name__}: {exc}")
+            print(f"mem-review: {db.damaged(paths.db_path(), _first_line(exc))}",
+                  file=sys.stderr)
+            return 1
 
         log("cli", "".join(traceback.format_exception(exc)))
         print(f"mem-review: unexpected error: {type(exc).__name__}: {exc} (details in the log)",
               file=sys.stderr)
         return 1
+
+
+def _first_line(exc: BaseException) -> str:
+    """sqlalchemy's message holds the SQL after the first line; the cause is enough."""
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc).splitlines()[0] if str(exc) else repr(exc)
 
 
 if __name__ == "__main__":

@@ -207,7 +207,7 @@ def test_garbage_store(healthy: Path, isolated: Path) -> None:
     (isolated / "data" / "store.db").write_bytes(b"not sqlite at all" * 50)
     for side in ("store.db-wal", "store.db-shm"):
         (isolated / "data" / side).unlink(missing_ok=True)
-    assert "cannot be opened" in bad(healthy)["store"]
+    assert "is damaged" in bad(healthy)["store"] and ".recover" in bad(healthy)["store"]
 
 
 def test_stuck_worker_waiting_queue_and_last_error(healthy: Path) -> None:

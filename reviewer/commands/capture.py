@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_root(cwd)
     conn = db.connect()
     try:
+        db.ensure_sound(conn)  # never queue into a damaged file
         ids = [
             queue.enqueue(
                 conn,

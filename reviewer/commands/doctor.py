@@ -157,14 +157,26 @@ def check_store() -> tuple[Check, sqlite3.Connection | None]:
             if mode & 0o077:
                 problems.append(f"{path} is {oct(mode)[2:]}, readable by others: "
                                 f"chmod {oct(want)[2:]} {path}")
+    from reviewer.store import db
+
     try:
         conn = sqlite3.connect(f"file:{db_file}?mode=rw", uri=True, timeout=5,
                                isolation_level=None)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        problem = db.integrity(conn, db_file)
     except sqlite3.Error as exc:
+        if db.is_damage(exc):
+            db.mark_damaged(db_file, exc)
+            return Check(False, "store", str(db.damaged(db_file, exc))), None
         return Check(False, "store", f"{db_file} cannot be opened ({exc}); check its "
                      "permissions, or move it aside to start afresh"), None
+    if problem is not None:
+        conn.close()
+        db.mark_damaged(db_file, problem)
+        return Check(False, "store", str(db.damaged(db_file, problem))), None
+    if db.known_damage(db_file) is not None:
+        db.clear_damaged(db_file)  # found damaged once, sound now: writing may resume
     if version > schema.VERSION:
         conn.close()
         return Check(False, "store", f"schema version {version} is newer than this "
@@ -177,8 +189,9 @@ def check_store() -> tuple[Check, sqlite3.Connection | None]:
     if problems:
         return Check(False, "store", "; ".join(problems)), conn
     note = "" if version == schema.VERSION else f" (upgraded to {schema.VERSION} on next use)"
-    return Check(True, "store", f"{db_file} readable and writable, schema version "
+    return Check(True, "store", f"{db_file} sound, readable and writable, schema version "
                  f"{version}{note}"), conn
+
 
 
 def check_queue(conn: sqlite3.Connection) -> list[Check]:

@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
                         "(see `mem-review status`)")
     conn = db.connect()
     try:
+        db.ensure_sound(conn)
         put_back, skipped = queue.retry_failed(conn, None if args.all else args.ids)
     finally:
         conn.close()
