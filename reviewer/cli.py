@@ -79,10 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(module: object, ns: argparse.Namespace) -> int:
     from reviewer.errors import UserError
+    from reviewer.paths import HomeError
 
     try:
         return int(module.run(ns) or 0)  # type: ignore[attr-defined]
-    except UserError as exc:
+    except (UserError, HomeError) as exc:
         print(f"mem-review: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

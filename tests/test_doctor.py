@@ -83,6 +83,7 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
         "hooks",
         "executable",
         "api key",
+        "data dir",
         "store",
         "worker",
         "queue",
@@ -106,7 +107,7 @@ def test_cli_exit_status_and_one_line_per_check(healthy: Path, tmp_path: Path) -
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 8 and all(line.startswith("✓ ") for line in lines)
+    assert len(lines) == 9 and all(line.startswith("✓ ") for line in lines)
 
     env.pop("ANTHROPIC_API_KEY")
     done = subprocess.run(

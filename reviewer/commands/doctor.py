@@ -55,6 +55,10 @@ def checks(project: str) -> list[Check]:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
     out.append(check_api_key(cfg.extractor if cfg else "api"))
+    home = check_data_dir()
+    out.append(home)
+    if not home.ok:
+        return out
     store, conn = check_store()
     out.append(store)
     if conn is not None:
@@ -141,6 +145,23 @@ def check_api_key(extractor: str) -> Check:
         return Check(True, "api key", "ANTHROPIC_API_KEY is set")
     return Check(False, "api key", "ANTHROPIC_API_KEY is not set; export it where Claude Code "
                  'runs, or set extractor = "rules" in config.toml to extract offline')
+
+
+def check_data_dir() -> Check:
+    """The data dir must be ours alone, as ssh's StrictModes wants of ~/.ssh: otherwise
+    nothing reads or writes it (the hooks log to stderr and do nothing)."""
+    from reviewer import paths
+
+    where = paths.home()
+    if not os.path.lexists(where):
+        return Check(True, "data dir", f"none yet at {where}; the first capture creates it "
+                     "(0700)")
+    try:
+        paths.check_home(where)
+    except paths.HomeError as exc:
+        return Check(False, "data dir", f"{exc}. Until then mem-review neither reads nor "
+                     "writes it, and the hooks do nothing")
+    return Check(True, "data dir", f"{where}: a directory of yours that only you can reach")
 
 
 def check_store() -> tuple[Check, sqlite3.Connection | None]:

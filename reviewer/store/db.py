@@ -126,14 +126,17 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
     A file known to be damaged (`mark_damaged`) is refused before it is opened, and
     damage found while opening marks it: a damaged store is never written into."""
     if path is None:
-        paths.ensure_home()
+        try:
+            paths.ensure_home()
+        except paths.HomeError as exc:
+            raise StoreError(str(exc)) from None
         path = paths.db_path()
     why = known_damage(path)
     if why is not None:
         raise damaged(path, why)
     try:
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            paths.make_private_dirs(path.parent)
             paths.touch_private(path)
         conn = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
@@ -188,7 +191,12 @@ def connect_readonly(path: Path | None = None) -> sqlite3.Connection:
     reads the main file as it stands, which may miss transactions not yet checkpointed:
     better a slightly old memory than none.
     """
-    path = paths.db_path() if path is None else path
+    if path is None:
+        try:  # a store reached through a swapped data dir is not read either
+            paths.check_home()
+        except paths.HomeError as exc:
+            raise StoreError(str(exc)) from None
+        path = paths.db_path()
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True,
                                check_same_thread=False)
