@@ -90,11 +90,13 @@ def check_hooks(project: str) -> list[Check]:
 
     found: dict[str, list[tuple[str, str]]] = {}  # scope -> [(arg, command)]
     out: list[Check] = []
+    unreadable: dict[str, Path] = {}  # scope -> its settings file, which install refuses
     for scope in ("user", "project", "local"):
         path = settings_file.settings_path(scope, project)
         try:
             data, _ = settings_file.load(path)
         except UserError as exc:
+            unreadable[scope] = path
             out.append(Check(False, f"settings ({scope})", f"{exc}; Claude Code cannot read "
                              "its hooks either"))
             continue
@@ -107,7 +109,7 @@ def check_hooks(project: str) -> list[Check]:
     if missing:
         out.append(Check(False, "hooks", f"missing {', '.join(missing)}"
                          + (f" (found some in {where})" if found else "")
-                         + "; run `mem-review install` (or `--scope user` for every project)"))
+                         + "; " + _install_advice(unreadable)))
     else:
         guard = " with the PreToolUse guard" if "pre-tool-use" in present else ""
         out.append(Check(True, "hooks", f"installed in {where}{guard}"))
@@ -120,6 +122,17 @@ def check_hooks(project: str) -> list[Check]:
     for exe in sorted(e for e in exes if e):
         out.append(check_executable(exe))
     return out
+
+
+def _install_advice(unreadable: dict[str, Path]) -> str:
+    """What to run to add the hooks, never a command that would refuse: install will not
+    edit a settings file it cannot read."""
+    if "project" not in unreadable:
+        return "run `mem-review install`" + (
+            "" if "user" in unreadable else " (or `--scope user` for every project)")
+    fix = f"fix {unreadable['project']} first (`mem-review install` will not edit a file it "
+    fix += "cannot read)"
+    return fix + ("" if "user" in unreadable else ", or run `mem-review install --scope user`")
 
 
 def check_executable(exe: str) -> Check:
