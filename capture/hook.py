@@ -132,7 +132,7 @@ def start_worker() -> bool:
     paths.touch_private(log_file)
     with open(log_file, "ab") as err:
         subprocess.Popen(
-            [sys.executable, "-m", "reviewer.cli", "worker", "--once"],
+            [sys.executable, "-m", "reviewer.cli", "worker", "--once", "--wait", "0"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,

@@ -19,16 +19,23 @@ from typing import Any
 from capture.worker_lock import is_running  # noqa: F401 - part of the worker API
 from capture.worker_lock import release as _release
 from capture.worker_lock import take as _take_lock
+from reviewer.errors import UserError
 from reviewer.log import log
 from reviewer.store import db, queue
 
 HEARTBEAT_SECONDS = 10.0
 POLL_SECONDS = 2.0
+LOCK_POLL_SECONDS = 0.25  # how often a waiting worker tries the lock again
+
+
+class WorkerBusy(UserError):
+    """Another worker kept the lock for longer than this one was told to wait."""
 
 
 def run(
     once: bool = True,
     *,
+    wait: float = 0.0,
     poll: float = POLL_SECONDS,
     api_key: str | None = None,
     base_url: str | None = None,
@@ -36,14 +43,23 @@ def run(
 ) -> int:
     """Work until the queue has nothing due (`once`) or forever; 0 unless the store is broken.
 
+    When another worker holds the lock: with `wait` 0 (hook-started workers) log it and
+    return 0, that worker drains the queue; otherwise wait up to `wait` seconds for it to
+    finish (then drain what it left), and raise WorkerBusy saying why if it does not.
     After releasing the lock it looks once more: a hook that queued a job while this worker
     was finishing saw the lock held and started no one, so this worker must pick it up.
     """
+    deadline = time.monotonic() + max(0.0, wait)
     while True:
         fd = _take_lock()
         if fd is None:
-            log("worker", "another worker holds the lock; exiting")
-            return 0
+            if wait <= 0:
+                log("worker", "another worker holds the lock; exiting")
+                return 0
+            if time.monotonic() >= deadline:
+                raise WorkerBusy(_busy(wait))
+            time.sleep(LOCK_POLL_SECONDS)
+            continue
         try:
             stopped = _drain(once, poll, api_key, base_url, http_client)
         except Exception as exc:  # a store that cannot be opened, a config that cannot load
@@ -55,6 +71,25 @@ def run(
             _release(fd)
         if stopped or not once or not _due():
             return 0
+
+
+def _busy(wait: float) -> str:
+    """One line: who holds the lock, and what is left in the queue."""
+    from capture.worker_lock import holder
+
+    pid = holder()
+    who = f"another worker (pid {pid})" if pid else "another worker"
+    try:
+        conn = db.connect()
+        try:
+            counts = queue.counts(conn)
+        finally:
+            conn.close()
+        left = f"; {counts['queued']} job(s) queued, {counts['running']} running"
+    except Exception:
+        left = ""
+    return (f"{who} still holds the worker lock after {wait:g} s{left}; the queue is not "
+            "drained yet: wait longer with --wait SECONDS, or see `mem-review status`")
 
 
 def _due() -> bool:
