@@ -41,15 +41,22 @@ def ensure_home() -> Path:
     if not path.is_absolute():
         path = Path(os.path.abspath(path))
     if not os.path.lexists(path):
-        at = path.parent
-        while not os.path.lexists(at) and at != at.parent:
-            at = at.parent
-        _check_parents(path, [at, *at.parents])  # before creating anything below them
+        check_creatable(path)  # before creating anything below them
         make_private_dirs(path)
     check_home(path)
     if os.name == "posix" and (path.stat().st_mode & 0o777) != 0o700:
         os.chmod(path, 0o700)
     return path
+
+
+def check_creatable(path: Path) -> None:
+    """For a data dir not made yet: the directories that exist above it must be safe."""
+    at = Path(os.path.abspath(path)).parent
+    while not os.path.lexists(at) and at != at.parent:
+        at = at.parent
+    _check_parents(path, [at, *at.parents])
+    real = Path(os.path.realpath(at))
+    _check_parents(path, [real, *real.parents])
 
 
 def make_private_dirs(path: Path) -> None:

@@ -207,3 +207,19 @@ def test_every_command_refuses_a_swapped_data_dir_in_one_line(
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "is a symlink" in done.stderr
     assert list(theirs.iterdir()) == []
+
+
+def test_doctor_judges_a_data_dir_not_made_yet_by_the_directories_above_it(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = base / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(shared / "later" / "mem-review"))
+    monkeypatch.setenv("HOME", str(base))
+    check = next(c for c in doctor.checks(str(base)) if c.name == "data dir")
+    assert not check.ok and "is writable by everyone" in check.detail
+    assert not (shared / "later").exists()
+    os.chmod(shared, 0o755)
+    check = next(c for c in doctor.checks(str(base)) if c.name == "data dir")
+    assert check.ok and "none yet" in check.detail

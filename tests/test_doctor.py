@@ -225,7 +225,8 @@ def test_stuck_worker_waiting_queue_and_last_error(healthy: Path) -> None:
     assert "left running by a worker that died" in problems["worker"]
     assert problems["queue"].startswith("1 queued, 1 running, 0 done, 1 failed")
     assert "run `mem-review worker`" in problems["queue"]
-    assert "failed for good" in problems["last error"]
+    assert "job 3 failed" in problems["last error"]
+    assert "`mem-review retry 3` (or `--all`) puts it back" in problems["last error"]
     assert "transcript unreadable" in problems["last error"]
 
 

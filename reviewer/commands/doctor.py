@@ -166,10 +166,11 @@ def check_data_dir() -> Check:
     from reviewer import paths
 
     where = paths.home()
-    if not os.path.lexists(where):
-        return Check(True, "data dir", f"none yet at {where}; the first capture creates it "
-                     "(0700)")
     try:
+        if not os.path.lexists(where):
+            paths.check_creatable(where)
+            return Check(True, "data dir", f"none yet at {where}; the first capture creates "
+                         "it (0700)")
         paths.check_home(where)
     except paths.HomeError as exc:
         return Check(False, "data dir", f"{exc}. Until then mem-review neither reads nor "
@@ -269,9 +270,11 @@ def check_queue(conn: sqlite3.Connection) -> list[Check]:
     if last is None:
         out.append(Check(True, "last error", "none"))
     else:
-        what = "failed for good" if last[1] == "failed" else "will be retried"
+        what = "failed" if last[1] == "failed" else "will be retried"
+        todo = (f"once the cause is fixed, `mem-review retry {last[0]}` (or `--all`) puts it "
+                "back" if last[1] == "failed" else "see `mem-review status` and the log")
         out.append(Check(False, "last error", f"job {last[0]} {what} ({_ago(now - last[3])} "
-                         f"ago): {last[2][:200]}; see `mem-review status` and the log"))
+                         f"ago): {last[2][:200]}; {todo}"))
     return out
 
 
