@@ -16,8 +16,8 @@ APP = "mem-review"
 def home() -> Path:
     """The data dir: `MEM_REVIEW_HOME`, else the platform's user data dir."""
     env = os.environ.get("MEM_REVIEW_HOME")
-    if env:
-        return Path(env).expanduser()
+    if env:  # absolute: the worker runs with the data dir as its cwd
+        return Path(os.path.abspath(Path(env).expanduser()))
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Application Support" / APP
     if os.name == "nt":

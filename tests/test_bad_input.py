@@ -188,3 +188,37 @@ def test_doctor_advises_install_only_when_install_would_work(
     assert advises_user == (user_install.returncode == 0), (advice, user_install.stderr)
     if case == "invalid both":
         assert "fix " in advice and "will not edit a file it cannot read" in advice
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "missing", "directory"])
+def test_capture_refuses_what_is_not_a_regular_file_without_blocking(
+    tmp_path: Path, kind: str
+) -> None:
+    path = tmp_path / "odd.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "directory":
+        path.mkdir()
+    home = tmp_path / "home"
+    done = cli("capture", "--no-worker", str(path), home=home, cwd=tmp_path)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr and jobs(home) == []
+
+
+def test_retry_with_ids_no_store_could_hold_skips_them(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = cli("retry", "0", "-3", str(2**70), home=home, cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "no failed job to put back; skipped" in done.stdout
+    assert done.stdout.count("no such job") == 3
+
+
+def test_a_relative_data_dir_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    from reviewer import paths
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEM_REVIEW_HOME", "rel-home")
+    assert paths.home() == tmp_path / "rel-home"

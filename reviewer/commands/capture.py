@@ -34,6 +34,8 @@ def check_transcript(name: str) -> Path:
         raise UserError(f"{name}: no such file")
     if path.is_dir():
         raise UserError(f"{name}: is a directory, not a transcript")
+    if not path.is_file():  # a FIFO or a device would block or never end
+        raise UserError(f"{name}: not a regular file, not a transcript")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name}: permission denied")
     from capture.hook import not_a_transcript

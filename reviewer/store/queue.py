@@ -160,6 +160,9 @@ def retry_failed(
         else:
             found = []
             for job_id in dict.fromkeys(ids):
+                if not 0 < job_id < 2**63:  # not a row id SQLite could hold
+                    skipped[job_id] = "no such job"
+                    continue
                 row = conn.execute(
                     "SELECT id, state, last_error FROM job WHERE id = ?", (job_id,)
                 ).fetchone()
