@@ -200,20 +200,25 @@ def test_a_worker_killed_at_any_stage_loses_nothing_and_doubles_nothing(
 # --------------------------------------------------------------------------- two workers
 
 
-def test_two_workers_started_at_once_one_works_the_other_exits(
-    home: Path, repo: Path, tmp_path: Path
+@pytest.mark.parametrize("wait", ["0", None])
+def test_two_workers_started_at_once_one_works_the_other_exits_or_waits(
+    home: Path, repo: Path, tmp_path: Path, wait: str | None
 ) -> None:
+    """Hook-started (`--wait 0`): the second exits at once. By hand (the default wait):
+    the second waits for the first, finds the queue drained, and exits 0 too."""
     ids = [enqueue(session(tmp_path, f"s{i}", f"Session {i}."), repo) for i in range(3)]
     slow = [Hang(1.0, Facts([fact(f"Fact number {i} of the race.", "Session")])) for i in range(3)]
+    cmd = worker_cmd() + (["--wait", wait] if wait is not None else [])
     with FakeMessagesAPI(extract=slow) as api:
         env = worker_env(home, api.url)
-        procs = [subprocess.Popen(worker_cmd(), env=env, cwd=ROOT, stdout=subprocess.PIPE,
+        procs = [subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE) for _ in range(2)]
         outs = [p.communicate(timeout=WAIT) for p in procs]
         assert [p.returncode for p in procs] == [0, 0]
         assert [o[0] for o in outs] == [b"", b""]
         assert len(api.messages("extract")) == 3  # each job asked once
-    assert log_text(home).count("another worker holds the lock; exiting") == 1
+    exits = log_text(home).count("another worker holds the lock; exiting")
+    assert exits == (1 if wait == "0" else 0)
     jobs = [job(i) for i in ids]
     assert [(j["state"], j["attempts"]) for j in jobs] == [("done", 1)] * 3
     assert len(fact_texts()) == 3
