@@ -35,7 +35,9 @@ SPEND_CAP = "daily spend cap reached"
 # failure of the current streak (an outage of hours must not lose a session), not after a
 # count of tries; a server's `retry-after` may lengthen a wait, never shorten it.
 GIVE_UP_SECONDS = 86400.0
-MAX_RETRY_AFTER = 6 * 3600.0  # a larger hint is not believed (a `retry-after: 1e12`)
+MAX_RETRY_AFTER = 6 * 3600.0
+MAX_JOB_CHARS = 4 << 20
+JOB_CHARS_ENV = "MEM_REVIEW_MAX_JOB_CHARS"  # a larger hint is not believed (a `retry-after: 1e12`)
 PAUSE_ENV = "MEM_REVIEW_TEST_PAUSE"  # tests only: see `pause_for_tests`
 PAUSE_STAGES = ("read", "store")
 _TEMP_ID = 1 << 40  # ids for this job's own new facts in the dedupe index (above any row id)
@@ -67,6 +69,7 @@ class _Sent:
     windows: list[str]
     end_offset: int
     long_lines: int = 0  # lines over the reader's cap, skipped unread
+    more: bool = False  # stopped at job_chars(): the rest of the file is a follow-up job
 
     @property
     def text(self) -> str:
@@ -77,11 +80,22 @@ def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent
     """Read and condense, then redact each turn BEFORE windows are cut (a secret is never
     split by an elision), fit them to 1/send_ratio of the bytes read, and redact each
     window again for good measure. OSError propagates."""
-    cond = condense_file(path, start=start, window_chars=window_chars)
+    cond = condense_file(path, start=start, window_chars=window_chars, max_chars=job_chars())
     turns = [dataclasses.replace(t, text=redact(t.text)) for t in cond.turns]
     sent = fit(turns, budget_for(cond.source_bytes, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
-    return _Sent(turns, windows, cond.end_offset, cond.stats.long_lines)
+    return _Sent(turns, windows, cond.end_offset, cond.stats.long_lines, cond.stats.more)
+
+
+def job_chars() -> int:
+    """Conversation text one job holds at most (MEM_REVIEW_MAX_JOB_CHARS, default 4 Mi
+    characters, ~200 transcripts' worth): grounding indexes cost ~40 bytes a character,
+    so a giant transcript is done in several jobs, each bounded, not in one."""
+    try:
+        value = int(os.environ.get(JOB_CHARS_ENV, "") or MAX_JOB_CHARS)
+    except ValueError:
+        return MAX_JOB_CHARS
+    return value if value > 0 else MAX_JOB_CHARS
 
 
 def sent_windows(path: str | os.PathLike[str], cfg: Config | None = None) -> list[str]:
@@ -245,7 +259,28 @@ def process(
         output_tokens=tout,
         cost_usd=cost,
     )
+    if sent.more:
+        _follow_up(conn, job, sent.end_offset)
+    _forget_sources()
     return out
+
+
+def _forget_sources() -> None:
+    """Drop the grounding index of this job's text (cached for its candidates): kept, the
+    indexes of the last jobs would hold ~40 bytes per character of their conversation."""
+    from capture import ground
+
+    ground._prepare.cache_clear()
+
+
+def _follow_up(conn: sqlite3.Connection, job: queue.Claimed, end: int) -> None:
+    """The job stopped at job_chars(): queue the rest of the file (it starts at `end`)."""
+    from reviewer.log import log
+
+    follow = queue.enqueue(conn, session_id=job.session_id, transcript_path=job.transcript_path,
+                           project=job.project, cwd=job.cwd, event=job.event)
+    log("worker", f"job {job.id}: read {job_chars():,} characters of conversation, up to "
+        f"byte {end:,}; job {follow} takes the rest of {job.transcript_path}")
 
 
 def _extraction_failed(

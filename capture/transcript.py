@@ -51,6 +51,7 @@ class ReadStats:
     dropped: Counter[str] = field(default_factory=Counter)  # reason or record type → count
     bytes_read: int = 0  # bytes consumed: end_offset - start
     pending_bytes: int = 0  # bytes of a cut-off last line left for a later read
+    more: bool = False  # stopped at `max_chars`: complete lines remain after end_offset
 
 
 # --------------------------------------------------------------------------- lines
@@ -655,8 +656,12 @@ def read_turns(
     *,
     include_sidechains: bool = False,
     first_line: int | None = None,
+    max_chars: int | None = None,
 ) -> tuple[list[Turn], ReadStats, int]:
     """Read the conversation from byte `start`; return (turns, stats, end_offset).
+
+    With `max_chars`, stop after the line whose turns reach that much text (`stats.more`
+    then says the file goes on from `end_offset`): what one job holds stays bounded.
 
     `end_offset` is just after the last complete line: pass it as `start` next time.
     Line numbers are true file line numbers: with start > 0 the newlines before it are
@@ -670,7 +675,9 @@ def read_turns(
     turns: list[Turn] = []
     st = _State()
     dropped = stats.dropped
-    for lineno, offset, raw in _iter_lines(path, start, stats, first_line):
+    chars = 0
+    lines = _iter_lines(path, start, stats, first_line)
+    for lineno, offset, raw in lines:
         if not raw or raw.isspace():
             stats.bad_lines += 1
             continue
@@ -688,6 +695,13 @@ def read_turns(
             turns.extend(
                 _bounded(t if t.text.isascii() else _without_surrogates(t)) for t in got
             )
+            chars += sum(len(t.text) for t in turns[-len(got):])
+            if max_chars is not None and chars >= max_chars:
+                lines.close()
+                stats.more = True
+                stats.bytes_read = offset + len(raw) + 1 - start
+                stats.pending_bytes = 0
+                break
         else:
             dropped[reason] += 1
     return turns, stats, start + stats.bytes_read

@@ -197,3 +197,59 @@ def test_the_worst_json_under_the_cap_many_tiny_objects(tmp_path: Path) -> None:
     assert peak < 1024 * MB, f"{peak / MB:.0f} MB"
     job, facts = _job_and_facts(tmp_path / "home")
     assert job["state"] == "done" and facts
+
+
+def _name(i: int) -> str:
+    """Names unlike each other (near-duplicates such as tool1 / tool11 are merged)."""
+    import hashlib
+
+    return "svc-" + hashlib.sha256(str(i).encode()).hexdigest()[:12]
+
+
+def _many_long_prompts(path: Path, n: int, size: int) -> None:
+    """n prompts of `size` characters, each naming its own tool (the rules extractor keeps
+    "Remember that ..." sentences), so every part of the file yields a fact."""
+    with open(path, "w") as f:
+        for i in range(n):
+            text = f"Remember that {_name(i)} is pinned. " + "word " * (size // 5)
+            f.write(json.dumps({"type": "user", "message": {"role": "user", "content": text}})
+                    + "\n")
+
+
+def test_a_giant_transcript_of_ordinary_lines_is_done_in_bounded_jobs(tmp_path: Path) -> None:
+    """40 prompts of 1 Mi characters (40 MB): one job would index 40 M characters
+    (~1.6 GB); with a job budget of 4 Mi characters the file is read in follow-up jobs,
+    each bounded, and every part of it is extracted."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "x\n"})
+    path = tmp_path / "giant.jsonl"
+    _many_long_prompts(path, 40, 1 << 20)
+    home = tmp_path / "home"
+    peak, log = _worker_peak_rss(home, repo, path)
+    print(f"worker peak RSS on 40 x 1 MiB prompts: {peak / MB:.0f} MB")
+    assert peak < 400 * MB, f"{peak / MB:.0f} MB"
+    import sqlite3
+
+    conn = sqlite3.connect(home / "store.db")
+    try:
+        jobs = conn.execute("SELECT state, start_cursor, end_cursor FROM job ORDER BY id"
+                            ).fetchall()
+        facts = {r[0] for r in conn.execute("SELECT text FROM fact")}
+    finally:
+        conn.close()
+    assert len(jobs) >= 10 and all(state == "done" for state, _, _ in jobs), jobs
+    assert [start for _, start, _ in jobs[1:]] == [end for _, _, end in jobs[:-1]]  # contiguous
+    assert jobs[-1][2] == path.stat().st_size
+    missing = [i for i in range(40) if not any(_name(i) in f.lower() for f in facts)]
+    assert missing == [], (missing, len(facts))
+    assert "takes the rest of" in log
+
+
+def test_read_turns_stops_at_max_chars_on_a_line_boundary(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    _many_long_prompts(path, 5, 1000)
+    turns, stats, end = transcript.read_turns(path, max_chars=2500)
+    assert len(turns) == 3 and stats.more  # the line that reached 2,500 is included
+    rest, stats2, end2 = transcript.read_turns(path, end, max_chars=2500)
+    assert len(rest) == 2 and not stats2.more and end2 == path.stat().st_size
+    assert [t.text[:30] for t in turns + rest] == [
+        t.text[:30] for t in transcript.read_turns(path)[0]]
