@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint e2e-deps bench screenshots clean
+.PHONY: demo test lint e2e-deps bench eval screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,9 @@ test: $(STAMP) e2e-deps lint  ## everything CI runs
 
 bench: $(STAMP)  ## performance budgets as ratios against same-run baselines
 	$(BIN)/python bench/run.py
+
+eval: $(STAMP)  ## quality on hand-labelled real sessions: what survives into what is sent, …
+	$(BIN)/python bench/eval/run.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/export_screenshots.py

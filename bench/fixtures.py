@@ -305,6 +305,13 @@ def _import(fx: Fixtures, home: Path, src: Path, keep: bool) -> str:
     if exe is not None and importlib.util.find_spec("reviewer.commands.importing"):
         env = {**os.environ, "MEM_REVIEW_HOME": str(home), "MEM_REVIEW_NO_SPAWN": "1"}
         cmd = [str(exe), "import", str(src), *(["--keep-status"] if keep else [])]
+        if keep:  # the approving import asks on a terminal: the fixture plays the person
+            env.pop("CLAUDECODE", None)
+            code, text = _typed_on_terminal(cmd, fx.repo, env)
+            if code != 0:
+                raise FixtureError(f"mem-review import --keep-status failed ({code}): "
+                                   f"{text.strip()[-500:]}")
+            return "mem-review import --keep-status (confirmed on a pty)"
         out = subprocess.run(cmd, cwd=fx.repo, env=env, capture_output=True, text=True,
                              check=False, timeout=600)
         if out.returncode != 0:
@@ -313,6 +320,42 @@ def _import(fx: Fixtures, home: Path, src: Path, keep: bool) -> str:
         return "mem-review import"
     _import_in_process(fx, home, src, keep)
     return "Store.import_facts (mem-review import has not landed)"
+
+
+def _typed_on_terminal(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run `cmd` on a pseudo-terminal and type the `approve N` it asks for."""
+    import pty
+    import re
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.chdir(cwd)
+            os.execvpe(cmd[0], cmd, env)
+        finally:
+            os._exit(127)
+    out, sent, deadline = b"", False, time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline:
+            if not select.select([fd], [], [], 0.2)[0]:
+                continue
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            out += data
+            asked = re.search(rb"Type `(approve \d+)`", out)
+            if asked and not sent:
+                os.write(fd, asked.group(1) + b"\n")
+                sent = True
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
 
 
 def _import_in_process(fx: Fixtures, home: Path, src: Path, keep: bool) -> None:

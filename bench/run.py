@@ -44,7 +44,7 @@ RESULTS = ROOT / "bench" / "results"
 
 def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]]:
     """(group, result keys, runner) in the order of the budget table."""
-    from bench.rows import hooks, preview, staleness, transcripts, tui
+    from bench.rows import hooks, mcp, preview, staleness, transcripts, tui
 
     return [
         ("hook-end", ("hook-end",), hooks.run_end),
@@ -55,6 +55,7 @@ def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]
         ("preview", ("preview",), preview.run),
         ("bytes", ("bytes",), transcripts.run_bytes),
         ("cost", ("cost", "cost-full"), transcripts.run_cost),
+        ("mcp", ("mcp-recall", "mcp-start", "mcp-memory"), mcp.run),
     ]
 
 

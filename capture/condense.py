@@ -3,6 +3,10 @@
 Stdlib only and cheap: tool output dominates a transcript's bytes and is already gone
 (see `capture.transcript`); what is left is rendered one line per tool call, with every
 human prompt and all assistant prose verbatim, then cut into windows that fit a request.
+A call's detail (plan, commit message, issue body) hangs under it as `    ┆ ` lines, a
+failure's key lines under its headline, and a compaction summary sits between
+SUMMARY_MARKER and SUMMARY_END (lower trust: the extraction prompt and the verifier rely
+on these exact strings).
 """
 
 from __future__ import annotations
@@ -19,25 +23,40 @@ CONTINUES = "[… the session continues in the next part …]"
 MIN_WINDOW = 200  # room for the markers and a little text
 _ELIDED = "\n[… {n:,} characters elided …]\n"
 _REJECTED = "Rejected by the user."
+# A compaction summary (Turn kind "summary") is sent between these two lines: the
+# model's own recap of earlier turns, lower trust than what the person or a tool said.
+# The extraction prompt explains the marker; the verifier never lets a summary alone
+# support a confident fact. Fixed strings: both rely on them.
+SUMMARY_MARKER = "[compaction summary - lower trust]"
+SUMMARY_END = "[end of compaction summary]"
+DETAIL_PREFIX = "    ┆ "  # each line of a call's detail (plan, commit message, issue body)
+ERROR_PREFIX = "      "  # each further line of a failure, under its headline
 
 
 def render_turn(turn: Turn) -> str:
-    """One turn as text: `User: …`, `Assistant: …`, `  · Edit x.py`, `  ! Bash failed: …`."""
+    """One turn as text: `User: …`, `Assistant: …`, `  · Edit x.py`, `  ! Bash failed: …`
+    (a failure's further key lines indented under it), a call's detail as `    ┆ ` lines,
+    a compaction summary between SUMMARY_MARKER and SUMMARY_END."""
     if turn.kind == "prompt":
         return "User: " + turn.text
     if turn.kind == "prose":
         return "Assistant: " + turn.text
     if turn.kind == "tool_call":
         return "  · " + turn.text
+    if turn.kind == "detail":
+        return "\n".join(DETAIL_PREFIX + ln if ln else DETAIL_PREFIX.rstrip()
+                         for ln in turn.text.split("\n"))
+    if turn.kind == "summary":
+        return f"{SUMMARY_MARKER}\n{turn.text}\n{SUMMARY_END}"
     tool = turn.tool or "Tool"
     if turn.text == _REJECTED:
         return f"  ! {tool} rejected by the user"
-    return f"  ! {tool} failed: {turn.text}"
+    return f"  ! {tool} failed: " + turn.text.replace("\n", "\n" + ERROR_PREFIX)
 
 
 def _sep(turn: Turn) -> str:
     """A blank line before each spoken turn; tool lines hang under the prose above."""
-    return "\n\n" if turn.kind in ("prompt", "prose") else "\n"
+    return "\n\n" if turn.kind in ("prompt", "prose", "summary") else "\n"
 
 
 def render(turns: list[Turn]) -> str:

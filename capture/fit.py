@@ -6,20 +6,28 @@ leaves 1/100 or less; on short, chatty ones the assistant's own prose is most of
 left and can exceed 1/40 of the file alone. What goes first is what says least about a
 durable fact; shedding stops as soon as the text fits:
 
+0. compaction summaries (kind "summary", lower trust): cut to the room the rest leaves,
+   or dropped when that room is under SUMMARY_MIN bytes;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
    "Let me check the config."), cut to its first sentence, longest first, only as far
    as needed;
-3. the length of every assistant text, to an equal share of the room left, if that
-   share is still a paragraph (GOOD_SHARE bytes);
+3. the length of every assistant text and call detail (a plan, a commit message, an
+   issue body: kind "detail"), to an equal share of the room left, if that share is
+   still a paragraph (GOOD_SHARE bytes);
 4. every other successful tool call (edits, commands), then the same equal share
-   again, down to MIN_SHARE bytes;
-5. narration altogether, then the answers' share below MIN_SHARE, to nothing.
+   again, down to MIN_SHARE bytes; two kinds of call stay: the header of a detail still
+   sent, and the retry right after a failure of the same tool (`python3 x.py` after
+   `python: command not found`: the fix is the fact);
+5. narration altogether, those retries, then the answers' share below MIN_SHARE, to
+   nothing.
 
-Human prompts and tool failures are never touched: corrections, decisions and gotchas
-live there. So the budget is exceeded only when they alone exceed it (a pasted log, say),
-and then the assistant keeps MIN_SHARE of each text rather than losing every word. Sizes are UTF-8
-bytes, as the budget counts them; cuts never split a character.
+Human prompts and tool failures are never cut: corrections, decisions and gotchas live
+there. So the budget is exceeded only when they alone exceed it (a pasted log, say): then
+a failure sheds the context lines kept around its key lines (never its headline or a
+line that names the error) and the assistant keeps MIN_SHARE of each text rather than
+losing every word. Sizes are UTF-8 bytes, as the budget counts them; cuts never split a
+character.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import dataclasses
 import re
 
 from capture.condense import render
-from capture.transcript import Turn
+from capture.transcript import Turn, is_key_line
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -36,6 +44,8 @@ LOOKUPS = frozenset({
 })
 GOOD_SHARE = 240  # a paragraph: worth more than the tool calls around it
 MIN_SHARE = 80  # an assistant text is cut below this only when nothing else is left
+SUMMARY_MIN = 600  # a compaction summary shorter than this says too little to send
+SHAREABLE = ("prose", "detail")  # the texts cut to an equal share
 CUT = " […]"  # marks a shortened text (grounding and excerpts look past it)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
 
@@ -51,9 +61,13 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     """The turns, shed and shortened in the order above until `render` fits max_bytes."""
     if max_bytes is None or _size(turns) <= max_bytes:
         return turns
+    turns = _fit_summaries(turns, max_bytes)
+    if _size(turns) <= max_bytes:
+        return turns
     # Narration is known while every call is in place; kept by identity, and the dict
     # holds each turn so that no id is reused by a new object during the fit.
     narration = {id(turns[i]): turns[i] for i in _narration(turns)}
+    retries = {id(turns[i]): turns[i] for i in _retries(turns)}
     turns = [t for t in turns if not (t.kind == "tool_call" and t.tool in LOOKUPS)]
     if _size(turns) <= max_bytes:
         return turns
@@ -63,16 +77,57 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
     if shared is not None:
         return shared
-    turns = [t for t in turns if t.kind != "tool_call"]
+    turns = [
+        t
+        for i, t in enumerate(turns)
+        if t.kind != "tool_call"
+        or id(t) in retries
+        or (i + 1 < len(turns) and turns[i + 1].kind == "detail")
+    ]
     shared = _share_prose(turns, max_bytes, MIN_SHARE)
     if shared is not None:
         return shared
-    if _size([t for t in turns if t.kind != "prose"]) > max_bytes:
-        # Prompts and failures alone are over: the budget cannot be met, so the
-        # assistant keeps its floor share rather than losing every word.
+    if _size([t for t in turns if t.kind not in SHAREABLE]) > max_bytes:
+        # Prompts and failures alone are over: the budget cannot be met. Failures keep
+        # only their key lines; the assistant keeps its floor share rather than
+        # losing every word.
+        turns = [_key_lines(t) if t.kind == "tool_error" else t for t in turns]
         return _share_prose(turns, max_bytes, MIN_SHARE, must_fit=False) or turns
-    turns = [t for t in turns if id(t) not in narration]
-    return _share_prose(turns, max_bytes, 0) or [t for t in turns if t.kind != "prose"]
+    turns = [t for t in turns if id(t) not in narration and id(t) not in retries]
+    rest = [t for t in turns if t.kind not in SHAREABLE]
+    return _share_prose(turns, max_bytes, 0) or _drop_headless(rest)
+
+
+def _drop_headless(turns: list[Turn]) -> list[Turn]:
+    """Without its detail, a call kept as the detail's header goes too (step 4)."""
+    return [t for t in turns if t.kind != "tool_call"]
+
+
+def _fit_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """Step 0: compaction summaries share the room the rest leaves, or go."""
+    idx = [i for i, t in enumerate(turns) if t.kind == "summary"]
+    if not idx:
+        return turns
+    rest = [t for t in turns if t.kind != "summary"]
+    room = max_bytes - _size(rest)
+    # What a summary costs beyond its text: markers and separators (measured, not guessed).
+    overhead = _size(turns) - _size(rest) - sum(_bytes(turns[i].text) for i in idx)
+    share = (room - overhead) // len(idx) - _bytes(CUT)
+    if share < SUMMARY_MIN:
+        return rest
+    out = list(turns)
+    for i in idx:
+        if _bytes(out[i].text) > share:
+            out[i] = _cut(out[i], _head(out[i].text, share))
+    return out if _size(out) <= max_bytes else rest
+
+
+def _key_lines(turn: Turn) -> Turn:
+    """A failure reduced to its headline and the lines that name what went wrong."""
+    first, _, rest = turn.text.partition("\n")
+    keep = [first] + [ln for ln in rest.split("\n") if ln and is_key_line(ln)]
+    text = "\n".join(keep)
+    return turn if text == turn.text else dataclasses.replace(turn, text=text)
 
 
 def _size(turns: list[Turn]) -> int:
@@ -99,6 +154,23 @@ def _narration(turns: list[Turn]) -> list[int]:
             j += 1
         if j < len(turns) and turns[j].kind == "tool_call":
             out.append(i)
+    return out
+
+
+def _retries(turns: list[Turn]) -> list[int]:
+    """Indexes of the first call of a failed tool after its failure, before the next
+    prompt: what was done instead."""
+    out: list[int] = []
+    for i, t in enumerate(turns):
+        if t.kind != "tool_error" or t.text == "Rejected by the user.":
+            continue
+        for j in range(i + 1, len(turns)):
+            u = turns[j]
+            if u.kind == "prompt":
+                break
+            if u.kind == "tool_call" and u.tool == t.tool:
+                out.append(j)
+                break
     return out
 
 
@@ -131,7 +203,7 @@ def _share_prose(
     """Every assistant text cut to an equal share of the room the rest leaves; None when
     that share would be under `least` bytes (unless not `must_fit`: then `least` is the
     share) or the text still would not fit."""
-    prose = [i for i, t in enumerate(turns) if t.kind == "prose"]
+    prose = [i for i, t in enumerate(turns) if t.kind in SHAREABLE]
     if not prose:
         return None
     mark = _bytes(CUT)
@@ -156,7 +228,7 @@ def _share_prose(
         text = out[i].text
         if _bytes(text) > share:
             out[i] = _cut(out[i], _head(text, share))
-    out = [t for t in out if t.kind != "prose" or t.text != CUT.strip()]
+    out = [t for t in out if t.kind not in SHAREABLE or t.text != CUT.strip()]
     return out if _size(out) <= max_bytes or not must_fit else None
 
 

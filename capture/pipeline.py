@@ -12,23 +12,45 @@ job is processed.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import os
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from capture.condense import condense_file, excerpt, find_turn, render, split_windows
+from capture.condense import excerpt, find_turn, split_windows
 from capture.fit import budget_for, fit
-from capture.transcript import Turn
+from capture.transcript import Turn, read_turns
 from reviewer.config import Config
 from reviewer.sanitize.redact import redact
-from reviewer.store import db, queue
+from reviewer.sanitize.visible import has_invisible
+from reviewer.sanitize.visible import strip as strip_invisible
 
 if TYPE_CHECKING:
+    import datetime as dt
+    import sqlite3
+
     from capture.candidate import Candidate
+    from reviewer.store import db, queue
     from reviewer.store.facts import NewFact, Store
+
+
+class _OnFirstUse:
+    """A module imported when first used. `preview` (and `sent_windows`) need neither the
+    store nor dates: importing them up front was a third of `preview`'s import time."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
+if not TYPE_CHECKING:
+    db = _OnFirstUse("reviewer.store.db")
+    queue = _OnFirstUse("reviewer.store.queue")
+    dt = _OnFirstUse("datetime")
 
 SPEND_CAP = "daily spend cap reached"
 # A job fails for transient errors only once they have lasted this long since the first
@@ -77,14 +99,21 @@ class _Sent:
 
 
 def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent:
-    """Read and condense, then redact each turn BEFORE windows are cut (a secret is never
+    """Read and condense, drop the characters a terminal does not show (the model must
+    read what a person can: reviewer/sanitize/visible.py; also rejoins a token split by a
+    zero-width character), then redact each turn BEFORE windows are cut (a secret is never
     split by an elision), fit them to 1/send_ratio of the bytes read, and redact each
     window again for good measure. OSError propagates."""
-    cond = condense_file(path, start=start, window_chars=window_chars, max_chars=job_chars())
-    turns = [dataclasses.replace(t, text=redact(t.text)) for t in cond.turns]
-    sent = fit(turns, budget_for(cond.source_bytes, send_ratio))
+    # The turns only: `condense_file` would also render the whole text and cut windows
+    # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
+    read, stats, end = read_turns(path, start, max_chars=job_chars())
+    turns = redact_turns([
+        dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
+        for t in read
+    ])
+    sent = fit(turns, budget_for(stats.bytes_read, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
-    return _Sent(turns, windows, cond.end_offset, cond.stats.long_lines, cond.stats.more)
+    return _Sent(turns, windows, end, stats.long_lines, stats.more)
 
 
 def job_chars() -> int:
@@ -96,6 +125,32 @@ def job_chars() -> int:
     except ValueError:
         return MAX_JOB_CHARS
     return value if value > 0 else MAX_JOB_CHARS
+
+
+_GROUP = 24  # turns redacted together when none of them holds a secret
+
+
+def redact_turns(turns: list[Turn]) -> list[Turn]:
+    """Each turn with `redact(turn.text)`, at a fraction of the cost.
+
+    Redaction costs mostly per call (every rule scans every text), and a session is
+    hundreds of short turns nearly all without a secret. So turns go in groups joined by
+    a blank line: a group that redaction leaves unchanged has no secret in any of its
+    turns (a line break is what a turn's start and end look like to every rule), and
+    only a group where something was found is redacted turn by turn. Same result as one
+    call per turn (tests/test_condense_value.py checks it on the whole secret corpus).
+    """
+    out: list[Turn] = []
+    for i in range(0, len(turns), _GROUP):
+        group = turns[i : i + _GROUP]
+        joined = "\n\n".join(t.text for t in group)
+        if redact(joined) == joined:
+            out.extend(group)
+            continue
+        for t in group:
+            red = redact(t.text)
+            out.append(t if red == t.text else dataclasses.replace(t, text=red))
+    return out
 
 
 def sent_windows(path: str | os.PathLike[str], cfg: Config | None = None) -> list[str]:
@@ -221,14 +276,14 @@ def process(
             delay = max(1.0, next_midnight() - db.now())
             queue.requeue(conn, job.id, SPEND_CAP, delay=delay, count_attempt=False)
             return Outcome(job.id, "queued", error=SPEND_CAP, stop=True)
-    existing: list[str] = []
+    existing: list[str | tuple[int, str]] = []
     rejected: list[tuple[str, str]] = []
     if chosen.uses_known:
         # A person's edits and reject reasons are stored as typed: redact them too, they
-        # leave the machine with the request.
+        # leave the machine with the request. Ids go along: a candidate may supersede one.
         existing = [
-            redact(text)
-            for _, text, status in store.known(job.project)
+            (fact_id, redact(text))
+            for fact_id, text, status in store.known(job.project)
             if status in ("approved", "pending")
         ]
         rejected = [
@@ -245,7 +300,8 @@ def process(
         job.id, "done", dropped=list(result.dropped), input_tokens=tin, output_tokens=tout,
         cost_usd=cost,
     )
-    new = _triage(store, job, sent, result.candidates, chosen.source, result.model, out)
+    given = {item[0] for item in existing if isinstance(item, tuple)}
+    new = _triage(store, job, sent, result.candidates, chosen.source, result.model, out, given)
     for nf in new:  # each new fact carries its share of what the job cost
         nf.input_tokens, nf.output_tokens = tin // len(new), tout // len(new)
     _pause_before_commit(store)
@@ -261,16 +317,7 @@ def process(
     )
     if sent.more:
         _follow_up(conn, job, sent.end_offset)
-    _forget_sources()
     return out
-
-
-def _forget_sources() -> None:
-    """Drop the grounding index of this job's text (cached for its candidates): kept, the
-    indexes of the last jobs would hold ~40 bytes per character of their conversation."""
-    from capture import ground
-
-    ground._prepare.cache_clear()
 
 
 def _follow_up(conn: sqlite3.Connection, job: queue.Claimed, end: int) -> None:
@@ -352,17 +399,26 @@ def _triage(
     source: str,
     model: str,
     out: Outcome,
+    given_ids: set[int] | None = None,
 ) -> list[NewFact]:
-    """Turn candidates into rows to store; fill `out.seen_again` / `suppressed` / `dropped`."""
-    from capture.ground import is_grounded, missing_files
+    """Turn candidates into rows to store; fill `out.seen_again` / `suppressed` / `dropped`.
+
+    Each candidate's evidence goes through the verifier (capture/verify.py) against the
+    redacted turns (the model may quote what fitting later shortened): `grounded` is its
+    verdict, `check` says which check failed. A `supersedes` link must name one of the
+    facts given to the model (`given_ids`), else it is dropped with a reason.
+    """
+    from capture.candidate import check_supersedes
+    from capture.ground import missing_files
+    from capture.verify import verify
     from reviewer.freshness.anchors import blob_sha, git_head
     from reviewer.store.dedupe import FactIndex, fact_key
     from reviewer.store.facts import NewFact
 
-    index = FactIndex.build(store.known(job.project))
-    # A quote must be found in what the model saw or in the transcript's own text (the
-    # model may quote across a look-up call fitting dropped, or past a `[…]` cut).
-    seen, transcript = sent.text, render(sent.turns)
+    known = store.known(job.project)
+    index = FactIndex.build(known)
+    live = {i for i, _, status in known if status in ("approved", "pending")}
+    out.dropped.extend(check_supersedes(cands, live & given_ids if given_ids else set()))
     commit, branch = git_head(job.project)
     new: list[NewFact] = []
     for cand in cands:
@@ -386,7 +442,10 @@ def _triage(
         files = _clean_files(cand.files, job.project)
         missing = missing_files(files, job.project)
         anchors = {f: (None if f in missing else blob_sha(Path(job.project) / f)) for f in files}
-        at = find_turn(sent.turns, evidence) if evidence else None
+        verdict = verify(text, evidence, sent.turns, confidence=cand.confidence)
+        at = verdict.turn
+        if at is None and evidence:
+            at = find_turn(sent.turns, evidence)
         context = redact(excerpt(sent.turns, at)) if at is not None else ""
         new.append(
             NewFact(
@@ -398,7 +457,12 @@ def _triage(
                 confidence=cand.confidence,
                 evidence=evidence,
                 context=context,
-                grounded=is_grounded(evidence, transcript) or is_grounded(evidence, seen),
+                grounded=verdict.supported,
+                check=verdict.check,
+                evidence_turn=verdict.turn,
+                evidence_speaker=verdict.speaker,
+                evidence_source=cand.source,
+                supersedes=cand.supersedes,
                 missing_files=missing,
                 session_id=job.session_id,
                 job_id=job.id,

@@ -3,11 +3,19 @@
 Stdlib only: the worker and `preview` read multi-megabyte files, and the format is
 hostile (cut-off last lines, unknown record types, huge tool results).
 
-What comes out is the conversation only (GUIDE §3): human prompts, assistant prose,
-one-line tool calls and the first line of failing tool results. Everything that is not
-the conversation, or is our own injected memory coming back (SessionStart hook output
-in `attachment` records, `isMeta` messages, `<system-reminder>` spans), is dropped so it
-can never be extracted again as a new fact.
+What comes out is the conversation only (GUIDE §3): human prompts (typed ones, and the
+ones queued while the assistant worked), assistant prose, one-line tool calls, the lines
+of a failing tool result that say what went wrong, and the text that records a decision
+(a plan, a commit message, an issue-tracker description) as a `detail` under its call.
+Everything that is not the conversation, or is our own injected memory coming back
+(SessionStart hook output in `attachment` records, `isMeta` messages,
+`<system-reminder>` spans), is dropped so it can never be extracted again as a new fact.
+
+Compaction summaries (`isCompactSummary`) are the model's own recap, not the person's
+words nor a tool's output: they come out as kind `summary` (see `Kind`), which
+`capture.condense` renders between `SUMMARY_MARKER` and `SUMMARY_END` and `capture.fit`
+sheds first. Consumers must treat them as lower-trust context, never as the only
+support of a confident fact.
 """
 
 from __future__ import annotations
@@ -15,13 +23,22 @@ from __future__ import annotations
 import json
 import os
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any, Literal
 
 Role = Literal["user", "assistant"]
-Kind = Literal["prompt", "prose", "tool_call", "tool_error"]
+# prompt: a person's words (typed, queued while the assistant worked, an answer to a
+#   question or to a plan); prose: assistant text; tool_call: one line per call;
+# tool_error: a failing result, its first line the headline, then (one per line, at most
+#   ERROR_LINES / ERROR_BYTES) the lines that say what went wrong;
+# detail: the text a call carried that records a decision (ExitPlanMode's plan, a commit
+#   message, an issue-tracker title/body/reason), right after that call, capped;
+# summary: a compaction summary, LOWER TRUST (the model's recap of earlier turns).
+Kind = Literal["prompt", "prose", "tool_call", "tool_error", "detail", "summary"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +245,6 @@ _PEEK_DROP = frozenset(
         b"system",
         b"attachment",
         b"file-history-snapshot",
-        b"queue-operation",
         b"summary",
     }
 )
@@ -482,19 +498,221 @@ _REJECTED = ("The user doesn't want to proceed", "The user doesn't want to take 
 _USER_SAID = "the user said:\n"
 
 
-def _error_line(text: str) -> str:
-    """First non-empty line of a failing result. A bare `Exit code N` or a line ending
-    in ":" says little alone, so the next non-empty line is joined to it."""
-    text = text[:4000].replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+ERROR_LINES = 6  # a failure keeps at most this many lines, headline included
+ERROR_BYTES = 600  # … and this many characters of them
+_ERROR_LINE_LIMIT = 200
+# Lines that say what went wrong, in any toolchain's words.
+# Two patterns, not one case-insensitive one: the words run over the lowercased text,
+# five times faster (a failure can be long and this is on `preview`'s path).
+_KEY_WORDS_RE = re.compile(
+    r"\b(?:error|errors|exception|assert\w*|traceback|fatal|failed|failure|failures"
+    r"|panic\w*|cannot|can ?not|can never|could not|couldn't|not found|no such|denied"
+    r"|refused|undefined|invalid|unexpected|mismatch|timed? ?out|abort\w*|conflict"
+    r"|segmentation fault|not allowed|forbidden|violat\w*)\b"
+)
+_KEY_START_RE = re.compile(r"^(?:E +(?=\S)|FAILED\b|\w+(?:Error|Exception)\b)", re.M)
+# Where it went wrong: `path/file.ext:12` (compilers, linters, test runners), found by
+# its `.ext:12` tail.
+_LOCATION_RE = re.compile(r"\.[A-Za-z]\w{0,4}:\d")  # starts with a literal: fast to scan
+_DIGITS_RE = re.compile(r"\d+")
+# Lines that match the words above but say nothing (package manager chatter, stack
+# frames of a runtime, a summary count with nothing in it).
+_NOISE_LINE_RE = re.compile(
+    r"(?i)^(?:npm warn|warning: unknown|hint:|at\s+\S+\s+\(|\d+ errors?$|errors?: 0\b)"
+)
+
+
+def _failure_lines(text: str) -> str:
+    """What a failing result says went wrong: its first non-empty line (a bare `Exit
+    code N` or a line ending in ":" joined with the next), then the lines that name the
+    error (error, exception, assertion, `fatal:`, `FAILED`, pytest's `E   ` lines, a
+    traceback's last line; next, `file:line` locations, then the line after a key line),
+    in their order, within ERROR_LINES lines and ERROR_BYTES characters. One
+    `\n`-separated string; its first line alone is the old one-line form."""
+    text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    if len(text) > 24_000:  # the head says what ran, the tail how it ended
+        text = text[:16_000] + "\n" + text[-8_000:]
     if "\\n" in text:  # some hooks print literal "\n" escapes
         text = text.replace("\\n", "\n")
-    lines = (ln.strip() for ln in text.split("\n", 50))
-    first = next((ln for ln in lines if ln), "")
-    if (first.startswith("Exit code") and len(first) < 20) or first.endswith(":"):
-        second = next((ln for ln in lines if ln), "")
-        if second:
-            first = f"{first} · {second}"
-    return _one_line(first, _ERROR_LIMIT) if first else "(no message)"
+    lines = [ln.strip(" \t┃│|") for ln in text.split("\n")]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        return "(no message)"
+    first, rest = lines[0], 1
+    if ((first.startswith("Exit code") and len(first) < 20) or first.endswith(":")) and len(
+        lines
+    ) > 1:
+        first, rest = f"{first} · {lines[1]}", 2
+    head = _one_line(first, _ERROR_LINE_LIMIT)
+    # One regex pass over the whole text (not one per line: a failure may have
+    # hundreds), each match mapped back to its line.
+    body = "\n".join(lines)
+    starts = list(accumulate((len(ln) + 1 for ln in lines[:-1]), initial=0))
+    low = body.lower()
+    if len(low) != len(body):  # a few letters ("İ") lowercase to two characters
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in body)
+    key = _matched_lines(_KEY_WORDS_RE, low, starts, rest)
+    key |= _matched_lines(_KEY_START_RE, body, starts, rest)
+    where = _matched_lines(_LOCATION_RE, body, starts, rest) - key
+    score: dict[int, int] = {}
+    for i in sorted(key | where):
+        if _NOISE_LINE_RE.match(lines[i]):
+            continue
+        if i in key:
+            score[i] = max(score.get(i, 0), 3)
+            if i + 1 < len(lines):  # the neighbour: often the message or the location
+                score[i + 1] = max(score.get(i + 1, 0), 1)
+        else:
+            score[i] = max(score.get(i, 0), 2)
+            if i - 1 >= rest:  # a linter's message often sits just above its location
+                score[i - 1] = max(score.get(i - 1, 0), 1)
+    if head.endswith(":") and rest < len(lines):
+        score[rest] = 5  # "The following paths are ignored…:" says nothing without it
+    if any(ln.startswith("Traceback") for ln in lines) and len(lines) - 1 >= rest:
+        score[len(lines) - 1] = 4  # the exception a Python traceback ends with
+    chosen: list[int] = []
+    size = len(head)
+    seen = {_DIGITS_RE.sub("0", head)}
+    for i in sorted(score, key=lambda i: (-score[i], i)):
+        if len(chosen) >= ERROR_LINES - 1:
+            break
+        piece = _one_line(lines[i], _ERROR_LINE_LIMIT)
+        shape = _DIGITS_RE.sub("0", piece)  # the same message at another line number
+        if shape in seen or size + 1 + len(piece) > ERROR_BYTES:
+            continue
+        chosen.append(i)
+        seen.add(shape)
+        size += 1 + len(piece)
+    return "\n".join([head] + [_one_line(lines[i], _ERROR_LINE_LIMIT) for i in sorted(chosen)])
+
+
+def _matched_lines(rx: re.Pattern[str], body: str, starts: list[int], first: int) -> set[int]:
+    """Indexes (from `first`) of the lines of `body` where `rx` matches."""
+    out: set[int] = set()
+    pos = starts[first] if first < len(starts) else len(body)
+    while True:
+        m = rx.search(body, pos)
+        if m is None:
+            return out
+        i = bisect_right(starts, m.start()) - 1
+        out.add(i)
+        pos = starts[i + 1] if i + 1 < len(starts) else len(body)  # on to the next line
+
+
+def is_key_line(line: str) -> bool:
+    """A failure's line that names what went wrong (`capture.fit` never drops these)."""
+    if _NOISE_LINE_RE.match(line):
+        return False
+    return bool(_KEY_WORDS_RE.search(line.lower()) or _KEY_START_RE.match(line))
+
+
+def _error_line(text: str) -> str:
+    """The headline alone (first line of `_failure_lines`)."""
+    return _failure_lines(text).partition("\n")[0]
+
+
+# --------------------------------------------------------------------------- decisions
+
+DETAIL_BYTES = 1200  # a commit message, an issue body, a reason
+_DETAIL_SCAN = 20_000  # of a command, only this much is searched for them
+PLAN_BYTES = 3000  # a plan holds several decisions
+_HEREDOC_OPEN_RE = re.compile(r"<<-?[ \t]*(['\"]?)(\w+)\1[^\n]*\n")
+_QUOTED = r"(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+))"
+_COMMIT_RE = re.compile(r"\bgit\b[^\n|;&]*?\bcommit\b")
+_COMMIT_MSG_RE = re.compile(r"(?:^|\s)(?:-m|--message)(?:=|\s+)" + _QUOTED)
+# Issue trackers' CLIs: GitHub, GitLab, beads, Linear, Jira.
+_TRACKER_RE = re.compile(
+    r"(?:^|[\s;&|(])(?:gh\s+(?:issue|pr)|glab\s+(?:issue|mr)|bd|beads|linear|jira)"
+    r"\s+\w[\w-]*"
+)
+_TRACKER_WORDS = ("gh ", "glab ", "bd ", "beads ", "linear ", "jira ")
+_TRACKER_FLAG_RE = re.compile(
+    r"(?:^|\s)(?:--body|-b|--title|-t|--description|-d|--reason|--message|-m|--comment"
+    r"|--summary|--notes)(?:=|\s+)" + _QUOTED
+)
+_CO_AUTHOR_RE = re.compile(r"(?im)^\s*co-authored-by:.*$\n?")
+
+
+def _unquote(m: re.Match[str]) -> str:
+    dq, sq, bare = m.group(1), m.group(2), m.group(3)
+    if dq is not None:
+        return dq.replace('\\"', '"').replace("\\\\", "\\")
+    return sq if sq is not None else (bare or "")
+
+
+def _cap(text: str, limit: int) -> str:
+    """Blank-line runs squeezed, cut to `limit` characters at a line or word end."""
+    text = _MANY_NEWLINES_RE.sub("\n\n", text.strip())
+    if len(text) <= limit:
+        return text
+    from reviewer.sanitize.redact import redact  # see _one_line: never cut a secret
+
+    text = redact(text[: limit + _REDACT_SLACK])
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 2]
+    cut = max(head.rfind("\n", limit // 2), head.rfind(" ", limit // 2))
+    return (head[:cut] if cut > 0 else head).rstrip() + " …"
+
+
+def _heredocs(command: str, most: int = 4) -> list[str]:
+    """Bodies of the first `most` here-documents (`<<'EOF'` … `EOF`), found by a scan
+    that stays linear however many `<<` a hostile command holds."""
+    out: list[str] = []
+    pos = command.find("<<")
+    while pos >= 0 and len(out) < most:
+        m = _HEREDOC_OPEN_RE.match(command, pos)
+        if m is None:
+            pos = command.find("<<", pos + 2)
+            continue
+        body_at, word = m.end(), m.group(2)
+        end = body_at
+        while True:  # the delimiter alone on a line (leading tabs allowed with <<-)
+            end = command.find("\n", end)
+            nxt = command.find("\n", end + 1) if end >= 0 else -1
+            if end < 0:
+                break
+            line = command[end + 1 : nxt if nxt >= 0 else len(command)]
+            if line.strip().rstrip(")\"'") == word:
+                break
+            end += 1
+        if end < 0:
+            break
+        out.append(command[body_at:end])
+        pos = command.find("<<", end)
+    return out
+
+
+def bash_detail(command: str) -> str:
+    """The words a command carried that record a decision: a commit's full message, the
+    title/body/reason given to an issue tracker. "" for any other command."""
+    if not command or len(command) < 40:
+        return ""
+    command = command[:_DETAIL_SCAN]  # a pasted megabyte is not a commit message
+    found: list[str] = []
+    rules = []
+    if "commit" in command:  # substring checks first: most commands are neither
+        rules.append((_COMMIT_RE, _COMMIT_MSG_RE))
+    if any(w in command for w in _TRACKER_WORDS):
+        rules.append((_TRACKER_RE, _TRACKER_FLAG_RE))
+    for kind_re, flag_re in rules:
+        m = kind_re.search(command)
+        if not m:
+            continue
+        tail = command[m.start() :]
+        found.extend(_heredocs(tail))
+        for flag in flag_re.finditer(tail):
+            value = _unquote(flag)
+            if value and not value.startswith("$(") and len(value) > 2:
+                found.append(value)
+    if not found:
+        return ""
+    out: list[str] = []
+    for raw in found:
+        text = _CO_AUTHOR_RE.sub("", raw).strip()
+        if text and text not in out:
+            out.append(text)
+    return _cap("\n".join(out), DETAIL_BYTES)
 
 
 # --------------------------------------------------------------------------- records
@@ -505,11 +723,15 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("seen", "tools")
+    __slots__ = ("details", "queued", "seen", "tools")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
         self.seen: dict[str, set[str]] = {}
+        # Prompts already kept from `queue-operation` records, by text: the same words
+        # may come again as a user record once the queue is drained.
+        self.queued: Counter[str] = Counter()
+        self.details: set[str] = set()  # a commit retried sends the same message again
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -530,6 +752,8 @@ def _record_turns(
 ) -> tuple[list[Turn], str]:
     """Turns of one record, and the drop reason when there are none."""
     rtype = rec.get("type")
+    if rtype == "queue-operation":
+        return _queued_prompt(rec, line, offset, st, include_sidechains)
     if rtype not in ("user", "assistant"):
         return [], (rtype[:40] if isinstance(rtype, str) else "untyped")
     if rec.get("isSidechain") and not include_sidechains:
@@ -537,7 +761,7 @@ def _record_turns(
     if rec.get("isMeta"):
         return [], "meta"
     if rec.get("isCompactSummary"):
-        return [], "compact_summary"
+        return _summary(rec, line, offset)
     msg = rec.get("message")
     if not isinstance(msg, dict):
         return [], "no_message"
@@ -580,6 +804,10 @@ def _record_turns(
                 if st.first_time(msg_id, key):
                     text = tool_summary(name, b.get("input"), cwd)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
+                    detail = _call_detail(name, b.get("input"))
+                    if detail and detail not in st.details:
+                        st.details.add(detail)
+                        turns.append(Turn("assistant", "detail", detail, line, offset, ts, name))
             elif btype in ("thinking", "redacted_thinking"):
                 # Thinking is the model's private scratch work: guesses it later drops,
                 # plans it revises. It is not what was said or done, so facts must not
@@ -597,7 +825,10 @@ def _record_turns(
             text = b.get("text")
             if isinstance(text, str):
                 text = clean_prompt(text)
-                if text:
+                if text and st.queued[text] > 0:
+                    st.queued[text] -= 1  # already kept when it was queued
+                    reason = "queued_again"
+                elif text:
                     turns.append(Turn("user", "prompt", text, line, offset, ts))
                 else:
                     reason = "noise"
@@ -615,8 +846,12 @@ def _record_turns(
                     if feedback:
                         turns.append(Turn("user", "prompt", feedback, line, offset, ts))
                 else:
-                    text = _error_line(body)
+                    text = _failure_lines(body)
                     turns.append(Turn("user", "tool_error", text, line, offset, ts, name))
+            elif name == "ExitPlanMode" and body.strip():
+                # The person's answer to a plan (approved; a rejection is an error above).
+                answer = _one_line(body.strip().partition("\n")[0], _ERROR_LINE_LIMIT)
+                turns.append(Turn("user", "prompt", answer, line, offset, ts))
             elif name == "AskUserQuestion" and body.strip():
                 # The answer a person picked or typed: a human prompt, not tool output.
                 answer = body.replace("You can now continue with the user's answers in mind.", "")
@@ -628,6 +863,73 @@ def _record_turns(
         else:  # image, document, unknown
             reason = str(btype)[:40] if isinstance(btype, str) else "block"
     return turns, reason
+
+
+def _call_detail(name: str, inp: Any) -> str:
+    """The decision text a call carries (see Kind "detail"); "" for most calls."""
+    if not isinstance(inp, dict):
+        return ""
+    if name == "ExitPlanMode":
+        plan = _s(inp, "plan").strip()
+        return _cap(plan, PLAN_BYTES) if "\n" in plan or len(plan) > _BASH_LIMIT else ""
+    if name == "Bash":
+        return bash_detail(_s(inp, "command"))
+    if name.startswith("mcp__") and _TRACKER_TOOL_RE.search(name):
+        # An issue tracker's MCP tool (GitHub, Linear, Jira…): what it was told to file.
+        parts = [_s(inp, k).strip() for k in _TRACKER_FIELDS]
+        text = "\n".join(p for p in parts if p)
+        return _cap(text, DETAIL_BYTES) if len(text) > _BASH_LIMIT or "\n" in text else ""
+    return ""
+
+
+_TRACKER_TOOL_RE = re.compile(r"(?i)issue|pull_request|comment|linear|jira|ticket")
+_TRACKER_FIELDS = ("title", "summary", "body", "description", "comment", "text", "reason")
+
+
+def _queued_prompt(
+    rec: dict[str, Any], line: int, offset: int, st: _State, include_sidechains: bool
+) -> tuple[list[Turn], str]:
+    """A prompt typed while the assistant worked (Claude Code 2.1.x records it only as
+    `queue-operation` / `enqueue` with `content`); background task notices queued the
+    same way are machine text and `clean_prompt` drops them."""
+    if rec.get("operation") != "enqueue" or (rec.get("isSidechain") and not include_sidechains):
+        return [], "queue-operation"
+    content = rec.get("content")
+    text = clean_prompt(content) if isinstance(content, str) else ""
+    if not text:
+        return [], "queue-operation"
+    st.queued[text] += 1
+    ts = rec.get("timestamp")
+    return [Turn("user", "prompt", text, line, offset, ts if isinstance(ts, str) else None)], ""
+
+
+SUMMARY_BYTES = 12_000  # cap before fitting; `capture.fit` sheds it first
+_SUMMARY_HEAD = "This session is being continued from a previous conversation"
+_SUMMARY_TAIL = ("If you need specific details from before compaction", "Please continue the")
+
+
+def _summary(rec: dict[str, Any], line: int, offset: int) -> tuple[list[Turn], str]:
+    """A compaction summary as kind "summary" (lower trust): its boilerplate opening and
+    closing lines go, and of an `Analysis:` + `Summary:` pair only the summary stays
+    (the analysis is the same ground, narrated)."""
+    msg = rec.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    text = content if isinstance(content, str) else _result_text(content)
+    text = _REMINDER_RE.sub("", text).strip() if "<system-reminder>" in text else text.strip()
+    if text.startswith(_SUMMARY_HEAD):
+        text = text.partition("\n")[2].strip()
+    at = text.find("\nSummary:\n")
+    if at >= 0 and "Analysis:" in text[:at]:
+        text = text[at + 1 :]
+    for tail in _SUMMARY_TAIL:
+        cut = text.rfind(tail)
+        if cut > len(text) // 2:
+            text = text[:cut].rstrip()
+    if not text:
+        return [], "compact_summary"
+    ts = rec.get("timestamp")
+    ts = ts if isinstance(ts, str) else None
+    return [Turn("user", "summary", _cap(text, SUMMARY_BYTES), line, offset, ts)], ""
 
 
 def _without_surrogates(turn: Turn) -> Turn:

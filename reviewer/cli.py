@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "install": ("reviewer.commands.install", "add mem-review's hooks to Claude Code settings"),
     "uninstall": ("reviewer.commands.uninstall", "remove exactly what install added"),
     "doctor": ("reviewer.commands.doctor", "check the installation, each line with a fix"),
+    "mcp": ("reviewer.commands.mcp", "MCP server (stdio) with recall and remember tools"),
 }
 
 
@@ -41,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="commands:\n"
         + "\n".join(f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="store_true", help="print the version")
     return parser
@@ -71,7 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     module_name, help_ = COMMANDS[name]
     module = importlib.import_module(module_name)
-    parser = argparse.ArgumentParser(prog=f"mem-review {name}", description=help_)
+    # No abbreviations: `--keep` must never mean `--keep-status` (issue 11).
+    parser = argparse.ArgumentParser(prog=f"mem-review {name}", description=help_,
+                                     allow_abbrev=False)
     module.configure(parser)
     ns = parser.parse_args(rest)
     return _run(module, ns)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from dataclasses import dataclass, fields
 
 from reviewer import paths
@@ -53,6 +52,8 @@ def load() -> Config:
     values: dict[str, object] = {}
     path = paths.config_path()
     if path.is_file():
+        import tomllib  # only with a config file: it costs more than the rest of `load`
+
         try:
             values.update(tomllib.loads(path.read_text(encoding="utf-8")))
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -5,7 +5,8 @@
 Builds a fresh demo (`mem-review demo`'s builder: the real capture pipeline with the
 offline extractor, no network) in a temporary directory, drives the app with Pilot and
 saves one SVG per screen: main, detail (a fact with highlighted evidence), reject (the
-picker), edit, help, stale (a fact whose file changed since capture, with its diff).
+picker), edit, help, stale (a fact whose file changed since capture, with its diff),
+verify (`v` on it: the diff and the question "still true?").
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ async def shoot(out: Path, base: Path) -> list[Path]:
     await one("edit", ("e",), select="uv for everything")
     await one("help", ("question_mark",))
     await one("stale", (), view="stale", select="payment provider")
+    await one("verify", ("v",), view="stale", select="payment provider")
     return written
 
 

@@ -85,6 +85,12 @@ class ToolUse:
     text: str | None = None
 
 
+def deferred_tool(name: str, input: dict[str, Any], text: str | None = None) -> list[ToolUse]:
+    """How a model calls an MCP tool in current Claude Code, which defers them (GUIDE §6a):
+    first the built-in ``ToolSearch`` with ``select:<name>``, then the tool itself."""
+    return [ToolUse("ToolSearch", {"query": f"select:{name}"}), ToolUse(name, input, text)]
+
+
 @dataclass
 class Error:
     """An Anthropic error body ``{"type": "error", "error": {...}}`` with its status."""

@@ -69,3 +69,43 @@ def wait_for(what: str, check: Any, timeout: float = WAIT) -> Any:
             return got
         time.sleep(0.05)
     pytest.fail(f"timed out waiting for {what}")
+
+
+def run_on_terminal(
+    argv: list[str], answer: str | None, *, env: dict[str, str], cwd: Path,
+    prompt: bytes = b"Type `", timeout: float = WAIT,
+) -> tuple[int, str]:
+    """Run `argv` with a pseudo-terminal as its controlling terminal (as a person's shell
+    would) and type `answer` when `prompt` appears; (exit code, everything it printed)."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: its own session, the pty as /dev/tty
+        try:
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    out = b""
+    sent = False
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                data = os.read(fd, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            out += data
+            if not sent and answer is not None and prompt in out:
+                os.write(fd, answer.encode() + b"\n")
+                sent = True
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from capture import hook as capture_hook
+from capture import enqueue as capture_hook
 from reviewer.commands import doctor
 
 ROOT = Path(__file__).resolve().parent.parent

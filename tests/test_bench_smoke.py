@@ -31,6 +31,9 @@ ROWS = {
     "preview",
     "bytes",
     "cost",
+    "mcp-recall",
+    "mcp-start",
+    "mcp-memory",
 }
 STATUSES = {"PASS", "FAIL", "MISSING", "ERROR", "INFO"}
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_on_terminal
 from test_pipeline import git, make_repo
 
 from reviewer.store import db, queue
@@ -73,6 +74,16 @@ def cli(*args: str, cwd: Path, home: Path, ok: bool = True) -> subprocess.Comple
     if ok:
         assert proc.returncode == 0, proc.stderr
     return proc
+
+
+def cli_typed(*args: str, cwd: Path, home: Path, answer: str) -> str:
+    """Run the CLI on a terminal and type `answer` at its confirmation, as a person would."""
+    env = dict(os.environ, MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1", COLUMNS="200")
+    env.pop("CLAUDECODE", None)
+    code, out = run_on_terminal([sys.executable, "-m", "reviewer.cli", *args], answer,
+                                env=env, cwd=cwd)
+    assert code == 0 and "Traceback" not in out, out
+    return out
 
 
 def fail_line(proc: subprocess.CompletedProcess[str]) -> str:
@@ -343,7 +354,8 @@ def test_import_round_trips_an_export_as_pending(home: Path, repo: Path, tmp_pat
 def test_import_keep_status_keeps_decisions(home: Path, repo: Path, tmp_path: Path) -> None:
     export = _export(home, repo, tmp_path)
     other_home = tmp_path / "other-home"
-    cli("import", str(export), "--keep-status", cwd=repo, home=other_home)
+    cli_typed("import", str(export), "--keep-status", cwd=repo, home=other_home,
+              answer="approve 2")
     after = json.loads(cli("list", "--json", cwd=repo, home=other_home).stdout)
     before = json.loads(export.read_text())
     assert [(f["fact"], f["status"], f["reject_reason"], f["approved_at"]) for f in after] == [
@@ -427,7 +439,7 @@ def test_import_many_facts_in_one_go(home: Path, repo: Path, tmp_path: Path) -> 
     ]
     path = tmp_path / "many.json"
     path.write_text(json.dumps(items))
-    cli("import", str(path), "--keep-status", cwd=repo, home=home)
+    cli_typed("import", str(path), "--keep-status", cwd=repo, home=home, answer="approve 2000")
     conn = db.connect()
     counts = dict(conn.execute("SELECT status, COUNT(*) FROM fact GROUP BY status").fetchall())
     anchored = conn.execute("SELECT COUNT(DISTINCT anchors) FROM fact").fetchone()[0]

@@ -154,7 +154,9 @@ def test_request_forces_the_tool_and_carries_the_prompt():
     assert tool["name"] == TOOL_NAME and tool["strict"] is True
     item = tool["input_schema"]["properties"]["facts"]["items"]
     assert item["properties"]["category"]["enum"] == list(CATEGORIES)
-    assert set(item["required"]) == {"fact", "category", "files", "confidence", "evidence"}
+    assert set(item["required"]) == {
+        "fact", "category", "files", "confidence", "evidence", "source", "supersedes"}
+    assert item["properties"]["source"]["enum"] == ["user", "tool", "assistant"]
     assert item["additionalProperties"] is False
     assert req["system"][0]["text"] == SYSTEM_PROMPT
     assert "<transcript" in user_text(req) and "User: hello" in user_text(req)
@@ -443,3 +445,58 @@ def test_cost():
     assert cost_usd("claude-haiku-4-5", 1_000_000, 1_000_000) == 6.0
     assert cost_usd(MODEL_ID, 2_000, 400) == pytest.approx(0.004)
     assert cost_usd("unknown-model", 10, 10) == 0.0
+
+
+# ---- source and supersedes (issue 12) ---------------------------------------------------
+
+
+def test_source_defaults_for_old_answers_and_accepts_plain_synonyms() -> None:
+    kept, dropped = parse_candidates({"facts": [
+        fact("old shape"),
+        fact("typed", source="user"),
+        fact("synonym", source=" Developer "),
+        fact("bad", source="the moon"),
+        fact("not text", source=3),
+    ]})
+    assert [(c.fact, c.source) for c in kept] == [
+        ("old shape", "assistant"), ("typed", "user"), ("synonym", "user")]
+    assert len(dropped) == 2 and "source 'the moon'" in dropped[0]
+
+
+def test_supersedes_is_an_optional_id_checked_against_the_ids_given() -> None:
+    answer = {"facts": [
+        fact("replaces 7", supersedes=7),
+        fact("no link", supersedes=None),
+        fact("invented link", supersedes=99),
+        fact("bool", supersedes=True),
+        fact("text", supersedes="7"),
+    ]}
+    kept, dropped = parse_candidates(answer)  # no ids known: only the shape is checked
+    assert [c.supersedes for c in kept] == [7, None, 99]
+    assert len(dropped) == 2
+    kept, dropped = parse_candidates(answer, known_ids={7, 8})
+    assert [c.supersedes for c in kept] == [7, None, None]  # the candidate stays, the link goes
+    assert any("supersedes #99" in d and "link dropped" in d for d in dropped)
+
+
+def test_existing_facts_are_listed_with_their_ids() -> None:
+    _, messages = build_messages(
+        "User: hi", index=1, total=1, existing=[(12, "Tests run with pytest."), "this job's"],
+        rejected=[],
+    )
+    text = messages[0]["content"]
+    assert "- #12: Tests run with pytest." in text and "- this job's" in text
+
+
+def test_the_prompt_explains_the_condensed_format_sources_and_corrections() -> None:
+    for words in ("User:", "Assistant:", "· Bash", "! Bash failed", "characters elided",
+                  "compaction summary", "source", "correction", "supersedes", "Narration"):
+        assert words in SYSTEM_PROMPT, words
+
+
+def test_ids_reach_the_model_through_the_api_extractor() -> None:
+    api = FakeAPI(message({"facts": [fact("New fact.", source="tool", supersedes=3)]}))
+    result = run(api, ["User: hello"], existing=[(3, "Old fact.")])
+    assert "- #3: Old fact." in user_text(api.requests[0])
+    (cand,) = result.candidates
+    assert (cand.source, cand.supersedes) == ("tool", 3)

@@ -1,4 +1,8 @@
-"""Grounding: is the quoted evidence really in what was sent? Are cited files real?"""
+"""Grounding: is the quoted evidence really in what was sent? Are cited files real?
+
+The verifier (capture/verify.py) decides; these cases are the substring check's old ones,
+kept to show what a plain quote still passes and what it no longer does.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +14,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture import ground
-from capture.ground import is_grounded, missing_files, normalise
+from capture import verify as v
+from capture.ground import missing_files, normalise
+from capture.transcript import Turn
 
-SOURCE = (
-    "User: Remember that we use **pnpm**, not npm \u2014 it\u2019s faster in CI.\n"
-    "Assistant: Running `pnpm install --frozen-lockfile` now.\n"
-    "Bash: pytest -x tests/test_api.py\n"
-    "User: The   staging database listens on port 5433, not 5432.\n"
+
+def _turns(*specs: tuple[str, str]) -> list[Turn]:
+    kinds = {"user": ("user", "prompt"), "assistant": ("assistant", "prose"),
+             "call": ("assistant", "tool_call")}
+    return [Turn(kinds[w][0], kinds[w][1], t, i + 1, i, tool="Bash" if w == "call" else None)
+            for i, (w, t) in enumerate(specs)]  # type: ignore[arg-type]
+
+
+SOURCE = _turns(
+    ("user", "Remember that we use **pnpm**, not npm \u2014 it\u2019s faster in CI."),
+    ("assistant", "Running `pnpm install --frozen-lockfile` now."),
+    ("call", "Bash: pytest -x tests/test_api.py"),
+    ("user", "The   staging database listens on port 5433, not 5432."),
 )
+
+
+def found(evidence: str, turns: list[Turn] = SOURCE) -> bool:
+    """Located whole (the fact's own checks aside)."""
+    quote = v.clean_quote(evidence)
+    return bool(quote) and not v.too_short(quote) and v.locate(quote, turns)[1] is None
 
 
 def test_normalise():
@@ -36,13 +55,12 @@ def test_normalise():
         "the staging database listens on port 5433",  # collapsed whitespace
         '"Running pnpm install --frozen-lockfile now."',  # wrapping quotes
         "...listens on port 5433, not 5432...",  # leading/trailing ellipsis
-        "Remember that we use pnpm ... pytest -x tests/test_api.py",  # elided middle, in order
         "Remember that we use pnpn, not npm \u2014 its faster in CI",  # small typos
         "The stagin database listens on port 5433 not 5432",  # typo and dropped comma
     ],
 )
 def test_grounded(evidence):
-    assert is_grounded(evidence, SOURCE)
+    assert found(evidence)
 
 
 @pytest.mark.parametrize(
@@ -56,14 +74,17 @@ def test_grounded(evidence):
         "pytest -x tests/test_api.py ... Remember that we use pnpm",  # pieces out of order
         "Remember that we use pnpm ... deploys go through Heroku",  # one piece invented
         "pnpx",  # too short for a tolerant match and not present
+        # The substring check passed these; an elision that drops words no longer does.
+        "Remember that we use pnpm ... pytest -x tests/test_api.py",
+        "The staging database listens on port 5433 ... 5432",
     ],
 )
 def test_not_grounded(evidence):
-    assert not is_grounded(evidence, SOURCE)
+    assert not found(evidence)
 
 
 def test_empty_source():
-    assert not is_grounded("anything at all here", "")
+    assert not found("anything at all here", [])
 
 
 def _big_source(seed: int = 7, size: int = 100_000) -> str:
@@ -82,15 +103,16 @@ def _big_source(seed: int = 7, size: int = 100_000) -> str:
 def test_large_source_exact_typo_and_unrelated():
     big = _big_source()
     assert len(big) >= 100_000
+    turns = _turns(("assistant", big))
     quote = big[60_000:60_200]
     typo = quote[:100] + ("x" if quote[100] != "x" else "y") + quote[101:]
-    assert is_grounded(quote, big)
-    assert is_grounded(typo, big)
+    assert found(quote, turns)
+    assert found(typo, turns)
     rng = random.Random(1)
     words = big.split()
     for _ in range(30):  # plausible-looking but never-said sentences
         fake = " ".join(rng.choice(words) for _ in range(20))
-        assert not is_grounded(fake, big)
+        assert not found(fake, turns)
 
 
 @settings(max_examples=150, deadline=None)
@@ -103,25 +125,29 @@ def test_large_source_exact_typo_and_unrelated():
     ),
     st.data(),
 )
-def test_property_any_substring_is_grounded(source, data):
+def test_property_any_substring_is_found(source, data):
     i = data.draw(st.integers(0, len(source) - 1))
     j = data.draw(st.integers(i + 1, len(source)))
     piece = source[i:j]
     norm = normalise(piece)
     if not norm.strip(" \"'.") or "..." in norm:
         return
-    if ground._words(norm) >= ground.MIN_WORDS:
-        assert is_grounded(piece, source)
-    else:  # a word or two supports nothing, wherever it is found
-        assert not is_grounded(piece, source)
+    turns = _turns(("user", source))
+    if len(v.words(v.clean_quote(piece))) >= v.MIN_WORDS:
+        assert found(piece, turns)
+    else:  # a word or three supports nothing, wherever it is found
+        assert not found(piece, turns)
 
 
-@pytest.mark.parametrize("evidence", ["User:", "Assistant: ok", "the ... in", "fix ... Fridays",
-                                      "we deploy ... to"])
-def test_labels_and_scraps_are_not_evidence(evidence: str) -> None:
-    source = "User: we deploy to Kubernetes on Fridays\n\nAssistant: ok, the fix is in."
-    assert not is_grounded(evidence, source)
-    assert is_grounded("we deploy to Kubernetes ... the fix is in", source)
+@pytest.mark.parametrize("evidence", [
+    "User:", "Assistant: ok", "the ... in", "fix ... Fridays", "we deploy ... to",
+    "we deploy to Kubernetes ... the fix is in",
+])
+def test_labels_scraps_and_elisions_are_not_evidence(evidence: str) -> None:
+    turns = _turns(("user", "we deploy to Kubernetes on Fridays"),
+                   ("assistant", "ok, the fix is in."))
+    assert not found(evidence, turns)
+    assert found("User: we deploy to Kubernetes on Fridays", turns)
 
 
 def test_missing_files(tmp_path: Path):

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from capture import hook as capture_hook
-from capture import worker
+from capture import enqueue, worker
 from reviewer import paths
 from reviewer.claude_code import hook_io
 from reviewer.commands import hook as hook_cmd
@@ -215,7 +214,7 @@ def test_project_is_the_git_top_level(home: Path, tmp_path: Path, transcript: Pa
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "src" / "deep").mkdir(parents=True)
-    job_id = capture_hook.enqueue_session(
+    job_id = enqueue.enqueue_session(
         payload(transcript, cwd=str(repo / "src" / "deep")), "SessionEnd"
     )
     assert job_id is not None
@@ -231,15 +230,15 @@ def test_missing_transcript_queues_nothing(tmp_path: Path) -> None:
 
 
 def test_a_transcript_with_nothing_new_is_not_queued_again(home: Path, transcript: Path) -> None:
-    job_id = capture_hook.enqueue_session(payload(transcript), "SessionEnd")
+    job_id = enqueue.enqueue_session(payload(transcript), "SessionEnd")
     assert job_id is not None
     conn = db.connect()
     size = transcript.stat().st_size
     conn.execute("UPDATE job SET state='done', end_cursor=? WHERE id=?", (size, job_id))
-    assert capture_hook.enqueue_session(payload(transcript), "SessionEnd") is None  # /clear
+    assert enqueue.enqueue_session(payload(transcript), "SessionEnd") is None  # /clear
     with transcript.open("a") as fh:
         fh.write('{"type":"user","message":{"role":"user","content":"more"}}\n')
-    again = capture_hook.enqueue_session(payload(transcript), "SessionEnd")
+    again = enqueue.enqueue_session(payload(transcript), "SessionEnd")
     assert again is not None and again != job_id
     conn.close()
 
@@ -367,7 +366,7 @@ def test_session_end_swallows_a_crash_in_enqueue(
         print("half a thought")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(capture_hook, "enqueue_session", explode)
+    monkeypatch.setattr(enqueue, "enqueue_session", explode)
     assert _in_process(monkeypatch, "session-end", json.dumps(payload(transcript)).encode()) == 0
     assert capsys.readouterr().out == ""
     assert any("KeyboardInterrupt" in line for line in log_lines(home))
@@ -396,7 +395,7 @@ def test_hook_imports_nothing_heavy(tmp_path: Path, transcript: Path, event: str
         if line.startswith("import time:")
     }
     # the probe saw the path
-    assert "capture.hook" in imported and "reviewer.store.queue" in imported
+    assert "capture.enqueue" in imported and "reviewer.store.queue" in imported
     heavy = sorted({m.split(".")[0] for m in imported} & set(HEAVY))
     assert heavy == [], f"the hook imported {heavy}"
     assert len(jobs(home)) == 1
@@ -440,7 +439,7 @@ def test_hook_starts_a_detached_worker_that_processes_the_job(home: Path, transc
 def test_no_spawn_when_a_worker_holds_the_lock(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MEM_REVIEW_NO_SPAWN")
     started: list[list[str]] = []
-    import subprocess as sp  # capture.hook imports it only when it spawns
+    import subprocess as sp  # capture.enqueue imports it only when it spawns
 
     monkeypatch.setattr(sp, "Popen", lambda argv, **kw: started.append(argv))
     paths.ensure_home()
@@ -449,9 +448,9 @@ def test_no_spawn_when_a_worker_holds_the_lock(home: Path, monkeypatch: pytest.M
     with open(paths.worker_lock_path(), "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         assert worker.is_running()
-        assert capture_hook.start_worker() is False
+        assert enqueue.start_worker() is False
     assert not worker.is_running()
-    assert capture_hook.start_worker() is True
+    assert enqueue.start_worker() is True
     assert started and started[0][-5:] == ["reviewer.cli", "worker", "--once", "--wait", "0"]
 
 
@@ -462,7 +461,7 @@ from reviewer.store import db
 path = Path(sys.argv[1])
 holder = db.connect(path)
 holder.execute("BEGIN IMMEDIATE")
-holder.execute("INSERT INTO hash_cache VALUES ('a', 1, 1, 'x')")
+holder.execute("INSERT INTO hash_cache VALUES ('a', 1, 1, 1, 1, 'x')")
 other = "from reviewer.store import db; from pathlib import Path; import sys; " \\
         "db.connect(Path(sys.argv[1])).close()"
 opened = subprocess.run([sys.executable, "-c", other, str(path)], check=False).returncode

@@ -33,6 +33,7 @@ OLD = time.time() - 3600
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOME", str(tmp_path / "userhome"))  # whose ~/.claude.json is read
     monkeypatch.delenv("MEM_REVIEW_BUDGET", raising=False)
     return tmp_path / "home"
 
@@ -458,6 +459,8 @@ def test_hook_process_imports_nothing_heavy(repo: Path, home: Path) -> None:
         "httpx",
         "httpx2",
         "rich",
+        "mcp",
+        "mcp_types",
     }
     assert imported & heavy == set()
 
@@ -531,3 +534,62 @@ def test_a_store_that_cannot_be_written_is_still_read(
     assert answer is not None
     context = json.loads(answer)["hookSpecificOutput"]["additionalContext"]
     assert "The API paginates with opaque cursors." in context
+
+
+# ---- summary plus pointer (the recall tool) ---------------------------------------------
+
+POINTER_TOOL = "mcp__mem-review__recall"
+
+
+def _register_server(repo: Path) -> None:
+    entry = {"type": "stdio", "command": str(BIN / "mem-review"), "args": ["mcp"], "env": {}}
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"mem-review": entry}}))
+
+
+def _many(repo: Path, n: int) -> None:
+    conn = db.connect()
+    with db.transaction(conn):
+        for i in range(n):
+            add(repo, f"Fact {i:03d} about the system, long enough to take room: {'y' * 60}.",
+                approved_days_ago=i / 10, conn=conn)
+    conn.close()
+
+
+def test_no_pointer_when_the_recall_server_is_not_installed(repo: Path) -> None:
+    _many(repo, 50)
+    text, stats = render_context(repo, budget=1_500)
+    assert text is not None and POINTER_TOOL not in text and not stats.pointer
+
+
+@pytest.mark.parametrize("budget", [1_000, 1_500, 6_000])
+def test_pointer_says_how_many_more_can_be_recalled_within_budget(
+    repo: Path, budget: int
+) -> None:
+    _many(repo, 120)
+    _register_server(repo)
+    text, stats = render_context(repo, budget=budget)
+    assert text is not None and stats.pointer
+    assert len(text) <= budget
+    lines = text.splitlines()
+    assert lines[-1].startswith(INJECT_END)  # the closing counts stay last
+    assert lines[-2] == (
+        f"{stats.left_out} more approved facts of this project are not shown here; the tool "
+        f"{POINTER_TOOL} searches all approved, non-stale facts by words and by cited files."
+    )
+    assert stats.left_out > 0 and stats.injected + stats.left_out == 120
+    # The pointer is a statement, not an instruction, and cannot pass for a fact line.
+    assert not lines[-2].startswith("- ")
+
+
+def test_pointer_for_a_user_scope_server_in_claude_json(repo: Path, tmp_path: Path) -> None:
+    _many(repo, 3)
+    entry = {"type": "stdio", "command": "/x/bin/mem-review", "args": ["mcp"], "env": {}}
+    userhome = tmp_path / "userhome"
+    userhome.mkdir(exist_ok=True)
+    (userhome / ".claude.json").write_text(json.dumps({"mcpServers": {"mem-review": entry}}))
+    text, stats = render_context(repo)
+    assert text is not None and stats.pointer and stats.left_out == 0
+    assert text.splitlines()[-2] == (
+        f"Every approved, non-stale fact of this project is shown here; the tool {POINTER_TOOL} "
+        "searches them by words and by cited files."
+    )

@@ -475,3 +475,101 @@ def test_quotes_of_what_fitting_sent_are_grounded_with_context(
     for fid in out.new_ids:
         row = store.get(fid)
         assert row is not None and row.grounded == 1 and row.context, row
+
+
+# --------------------------------------------------------------------------- verifier
+
+
+def test_the_verifier_decides_grounded_and_says_which_check_failed(
+    store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path
+) -> None:
+    """Quotes a substring match passed (all four are in the transcript) are flagged."""
+    transcript = transcripts / "fasthooks" / "sample_main_transcript.jsonl"
+    job = claim(conn, transcript, repo)
+    true = fact("`python` is not on PATH here; scripts run with python3.", PY_ERROR)
+    true["source"] = "tool"
+    answer = Facts([
+        true,
+        fact("A file named nonexistent.txt exists in the workspace.",
+             "cat: nonexistent.txt: No such file or directory", category="gotcha"),
+        fact("Running commands needs confirmation.", "run a command", confidence=0.5),
+        fact("number_generator.py is run with python.", "Bash: python number_generator.py"),
+    ])
+    out, _ = run(store, conn, job, answer)
+    assert out.state == "done" and len(out.new_ids) == 4
+    rows = [store.get(i) for i in out.new_ids]
+    got = [(r.grounded, r.verify_check, r.evidence_speaker) for r in rows if r is not None]
+    assert got == [
+        (1, None, "tool"),
+        (0, "negation_flip", "tool"),
+        (0, "too_short", "user"),
+        (0, "tool_line", "tool"),
+    ]
+    assert rows[0] is not None and rows[0].evidence_source == "tool"
+    assert rows[1] is not None and rows[1].evidence_source == "assistant"  # old answer shape
+
+    from reviewer.store.facts_json import to_json
+
+    listed = [to_json(r) for r in conn.execute("SELECT * FROM fact ORDER BY id")]
+    assert [(f["grounded"], f["check"]) for f in listed] == [
+        (True, None), (False, "negation_flip"), (False, "too_short"), (False, "tool_line")]
+    assert (listed[0]["evidence_source"], listed[0]["evidence_speaker"]) == ("tool", "tool")
+
+
+def test_existing_facts_go_with_ids_and_a_supersedes_link_must_name_one(
+    store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path
+) -> None:
+    project = str(repo)
+    store.import_facts(
+        [NewFact(project=project, text="Scripts run with python.", norm="py",
+                 category="environment", status="approved"),
+         NewFact(project=project, text="Rejected long ago.", norm="rej",
+                 category="gotcha", status="rejected", reject_reason="wrong")],
+        keep_status=True,
+    )
+    (old_id, _), (rej_id, _) = [(i, t) for i, t, _ in store.known(project)]
+    job = claim(conn, transcripts / "fasthooks" / "sample_main_transcript.jsonl", repo)
+    good = fact("`python` is not on PATH here; scripts run with python3.", PY_ERROR)
+    good["supersedes"] = old_id
+    invented = fact("cat exits with code 1 when the file is missing.",
+                    "cat: nonexistent.txt: No such file or directory", category="gotcha")
+    invented["supersedes"] = 9999
+    rejected = fact("hello_world.py prints Hello, World!.",
+                    "The file contains just one line of code that prints \"Hello, World!\" "
+                    "to the console.", category="convention")
+    rejected["supersedes"] = rej_id
+    out, transport = run(store, conn, job, Facts([good, invented, rejected]))
+    assert f"#{old_id}: Scripts run with python." in requests_text(transport)
+    rows = [store.get(i) for i in out.new_ids]
+    assert [r.supersedes for r in rows if r is not None] == [old_id, None, None]
+    dropped = [d for d in out.dropped if "supersedes" in d]
+    assert len(dropped) == 2 and "#9999" in dropped[0] and f"#{rej_id}" in dropped[1]
+
+
+def test_list_json_round_trips_the_verdict_but_not_a_store_local_supersedes_id() -> None:
+    from reviewer.errors import UserError
+    from reviewer.store.facts_json import to_json, validate_item
+
+    row = {
+        "id": 5, "text": "A fact.", "category": "gotcha", "files": "[]", "confidence": 0.5,
+        "status": "pending", "reject_reason": None, "grounded": 0, "evidence": "e",
+        "context": "", "session_id": None, "created_at": 1.0, "decided_at": None,
+        "verified_at": None, "missing_files": "[]", "times_seen": 1, "commit_sha": None,
+        "branch": None, "anchors": "{}", "source": "model", "model": None, "project": "/p",
+        "verify_check": "elision", "evidence_source": "user", "evidence_speaker": "assistant",
+        "evidence_turn": 4, "supersedes": 2,
+    }
+    out = to_json(row)
+    assert (out["grounded"], out["check"], out["evidence_source"], out["evidence_speaker"],
+            out["evidence_turn"], out["supersedes"]) == (
+        False, "elision", "user", "assistant", 4, 2)
+    back = validate_item(out, 0, "x.json")
+    assert (back["check"], back["evidence_source"], back["evidence_speaker"],
+            back["evidence_turn"]) == ("elision", "user", "assistant", 4)
+    assert "supersedes" not in back
+    old = {k: v for k, v in row.items() if k not in ("verify_check", "evidence_source",
+                                                      "evidence_speaker", "evidence_turn",
+                                                      "supersedes")}
+    assert to_json(old)["check"] is None  # a row read before the migration
+    with pytest.raises(UserError, match="evidence_source"):
+        validate_item({**out, "evidence_source": "martian"}, 0, "x.json")

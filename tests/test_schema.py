@@ -40,6 +40,11 @@ def test_model_matches_sql(tmp_path: Path, model: type[SQLModel]) -> None:
 def test_every_table_has_a_model(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "s.db")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    # The full-text index (V4) is SQL only: a virtual table and the shadow tables FTS5 owns.
+    assert {t for t in tables if t.startswith("fact_fts")} == {
+        "fact_fts", "fact_fts_data", "fact_fts_idx", "fact_fts_docsize", "fact_fts_config"
+    }
+    tables = {t for t in tables if not t.startswith("fact_fts")}
     assert tables == {
         m.__table__.name
         for m in (  # type: ignore[attr-defined]
@@ -97,3 +102,60 @@ def test_concurrent_first_open_migrates_once(tmp_path: Path) -> None:
     assert not errors
     conn = db.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
+
+
+def _fts_ids(conn: sqlite3.Connection, word: str) -> list[int]:
+    return [r[0] for r in conn.execute(
+        "SELECT rowid FROM fact_fts WHERE fact_fts MATCH ? ORDER BY rowid", (f'"{word}"',)
+    )]
+
+
+def test_the_search_index_follows_every_write(tmp_path: Path) -> None:
+    conn = db.connect(tmp_path / "s.db")
+    add = ("INSERT INTO fact (project, text, norm, category, files, created_at, updated_at) "
+           "VALUES ('p', ?, '', 'decision', ?, 0, 0)")
+    conn.execute(add, ("Packages install with uv", '["src/build.py"]'))
+    conn.execute(add, ("Deploys go out on Tuesdays", "[]"))
+    assert _fts_ids(conn, "installs") == [1]  # porter stemming
+    assert _fts_ids(conn, "build") == [1]  # cited paths are searchable
+    conn.execute("UPDATE fact SET text = 'Packages come from the mirror' WHERE id = 1")
+    assert _fts_ids(conn, "install") == [] and _fts_ids(conn, "mirror") == [1]
+    conn.execute("UPDATE fact SET status = 'approved' WHERE id = 2")  # no text change
+    assert _fts_ids(conn, "tuesdays") == [2]
+    conn.execute("DELETE FROM fact WHERE id = 2")
+    assert _fts_ids(conn, "tuesdays") == []
+    conn.execute("INSERT INTO fact_fts(fact_fts) VALUES ('integrity-check')")  # raises if not
+
+
+def test_upgrading_a_v3_store_indexes_the_facts_it_has(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for migration in schema.MIGRATIONS[:3]:
+        for statement in db._statements(migration):
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version=3")
+    conn.execute("INSERT INTO fact (project, text, norm, category, created_at, updated_at) "
+                 "VALUES ('p', 'The cache lives in Redis', '', 'decision', 0, 0)")
+    conn.close()
+    upgraded = db.connect(path)
+    assert upgraded.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
+    assert _fts_ids(upgraded, "redis") == [1]
+
+
+def test_the_verifier_migration_keeps_facts_and_leaves_the_verdict_unknown(tmp_path: Path) -> None:
+    """A store from before V5_VERIFIER: its facts stay, the new columns read NULL."""
+    path = tmp_path / "old.db"
+    raw = sqlite3.connect(path)
+    at = schema.MIGRATIONS.index(schema.V5_VERIFIER)
+    for script in schema.MIGRATIONS[:at]:
+        raw.executescript(script)
+    raw.execute(f"PRAGMA user_version={at}")
+    raw.execute("INSERT INTO fact (project, text, norm, category, grounded, created_at, "
+                "updated_at) VALUES ('/p', 'Old fact.', 'old fact', 'gotcha', 1, 1, 1)")
+    raw.commit()
+    raw.close()
+    conn = db.connect(path)
+    row = conn.execute("SELECT * FROM fact").fetchone()
+    assert (row["text"], row["grounded"]) == ("Old fact.", 1)
+    assert [row[c] for c in ("verify_check", "evidence_turn", "evidence_speaker",
+                             "evidence_source", "supersedes")] == [None] * 5

@@ -267,6 +267,37 @@ def test_the_hash_cache_is_reused_and_invalidated_on_edit(
     assert third.cache_written == 1
 
 
+@pytest.mark.parametrize("commit", [False, True])
+def test_a_rewrite_that_restores_size_and_mtime_is_seen(repo: Path, commit: bool) -> None:
+    """`touch -d` puts the mtime back, not the ctime: the cache must not vouch for it
+    (before the fix the file stayed "fresh" and was injected, even after a commit)."""
+    import os
+    import subprocess
+
+    f = fact(1, repo, ["src/app.py"])
+    path = repo / "src/app.py"
+    before = path.stat()
+    c = conn()
+    st = ScanStats()
+    assert verdicts(c, repo, [f], stats=st)[1].state == "fresh"
+    assert st.cache_written == 1  # the row that could be fooled
+    text = path.read_text()
+    if commit:
+        time.sleep(1.1)  # git compares ctimes in whole seconds: let it see the rewrite
+    path.write_text(text.replace("return 1", "return 9"))  # same size
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(before.st_mtime))
+    subprocess.run(["touch", "-d", f"{stamp}.{before.st_mtime_ns % 10**9:09d}", str(path)],
+                   check=True)
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    if commit:
+        git(repo, "commit", "-qam", "rewrite")
+    assert os.stat(path).st_ctime_ns != before.st_ctime_ns
+    st = ScanStats()
+    assert verdicts(c, repo, [f], stats=st)[1].state == "changed"
+    assert st.hashed == 1
+
+
 def test_a_same_size_edit_with_the_same_mtime_is_not_trusted_while_recent(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -291,8 +322,9 @@ def test_a_cache_row_is_not_trusted_for_a_recently_modified_file(repo: Path) -> 
     info = (repo / "src/app.py").stat()
     c = conn()
     c.execute(
-        "INSERT INTO hash_cache VALUES (?, ?, ?, ?)",
-        (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns, "0" * 40),
+        "INSERT INTO hash_cache VALUES (?, ?, ?, ?, ?, ?)",
+        (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+         info.st_ino, "0" * 40),
     )
     assert verdicts(c, repo, [f])[1].state == "fresh"
 
@@ -304,8 +336,9 @@ def test_a_poisoned_cache_row_with_an_old_mtime_is_believed_only_when_stat_match
     c = conn()
     info = (repo / "src/app.py").stat()
     c.execute(
-        "INSERT INTO hash_cache VALUES (?, ?, ?, ?)",
-        (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns + 1, "0" * 40),
+        "INSERT INTO hash_cache VALUES (?, ?, ?, ?, ?, ?)",
+        (str(repo / "src/app.py"), info.st_size, info.st_mtime_ns + 1, info.st_ctime_ns,
+         info.st_ino, "0" * 40),
     )
     assert verdicts(c, repo, [f])[1].state == "fresh"  # mtime differs: re-hashed
 

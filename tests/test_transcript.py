@@ -16,7 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from capture import transcript
-from capture.transcript import ReadStats, Turn, clean_prompt, iter_records, read_turns, tool_summary
+from capture.transcript import (
+    ERROR_BYTES,
+    ERROR_LINES,
+    ReadStats,
+    Turn,
+    clean_prompt,
+    iter_records,
+    read_turns,
+    tool_summary,
+)
 
 ALL = [
     "spotter/short.jsonl",
@@ -105,9 +114,13 @@ def test_every_shared_transcript_reads_consistently(transcripts: Path, name: str
         assert t.offset == 0 or data[t.offset - 1 : t.offset] == b"\n"
         assert data.count(b"\n", 0, t.offset) + 1 == t.line
         rec = json.loads(lines[t.line - 1])
+        if rec["type"] == "queue-operation":  # a prompt typed while the assistant worked
+            assert (rec["operation"], t.role, t.kind) == ("enqueue", "user", "prompt")
+            continue
         assert rec["type"] in ("user", "assistant")
         assert not rec.get("isMeta")
-        assert not rec.get("isCompactSummary")
+        # A compaction summary comes out only as kind "summary" (lower trust).
+        assert bool(rec.get("isCompactSummary")) == (t.kind == "summary")
         assert not rec.get("isSidechain")
         assert t.role == rec["type"]
         assert t.text.strip() == t.text and t.text
@@ -238,10 +251,16 @@ def test_progress_system_and_snapshot_rows_are_dropped(transcripts: Path) -> Non
     assert stats.dropped["progress"] == 1083
     assert stats.dropped["file-history-snapshot"] == 14
     assert stats.dropped["system"] == 6
-    assert stats.dropped["compact_summary"] == 1
+    assert stats.dropped["compact_summary"] == 0
+    (summary,) = texts(turns, "summary")  # kept, as kind "summary" only (lower trust)
     joined = "\n".join(texts(turns))
     assert "tmux-waiting.sh" not in joined  # a SessionStart hook_progress command
-    assert "Let me chronologically analyze" not in joined  # the compaction summary
+    # The summary's "Analysis:" half (the same ground, narrated) and its boilerplate go.
+    assert "Let me chronologically analyze" not in joined
+    assert "This session is being continued" not in summary
+    assert "Please continue the conversation" not in summary
+    assert summary.startswith("Summary:") and "Access.get/2 inside a guard" in summary
+    assert not any(s in t for t in texts(turns, "prompt") for s in ("Primary Request",))
 
 
 def test_meta_messages_and_command_wrappers_are_gone(transcripts: Path) -> None:
@@ -289,6 +308,7 @@ def test_tool_calls_are_one_line_summaries(transcripts: Path) -> None:
 
 
 def test_failing_tool_results_keep_their_first_line(transcripts: Path) -> None:
+    """The first line is the headline; the lines after it say what went wrong."""
     fh = [t for t in read_turns(transcripts / FASTHOOKS)[0] if t.kind == "tool_error"]
     assert [(t.tool, t.text) for t in fh] == [
         ("Bash", "Exit code 1 · cat: nonexistent.txt: No such file or directory"),
@@ -300,7 +320,13 @@ def test_failing_tool_results_keep_their_first_line(transcripts: Path) -> None:
         big[-1].text
         == "Exit code 128 · fatal: The current branch spotter-dov has no upstream branch."
     )
-    assert all(len(t.text) <= 200 and "\n" not in t.text for t in big)
+    heads = [t.text.partition("\n")[0] for t in big]
+    assert all(len(h) <= 200 for h in heads)
+    assert all(len(t.text) <= ERROR_BYTES and t.text.count("\n") < ERROR_LINES for t in big)
+    # What went wrong, not only "Pre-commit validation failed" / "Exit code 1".
+    assert "priv/static/assets" in big[0].text.split("\n")[1]
+    assert "The pattern can never match the type." in big[3].text
+    assert "Nested modules could be aliased" in big[1].text
     agent = [
         t
         for t in read_turns(transcripts / AGENT, include_sidechains=True)[0]

@@ -197,7 +197,7 @@ async def test_reject_escape_cancels_and_changes_nothing(env: Env) -> None:
         await app.settle()
         assert env.fact(ids[0])["status"] == "pending"
         assert env.history(ids[0]) == [("worker", "created")]
-        assert app.main.check_action("undo", ()) is None
+        assert not app.main.can_act("undo")
 
 
 # ---- edit ------------------------------------------------------------------------------
@@ -232,11 +232,25 @@ async def test_edit_escape_cancels(env: Env) -> None:
     async with app.run_test() as pilot:
         await app.settle()
         await pilot.press("e", "end", *" changed", "escape")
+        assert isinstance(app.screen, ConfirmScreen)  # changes are not dropped silently
+        await pilot.press("n")
+        assert isinstance(app.screen, EditScreen)
+        assert app.screen.query_one(TextArea).text.endswith(" changed")
+        await pilot.press("escape", "y")
         assert not isinstance(app.screen, EditScreen)
         await app.settle()
         row = env.fact(ids[0])
         assert (row["text"], row["status"]) == (SAMPLE[0].text, "pending")
         assert selected_text(app) == SAMPLE[0].text
+
+
+async def test_edit_escape_without_changes_leaves_at_once(env: Env) -> None:
+    seed(env)
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        await pilot.press("e", "escape")
+        assert app.screen is app.main
 
 
 async def test_edit_refuses_an_empty_fact(env: Env) -> None:
@@ -248,7 +262,7 @@ async def test_edit_refuses_an_empty_fact(env: Env) -> None:
         app.screen.query_one(TextArea).text = "   "
         await pilot.press("ctrl+s")
         assert isinstance(app.screen, EditScreen)  # still open, nothing saved
-        await pilot.press("escape")
+        await pilot.press("escape", "y")
         await app.settle()
         assert env.fact(ids[0])["text"] == SAMPLE[0].text
 
@@ -261,12 +275,12 @@ async def test_undo_is_greyed_until_there_is_something_to_undo(env: Env) -> None
     app = make_app(env)
     async with app.run_test() as pilot:
         await app.settle()
-        assert app.main.check_action("undo", ()) is None
+        assert not app.main.can_act("undo")
         await pilot.press("u")  # nothing happens
         await pilot.press("a")
-        assert app.main.check_action("undo", ()) is True
+        assert app.main.can_act("undo")
         await pilot.press("u")
-        assert app.main.check_action("undo", ()) is None
+        assert not app.main.can_act("undo")
 
 
 async def test_undo_accept_restores_the_stored_fact_exactly(env: Env) -> None:
@@ -384,16 +398,17 @@ async def test_filter_narrows_enter_selects_first_match_escape_clears(env: Env) 
         assert bar.display and bar.has_focus and bar.value == ""
         await pilot.press(*"never")
         assert texts(app) == [SAMPLE[0].text, SAMPLE[1].text]
-        assert "2 match" in status_line(app)
+        assert "2 matches" in status_line(app)
         await pilot.press("j")  # typed into the filter, not a cursor move
         assert texts(app) == []
         await pilot.press("backspace", "enter")
-        assert isinstance(app.focused, FactList) and not bar.display
+        # The list has the keys again; the box stays, showing the filter at work.
+        assert isinstance(app.focused, FactList) and bar.display and bar.value == "never"
         assert selected_text(app) == SAMPLE[0].text
         await pilot.press("j")
         assert selected_text(app) == SAMPLE[1].text
         await pilot.press("escape")
-        assert len(texts(app)) == 5 and app.main.query_text == ""
+        assert len(texts(app)) == 5 and app.main.query_text == "" and not bar.display
         assert selected_text(app) == SAMPLE[1].text  # the selection survives clearing
 
 
@@ -480,7 +495,11 @@ async def test_question_mark_opens_help(env: Env) -> None:
     async with app.run_test() as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        assert "undo the last decision" in plain(app.screen.query_one("Static"))
+        shown = "\n".join(plain(s) for s in app.screen.query("Static"))
+        assert "undo the last decision" in shown
+        # Every key the main screen binds is explained (none forgotten, as ctrl+r was).
+        for key in ("ctrl+r", "shift+↑", "Home", "PgDn", "escape", "g G", "s", "m", "v"):
+            assert key in shown, key
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -510,23 +529,22 @@ async def test_ctrl_t_toggles_light_and_dark(env: Env) -> None:
 async def test_command_palette_lists_every_action(env: Env) -> None:
     seed(env)
     app = make_app(env)
-    async with app.run_test():
+    async with app.run_test() as pilot:
+        await app.settle()
         titles = {c.title for c in app.get_system_commands(app.main)}
-    for title in (
-        "Accept",
-        "Reject",
-        "Edit",
-        "Undo",
-        "Mark",
-        "Re-verify",
-        "Filter",
-        "Next view",
-        "View: stale",
-        "Help",
-        "Toggle light/dark",
-        "Quit",
-    ):
-        assert title in titles
+        for title in (
+            "Accept", "Reject", "Edit", "Skip", "Mark", "Filter", "Next view",
+            "View: stale", "Help", "Toggle light/dark", "Quit", "Reload",
+        ):
+            assert title in titles
+        # Context-aware: what cannot act now is not offered, nor Textual's own entries.
+        assert {"Undo", "Re-verify", "Merge marked", "View: pending"} & titles == set()
+        assert not {"Maximize", "Screenshot", "Theme", "Keys"} & titles
+        await pilot.press("space", "space", "a")
+        titles = {c.title for c in app.get_system_commands(app.main)}
+        assert "Undo" in titles
+        await pilot.press("space", "j", "space")
+        assert "Merge marked" in {c.title for c in app.get_system_commands(app.main)}
 
 
 async def test_palette_command_runs_the_action(env: Env) -> None:
@@ -751,9 +769,9 @@ async def test_stale_facts_are_flagged_and_v_reverifies(env: Env) -> None:
         await pilot.pause()
         assert "Diff of src/api.py since capture" in plain(app.main.detail.body)
         assert "return []" in plain(app.main.detail.body)
-        assert app.main.check_action("verify", ()) is True
+        assert app.main.can_act("verify")
         anchors_before = json.loads(env.fact(ids[0])["anchors"])
-        await pilot.press("v")
+        await pilot.press("v", "y")
         await app.settle()
         row = env.fact(ids[0])
         assert json.loads(row["anchors"]) == {"src/api.py": blob_sha(env.project / "src/api.py")}
@@ -773,8 +791,8 @@ async def test_v_only_acts_on_stale_facts(env: Env) -> None:
     async with app.run_test() as pilot:
         await app.settle()
         await pilot.press("tab")
-        assert app.main.check_action("verify", ()) is False
-        await pilot.press("v")
+        assert not app.main.can_act("verify")
+        await pilot.press("v", "y")
         await app.settle()
         assert env.history(ids[0]) == [("worker", "created")]
 
@@ -791,7 +809,7 @@ async def test_moved_file_offers_to_follow_the_rename(env: Env) -> None:
         assert row.stale and row.renamed == {"tests/conftest.py": "tests/fixtures.py"}
         await pilot.press("tab", "tab", "tab")
         assert selected_text(app) == STALE_FACTS[1].text
-        await pilot.press("v")
+        await pilot.press("v", "y")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await app.settle()
@@ -829,7 +847,7 @@ async def test_verify_looks_again_for_where_a_deleted_file_went(
         assert app.main.by_id[ids[1]].verdict == "deleted"  # what the memo knew
         await pilot.press("tab", "tab", "tab")
         assert selected_text(app) == STALE_FACTS[1].text
-        await pilot.press("v")
+        await pilot.press("v", "y")
         assert isinstance(app.screen, ConfirmScreen)  # "Git saw … Follow the rename?"
         await pilot.press("y")
         await app.settle()
@@ -848,7 +866,7 @@ async def test_keeping_the_old_path_anchors_it_as_gone(env: Env) -> None:
         await app.settle()
         await pilot.press("tab", "tab", "tab")
         assert selected_text(app) == STALE_FACTS[1].text
-        await pilot.press("v")
+        await pilot.press("v", "y")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await app.settle()

@@ -107,6 +107,6 @@ def test_render_context_takes_hostile_text_literally() -> None:
 def test_safe_text_helpers() -> None:
     assert printable("a\x1b[0m\tb\nc\r") == "a␛[0m    b\nc␍"
     assert one_line("a\nb\tc\x1b") == "a ⏎ b c␛"
-    assert printable("\x9b") == "\ufffd"
+    assert printable("\x9b") == "\\u{9b}"
     assert clip("abcdef", 3) == "abc … [3 more characters]"
     assert clip("abc", 3) == "abc"

@@ -1,4 +1,5 @@
-"""How the review looks: SVG snapshots at fixed sizes from fixed data (pytest-textual-snapshot).
+"""How the review looks: SVG snapshots of every screen at 80×24 and 140×45, from fixed data
+(pytest-textual-snapshot).
 
 Regenerate after an intended change with `pytest tests/test_tui_snapshots.py
 --snapshot-update`, look at the SVGs, and commit them with the change.
@@ -6,16 +7,18 @@ Regenerate after an intended change with `pytest tests/test_tui_snapshots.py
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tui_seed import SAMPLE, Env, make_app, make_env, seed
+from test_tui_seed import SAMPLE, Env, F, make_app, make_env, seed
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-SIZE = (100, 30)
+SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
+Step = Callable[[Pilot], Awaitable[None]]
 
 
 @pytest.fixture
@@ -36,90 +39,90 @@ async def settled(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def test_main(env: Env, snap_compare: Any) -> None:
-    seed(env)
-    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=settled)
-
-
-def test_detail_of_a_fact_with_code_in_its_context(env: Env, snap_compare: Any) -> None:
-    seed(env)
-
-    async def taller_detail(pilot: Pilot) -> None:
+def after(*keys: str) -> Step:
+    async def run(pilot: Pilot) -> None:
         await settled(pilot)
-        pilot.app.main.detail.scroll_to(y=3, animate=False)  # type: ignore[attr-defined]
-        await pilot.pause()
-
-    assert SAMPLE[0].context  # the first fact carries a diff and JSON in its excerpt
-    assert snap_compare(
-        make_app(env, theme="textual-dark"), terminal_size=(100, 40), run_before=taller_detail
-    )
-
-
-def test_reject_picker(env: Env, snap_compare: Any) -> None:
-    seed(env)
-    assert snap_compare(
-        make_app(env, theme="textual-dark"),
-        press=["j", "r"],
-        terminal_size=SIZE,
-        run_before=settled,
-    )
-
-
-def test_edit(env: Env, snap_compare: Any) -> None:
-    seed(env)
-
-    async def edit(pilot: Pilot) -> None:
+        if keys:
+            await pilot.press(*keys)
         await settled(pilot)
-        await pilot.press("e")
+        for screen in pilot.app.screen_stack:  # modals' workers too (the verify diff)
+            for worker in list(screen.workers):
+                await worker.wait()
         await settled(pilot)
 
-    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=edit)
+    return run
 
 
-def test_help(env: Env, snap_compare: Any) -> None:
-    seed(env)
-    assert snap_compare(
-        make_app(env, theme="textual-dark"),
-        press=["question_mark"],
-        terminal_size=SIZE,
-        run_before=settled,
-    )
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e",
+                        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+                        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z", "PATH": "/usr/bin:/bin"})
 
 
-def test_empty_state(env: Env, snap_compare: Any) -> None:
+STALE = [
+    F("The API's create_order returns [] for an empty cart.", status="approved",
+      decided_at=1.0, files=["src/api.py"]),
+    F("Fixtures live in tests/conftest.py.", status="approved", decided_at=2.0,
+      files=["tests/conftest.py"]),
+]
+
+
+def stale_env(env: Env) -> None:
+    _git(env.project, "init", "-q")
+    _git(env.project, "add", "-A")
+    _git(env.project, "commit", "-q", "-m", "first")
+    head = subprocess.run(["git", "-C", str(env.project), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    seed(env, STALE, commit=head)
+    (env.project / "src" / "api.py").write_text(
+        "def create_order(payload):\n    if not payload:\n        return None\n    return []\n")
+
+
+# (name, setup, steps): the view each screen is reached from, and the keys that reach it.
+SCREENS: dict[str, tuple[Callable[[Env], None], Step]] = {
+    "main": (seed, after()),
+    "detail_scrolled": (seed, after("shift+down")),
+    "reject_picker": (seed, after("j", "r")),
+    "edit": (seed, after("e")),
+    "help": (seed, after("question_mark")),
+    "filter_open": (seed, after("slash", *"never")),
+    "filter_applied": (seed, after("slash", *"never", "enter")),
+    "marked_for_merge": (seed, after("space", "space")),
+    "merge_edit": (seed, after("space", "space", "m")),
+    "stale_view_with_diff": (stale_env, after("tab", "tab", "tab")),
+    "verify_question": (stale_env, after("tab", "tab", "tab", "v")),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", SCREENS)
+def test_screen(env: Env, snap_compare: Any, screen: str, size: str) -> None:
+    setup, steps = SCREENS[screen]
+    setup(env)
+    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZES[size],
+                        run_before=steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_empty_state(env: Env, snap_compare: Any, size: str) -> None:
     from reviewer.store import db, queue
 
     conn = db.connect(env.db_path)
-    queue.enqueue(
-        conn,
-        session_id="s1",
-        transcript_path="/t/1.jsonl",
-        project="/p",
-        cwd="/p",
-        event="SessionEnd",
-    )
+    queue.enqueue(conn, session_id="s1", transcript_path="/t/1.jsonl", project="/p",
+                  cwd="/p", event="SessionEnd")
     conn.close()
     app = make_app(env, theme="textual-dark")
     app.project = "/home/dev/acme"  # a fixed path in the picture
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=settled)
 
 
-def test_main_at_80x24_light(env: Env, snap_compare: Any) -> None:
+def test_main_light_theme_with_marks(env: Env, snap_compare: Any) -> None:
     seed(env)
-    assert snap_compare(
-        make_app(env, theme="textual-light"),
-        press=["j", "space", "j"],
-        terminal_size=(80, 24),
-        run_before=settled,
-    )
+    assert snap_compare(make_app(env, theme="textual-light"), press=["j", "space", "j"],
+                        terminal_size=SIZES["80x24"], run_before=settled)
 
 
-def test_filter_open(env: Env, snap_compare: Any) -> None:
-    seed(env)
-
-    async def typed(pilot: Pilot) -> None:
-        await settled(pilot)
-        await pilot.press("slash", *"never")
-        await settled(pilot)
-
-    assert snap_compare(make_app(env, theme="textual-dark"), terminal_size=SIZE, run_before=typed)
+def test_sample_carries_code_in_its_context() -> None:
+    assert SAMPLE[0].context  # the detail snapshots show highlighted code in the excerpt

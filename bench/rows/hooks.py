@@ -72,8 +72,8 @@ def run_end(ctx: Ctx) -> list[Result]:
     key, title, budget = "hook-end", "hook session-end (enqueue), wall", "≤ 2.5×"
     if ctx.exe is None:
         return [missing(key, title, budget, "no mem-review console script")]
-    if not (has_module("reviewer.commands.hook") and has_module("capture.hook")):
-        return [missing(key, title, budget, "reviewer/commands/hook.py or capture/hook.py")]
+    if not (has_module("reviewer.commands.hook") and has_module("capture.enqueue")):
+        return [missing(key, title, budget, "reviewer/commands/hook.py or capture/enqueue.py")]
     home = str(ctx.fx.home_hook)
     payload = {
         "session_id": "bench-session-end", "transcript_path": str(BIG_TRANSCRIPT),

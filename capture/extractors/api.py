@@ -164,7 +164,7 @@ def extract(
     api_key: str,
     model: str = DEFAULT_MODEL,
     base_url: str | None = None,
-    existing: Iterable[str] = (),
+    existing: Iterable[str | tuple[int, str]] = (),
     rejected: Iterable[tuple[str, str]] = (),
     timeout: float = 60,
     max_retries: int = 2,
@@ -181,7 +181,7 @@ def extract(
     import anthropic
 
     todo = [w for w in windows if w.strip()]
-    existing_list = [e for e in existing if e.strip()]
+    existing_list = [e for e in existing if (e[1] if isinstance(e, tuple) else e).strip()]
     rejected_list = [(f, r) for f, r in rejected]
     result = ExtractionResult(candidates=[], dropped=[], model=model)
     if not todo:
@@ -199,7 +199,8 @@ def extract(
         for i, window in enumerate(todo, start=1):
             # This job's facts first: they are the likeliest repeats and must survive
             # the prompt's list budget.
-            known = [c.fact for c in result.candidates] + existing_list
+            known: list[str | tuple[int, str]] = [c.fact for c in result.candidates]
+            known += existing_list
             system, messages = build_messages(
                 window, index=i, total=len(todo), existing=known, rejected=rejected_list
             )

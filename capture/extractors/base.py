@@ -17,11 +17,13 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Request:
     """One job's input: the windows as sent, the redacted turns behind them, and the
-    project's known facts (redacted), so the model is told what not to repeat."""
+    project's known facts (redacted), so the model is told what not to repeat.
+    `existing` items are `(id, text)` (the id lets a candidate name what it supersedes)
+    or bare text."""
 
     windows: Sequence[str]
     turns: Sequence[Turn]
-    existing: Sequence[str] = ()
+    existing: Sequence[str | tuple[int, str]] = ()
     rejected: Sequence[tuple[str, str]] = ()
 
 

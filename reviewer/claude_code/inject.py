@@ -13,11 +13,18 @@ then facts citing a file changed on the current branch (one `git diff --name-onl
 read from `.git`); then the rest, most recently approved first. Output is grouped by
 category. A closing line counts what was left out for the budget and what was withheld
 as stale, so nothing disappears silently.
+
+Summary plus pointer: when the `mem-review` MCP server is registered for this project
+(reviewer/claude_code/mcp_config.py `registered`: `.mcp.json`, or `~/.claude.json` for the
+local and user scopes), one line before the closing one says how many more approved facts
+the `recall` tool can find, and names it. Without the server the line would point at a
+tool Claude does not have, so it is left out.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sqlite3
@@ -29,6 +36,7 @@ from reviewer import config, paths
 from reviewer.freshness import anchors, verdict_memo
 from reviewer.log import log
 from reviewer.project import project_root
+from reviewer.sanitize import visible
 from reviewer.store import db
 
 INJECT_HEADER = "Project facts reviewed and approved by the user (mem-review):"
@@ -69,6 +77,7 @@ class Stats:
     budget: int = DEFAULT_BUDGET
     reason: str = ""
     recorded: int = 0
+    pointer: bool = False  # the recall tool is installed: say what it can still find
     injected_ids: list[int] = field(default_factory=list)
 
     def line(self) -> str:
@@ -147,6 +156,7 @@ def render_context(
                 "WHERE project = ? AND status = 'approved'",
                 (root,),
             ).fetchall()
+        rows = _readable(rows)
         stats.approved = len(rows)
         if not rows:
             stats.reason = "no approved facts for this project"
@@ -156,12 +166,18 @@ def render_context(
         branch = _start_branch_diff(root) if any(r[3] != "[]" for r in rows) else None
         try:
             probes = [(r[0], r[4], r[5]) for r in rows]
-            stale = verdict_memo.stale_ids(conn, root, root, rows=probes, rev=rev)
+            try:
+                stale = verdict_memo.stale_ids(conn, root, root, rows=probes, rev=rev)
+            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
+                # Unjudgeable anchors must not silence memory: withhold only what cites files.
+                log("inject", f"staleness unreadable, cited facts withheld: {exc}")
+                stale = {r[0] for r in rows if r[4] not in ("{}", "", None)}
         finally:
             changed = _changed_files(branch)
         fresh = [r for r in rows if r[0] not in stale] if stale else rows
         stats.stale = len(rows) - len(fresh)
         stats.branch_files = len(changed)
+        stats.pointer = _recall_installed(root)
         chosen = _pack(_rank(fresh, changed), budget, stats)
         text = _render(chosen, stats)
         stats.chars = len(text)
@@ -170,6 +186,12 @@ def render_context(
         return text, stats
     finally:
         conn.close()
+
+
+def _recall_installed(root: str) -> bool:
+    from reviewer.claude_code import mcp_config
+
+    return mcp_config.registered(root)
 
 
 def _budget() -> int:
@@ -183,6 +205,34 @@ def _budget() -> int:
 # ---- ranking and packing ---------------------------------------------------------------
 
 Row = tuple[Any, ...]  # id, text, category, files, anchors, commit, confidence, approved_at
+_MAX_TIME = 253_402_300_799.0  # 9999-12-31: what every platform's localtime renders
+
+
+def _readable(rows: list[Row]) -> list[Row]:
+    """The rows that can be read, typed as the rest expects; each other one is skipped
+    with a log line (a row written by hand, an import from before ranges were checked),
+    never the whole injection."""
+    out: list[Row] = []
+    for row in rows:
+        try:
+            fid, text, category, files, anchors_text, commit, confidence, at = row
+            if not isinstance(fid, int) or not isinstance(text, str):
+                raise TypeError("id or text of the wrong type")
+            if not all(v is None or isinstance(v, str)
+                       for v in (category, files, anchors_text, commit)):
+                raise TypeError("category, files, anchors or commit not text")
+            conf = float(confidence or 0)
+            when = float(at or 0)
+            if not (math.isfinite(conf) and math.isfinite(when) and 0 <= when <= _MAX_TIME):
+                raise ValueError(f"confidence {confidence!r} or time {at!r} out of range")
+            time.localtime(when)
+            if not visible.strip(text).strip():
+                raise ValueError("no visible text")
+        except (TypeError, ValueError, OverflowError, OSError) as exc:
+            log("inject", f"fact {row[0]!r} skipped, unreadable row: {exc}")
+            continue
+        out.append((fid, text, category, files, anchors_text, commit, conf, when))
+    return out
 
 
 def _rank(rows: list[Row], changed: set[str]) -> list[Row]:
@@ -211,6 +261,8 @@ def _pack(ranked: list[Row], budget: int, stats: Stats) -> list[tuple[Row, str]]
     a fact too long for what is left is skipped, and a shorter later one may still fit."""
     worst_footer = _footer(len(ranked), len(ranked) + stats.stale, len(ranked), stats.stale)
     room = budget - len(INJECT_HEADER) - 1 - len(INTRO) - 1 - len(worst_footer) - 2
+    if stats.pointer:
+        room -= len(_pointer(len(ranked))) + 1
     chosen: list[tuple[Row, str]] = []
     seen_groups: set[str] = set()
     misses = 0
@@ -242,8 +294,23 @@ def _render(chosen: list[tuple[Row, str]], stats: Stats) -> str:
         out.append(_title(group))
         out.extend(groups[group])
     out.append("")
+    if stats.pointer:
+        out.append(_pointer(stats.left_out))
     out.append(_footer(stats.injected, stats.approved, stats.left_out, stats.stale))
     return "\n".join(out)
+
+
+def _pointer(more: int) -> str:
+    """The line that points at on-demand recall (a statement, not an order)."""
+    from reviewer.claude_code.mcp_config import RECALL_TOOL
+
+    if more <= 0:
+        return (f"Every approved, non-stale fact of this project is shown here; the tool "
+                f"{RECALL_TOOL} searches them by words and by cited files.")
+    return (
+        f"{more} more approved facts of this project are not shown here; the tool "
+        f"{RECALL_TOOL} searches all approved, non-stale facts by words and by cited files."
+    )
 
 
 def _footer(shown: int, approved: int, left_out: int, stale: int) -> str:
@@ -311,13 +378,18 @@ _MARKERS = re.compile(
 def neutralise(text: object) -> str:
     """One line of plain text that cannot pass for hook output or system markup.
 
-    Control and invisible characters become spaces and whitespace collapses (so a fact
-    can never start a line); tags like `<system-reminder>` or `</x>` get lookalike angle
-    quotes (‹ ›); JSON keys of hook answers lose their double quotes; phrases that open
-    a system block ("SessionStart hook additional context:") or our own delimiters lose
-    their colon.
+    Line breaks and controls become spaces and whitespace collapses (so a fact can never
+    start a line), every other invisible character goes (reviewer/sanitize/visible.py);
+    tags like `<system-reminder>` or `</x>` get lookalike angle quotes (‹ ›); JSON keys
+    of hook answers lose their double quotes; phrases that open a system block
+    ("SessionStart hook additional context:") or our own delimiters lose their colon.
     """
-    s = _CONTROL.sub(" ", str(text))
+    spaced = _CONTROL.sub(" ", str(text))
+    s = visible.strip(spaced)  # nothing the person could not see
+    if s != spaced:  # an old row: a secret split by an invisible character is whole now
+        from reviewer.sanitize.redact import redact
+
+        s = redact(s)
     s = " ".join(s.split())
     s = _TAG.sub(lambda m: "‹" + m.group(1) + "›", s)
     s = _TAG_OPEN.sub("‹", s)

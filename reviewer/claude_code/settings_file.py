@@ -11,6 +11,12 @@ executable's directory (so an install from a moved venv is replaced, not doubled
 Uninstall restores the pre-install bytes from `<file>.mem-review.bak` when what remains
 equals that backup, so install + uninstall leaves the file byte-for-byte as it was, and
 deletes the file when install created it and nothing else was added since.
+
+With the guard, install also adds Claude Code's own `permissions.deny` rules
+(`deny_rules`): Edit (which covers Write, MultiEdit, NotebookEdit) anywhere in the data
+dir, and the approving commands. Claude Code enforces them before any hook runs; our
+guard looks further (wrappers, code, symlinks). Uninstall removes exactly the rules
+install added: the ones it would add now, less any the pre-install backup already held.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reviewer import paths
 from reviewer.errors import UserError
 
 SCOPES = ("project", "user", "local")
@@ -92,6 +99,23 @@ def executable() -> str:
     )
 
 
+def deny_rules() -> list[str]:
+    """Claude Code permission rules that keep the agent off the approval path.
+
+    `Edit(//abs/**)` is an absolute path (a single `/` would be relative to the settings
+    file); Edit rules also govern Write, MultiEdit and NotebookEdit.
+    """
+    homes = dict.fromkeys([str(paths.home()), os.path.realpath(paths.home())])
+    rules = [f"Edit(/{h.rstrip('/')}/**)" for h in homes]
+    rules += [
+        "Bash(*mem-review import *--keep-status*)",
+        "Bash(*reviewer.cli import *--keep-status*)",
+        "Bash(mem-review review*)",
+    ]
+    rules += [f"Bash(*sqlite3 *{h}*)" for h in homes]
+    return rules
+
+
 def hook_command(exe: str, arg: str) -> str:
     return f"{shlex.quote(exe)} hook {arg}"
 
@@ -130,14 +154,60 @@ def merge(settings: dict[str, Any], exe: str, guard: bool = False) -> dict[str, 
             group = {"matcher": spec.matcher, **group}
         groups.append(group)
         hooks[spec.event] = groups
+    if guard:
+        deny = _deny_list(out, create=True)
+        assert deny is not None
+        deny.extend(rule for rule in deny_rules() if rule not in deny)
     return out
 
 
-def remove(settings: dict[str, Any], args: set[str] | None = None) -> dict[str, Any]:
-    """A copy of `settings` without our hooks; groups and keys that only held ours go too."""
+def _deny_list(settings: dict[str, Any], *, create: bool) -> list[Any] | None:
+    perms = settings.get("permissions")
+    if perms is None:
+        if not create:
+            return None
+        perms = settings["permissions"] = {}
+    if not isinstance(perms, dict):
+        raise UserError('"permissions" is not an object; fix it by hand first')
+    deny = perms.get("deny")
+    if deny is None:
+        if not create:
+            return None
+        deny = perms["deny"] = []
+    if not isinstance(deny, list):
+        raise UserError('"permissions.deny" is not a list; fix it by hand first')
+    return deny
+
+
+def remove_rules(settings: dict[str, Any], keep: list[str] | tuple[str, ...] = ()) -> None:
+    """Take our deny rules out of `settings` (in place), except those in `keep` (a
+    person's own, from before install); a list or object left empty by that goes too."""
+    perms = settings.get("permissions")
+    deny = perms.get("deny") if isinstance(perms, dict) else None
+    if not isinstance(perms, dict) or not isinstance(deny, list):
+        return
+    ours = set(deny_rules()) - set(keep)
+    kept = [rule for rule in deny if rule not in ours]
+    if len(kept) == len(deny):
+        return
+    if kept:
+        perms["deny"] = kept
+    else:
+        del perms["deny"]
+        if not perms:
+            del settings["permissions"]
+
+
+def remove(
+    settings: dict[str, Any], args: set[str] | None = None, keep: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A copy of `settings` without our hooks and deny rules (but those in `keep`);
+    groups and keys that only held ours go too."""
     out = json.loads(json.dumps(settings))
     hooks = _hooks_of(out, create=False)
     if hooks is None:
+        if args is None or GUARD.arg in args:
+            remove_rules(out, keep)
         return out
     for event in list(hooks):
         groups = hooks[event]
@@ -151,6 +221,8 @@ def remove(settings: dict[str, Any], args: set[str] | None = None) -> dict[str, 
                 del hooks[event]
     if not hooks and "hooks" in out:
         del out["hooks"]
+    if args is None or GUARD.arg in args:
+        remove_rules(out, keep)
     return out
 
 
@@ -283,6 +355,8 @@ def install(
         raise UserError(f"{path}: {exc}; nothing was changed") from None
     change = Change(path, changed=new != settings)
     change.entries = [f"{event}: {command}" for event, _, command in entries(new)]
+    if guard:
+        change.entries += [f"permissions.deny: {rule}" for rule in deny_rules()]
     if not change.changed:
         return change
     # Back up any file the user had; only one holding nothing but our own hooks (a
@@ -296,12 +370,12 @@ def install(
 def uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Change:
     path = settings_path(scope, project_dir)
     settings, raw = load(path)
-    new = remove(settings)
+    original = backup_path(path)
+    before = _read_backup(original)
+    new = remove(settings, keep=_rules_in(before))
     change = Change(path, changed=new != settings)
     if not change.changed:
         return change
-    original = backup_path(path)
-    before = _read_backup(original)
     if before is not None and _same(before, new):
         write_atomic(path, before)
         change.restored_exactly = True
@@ -371,8 +445,27 @@ def _same(raw: bytes, settings: dict[str, Any]) -> bool:
     return isinstance(before, dict) and _norm(before) == _norm(settings)
 
 
+def _rules_in(raw: bytes | None) -> tuple[str, ...]:
+    """The deny rules a pre-install backup held: the person's, not ours to remove."""
+    if not raw:
+        return ()
+    try:
+        before = json.loads(raw.decode("utf-8-sig"))
+        deny = before["permissions"]["deny"]
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return ()
+    return tuple(r for r in deny if isinstance(r, str)) if isinstance(deny, list) else ()
+
+
 def _norm(settings: dict[str, Any]) -> dict[str, Any]:
     out = dict(settings)
+    perms = out.get("permissions")
+    if isinstance(perms, dict):
+        perms = {k: v for k, v in perms.items() if not (k == "deny" and v == [])}
+        if perms:
+            out["permissions"] = perms
+        else:
+            del out["permissions"]
     hooks = out.get("hooks")
     if isinstance(hooks, dict):
         hooks = {k: v for k, v in hooks.items() if v != []}

@@ -38,7 +38,7 @@ def check_transcript(name: str) -> Path:
         raise UserError(f"{name}: not a regular file, not a transcript")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name}: permission denied")
-    from capture.hook import not_a_transcript
+    from capture.enqueue import not_a_transcript
 
     try:
         why_not = not_a_transcript(path)
@@ -65,7 +65,7 @@ def expand(names: list[str]) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capture.hook import start_worker
+    from capture.enqueue import start_worker
     from reviewer.project import project_root
     from reviewer.store import db, queue
 

@@ -24,6 +24,8 @@ EVENTS = {
     "session-start": "SessionStart",
     "pre-tool-use": "PreToolUse",  # the opt-in guard (`install --guard`)
 }
+GUARD_MAX_BYTES = 256 * 1024 * 1024
+GUARD_STDIN_TIMEOUT = 4.0  # within the guard's 5 s hook timeout
 STDIN_TIMEOUT = 1.0  # SessionEnd's whole budget is 1.5 s
 
 
@@ -44,7 +46,11 @@ def main(argv: Sequence[str]) -> int:
             return 0
         from reviewer.claude_code.hook_io import read_payload
 
-        payload = read_payload(timeout=STDIN_TIMEOUT)
+        # The guard reads whatever Claude Code sends: a Write of a 2 MB file into the data
+        # dir must not pass unchecked because its payload was over the usual cap.
+        guard = event == "pre-tool-use"
+        payload = read_payload(timeout=GUARD_STDIN_TIMEOUT if guard else STDIN_TIMEOUT,
+                               max_bytes=GUARD_MAX_BYTES if guard else 1_000_000)
         if payload is None:
             log("hook", f"{event}: no usable payload on stdin; nothing done")
             return 0
@@ -68,7 +74,7 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
 
             answer = check(payload)
         else:
-            from capture.hook import enqueue_session
+            from capture.enqueue import enqueue_session
 
             enqueue_session(payload, EVENTS[event])
             answer = None

@@ -1,11 +1,16 @@
 """`mem-review install`: add the SessionStart, SessionEnd and PreCompact hooks (and with
-`--guard` the PreToolUse guard) to one Claude Code settings file."""
+`--guard` the PreToolUse guard) to one Claude Code settings file, and register the
+`mem-review` MCP server (recall, remember) for the same scope, its tools allowed."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from reviewer.project import resolve
+
+if TYPE_CHECKING:
+    from reviewer.claude_code.mcp_config import Change
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -21,15 +26,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer.claude_code import settings_file
+    from reviewer.claude_code import mcp_config, settings_file
 
-    change = settings_file.install(args.scope, resolve(args.project), guard=args.guard)
+    project = resolve(args.project)
+    mcp_config.check(args.scope, project)  # refuse before writing anything
+    change = settings_file.install(args.scope, project, guard=args.guard)
     if not change.changed:
         print(f"mem-review hooks already installed in {change.path}; nothing changed")
-        return 0
-    print(f"installed mem-review hooks in {change.path}")
+    else:
+        print(f"installed mem-review hooks in {change.path}")
+        for entry in change.entries:
+            print(f"  {entry}")
+        if change.backup is not None:
+            print(f"backup of the previous file: {change.backup}")
+    _report(mcp_config.install(args.scope, project, exe=settings_file.executable()))
+    _report(mcp_config.allow(args.scope, project, hooks_written=change.changed))
+    return 0
+
+
+def _report(change: Change) -> None:
+    """One line (plus entries) for what mcp_config did to one file."""
+    if not change.changed:
+        print(f"mem-review {change.what} already in {change.path}; nothing changed")
+        return
+    print(f"added mem-review {change.what} to {change.path}")
     for entry in change.entries:
         print(f"  {entry}")
     if change.backup is not None:
         print(f"backup of the previous file: {change.backup}")
-    return 0

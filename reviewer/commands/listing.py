@@ -84,18 +84,28 @@ def run(args: argparse.Namespace) -> int:
     finally:
         conn.close()
     if args.json:
-        out = [
-            to_json(
-                f,
-                stale=_is_stale(found.get(f["id"])),
-                staleness=getattr(found.get(f["id"]), "state", None),
-            )
-            for f in facts
-        ]
+        out = []
+        for f in facts:  # one unreadable row (written by hand, out of range) is skipped alone
+            try:
+                item = to_json(
+                    f,
+                    stale=_is_stale(found.get(f["id"])),
+                    staleness=getattr(found.get(f["id"]), "state", None),
+                )
+                json.dumps(item, ensure_ascii=False).encode("utf-8")
+            except Exception as exc:
+                from reviewer.log import log
+
+                log("list", f"fact {f['id']} skipped, unreadable: {type(exc).__name__}: {exc}")
+                print(f"mem-review: fact {f['id']} skipped: unreadable row ({exc})",
+                      file=sys.stderr)
+                continue
+            out.append(item)
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     width = min(MAX_WIDTH, shutil.get_terminal_size((MAX_WIDTH, 24)).columns)
+    facts = [f for f in facts if _readable(f, found)]
     sys.stdout.write(table(facts, found, width=width, project=project, status=args.status))
     return 0
 
@@ -113,8 +123,28 @@ def _flags(row: sqlite3.Row, verdict: Any) -> str:
     return flags
 
 
+def _readable(row: sqlite3.Row, found: dict[int, Any]) -> bool:
+    """Whether the table can show this row; one that cannot (written by hand, out of
+    range) is skipped with a line, never the whole list."""
+    try:
+        _flags(row, found.get(row["id"]))
+        f"{row['status']:<8}  {row['category']:<11}  {row['confidence']:>4.2f}"
+        _cut(row["text"], 10)
+    except Exception as exc:
+        from reviewer.log import log
+
+        log("list", f"fact {row['id']} skipped, unreadable: {type(exc).__name__}: {exc}")
+        print(f"mem-review: fact {row['id']} skipped: unreadable row ({exc})", file=sys.stderr)
+        return False
+    return True
+
+
 def _cut(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    """One line of at most `width` characters; invisible characters shown as `\\u{…}`
+    (reviewer/sanitize/visible.py), so the person sees what is stored."""
+    from reviewer.sanitize.visible import escape
+
+    text = " ".join(escape(text).split())
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 

@@ -21,7 +21,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capture.hook import start_worker
+    from capture.enqueue import start_worker
     from reviewer.log import log
     from reviewer.store import db, queue
 

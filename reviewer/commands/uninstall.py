@@ -1,4 +1,5 @@
-"""`mem-review uninstall`: remove exactly the hooks install added, nothing else."""
+"""`mem-review uninstall`: remove exactly the hooks, MCP server and tool permissions
+install added, nothing else."""
 
 from __future__ import annotations
 
@@ -15,9 +16,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reviewer.claude_code import settings_file
+    from reviewer.claude_code import mcp_config, settings_file
 
-    change = settings_file.uninstall(args.scope, project_dir(args.project))
+    project = project_dir(args.project)
+    # Permissions first: the hooks' uninstall then finds the file as it was backed up.
+    allowed = mcp_config.disallow(args.scope, project)
+    if allowed.changed:
+        print(f"removed mem-review tool permissions from {allowed.path}")
+    server = mcp_config.uninstall(args.scope, project)
+    if server.changed:
+        how = " (install had created it)" if server.removed_file else (
+            " (restored as it was before install)" if server.restored_exactly else "")
+        print(f"removed the mem-review MCP server from {server.path}{how}")
+        if server.backup is not None:
+            print(f"backup of the previous file: {server.backup}")
+    change = settings_file.uninstall(args.scope, project)
     if not change.changed:
         print(f"no mem-review hooks in {change.path}; nothing changed")
         return 0

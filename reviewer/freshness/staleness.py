@@ -13,7 +13,9 @@ subprocess (bench/rows/staleness.py). Where the time goes, and why it is spent s
   by pair with today's SHAs in C-level maps. Only texts with a differing pair are parsed
   as JSON and judged one by one; texts with escapes or another layout take that path too.
 - Each distinct cited file is stat'ed once per pass, in one `map(os.stat, ...)`, and
-  hashed only when its `hash_cache` row (size, mtime_ns) does not vouch for it; new
+  hashed only when its `hash_cache` row (size, mtime, ctime, inode: a rewrite that
+  restores size and mtime, as `touch -d` does, still moves the ctime) does not vouch for
+  it; new
   hashes are saved in one transaction. The stats are the floor: on the 2-core VM this
   was measured on, 2,000 of them (with their stat_result objects) cost about twice the
   baseline. Two threads splitting them lost as often as they won (GIL hand-offs).
@@ -37,9 +39,12 @@ subprocess (bench/rows/staleness.py). Where the time goes, and why it is spent s
   `moved` until one of those changes; both are stale, so what is injected never depends
   on it. `stale_ids`, all injection needs, never asks git.
 
-A cache row is trusted only when size and mtime_ns match and the mtime is more than
-SETTLE_NS old: a file written in the same clock tick as it was hashed could change again
-without changing its mtime (git's "racily clean" problem), so such files are re-hashed.
+A cache row is trusted only when size, mtime, ctime and inode match and the mtime is
+more than SETTLE_NS old: a file written in the same clock tick as it was hashed could
+change again without changing its mtime (git's "racily clean" problem), so such files are
+re-hashed. The ctime needs no settling: no tool sets it, the kernel moves it on every
+write, so a later rewrite (even one that puts size and mtime back) cannot match the row
+unless it lands in the very clock tick of the write that was hashed, before the hash.
 """
 
 from __future__ import annotations
@@ -204,7 +209,7 @@ _MTIME = attrgetter("st_mtime_ns")
 _MODE = attrgetter("st_mode")
 _CTIME = attrgetter("st_ctime_ns")
 _INO = attrgetter("st_ino")
-_CACHED_SIG, _CACHED_SHA = itemgetter(1, 2), itemgetter(3)  # of a hash_cache row
+_CACHED_SIG, _CACHED_SHA = itemgetter(1, 2, 3, 4), itemgetter(5)  # of a hash_cache row
 _IS_REG = stat_mod.S_ISREG
 _NO_ANCHORS = frozenset({"{}", ""})
 _PAIR_SEPS = frozenset({", ", ",", "},{", "}]"})
@@ -606,8 +611,8 @@ def _look(
     # (any write, truncate, chmod or utime moves it; a remembered pass saw only ctimes
     # older than SETTLE_NS, so no write can hide in the same clock tick), and the same
     # files are missing. Attribute lists, not a tuple per file: C-level, no allocation.
-    ctimes = list(map(_CTIME, found))
-    seen = (ctimes, list(map(_INO, found)))
+    ctimes, inos = list(map(_CTIME, found)), list(map(_INO, found))
+    seen = (ctimes, inos)
     last = plan.files
     if (last is not None and last.seen == seen and last.gone == gone
             and last.digest == _cache_digest(conn)):
@@ -623,15 +628,17 @@ def _look(
     try:  # all cached, as stat'ed now: one C-level pass (a missing row raises TypeError)
         rows = list(map(cached.get, full))
         current = dict(zip(present, map(_CACHED_SHA, rows), strict=True))
-        match = map(ne, map(_CACHED_SIG, rows), zip(sizes_now, mtimes, strict=True))
+        match = map(ne, map(_CACHED_SIG, rows), zip(sizes_now, mtimes, ctimes, inos,
+                                                      strict=True))
         redo = list(compress(count(), match))
     except TypeError:  # some file has no row: sort them out one by one
-        for i, (path, size, mtime) in enumerate(zip(full, sizes_now, mtimes, strict=True)):
+        sigs = zip(full, sizes_now, mtimes, ctimes, inos, strict=True)
+        for i, (path, *sig) in enumerate(sigs):
             hit = cached.get(path)
-            if hit is None or hit[1] != size or hit[2] != mtime:
+            if hit is None or list(hit[1:5]) != sig:
                 redo.append(i)
             else:
-                current[present[i]] = hit[3]
+                current[present[i]] = hit[5]
     settled = time.time_ns() - SETTLE_NS
     trusted = not ctimes or max(ctimes) < settled  # may the next pass reuse these SHAs?
     if mtimes and max(mtimes) >= settled:  # racily clean: look again
@@ -639,7 +646,7 @@ def _look(
     if not all(map(_IS_REG, modes)):
         redo = sorted({*redo, *compress(count(), map(not_, map(_IS_REG, modes)))})
     prefix = root.rstrip(os.sep) + os.sep
-    updates: list[tuple[str, int, int, str]] = []
+    updates: list[tuple[str, int, int, int, int, str]] = []
     for i in redo:
         rel, info = present[i], found[i]
         if not _IS_REG(info.st_mode):
@@ -649,7 +656,8 @@ def _look(
         st.hashed += 1
         current[rel] = sha
         if sha is not None and stable and info.st_mtime_ns < settled:
-            updates.append((prefix + rel, info.st_size, info.st_mtime_ns, sha))
+            updates.append((prefix + rel, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+                            info.st_ino, sha))
         else:
             trusted = False
     sizes: dict[str, int] = {}
@@ -683,21 +691,24 @@ def _stat_list(paths: list[str]) -> tuple[list[os.stat_result | None], list[int]
 
 
 def hash_file(path: str, before: os.stat_result) -> tuple[str | None, bool]:
-    """(blob sha, whether the file kept the size and mtime it had at `before` while read)."""
+    """(blob sha, whether the file kept the size, mtime and ctime it had at `before`
+    while read)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
             after = os.fstat(fh.fileno())
     except OSError:
         return None, False
-    stable = after.st_size == before.st_size and after.st_mtime_ns == before.st_mtime_ns
+    stable = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
+        before.st_size, before.st_mtime_ns, before.st_ctime_ns)
     return anchors_mod.hash_bytes(data), stable
 
 
 def _load_cache(
     conn: sqlite3.Connection | None, root: str, paths: list[str]
-) -> dict[str, tuple[str, int, int, str]]:
-    """{absolute path: (path, size, mtime_ns, sha)} from the cache rows under `root`: one
+) -> dict[str, tuple[str, int, int, int, int, str]]:
+    """{absolute path: (path, size, mtime_ns, ctime_ns, ino, sha)} from the cache rows
+    under `root`: one
     range scan of the primary key, or a lookup of each path when few. Rows are kept as
     sqlite returns them: no Python work per row."""
     if conn is None:
@@ -709,14 +720,14 @@ def _load_cache(
         if len(paths) <= 64:
             marks = ",".join("?" * len(paths))
             rows = cur.execute(
-                "SELECT path, size, mtime_ns, blob_sha FROM hash_cache "
+                "SELECT path, size, mtime_ns, ctime_ns, ino, blob_sha FROM hash_cache "
                 f"WHERE path IN ({marks})",
                 paths,
             ).fetchall()
         else:
             upper = prefix[:-1] + chr(ord(os.sep) + 1)
             rows = cur.execute(
-                "SELECT path, size, mtime_ns, blob_sha FROM hash_cache "
+                "SELECT path, size, mtime_ns, ctime_ns, ino, blob_sha FROM hash_cache "
                 "WHERE path >= ? AND path < ?",
                 (prefix, upper),
             ).fetchall()
@@ -739,14 +750,16 @@ def _cache_digest(conn: sqlite3.Connection | None) -> object:
         return object()  # unreadable: equal to nothing, so nothing is reused
 
 
-def _save_cache(conn: sqlite3.Connection, updates: list[tuple[str, int, int, str]]) -> int:
+def _save_cache(
+    conn: sqlite3.Connection, updates: list[tuple[str, int, int, int, int, str]]
+) -> int:
     """Write the new hashes in one transaction; a read-only or busy store just skips it."""
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany(
-                "INSERT OR REPLACE INTO hash_cache (path, size, mtime_ns, blob_sha) "
-                "VALUES (?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO hash_cache "
+                "(path, size, mtime_ns, ctime_ns, ino, blob_sha) VALUES (?, ?, ?, ?, ?, ?)",
                 updates,
             )
         except BaseException:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reviewer.sanitize import visible
 from reviewer.store import db
 
 if TYPE_CHECKING:
@@ -61,6 +62,11 @@ class NewFact:
     reject_reason: str | None = None
     created_at: float | None = None
     decided_at: float | None = None
+    check: str | None = None  # capture.verify: the failed check, None when supported
+    evidence_turn: int | None = None
+    evidence_speaker: str | None = None
+    evidence_source: str | None = None
+    supersedes: int | None = None
 
 
 def snapshot(fact: Fact) -> Snapshot:
@@ -170,7 +176,8 @@ class Store:
 
         with self.session() as s:
             q = select(Fact.id, Fact.text, Fact.status).where(Fact.project == project)
-            return [(int(i), t, st) for i, t, st in s.exec(q)]
+            # Sent to the model as context: an old row's hidden characters stay behind.
+            return [(int(i), _strip(t), st) for i, t, st in s.exec(q)]
 
     def rejected_with_reasons(self, project: str, limit: int = 200) -> list[tuple[str, str]]:
         from sqlmodel import col, select
@@ -184,7 +191,7 @@ class Store:
                 .order_by(col(Fact.decided_at).desc())
                 .limit(limit)
             )
-            return [(t, r or "") for t, r in s.exec(q)]
+            return [(_strip(t), _strip(r or "")) for t, r in s.exec(q)]
 
     # ---- the worker's writes -------------------------------------------------------
 
@@ -213,6 +220,9 @@ class Store:
         ids: list[int] = []
         with self.session() as s:
             for nf in new:
+                _visible_new_fact(nf)
+                if not nf.text.strip():  # nothing a person could read and approve
+                    continue
                 exists = s.exec(
                     select(Fact.id).where(Fact.job_id == job_id, Fact.norm == nf.norm)
                 ).first()
@@ -251,8 +261,23 @@ class Store:
     # ---- a person's decisions ------------------------------------------------------
 
     def approve(self, ids: Sequence[int], *, actor: str = "tui") -> list[tuple[int, Snapshot]]:
+        """Approve; a fact that supersedes another retires it in the same transaction
+        (rejected, "superseded by #N", in its history), and undo restores both."""
         _person(actor)
-        return self._change(ids, actor, "approved", {"status": "approved", "reject_reason": None})
+        return self._approving(ids, actor, "approved", {"status": "approved",
+                                                          "reject_reason": None})
+
+    def _approving(
+        self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]
+    ) -> list[tuple[int, Snapshot]]:
+        now = db.now()
+        with db.transaction(self.conn) as conn:
+            undo = _apply(conn, ids, actor, action, changes, now)
+            for new_id, old_id in _superseded(conn, ids):
+                undo += _apply(conn, [old_id], actor, "superseded",
+                               {"status": "rejected",
+                                "reject_reason": f"superseded by #{new_id}"}, now)
+        return undo
 
     def reject(
         self, ids: Sequence[int], reason: str, *, actor: str = "tui"
@@ -271,14 +296,14 @@ class Store:
         from reviewer.sanitize.redact import redact
         from reviewer.store.dedupe import fact_key
 
-        text = redact(text.strip())
+        text = redact(visible.strip(text).strip())
         if not text:
             raise ValueError("a fact cannot be empty")
         changes = {
             "text": text, "norm": norm or fact_key(text), "category": category,
             "status": "approved", "reject_reason": None,
         }
-        return self._change([fact_id], actor, "edited", changes)
+        return self._approving([fact_id], actor, "edited", changes)
 
     def verify(
         self, fact_id: int, commit_sha: str | None, anchors: dict[str, str | None],
@@ -291,7 +316,7 @@ class Store:
             "verified_at": db.now(),
         }
         if files is not None:
-            changes["files"] = json.dumps(files)
+            changes["files"] = json.dumps([visible.strip(f) for f in files])
         return self._change([fact_id], actor, "verified", changes)
 
     def restore(self, snapshots: Sequence[tuple[int, Snapshot]], *, actor: str = "tui") -> None:
@@ -309,19 +334,8 @@ class Store:
         self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]
     ) -> list[tuple[int, Snapshot]]:
         now = db.now()
-        undo: list[tuple[int, Snapshot]] = []
         with db.transaction(self.conn) as conn:
-            for fact_id in ids:
-                before = _read_snapshot(conn, fact_id)
-                if before is None:
-                    raise KeyError(f"no fact {fact_id}")
-                after = {**before, **changes}
-                if "status" in changes:
-                    after["decided_at"] = now
-                _write(conn, fact_id, {**after, "updated_at": now})
-                _log(conn, fact_id, actor, action, before, after, now)
-                undo.append((fact_id, before))
-        return undo
+            return _apply(conn, ids, actor, action, changes, now)
 
     # ---- import --------------------------------------------------------------------
 
@@ -341,6 +355,7 @@ class Store:
         with self.session() as s:
             seen = set(s.exec(select(Fact.project, Fact.norm)))
             for nf in facts:
+                _visible_new_fact(nf)
                 if (nf.project, nf.norm) in seen:
                     skipped += 1
                     continue
@@ -367,6 +382,40 @@ class Store:
         return added, skipped
 
 
+def _apply(
+    conn: sqlite3.Connection, ids: Sequence[int], actor: str, action: str,
+    changes: dict[str, Any], now: float,
+) -> list[tuple[int, Snapshot]]:
+    """Change facts with a history row each, inside the caller's transaction."""
+    undo: list[tuple[int, Snapshot]] = []
+    for fact_id in ids:
+        before = _read_snapshot(conn, fact_id)
+        if before is None:
+            raise KeyError(f"no fact {fact_id}")
+        after = {**before, **changes}
+        if "status" in changes:
+            after["decided_at"] = now
+        _write(conn, fact_id, {**after, "updated_at": now})
+        _log(conn, fact_id, actor, action, before, after, now)
+        undo.append((fact_id, before))
+    return undo
+
+
+def _superseded(conn: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, int]]:
+    """(new id, old id) for each of `ids` that supersedes a fact of its project that is
+    not rejected yet."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        "SELECT new.id, old.id FROM fact AS new JOIN fact AS old ON old.id = new.supersedes "
+        f"WHERE new.id IN ({marks}) AND old.id != new.id AND old.status != 'rejected' "
+        "AND old.project = new.project ORDER BY new.id",
+        list(ids),
+    ).fetchall()
+    return [(int(a), int(b)) for a, b in rows]
+
+
 def _read_snapshot(conn: sqlite3.Connection, fact_id: int) -> Snapshot | None:
     row = conn.execute(_SNAPSHOT_SQL, (fact_id,)).fetchone()
     return None if row is None else {name: row[name] for name in MUTABLE}
@@ -376,8 +425,47 @@ def _write(conn: sqlite3.Connection, fact_id: int, values: dict[str, Any]) -> No
     names = [n for n in values if n in MUTABLE or n == "updated_at"]
     conn.execute(
         f"UPDATE fact SET {', '.join(f'{n} = ?' for n in names)} WHERE id = ?",
-        [*(values[n] for n in names), fact_id],
+        [*(_visible(n, values[n]) for n in names), fact_id],
     )
+
+
+_VISIBLE_COLUMNS = frozenset({"text", "category", "files", "reject_reason", "missing_files",
+                              "anchors", "evidence", "context"})
+
+
+def _visible(name: str, value: Any) -> Any:
+    """The one choke point for a person's change: no invisible character is stored."""
+    if isinstance(value, str) and name in _VISIBLE_COLUMNS:
+        return _strip(value)
+    return value
+
+
+def _strip(value: str) -> str:
+    """Without invisible characters; redacted again when any went, since a secret split
+    by a zero-width character was not recognisable before."""
+    out = visible.strip(value)
+    if out != value:
+        from reviewer.sanitize.redact import redact
+
+        out = redact(out)
+    return out
+
+
+def _visible_new_fact(nf: NewFact) -> None:
+    """Capture's and import's choke point: every text field without invisible characters
+    (reviewer/sanitize/visible.py), the dedupe key recomputed when the text changed."""
+    strip = _strip
+    text = strip(nf.text)
+    if text != nf.text:
+        from reviewer.store.dedupe import fact_key
+
+        nf.text, nf.norm = text, fact_key(text)
+    nf.category, nf.evidence, nf.context = strip(nf.category), strip(nf.evidence), strip(nf.context)
+    if nf.reject_reason:
+        nf.reject_reason = strip(nf.reject_reason)
+    nf.files = [strip(f) for f in nf.files]
+    nf.missing_files = [strip(f) for f in nf.missing_files]
+    nf.anchors = {strip(f): sha for f, sha in nf.anchors.items()}
 
 
 def _log(
@@ -416,6 +504,7 @@ def _person(actor: str) -> None:
 def _fact_from(nf: NewFact, now: float) -> Fact:
     from reviewer.store.models import Fact
 
+    _visible_new_fact(nf)
     return Fact(
         project=nf.project, text=nf.text, norm=nf.norm, category=nf.category,
         files=json.dumps(nf.files), confidence=float(nf.confidence), evidence=nf.evidence,
@@ -427,6 +516,9 @@ def _fact_from(nf: NewFact, now: float) -> Fact:
         input_tokens=nf.input_tokens, output_tokens=nf.output_tokens,
         created_at=nf.created_at or now, updated_at=now,
         decided_at=nf.decided_at if nf.status != "pending" else None,
+        verify_check=nf.check, evidence_turn=nf.evidence_turn,
+        evidence_speaker=nf.evidence_speaker, evidence_source=nf.evidence_source,
+        supersedes=nf.supersedes,
     )
 
 

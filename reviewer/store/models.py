@@ -70,6 +70,11 @@ class Fact(SQLModel, table=True):
     updated_at: float
     decided_at: float | None = None
     verified_at: float | None = None
+    verify_check: str | None = None  # the verifier's failed check; None when supported
+    evidence_turn: int | None = None
+    evidence_speaker: str | None = None  # user | assistant | tool, as the verifier found it
+    evidence_source: str | None = None  # user | assistant | tool, as the model said
+    supersedes: int | None = None  # an existing fact's id; approving this one retires it
 
     def file_list(self) -> list[str]:
         return list(json.loads(self.files or "[]"))
@@ -110,6 +115,8 @@ class HashCache(SQLModel, table=True):
     path: str = Field(primary_key=True)
     size: int
     mtime_ns: int
+    ctime_ns: int
+    ino: int
     blob_sha: str
 
 

@@ -161,6 +161,63 @@ BEGIN
 END;
 """
 
+# Full-text search over facts for `recall` (reviewer/claude_code/recall.py): an
+# external-content FTS5 index (the text lives once, in `fact`), kept in step by triggers
+# so no writer can forget it and no reader ever rebuilds it. Porter stemming lets
+# "installs" find "install". `files` is indexed too, so a path's words match.
+V4_FACT_SEARCH = """
+CREATE VIRTUAL TABLE fact_fts USING fts5(
+    text, files, content='fact', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+INSERT INTO fact_fts(fact_fts) VALUES ('rebuild');
+CREATE TRIGGER fact_fts_insert AFTER INSERT ON fact
+BEGIN
+    INSERT INTO fact_fts (rowid, text, files) VALUES (new.id, new.text, new.files);
+END;
+CREATE TRIGGER fact_fts_delete AFTER DELETE ON fact
+BEGIN
+    INSERT INTO fact_fts (fact_fts, rowid, text, files)
+        VALUES ('delete', old.id, old.text, old.files);
+END;
+CREATE TRIGGER fact_fts_update AFTER UPDATE OF id, text, files ON fact
+WHEN old.id IS NOT new.id OR old.text IS NOT new.text OR old.files IS NOT new.files
+BEGIN
+    INSERT INTO fact_fts (fact_fts, rowid, text, files)
+        VALUES ('delete', old.id, old.text, old.files);
+    INSERT INTO fact_fts (rowid, text, files) VALUES (new.id, new.text, new.files);
+END;
+"""
+
+
+# The verifier's verdict on a candidate's evidence (capture/verify.py): which check failed
+# (NULL when supported), where the quote was found (turn index, speaker), who the model
+# said was speaking, and the existing fact this one supersedes (approving it retires that).
+V5_VERIFIER = """
+ALTER TABLE fact ADD COLUMN verify_check TEXT;
+ALTER TABLE fact ADD COLUMN evidence_turn INTEGER;
+ALTER TABLE fact ADD COLUMN evidence_speaker TEXT;
+ALTER TABLE fact ADD COLUMN evidence_source TEXT;
+ALTER TABLE fact ADD COLUMN supersedes INTEGER;
+"""
+
+
+# The hash cache vouches for a file by what an ordinary tool cannot set back: a rewrite
+# that keeps size and mtime (`touch -d`, `cp -p`, a build restoring times) still moves the
+# ctime, and a replacement moves the inode. Old rows cannot be vouched for: the cache
+# starts empty (it is only a cache).
+HASH_CACHE_KEYS_ON_CTIME_AND_INODE = """
+DROP TABLE IF EXISTS hash_cache;
+CREATE TABLE hash_cache (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
+    blob_sha TEXT NOT NULL
+);
+"""
+
 # When the current streak of transient failures began (NULL: none). A job fails for
 # transient errors only once they have lasted a day, not after a count of tries: an
 # outage answered with `retry-after: 0` must not burn every try in seconds.
@@ -168,7 +225,10 @@ JOB_FIRST_FAILED_AT = """
 ALTER TABLE job ADD COLUMN first_failed_at REAL;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, JOB_FIRST_FAILED_AT]
+MIGRATIONS: list[str] = [
+    V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, HASH_CACHE_KEYS_ON_CTIME_AND_INODE,
+    JOB_FIRST_FAILED_AT,
+]
 VERSION = len(MIGRATIONS)
 
 JOB_STATES = ("queued", "running", "done", "failed")

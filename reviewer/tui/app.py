@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from textual.app import App, SystemCommand
@@ -93,27 +93,39 @@ class ReviewApp(App[None]):
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Our actions only, and only those that can act on what is selected now
+        (Textual's own entries, such as "Maximize", mean nothing in a review)."""
         main = self.main
-        yield SystemCommand("Accept", "Approve the selected (or marked) facts  a",
-                            main.action_approve)
-        yield SystemCommand("Reject", "Reject with a reason  r", main.action_reject)
-        yield SystemCommand("Edit", "Edit the wording and category, then approve  e",
-                            main.action_edit)
-        yield SystemCommand("Undo", "Undo the last decision  u", main.action_undo)
-        yield SystemCommand("Mark", "Mark / unmark for a batch decision  space",
-                            main.action_mark)
-        yield SystemCommand("Re-verify", "Re-anchor a stale fact to today's code  v",
-                            main.action_verify)
-        yield SystemCommand("Filter", "Narrow the list by text, category or file  /",
-                            main.action_filter)
-        yield SystemCommand("Next view", "pending → approved → rejected → stale → all  tab",
-                            main.action_next_view)
+        commands: list[tuple[str, str, str, Callable[[], object]]] = [
+            ("approve", "Accept", "Approve the selected (or marked) facts  a",
+             main.action_approve),
+            ("reject", "Reject", "Reject with a reason  r", main.action_reject),
+            ("edit", "Edit", "Edit the wording and category, then approve  e",
+             main.action_edit),
+            ("skip", "Skip", "Defer the selected candidate to the end of the list  s",
+             main.action_skip),
+            ("merge", "Merge marked", "Combine the marked facts into one  m",
+             main.action_merge),
+            ("undo", "Undo", "Undo the last decision  u", main.action_undo),
+            ("mark", "Mark", "Mark / unmark for a batch decision  space", main.action_mark),
+            ("verify", "Re-verify", "Is this stale fact still true of today's code?  v",
+             main.action_verify),
+            ("filter", "Filter", "Narrow the list by text, category or file  /",
+             main.action_filter),
+            ("next_view", "Next view", "pending → approved → rejected → stale → all  tab",
+             main.action_next_view),
+        ]
+        for action, title, help_text, callback in commands:
+            if main.can_act(action):
+                yield SystemCommand(title, help_text, callback)
         for view in ("pending", "approved", "rejected", "stale", "all"):
-            yield SystemCommand(f"View: {view}", f"Show {view} facts",
-                                lambda v=view: main.show_view(v))
+            if view != main.view:
+                yield SystemCommand(f"View: {view}", f"Show {view} facts",
+                                    lambda v=view: main.show_view(v))
         yield SystemCommand("Reload", "Read the store again (new facts from the worker)  "
                             "ctrl+r", main.action_reload)
         yield SystemCommand("Toggle light/dark", "Switch the theme  ctrl+t",
                             self.action_toggle_theme)
         yield SystemCommand("Help", "Keys and flags  ?", main.action_help)
-        yield from super().get_system_commands(screen)
+        yield SystemCommand("Quit", "Leave the review (every decision is saved)  q",
+                            main.action_quit)

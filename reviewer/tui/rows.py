@@ -18,7 +18,7 @@ from typing import Any
 _ROW_SQL = (
     "SELECT id, status, category, confidence, text, grounded, files, missing_files, "
     "times_seen, created_at, decided_at, reject_reason, commit_sha, branch, anchors, "
-    "session_id, verified_at FROM fact WHERE project = ?"
+    "session_id, verified_at, supersedes FROM fact WHERE project = ?"
 )
 _USED_SQL = "SELECT fact_id, COUNT(*) FROM injection WHERE project = ? GROUP BY fact_id"
 
@@ -91,8 +91,8 @@ class FactRow:
         "_anchors", "_anchors_raw", "_files", "_files_raw", "_haystack", "_missing",
         "_missing_raw", "branch", "category", "commit_sha", "confidence", "created_at",
         "decided_at", "file_states", "grounded", "id", "reject_reason", "renamed",
-        "session_id", "stale", "status", "text", "times_seen", "used", "verdict",
-        "verified_at", "version",
+        "session_id", "stale", "status", "supersedes", "text", "times_seen", "used",
+        "verdict", "verified_at", "version",
     )
 
     files = _lazy("files")
@@ -109,6 +109,7 @@ class FactRow:
         verified_at: float | None = None, used: int = 0, stale: bool = False,
         verdict: str | None = None, renamed: dict[str, str] | None = None,
         file_states: dict[str, str] | None = None, version: int = 0,
+        supersedes: int | None = None,
     ) -> None:
         self.id, self.status, self.category = id, status, category
         self.confidence, self.text, self.grounded = confidence, text, grounded
@@ -122,6 +123,7 @@ class FactRow:
         self.renamed = dict(renamed) if renamed else EMPTY
         self.file_states = dict(file_states) if file_states else EMPTY
         self.version = version
+        self.supersedes = supersedes  # an older fact's id: approving this one retires it
         self._haystack: str | None = None
 
     @classmethod
@@ -130,7 +132,7 @@ class FactRow:
         row = cls.__new__(cls)
         (row.id, status, category, row.confidence, row.text, grounded, files, missing, seen,
          row.created_at, row.decided_at, row.reject_reason, commit, branch, anchors,
-         session, row.verified_at) = t
+         session, row.verified_at, row.supersedes) = t
         # Values repeated across thousands of rows are stored once (memory at 10,000).
         row.status, row.category = _intern(status), _intern(category)
         row.commit_sha, row.branch, row.session_id = _intern(commit), _intern(branch), (
@@ -250,6 +252,10 @@ class FactDetail:
     source: str
     model: str | None
     job_id: int | None
+    check: str | None = None  # the verifier's failed check (capture/verify.py)
+    speaker: str | None = None  # who said the quote, as the verifier found it
+    said_by: str | None = None  # who said it, as the model claimed
+    supersedes: tuple[int, str] | None = None  # (id, text) of the fact this one replaces
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,13 +269,18 @@ class HistoryRow:
 
 def load_detail(conn: sqlite3.Connection, fact_id: int) -> FactDetail | None:
     row = conn.execute(
-        "SELECT evidence, context, source, model, job_id FROM fact WHERE id = ?", (fact_id,)
+        "SELECT evidence, context, source, model, job_id, verify_check, evidence_speaker, "
+        "evidence_source, supersedes FROM fact WHERE id = ?", (fact_id,)
     ).fetchone()
     if row is None:
         return None
+    old = None
+    if row[8] is not None:
+        found = conn.execute("SELECT text FROM fact WHERE id = ?", (row[8],)).fetchone()
+        old = (int(row[8]), found[0] if found else "(no longer in the store)")
     return FactDetail(
         evidence=row[0] or "", context=row[1] or "", source=row[2] or "", model=row[3],
-        job_id=row[4],
+        job_id=row[4], check=row[5], speaker=row[6], said_by=row[7], supersedes=old,
     )
 
 

@@ -117,3 +117,36 @@ def apply(by_id: Mapping[int, FactRow], found: Scan) -> list[FactRow]:
             row.version += 1
             changed.append(row)
     return changed
+
+
+def describe(row: FactRow) -> str:
+    """One line: which cited files moved on since the fact was anchored, and how."""
+    moved_on = [(p, s) for p, s in row.file_states.items() if s not in ("fresh", "missing")]
+    if not moved_on:
+        return f"the cited code changed since capture ({row.verdict or 'changed'})"
+    parts = []
+    for path, state in moved_on:
+        target = row.renamed.get(path)
+        parts.append(f"{path} {state}" + (f" → {target}" if target else ""))
+    since = f" since {row.commit_sha[:10]}" if row.commit_sha else " since capture"
+    return "; ".join(parts) + since
+
+
+def grades(project: str, rows: Iterable[FactRow]) -> dict[int, str]:
+    """How each stale row's change relates to what it says (`freshness.parts`): off the
+    UI thread, one git process for every anchored blob."""
+    from reviewer.freshness import parts
+
+    todo: list[tuple[FactRow, dict[str, tuple[str | None, str | None]]]] = []
+    for row in rows:
+        if not row.stale:
+            continue
+        changed: dict[str, tuple[str | None, str | None]] = {}
+        for path, state in row.file_states.items():
+            if state in ("changed", "moved", "deleted"):
+                now = None if state == "deleted" else row.renamed.get(path, path)
+                changed[path] = (row.anchors.get(path), now)
+        if changed:
+            todo.append((row, changed))
+    blobs = parts.read_blobs(project, (sha for _, ch in todo for sha, _ in ch.values() if sha))
+    return {row.id: parts.grade_files(project, row.text, ch, blobs) for row, ch in todo}

@@ -8,8 +8,9 @@ undo stack, and hands the same decision to the store in the background.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from reviewer.tui.rows import EMPTY, FactRow
@@ -29,6 +30,9 @@ REASONS: tuple[tuple[str, str], ...] = (
 )
 OUTDATED = "outdated"
 UNDO_LIMIT = 1000
+EMPTY_SKIPS: Mapping[int, int] = MappingProxyType({})
+EMPTY_GRADES: Mapping[int, str] = MappingProxyType({})
+GRADE_RANK = {"part": 0, "unknown": 1, "elsewhere": 2}  # as reviewer.freshness.parts.RANK
 
 
 # ---- views and filter -------------------------------------------------------------
@@ -42,9 +46,13 @@ def in_view(row: FactRow, view: str) -> bool:
     return row.status == view
 
 
-def sort_key(row: FactRow) -> tuple[int, bool, float, int]:
-    """Pending first; grounded before ungrounded (GUIDE §5); newest session first."""
-    return (STATUS_RANK.get(row.status, 3), not row.grounded, -row.created_at, row.id)
+def sort_key(
+    row: FactRow, skipped: Mapping[int, int] = EMPTY_SKIPS
+) -> tuple[int, int, bool, float, int]:
+    """Pending first; skipped ones after the rest, in the order skipped; grounded before
+    ungrounded (GUIDE §5); newest session first."""
+    return (STATUS_RANK.get(row.status, 3), skipped.get(row.id, 0), not row.grounded,
+            -row.created_at, row.id)
 
 
 def terms(query: str) -> list[str]:
@@ -57,12 +65,39 @@ def matches(row: FactRow, words: Sequence[str]) -> bool:
     return all(word in haystack for word in words)
 
 
-def select_rows(rows: Iterable[FactRow], view: str, query: str = "") -> list[FactRow]:
-    """The rows a view shows, filtered by `query` (text, category, file), in list order."""
+def select_rows(
+    rows: Iterable[FactRow], view: str, query: str = "",
+    skipped: Mapping[int, int] = EMPTY_SKIPS, grades: Mapping[int, str] = EMPTY_GRADES,
+) -> list[FactRow]:
+    """The rows a view shows, filtered by `query` (text, category, file), in list order.
+    The stale view puts facts whose cited part changed first, then the ungraded, then
+    those changed only elsewhere in their files."""
     words = terms(query)
     chosen = [r for r in rows if in_view(r, view) and (not words or matches(r, words))]
-    chosen.sort(key=sort_key)
+    if view == "stale" and grades:
+        chosen.sort(key=lambda r: (GRADE_RANK.get(grades.get(r.id, ""), 1),
+                                   *sort_key(r, skipped)))
+    elif skipped:
+        chosen.sort(key=lambda r: sort_key(r, skipped))
+    else:
+        chosen.sort(key=sort_key)
     return chosen
+
+
+class Skips:
+    """Candidates deferred with `s` in this review: still pending, listed after the rest
+    in the order they were skipped (skipping again sends one to the very end)."""
+
+    def __init__(self) -> None:
+        self.order: dict[int, int] = {}
+        self._next = 1
+
+    def skip(self, fact_id: int) -> None:
+        self.order[fact_id] = self._next
+        self._next += 1
+
+    def __len__(self) -> int:
+        return len(self.order)
 
 
 def narrow(rows: Sequence[FactRow], query: str) -> list[FactRow]:
@@ -178,6 +213,28 @@ def approve(rows: Sequence[FactRow], now: float | None = None) -> UndoEntry | No
     return entry
 
 
+def retire_superseded(
+    entry: UndoEntry, rows: Sequence[FactRow], now: float | None = None
+) -> list[FactRow]:
+    """What `Store.approve` does to the facts the approved ones supersede, mirrored in
+    the list: each is rejected "superseded by #N", and the same undo restores it."""
+    approved = {r.supersedes: r.id for r, _ in entry.before
+                if r.status == "approved" and r.supersedes is not None}
+    if not approved:
+        return []
+    at = time.time() if now is None else now
+    retired = []
+    for row in rows:
+        new_id = approved.get(row.id)
+        if new_id is None or row.status == "rejected" or row.id == new_id:
+            continue
+        entry.before.append((row, row.state()))
+        row.status, row.reject_reason, row.decided_at = "rejected", f"superseded by #{new_id}", at
+        row.touch()
+        retired.append(row)
+    return retired
+
+
 def reject(rows: Sequence[FactRow], reason: str, now: float | None = None) -> UndoEntry | None:
     todo = [r for r in rows if not (r.status == "rejected" and r.reject_reason == reason)]
     if not todo:
@@ -219,6 +276,19 @@ def verify(
     return entry
 
 
+def verify_many(
+    items: Sequence[tuple[FactRow, str | None, dict[str, str | None]]],
+    now: float | None = None,
+) -> UndoEntry:
+    """Several facts re-verified in one confirmed step (one undo)."""
+    at = time.time() if now is None else now
+    entry = _begin(f"re-verified {len(items)} facts", [row for row, _, _ in items])
+    for row, commit_sha, anchors in items:
+        _reanchor(row, commit_sha, anchors, now=at)
+        row.touch()
+    return entry
+
+
 def _reanchor(
     row: FactRow, commit_sha: str | None, anchors: dict[str, str | None], *, now: float
 ) -> None:
@@ -227,6 +297,44 @@ def _reanchor(
     row.stale, row.renamed = False, EMPTY
     row.file_states = {path: "fresh" if sha else "missing" for path, sha in anchors.items()}
     row.verdict = "fresh" if anchors else "unanchored"
+
+
+def merge_base(rows: Sequence[FactRow]) -> FactRow:
+    """The fact a merge keeps (and whose text it starts from): an approved one, else a
+    grounded one, then the most confident, the most often seen, the oldest."""
+    return min(rows, key=lambda r: (r.status != "approved", not r.grounded, -r.confidence,
+                                    -r.times_seen, r.id))
+
+
+def merge(
+    keep: FactRow, others: Sequence[FactRow], text: str, category: str,
+    now: float | None = None,
+) -> UndoEntry:
+    """Several facts become `keep` with the person's wording (approved, as any edit);
+    the others are rejected as merged into it, each keeping its evidence and history."""
+    at = time.time() if now is None else now
+    entry = _begin(f"merged {len(others) + 1} facts into #{keep.id}", [keep, *others])
+    keep.text, keep.category = text.strip(), category
+    keep.status, keep.reject_reason, keep.decided_at = "approved", None, at
+    keep.touch()
+    reason = merged_reason(keep.id)
+    for row in others:
+        row.status, row.reject_reason, row.decided_at = "rejected", reason, at
+        row.touch()
+    return entry
+
+
+def merged_reason(keep_id: int) -> str:
+    return f"merged into #{keep_id}"
+
+
+def follow_paths(text: str, renamed: Mapping[str, str]) -> str:
+    """The fact's words with each renamed path (whole, not inside a longer path) replaced."""
+    import re
+
+    for old, new in renamed.items():
+        text = re.sub(rf"(?<![\w./-]){re.escape(old)}(?![\w/-])", new, text)
+    return text
 
 
 def undo(entry: UndoEntry) -> list[FactRow]:

@@ -74,6 +74,16 @@ class StoreWriter:
 
         return self._submit(run)
 
+    def merge(
+        self, keep_id: int, text: str, category: str, others: list[int], reason: str
+    ) -> Future[Snapshots]:
+        """One decision for undo: the kept fact's edit and the others' rejection."""
+        def run(s: Store) -> Snapshots:
+            before = s.edit(keep_id, text, category, actor="tui")
+            return before + s.reject(others, reason, actor="tui")
+
+        return self._submit(run)
+
     def verify(
         self, fact_id: int, commit_sha: str | None, anchors: dict[str, str | None],
         files: list[str] | None = None,
@@ -81,6 +91,17 @@ class StoreWriter:
         return self._submit(
             lambda s: s.verify(fact_id, commit_sha, anchors, files=files, actor="tui")
         )
+
+    def verify_many(
+        self, items: list[tuple[int, str | None, dict[str, str | None]]]
+    ) -> Future[Snapshots]:
+        def run(s: Store) -> Snapshots:
+            before: Snapshots = []
+            for fact_id, commit_sha, anchors in items:
+                before += s.verify(fact_id, commit_sha, anchors, actor="tui")
+            return before
+
+        return self._submit(run)
 
     def restore(self, decision: Future[Snapshots]) -> Future[None]:
         """Undo a decision: runs after it (one thread), with the snapshots it returned."""

@@ -22,11 +22,16 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
         Binding("escape", "cancel", "Cancel", id="edit-cancel"),
     ]
 
-    def __init__(self, text: str, category: str, *, stale: bool = False) -> None:
+    def __init__(
+        self, text: str, category: str, *, stale: bool = False, title: str = "Edit fact",
+        note: str | None = None,
+    ) -> None:
         super().__init__()
         self.text = text
         self.category = category
         self.stale = stale
+        self.title = title
+        self.note = note
 
     def compose(self) -> ComposeResult:
         categories = list(CATEGORIES)
@@ -35,15 +40,18 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
         note = "ctrl+s save and approve · escape cancel"
         if self.stale:
             note += " · saving also re-anchors to today's code"
+        if self.note:
+            note += f" · {self.note}"
         with Vertical(id="edit-box"):
-            yield Static(Content.styled("Edit fact", "bold"), id="edit-title")
-            yield TextArea(
-                printable(self.text), id="edit-text", soft_wrap=True, show_line_numbers=False
-            )
+            yield Static(Content.styled(self.title, "bold"), id="edit-title")
+            # Above the text: its list opens over the text area, inside the box.
             yield Select(
                 [(Content(printable(c.replace("_", " "))), c) for c in categories],
                 value=self.category,
                 allow_blank=False, id="edit-category",
+            )
+            yield TextArea(
+                printable(self.text), id="edit-text", soft_wrap=True, show_line_numbers=False
             )
             yield Static(Content.styled(note, "$text-muted"), id="edit-help")
 
@@ -61,4 +69,21 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
         self.dismiss((text, str(category)))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Leave at once when nothing changed; else ask before dropping the person's work."""
+        changed = (" ".join(self.query_one(TextArea).text.split())
+                   != " ".join(printable(self.text).split())
+                   or self.query_one(Select).value != self.category)
+        if not changed:
+            self.dismiss(None)
+            return
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        def answer(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmScreen(Content("Discard your changes to this fact?"),
+                          "y discard · n or escape keep editing"),
+            answer,
+        )

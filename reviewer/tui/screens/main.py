@@ -33,6 +33,7 @@ from reviewer.tui.rows import (
     load_rows,
     queue_counts,
 )
+from reviewer.tui.safe_text import printable
 from reviewer.tui.widgets.detail import DetailPane, full
 from reviewer.tui.widgets.empty_state import EmptyState, empty_content
 from reviewer.tui.widgets.fact_list import FactList
@@ -41,7 +42,7 @@ from reviewer.tui.widgets.key_bar import KeyBar
 from reviewer.tui.widgets.status_bar import StatusBar, counts_content
 
 if TYPE_CHECKING:
-    from reviewer.tui.app import ReviewApp
+    from reviewer.tui.review_context import Review
 
 WIDE_LAYOUT = 150  # from this many columns the detail pane sits beside the list
 MAX_DIFFS = 3
@@ -55,14 +56,32 @@ EMPTY_VIEW = {
 }
 
 
+def mark_cited_hunks(diff: str, fact_text: str) -> str:
+    """Flag each hunk header whose hunk touches the lines the fact names."""
+    from reviewer.freshness.parts import cited_lines
+
+    cited = cited_lines(diff, fact_text)
+    if not cited:
+        return diff
+    lines = diff.splitlines()
+    for i in cited:
+        if lines[i].startswith("@@"):
+            lines[i] += "  ◀ touches what the fact names"
+    return "\n".join(lines)
+
+
 class MainScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("a", "approve", "Accept", id="approve"),
         Binding("r", "reject", "Reject", id="reject"),
         Binding("e", "edit", "Edit", id="edit"),
         Binding("u", "undo", "Undo", id="undo"),
+        Binding("s", "skip", "Skip", id="skip"),
         Binding("space", "mark", "Mark", id="mark"),
+        Binding("m", "merge", "Merge", id="merge"),
         Binding("v", "verify", "Re-verify", id="verify"),
+        Binding("V", "verify_elsewhere", "Re-verify all changed elsewhere", show=False,
+                id="verify-elsewhere"),
         Binding("slash", "filter", "Filter", id="filter"),
         Binding("tab", "next_view", "View", id="next-view"),
         Binding("shift+tab", "previous_view", "Previous view", show=False, id="previous-view"),
@@ -82,12 +101,14 @@ class MainScreen(Screen[None]):
         self.view_rows: list[FactRow] = []
         self.query_text = ""
         self.marks = triage.Marks()
+        self.skips = triage.Skips()
+        self.grades: dict[int, str] = {}  # stale facts: cited part changed, or elsewhere
         self.undo_stack = triage.UndoStack()
         self.counts = triage.Counts()
         self.jobs: dict[str, int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._review: ReviewApp | None = None
-        self._keys_state: tuple[bool, bool, bool] | None = None
+        self._review: Review | None = None
+        self._keys_state: tuple[bool, ...] | None = None
         self._filter_bar: FilterBar | None = None
         self._empty: EmptyState | None = None
         self.facts = FactList(id="facts")
@@ -95,7 +116,7 @@ class MainScreen(Screen[None]):
         self.painted = asyncio.Event()  # set once every row is loaded (`app.settle` waits)
 
     @property
-    def review(self) -> ReviewApp:
+    def review(self) -> Review:
         """The app, held directly: `self.app` looks it up in a context variable, which a
         worker thread may not see (and an app shutting down no longer has)."""
         if self._review is None:
@@ -128,6 +149,7 @@ class MainScreen(Screen[None]):
         self._loop = asyncio.get_running_loop()
         self._review = self.app  # type: ignore[assignment]
         self.facts.marked = self.marks
+        self.facts.grades = self.grades
         self._first_page()
         self.facts.focus()
         self.call_after_refresh(self._after_first_paint)
@@ -200,7 +222,8 @@ class MainScreen(Screen[None]):
             stale.apply(self.by_id, found)
         self.jobs = jobs
         self.counts = triage.count(self.all_rows)
-        view_rows = triage.select_rows(self.all_rows, self.view)
+        view_rows = triage.select_rows(self.all_rows, self.view, skipped=self.skips.order,
+                                       grades=self.grades)
         if [r.id for r in view_rows] == [r.id for r in self.view_rows]:
             self.view_rows = view_rows  # the first page was the whole view
             self.update_status()
@@ -210,6 +233,7 @@ class MainScreen(Screen[None]):
         if found is not None:
             self.facts.refresh()  # the stale flags of the rows on screen
             self.detail.show(self.facts.selected)
+            self.compute_grades([r for r in self.all_rows if r.stale])
         self.painted.set()
 
     def _set_all(self, rows: list[FactRow]) -> None:
@@ -248,7 +272,8 @@ class MainScreen(Screen[None]):
 
     def show_rows(self, keep_id: int | None = None, *, keep_position: bool = False) -> None:
         """Recompute the view (and filter) and put the cursor on `keep_id` if shown."""
-        self.view_rows = triage.select_rows(self.all_rows, self.view)
+        self.view_rows = triage.select_rows(self.all_rows, self.view,
+                                            skipped=self.skips.order, grades=self.grades)
         shown = triage.narrow(self.view_rows, self.query_text)
         facts = self.facts
         facts.empty_message = (
@@ -287,19 +312,27 @@ class MainScreen(Screen[None]):
         """Re-check the footer's keys only when what they depend on changed (the footer
         recomposes on every refresh: not something to do on each cursor move)."""
         row = self.facts.selected
-        state = (row is None, row is not None and row.stale, bool(self.undo_stack))
+        state = (row is None, row is not None and row.stale, bool(self.undo_stack),
+                 len(self.marks) >= 2)
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def can_act(self, action: str) -> bool:
+        """Whether a key would do something now: the key bar and the palette grey or hide
+        what would not. The keys themselves stay live, so a press that cannot act says why
+        instead of doing nothing silently."""
+        row = self.facts.selected if self.is_mounted else None
         if action == "undo":
-            return True if self.undo_stack else None
+            return bool(self.undo_stack)
         if action == "verify":
-            row = self.facts.selected if self.is_mounted else None
-            return bool(row is not None and row.stale)
-        if action in ("approve", "reject", "edit", "mark"):
-            return True if self.is_mounted and self.facts.selected is not None else None
+            return row is not None and row.stale
+        if action in ("approve", "reject", "edit", "mark", "skip"):
+            return row is not None
+        if action == "merge":
+            return len(self.marks) >= 2
+        if action == "verify_elsewhere":
+            return bool(self._changed_elsewhere())
         return True
 
     # ---- decisions ----------------------------------------------------------------
@@ -330,7 +363,9 @@ class MainScreen(Screen[None]):
         if entry is None:
             self.app.bell()
             return
-        self._decided(entry, self.review.writer.approve(entry.ids))
+        ids = entry.ids  # the store retires what they supersede itself
+        triage.retire_superseded(entry, self.all_rows)
+        self._decided(entry, self.review.writer.approve(ids))
 
     def action_reject(self) -> None:
         targets = self._targets()
@@ -365,6 +400,7 @@ class MainScreen(Screen[None]):
             text, category = result
             reanchor = self._anchor(row.files) if row.stale else None
             entry = triage.edit(row, text, category, reanchor=reanchor)
+            triage.retire_superseded(entry, self.all_rows)
             self._decided(entry, self.review.writer.edit(row.id, text, category, reanchor))
             if reanchor is not None:
                 self.compute_staleness([row])
@@ -379,10 +415,79 @@ class MainScreen(Screen[None]):
         return commit, anchors
 
     def action_verify(self) -> None:
+        """The diff and the question first: re-verify, edit, or retire (GUIDE §6)."""
         row = self.facts.selected
         if row is None or not row.stale:
-            self.app.bell()
+            self.notify("Nothing to re-verify: only a stale fact (its cited code changed) "
+                        "needs it." if row is not None else "No fact selected.", timeout=3)
             return
+        from reviewer.tui.screens.verify import EDIT, RETIRE, VERIFY, VerifyScreen
+
+        def decided(answer: str | None) -> None:
+            if answer == VERIFY:
+                self._verify_checked(row)
+            elif answer == EDIT:
+                self.action_edit()
+            elif answer == RETIRE:
+                entry = triage.reject([row], triage.OUTDATED)
+                if entry is not None:
+                    self._decided(entry, self.review.writer.reject(entry.ids, triage.OUTDATED),
+                                  toast=True)
+
+        why = stale.describe(row)
+        self.app.push_screen(VerifyScreen(row.text, why, lambda: self._diff_list(row)),
+                             decided)
+
+    def _changed_elsewhere(self) -> list[FactRow]:
+        return [r for r in self.all_rows if r.stale and r.status != "rejected"
+                and self.grades.get(r.id) == "elsewhere"]
+
+    def action_verify_elsewhere(self) -> None:
+        """Re-verify, in one confirmed step, every stale fact whose files changed only in
+        lines it does not name: the person sees the list first, and one u undoes it."""
+        rows = self._changed_elsewhere()
+        if not rows:
+            self.notify("No stale fact is changed only elsewhere in its files.", timeout=3)
+            return
+        if self.view != "stale":
+            self.show_view("stale")
+            self.notify("These are the stale facts; press V again to re-verify the ones "
+                        "changed only elsewhere.", timeout=4)
+            return
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        listed = [Content.assemble("  · ", printable(r.text)) for r in rows[:8]]
+        if len(rows) > 8:
+            listed.append(Content(f"  … and {len(rows) - 8} more"))
+        question = Content("\n").join([
+            Content.styled(f"Re-verify {len(rows)} facts whose cited lines did not change?",
+                           "bold"),
+            *listed,
+        ])
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            items = [(r, *self._anchor(r.files)) for r in rows]
+            entry = triage.verify_many(items)
+            token = self.review.writer.verify_many([(r.id, c, a) for r, c, a in items])
+            self._decided(entry, token, toast=True)
+            self.show_rows()
+            self.compute_staleness(rows)
+
+        self.app.push_screen(ConfirmScreen(question, "y re-verify them all · n or escape "
+                                                     "decide one by one"), answer)
+
+    def _diff_list(self, row: FactRow) -> list[Content]:
+        """Each stale file's diff, headed (runs in a worker thread)."""
+        from reviewer.tui.widgets.detail import heading
+
+        out: list[Content] = []
+        for path, diff in self._diffs(row).items():
+            out += [heading(f"Diff of {printable(path)} since capture"), diff, Content("")]
+        return out
+
+    def _verify_checked(self, row: FactRow) -> None:
         if "deleted" in row.file_states.values():
             self._recheck_moves(row)
         if row.renamed:
@@ -390,12 +495,15 @@ class MainScreen(Screen[None]):
 
             moves = ", ".join(f"{old} → {new}" for old, new in row.renamed.items())
             question = Content.assemble("Git saw ", (moves, "bold"), ". Follow the rename?")
+            renamed = dict(row.renamed)
 
             def answer(follow: bool | None) -> None:
                 if follow is None:
                     return
-                files = [row.renamed.get(f, f) for f in row.files] if follow else None
+                files = [renamed.get(f, f) for f in row.files] if follow else None
                 self._verify(row, files)
+                if follow:
+                    self._offer_text_paths(row, renamed)
 
             self.app.push_screen(
                 ConfirmScreen(question, "y follow and re-anchor · n keep the old path · "
@@ -404,6 +512,26 @@ class MainScreen(Screen[None]):
             )
             return
         self._verify(row, None)
+
+    def _offer_text_paths(self, row: FactRow, renamed: dict[str, str]) -> None:
+        """After following a rename, the fact's words may still name the old path."""
+        new_text = triage.follow_paths(row.text, renamed)
+        if new_text == row.text:
+            return
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        def answer(update: bool | None) -> None:
+            if update:
+                entry = triage.edit(row, new_text, row.category)
+                triage.retire_superseded(entry, self.all_rows)
+                self._decided(entry, self.review.writer.edit(row.id, new_text, row.category))
+
+        self.app.push_screen(
+            ConfirmScreen(Content.assemble("The fact's text names the old path. Update it?\n",
+                                           (printable(new_text), "bold")),
+                          "y update the text · n keep it"),
+            answer,
+        )
 
     def _recheck_moves(self, row: FactRow) -> None:
         """Before a person anchors a path as gone, look for where it went afresh: the
@@ -434,12 +562,18 @@ class MainScreen(Screen[None]):
     def action_undo(self) -> None:
         entry = self.undo_stack.pop()
         if entry is None:
-            self.app.bell()
+            self.notify("Nothing to undo.", timeout=2)
             return
         rows = triage.undo(entry)
         token = self.review.writer.restore(entry.token)
         self._watch(token, entry.ids)
-        self._changed(rows)
+        if any(self.facts.index_of(r.id) is None for r in rows):
+            # A row the decision took out of this view (a re-verified fact leaves the
+            # stale view) comes back into it.
+            self.counts = triage.count(self.all_rows)
+            self.show_rows(rows[0].id, keep_position=True)
+        else:
+            self._changed(rows)
         index = self.facts.index_of(rows[0].id)
         if index is not None:
             self.facts.move_to(index)
@@ -454,6 +588,52 @@ class MainScreen(Screen[None]):
         self.facts.refresh_rows([row])
         self.facts.move_to(self.facts.cursor + 1)
         self.update_status()
+
+    def action_skip(self) -> None:
+        """Defer the selected candidate without deciding: it stays pending, at the end."""
+        row = self.facts.selected
+        if row is None:
+            self.notify("No fact selected.", timeout=2)
+            return
+        if row.status != "pending":
+            self.notify("Only a pending candidate can be skipped.", timeout=2)
+            return
+        after = self.facts.rows[self.facts.cursor + 1:]
+        self.skips.skip(row.id)
+        following = next((r.id for r in after if r.status == "pending"), row.id)
+        self.show_rows(following, keep_position=True)
+        self.notify(f"Skipped #{row.id}: still pending, now at the end.", timeout=2,
+                    markup=False)
+
+    def action_merge(self) -> None:
+        """Marked near-duplicates become one fact, in the person's words."""
+        rows = [r for r in self._targets() if r.id in self.marks]
+        if len(rows) < 2:
+            self.notify("Mark two or more facts with space to merge them.", timeout=3)
+            return
+        from reviewer.tui.screens.edit import EditScreen
+
+        keep = triage.merge_base(rows)
+        others = [r for r in rows if r is not keep]
+
+        def saved(result: tuple[str, str] | None) -> None:
+            if result is None:
+                return
+            text, category = result
+            entry = triage.merge(keep, others, text, category)
+            triage.retire_superseded(entry, self.all_rows)
+            reason = triage.merged_reason(keep.id)
+            token = self.review.writer.merge(keep.id, text, category,
+                                             [r.id for r in others], reason)
+            self._decided(entry, token, toast=True)
+
+        self.app.push_screen(
+            EditScreen(keep.text, keep.category, stale=False,
+                       title=f"Merge {len(rows)} facts into #{keep.id}",
+                       note="the others are rejected as merged into it, with their "
+                            "evidence and history"),
+            saved,
+        )
 
     def _watch(self, token: Future[Any], ids: list[int]) -> None:
         """When the write lands, the history shown for those facts is out of date."""
@@ -525,7 +705,8 @@ class MainScreen(Screen[None]):
     def _filter_done(self, event: FilterBar.Submitted) -> None:
         if event.input is not self.filter_bar:
             return
-        self.filter_bar.display = False
+        # The box stays, showing the filter at work; escape clears it.
+        self.filter_bar.display = bool(self.query_text)
         self.facts.focus()
         self.facts.move_to(0)
 
@@ -593,6 +774,9 @@ class MainScreen(Screen[None]):
         changed = stale.apply(self.by_id, found)
         if not changed:
             return
+        for row in changed:
+            self.grades.pop(row.id, None)
+        self.compute_grades([r for r in changed if r.stale])
         if self.view == "stale":
             selected = self.facts.selected
             self.counts = triage.count(self.all_rows)
@@ -600,6 +784,33 @@ class MainScreen(Screen[None]):
         else:
             self._changed(changed)
         self.detail.show(self.facts.selected)
+
+    @work(thread=True, group="grades", exit_on_error=False)
+    def compute_grades(self, rows: list[FactRow]) -> None:
+        """Which stale facts had their cited part change (off the UI thread)."""
+        if not rows:
+            return
+        try:
+            found = stale.grades(self.review.project, rows)
+        except Exception as exc:  # advisory: ungraded rows sort as before
+            from reviewer.log import log
+
+            log("tui", f"staleness grading failed: {type(exc).__name__}: {exc}")
+            return
+        if found and not get_current_worker().is_cancelled:
+            self.run_later(functools.partial(self._apply_grades, found))
+
+    def _apply_grades(self, found: dict[int, str]) -> None:
+        self.grades.update({i: g for i, g in found.items()
+                            if i in self.by_id and self.by_id[i].stale})
+        if self.view == "stale":
+            selected = self.facts.selected
+            self.show_rows(selected.id if selected else None)
+        else:
+            self.facts.refresh()
+        self.detail.forget()
+        self.detail.show(self.facts.selected)
+        self.refresh_bindings()
 
     def _detail_content(self, row: FactRow) -> list[Content]:
         """The detail pane's full content (runs in a worker thread)."""
@@ -611,14 +822,21 @@ class MainScreen(Screen[None]):
         context = None
         if detail is not None and detail.context:
             context = highlight.render_context(detail.context, detail.evidence)
+        return full(row, detail, history, self._diffs(row), context, self.grades.get(row.id))
+
+    def _diffs(self, row: FactRow) -> dict[str, Content]:
+        """The stale files' diffs since capture, highlighted (runs in a worker thread)."""
+        from reviewer.tui import highlight
+
         diffs: dict[str, Content] = {}
         if row.stale and row.commit_sha:
             stale_files = [p for p, s in row.file_states.items() if s in ("changed", "moved",
                                                                           "deleted")]
             for path in stale_files[:MAX_DIFFS]:
                 diff = self.review.file_diff(row.commit_sha, path, row.renamed.get(path))
-                diffs[path] = highlight.render_diff(diff or "(no changes in git's view)")
-        return full(row, detail, history, diffs, context)
+                diffs[path] = highlight.render_diff(
+                    mark_cited_hunks(diff, row.text) if diff else "(no changes in git's view)")
+        return diffs
 
     def run_later(self, fn: Callable[[], None]) -> None:
         """Schedule `fn` on the UI loop from any thread, without blocking.

@@ -19,6 +19,10 @@ class RejectScreen(ModalScreen[str | None]):
 
     BINDINGS = [  # noqa: RUF012
         Binding("escape", "cancel", "Cancel", id="reject-cancel"),
+        Binding("j", "move('cursor_down')", "Down", show=False, id="reject-down"),
+        Binding("k", "move('cursor_up')", "Up", show=False, id="reject-up"),
+        Binding("g", "move('first')", "First", show=False, id="reject-first"),
+        Binding("G", "move('last')", "Last", show=False, id="reject-last"),
         *(
             Binding(str(n), f"pick({n - 1})", label, show=False, id=f"reject-{n}")
             for n, (_, label) in enumerate(REASONS, 1)
@@ -43,7 +47,7 @@ class RejectScreen(ModalScreen[str | None]):
             )
             yield Input(placeholder="say why (enter to reject, escape to go back)",
                         id="other-reason")
-            yield Static(Content.styled("enter pick · 1-7 shortcut · escape cancel",
+            yield Static(Content.styled("enter pick · j/k move · 1-7 shortcut · escape cancel",
                                         "$text-muted"), id="reject-help")
 
     def on_mount(self) -> None:
@@ -51,6 +55,12 @@ class RejectScreen(ModalScreen[str | None]):
         ids = [reason for reason, _ in REASONS]
         options.highlighted = ids.index(self.preferred) if self.preferred in ids else 0
         options.focus()
+
+    def action_move(self, where: str) -> None:
+        """j/k/g/G move the highlight as in the list (not while typing a reason)."""
+        options = self.query_one(OptionList)
+        if options.has_focus:
+            getattr(options, f"action_{where}")()
 
     def action_pick(self, index: int) -> None:
         if self.query_one("#other-reason", Input).has_focus:

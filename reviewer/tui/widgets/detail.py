@@ -41,11 +41,18 @@ def when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def _heading(title: str) -> Content:
+def heading(title: str) -> Content:
     return Content.styled(f"── {title} ", "bold $text-secondary")
 
 
-def summary(row: FactRow) -> list[Content]:
+GRADE_NOTE = {
+    "part": "the lines it names changed",
+    "elsewhere": "only other parts of its files changed; the lines it names are as they were",
+    "unknown": "it names nothing to find in its files, so any change counts",
+}
+
+
+def summary(row: FactRow, grade: str | None = None) -> list[Content]:
     """The part shown at once: status, category, confidence, flags, the fact itself."""
     status_style = {
         "pending": "bold $text-warning", "approved": "bold $text-success",
@@ -62,19 +69,50 @@ def summary(row: FactRow) -> list[Content]:
     lines = [head, Content.styled(printable(clip(row.text, MAX_FACT)), "bold")]
     notes: list[Content] = []
     if row.stale:
+        how = f"; {GRADE_NOTE[grade]}" if grade in GRADE_NOTE else ""
         notes.append(Content.styled(
-            f"stale: the code changed since capture ({row.verdict or 'changed'}) — "
-            "v re-verify · e edit · r outdated", "$text-error"))
+            f"⟳ stale: the code changed since capture ({row.verdict or 'changed'}{how}) — "
+            "v see the diff and decide", "$text-muted" if grade == "elsewhere"
+            else "$text-error"))
     if not row.grounded:
         notes.append(Content.styled(
-            "ungrounded: the evidence was not found in the transcript", "$text-warning"))
+            "? ungrounded: the verifier found no support for it in the transcript",
+            "$text-warning"))
     if row.missing:
         notes.append(Content.styled(
-            "cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
+            "! cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
     if row.times_seen > 1 or row.used:
         notes.append(Content.styled(
             f"seen in {row.times_seen} sessions · injected {row.used} times", "$text-muted"))
     return lines + notes
+
+
+# What each of the verifier's checks (capture/verify.py) means, for a person.
+CHECK_TEXT = {
+    "not_found": "the quote is not in the transcript",
+    "too_short": "the quote is too short to support anything",
+    "elision": "the quote's “…” leaves words out",
+    "stitched": "the quote is stitched from distant turns",
+    "negation_flip": "a negation differs between the fact and the transcript",
+    "number_mismatch": "a number differs from, or is absent near, the quote",
+    "identifier_mismatch": "a name in the quote differs from the transcript",
+    "identifier_missing": "a name in the fact is not near the quote",
+    "tool_line": "the quote is only a tool-call line",
+    "summary_only": "only a compaction summary says so",
+    "corrected_later": "the quote was corrected later in the session",
+}
+
+
+def verdict_line(row: FactRow, detail: FactDetail) -> Content:
+    """The verifier's verdict and who said the quote, shown beside the evidence."""
+    who = detail.speaker or detail.said_by
+    said = f" · said by {who}" if who else ""
+    if detail.said_by and detail.speaker and detail.said_by != detail.speaker:
+        said += f" (the model said {detail.said_by})"
+    if row.grounded:
+        return Content.assemble(("✓ supported", "$text-success"), said)
+    why = CHECK_TEXT.get(detail.check or "", detail.check or "not verified")
+    return Content.assemble(("✗ not supported: ", "$text-warning"), printable(why), said)
 
 
 def _history_line(h: HistoryRow) -> Content:
@@ -86,6 +124,8 @@ def _history_line(h: HistoryRow) -> Content:
         what = f"edited: {clip(str(after.get('text', '')), 80)}"
     elif h.action == "verified":
         what = f"re-verified at {str(after.get('commit_sha') or '—')[:10]}"
+    elif h.action == "superseded":
+        what = str(after.get("reject_reason") or "superseded")
     elif h.action == "undo":
         what = f"undone → {after.get('status', '?')}"
     elif h.action == "seen_again":
@@ -99,20 +139,27 @@ def _history_line(h: HistoryRow) -> Content:
 def full(
     row: FactRow, detail: FactDetail | None, history: list[HistoryRow],
     diffs: dict[str, Content], context: tuple[Content, bool] | None,
+    grade: str | None = None,
 ) -> list[Content]:
     """Every section of the pane for one fact (built off the UI thread)."""
-    parts = summary(row)
+    parts = summary(row, grade)
     found = context is not None and context[1]
     if context is not None:
-        parts += [Content(""), _heading("Evidence in the transcript"), context[0]]
+        parts += [Content(""), heading("Evidence in the transcript"), context[0]]
     if detail is not None and detail.evidence and not found:
         # The quote is not in the excerpt (or there is none): show it on its own.
         title = "Evidence (not found verbatim in the excerpt)" if context else "Evidence"
-        parts += [Content(""), _heading(title),
+        parts += [Content(""), heading(title),
                   Content.styled("“" + printable(clip(detail.evidence, MAX_EVIDENCE)) + "”",
                                  "italic")]
+    if detail is not None and (detail.evidence or detail.check):
+        parts.append(verdict_line(row, detail))
+    if detail is not None and detail.supersedes is not None:
+        old_id, old_text = detail.supersedes
+        parts += [Content(""), heading(f"Supersedes #{old_id} (accepting retires it)"),
+                  Content.styled(printable(clip(old_text, MAX_FACT)), "$text-muted")]
     if row.files:
-        parts += [Content(""), _heading("Files")]
+        parts += [Content(""), heading("Files")]
         for path in row.files:
             sha = row.anchors.get(path)
             gone = sha == ABSENT  # a person verified the fact with this file gone
@@ -133,8 +180,8 @@ def full(
                                              "$text-warning")
             parts.append(line)
     for path, diff in diffs.items():
-        parts += [Content(""), _heading(f"Diff of {printable(path)} since capture"), diff]
-    parts += [Content(""), _heading("Provenance")]
+        parts += [Content(""), heading(f"Diff of {printable(path)} since capture"), diff]
+    parts += [Content(""), heading("Provenance")]
     prov = [
         f"session {row.session_id or '—'}",
         f"branch {row.branch or '—'}",
@@ -148,7 +195,7 @@ def full(
                                                         else ""))
     parts.append(Content.styled(printable(" · ".join(prov)), "$text-muted"))
     if history:
-        parts += [Content(""), _heading("History")]
+        parts += [Content(""), heading("History")]
         parts += [_history_line(h) for h in history]
     return parts
 

@@ -7,7 +7,7 @@ through than 10 (DataTable measures every cell up front: seconds at this size).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -28,10 +28,12 @@ CATEGORY_WIDTH = 11
 WIDE = 100  # from this width flags are words, below it symbols
 
 
-def flags(row: FactRow, wide: bool) -> list[tuple[str, str]]:
+def flags(row: FactRow, wide: bool, grade: str | None = None) -> list[tuple[str, str]]:
     """(text, component class) of a row's flags, in the order the person reads them."""
     out: list[tuple[str, str]] = []
-    if row.stale:
+    if row.stale and grade == "elsewhere":  # only other lines of its files changed
+        out.append(("stale elsewhere" if wide else "⟳~", "fact-list--info"))
+    elif row.stale:
         out.append(("stale" if wide else "⟳stale", "fact-list--stale"))
     if not row.grounded:
         out.append(("ungrounded" if wide else "?", "fact-list--flag"))
@@ -61,8 +63,8 @@ class FactList(ScrollView, can_focus=True):
         Binding("up,k", "cursor_up", "Up", show=False, id="cursor-up"),
         Binding("pagedown", "page_down", "Page down", show=False, id="page-down"),
         Binding("pageup", "page_up", "Page up", show=False, id="page-up"),
-        Binding("home", "first", "First", show=False, id="first"),
-        Binding("end", "last", "Last", show=False, id="last"),
+        Binding("home,g", "first", "First", show=False, id="first"),
+        Binding("end,G", "last", "Last", show=False, id="last"),
     ]
 
     COMPONENT_CLASSES = {  # noqa: RUF012
@@ -93,6 +95,7 @@ class FactList(ScrollView, can_focus=True):
         self._index: dict[int, int] | None = {}
         self.cursor = 0
         self.marked: frozenset[int] | set[int] | object = frozenset()
+        self.grades: Mapping[int, str] = {}  # the screen's staleness grades, by fact id
         self.empty_message = "Nothing here."
         self.dim_decided = True  # in the pending view, decided rows stay but fade
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(maxsize=2000)
@@ -218,7 +221,8 @@ class FactList(ScrollView, can_focus=True):
         row = self.rows[index]
         is_cursor = index == self.cursor
         is_marked = row.id in self.marked  # type: ignore[operator]
-        key = (row.id, row.version, width, is_cursor, is_marked, self.dim_decided)
+        key = (row.id, row.version, width, is_cursor, is_marked, self.dim_decided,
+               self.grades.get(row.id))
         strip = self._cache.get(key)
         if strip is None:
             strip = self._render_row(row, width, is_marked)
@@ -241,7 +245,7 @@ class FactList(ScrollView, can_focus=True):
             Segment(f"{row.confidence:.2f} "[:5], self._style("confidence")),
         ]
         used = sum(seg.cell_length for seg in segments)
-        flag_parts = flags(row, wide)
+        flag_parts = flags(row, wide, self.grades.get(row.id))
         flag_width = sum(cell_len(t) + 1 for t, _ in flag_parts)
         room = width - used - flag_width - 1
         if room < 12 and flag_parts:  # narrow: the fact's words matter more than flags

@@ -19,6 +19,10 @@ def views_content(current: str) -> Content:
     return Content("").join(parts)
 
 
+def matches_label(n: int) -> str:
+    return "no match" if n == 0 else "1 match" if n == 1 else f"{n:,} matches"
+
+
 def counts_content(
     counts: Counts, *, marked: int = 0, query: str = "", shown: int | None = None,
     queued: int = 0, failed: int = 0,
@@ -27,7 +31,7 @@ def counts_content(
     if marked:  # first: at 80 columns the end of the line is cut
         pieces.append(Content.styled(f"{marked} marked", "bold $text-warning"))
     if query:
-        pieces.append(Content.styled(f"{shown or 0:,} match", "$text-accent"))
+        pieces.append(Content.styled(matches_label(shown or 0), "$text-accent"))
     pieces.append(Content(counts.line()))
     if queued:
         pieces.append(Content.styled(f"{queued} queued", "$text-muted"))

@@ -1,0 +1,1 @@
+"""Eval sections: each module exposes `run() -> list[bench.eval.common.Row]`."""

@@ -1,0 +1,607 @@
+"""Does a candidate's quote really support its fact? (GUIDE §5, issue 12)
+
+Stdlib only. A substring match passed candidates that invert their own quote, a "…"
+that drops a "doesn't", a fuzzy match that flips a negation, three-word quotes,
+tool-call lines, guesses corrected later and quotes stitched from distant turns. The
+verifier locates the quote in the transcript's turns (which turn, who spoke), then runs
+small checks, each a pure function; the first that fails names the verdict's `check`.
+
+Precise rather than clever: every check looks for one concrete, explainable defect, so a
+flagged candidate tells the person why, and a true one is rarely flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from itertools import pairwise
+
+from capture.condense import render_turn
+from capture.ground import normalise
+from capture.transcript import Turn
+
+# Every value `Verdict.check` may take. Order of the checks: the quote's length, then
+# locating it (not_found, elision, stitched, and for a near match negation_flip,
+# number_mismatch, identifier_mismatch), then tool_line, summary_only, the fact against
+# its quote (negation_flip for an inversion, number_mismatch, identifier_missing), and
+# last corrected_later.
+CHECKS = (
+    "not_found", "too_short", "elision", "stitched", "negation_flip", "number_mismatch",
+    "identifier_mismatch", "tool_line", "summary_only", "identifier_missing",
+    "corrected_later",
+)
+SPEAKERS = ("user", "assistant", "tool")
+
+MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
+FUZZY_RATIO = 0.88  # character similarity for a quote with a slipped letter or re-flow
+MAX_FUZZY_CHARS = 2_000  # longer quotes are only matched exactly
+MAX_GAP = 2  # turns a quote may span (prose and the tool lines hanging under it)
+CONFIDENT = 0.7  # at or above, a compaction summary alone is not enough support
+_SCOPE = 2  # content words after a negation that it covers
+INVERSION_OVERLAP = 0.5  # share of the shorter side's words an inversion restates
+_ANCHORS = 3  # rarest quote words used to place a fuzzy match
+_MAX_HITS = 40  # occurrences followed per anchor word
+
+_ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\.\.|…)\s*\]|\.\.\.+|…)\s*")
+_CUT_MARKER = re.compile(r"\[(?:\.\.\.|…)[^\]]*\]")  # condense's own `[… N characters elided …]`
+_LABEL = re.compile(r"(?:^|(?<=\s))(?:user|assistant|human|claude)\s*:\s+")
+_TOOL_PREFIX = re.compile(r"^\s*(?:[·!]\s+)")
+_WORD = re.compile(r"[\w']+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_NUMBER = re.compile(r"(?:(?<=\bv)|(?<![\w.]))\d+(?:[.,:]\d+)*(?![\w])")
+_PATH = re.compile(r"(?:~|\.{1,2})?/?[\w.@-]+(?:/[\w.@-]+)+/?")
+_DOTTED = re.compile(r"\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+\b")
+_SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+_CAMEL = re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b")
+_FLAG = re.compile(r"(?<![\w-])--?[a-z][\w-]*")
+_CAPS = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+_TICKED = re.compile(r"`([^`\n]{2,80})`")
+_NOT_IDENTS = {"e.g", "i.e", "etc", "vs"}
+
+_NEGATORS = {"not", "no", "never", "without", "none", "nothing", "nor", "neither", "nobody"}
+_DETERMINERS = {"no", "none", "nothing", "nobody"}
+# A negation's scope ends at a clause or a preposition: "is not referenced from any
+# template" negates "referenced", not "template".
+_CLAUSE_END = {"but", "and", "so", "because", "though", "although", "while", "then", "or",
+               "which", "that", "since", "unless", "instead", "when", "if", "after", "before",
+               "from", "in", "on", "at", "for", "with", "by", "of", "into", "inside",
+               "via", "than", "as"}
+_STOP = {
+    "a", "an", "the", "be", "is", "are", "was", "were", "been", "being", "do", "does", "did",
+    "to", "of", "in", "on", "at", "for", "any", "it", "its", "this", "that", "these", "those",
+    "can", "could", "will", "would", "should", "must", "may", "might", "have", "has", "had",
+    "yet", "ever", "also", "just", "really", "even", "still", "all", "more", "longer", "by",
+    "with", "as", "from", "up", "out", "we", "you", "i", "they", "he", "she", "there", "here",
+    "get", "got", "one", "so", "very", "too", "only", "now", "let", "me", "my", "our", "your",
+    "seem", "seems", "appear", "appears", "such",
+}
+# A later turn that says the earlier statement was wrong, or that the opposite holds.
+_CORRECTION = re.compile(
+    r"(?:^|[.!?;:\n]\s*|\s—\s*)(?:actually|no[,.!]|nope|wait[,.!]|correction|oops"
+    r"|my (?:mistake|bad)|i was wrong|i misread|turns out|it turns out|in fact"
+    r"|that's (?:wrong|not (?:right|true|it))|not quite)\b"
+    r"|\b(?:wrong|incorrect|mistaken|despite|contrary to|isn't true|not true|was mistaken)\b",
+)
+# An assistant's claim that something works, which a later failure of it contradicts.
+_SUCCESS = re.compile(r"\b(?:works?|passe?s?|compiles?(?: clean)?|succeed(?:s|ed)?|fixed|"
+                      r"is clean|all green|no errors)\b")
+# Names whose value a later turn may change ("port 8080" ... "port 8081").
+_KEYS = {"port", "timeout", "version", "limit", "size", "budget", "threshold", "default",
+         "max", "min", "retries", "ratio", "cap", "line", "lines", "exit", "code"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the verifier found: `check` names the first check that failed (None when the
+    quote supports the fact); `turn` and `speaker` say where the quote was found."""
+
+    supported: bool
+    check: str | None = None
+    turn: int | None = None
+    speaker: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class _Hit:
+    turn: int
+    start: int  # in the normalised rendered turn
+    end: int
+    exact: bool = True
+
+
+# --------------------------------------------------------------------------- text
+
+
+def is_summary(turn: Turn) -> bool:
+    """A compaction summary: the model's own retelling, lower-trust context."""
+    return turn.kind == "summary" or bool(getattr(turn, "summary", False))  # type: ignore[comparison-overlap]
+
+
+def speaker_of(turn: Turn) -> str:
+    """Who said it: a human prompt, the assistant's prose (or summary, or the plan or
+    commit message a call carried: a `detail`), a tool line."""
+    if turn.kind == "prompt" and not is_summary(turn):
+        return "user"
+    if turn.kind in ("tool_call", "tool_error"):
+        return "tool"
+    return "assistant"
+
+
+def clean_quote(evidence: str) -> str:
+    """Normalise a quote and drop what the model wraps around it: quotes, edge
+    ellipses, a leading speaker label or tool-line bullet."""
+    q = normalise(evidence)
+    while True:
+        before = q
+        q = q.strip(" \"'“”")
+        q = _ELLIPSIS.sub(" … ", q).strip()
+        q = q.removeprefix("…").removesuffix("…").strip()
+        q = _TOOL_PREFIX.sub("", q)
+        m = _LABEL.match(q)
+        if m:
+            q = q[m.end():]
+        if q == before:
+            return q
+
+
+def words(text: str) -> list[str]:
+    """Words that say something: speaker labels do not count."""
+    return _WORD.findall(_LABEL.sub(" ", text))
+
+
+_BARE_NT = re.compile(
+    r"\b(do|does|did|is|are|was|were|ca|wo|should|could|would|have|has|had|must|need)nt\b")
+
+
+def _expand(text: str) -> str:
+    """`doesn't` (and a typed `doesnt`) → `does not`, so negations compare as words."""
+    text = re.sub(r"\bcannot\b", "can not", text)
+    text = re.sub(r"\bwon'?t\b", "will not", text)
+    text = _BARE_NT.sub(r"\1 not", text)
+    return re.sub(r"n't\b", " not", text)
+
+
+# Words that carry a negation without saying "not": "use httpx instead of requests" says
+# what "don't use requests, use httpx" says.
+_IMPLICIT_NEGATIVE = {
+    "instead", "rather", "avoid", "avoids", "avoided", "unlike", "except", "lacks", "lack",
+    "missing", "absent", "fail", "fails", "failed", "refuse", "refuses", "refused",
+    "prevent", "prevents", "forbid", "forbids", "forbidden", "unavailable", "stop", "stops",
+}
+
+
+def _predicate_negations(text: str) -> int:
+    """Negations that deny something, said or implied ("without Y" only qualifies)."""
+    return sum(1 for w in _WORD.findall(_expand(normalise(text)))
+               if (w in _NEGATORS and w != "without") or w in _IMPLICIT_NEGATIVE)
+
+
+def negations(text: str) -> int:
+    return sum(1 for w in _WORD.findall(_expand(normalise(text))) if w in _NEGATORS)
+
+
+def numbers(text: str) -> list[str]:
+    return sorted(_NUMBER.findall(text))
+
+
+def identifiers(text: str) -> set[str]:
+    """Names a reader could look up: paths, dotted/snake/camel names, flags, `code`."""
+    found: set[str] = set()
+    for pattern in (_PATH, _DOTTED, _SNAKE, _CAMEL, _FLAG, _CAPS):
+        for m in pattern.finditer(text):
+            tok = m.group().strip(".,;:()'\"").rstrip("/")
+            if len(tok) > 2 and tok.casefold() not in _NOT_IDENTS and not _NUMBER.fullmatch(tok):
+                found.add(tok)
+    for m in _TICKED.finditer(text):
+        tok = m.group(1).strip()
+        if len(tok) > 2 and " " not in tok:
+            found.add(tok)
+    # A path's parts are not separate identifiers.
+    return {t for t in found if not any(t != o and t in o for o in found)}
+
+
+def _root(word: str) -> str:
+    return re.sub(r"(?:ing|ed|es|s)$", "", word) if len(word) > 4 else word
+
+
+def _stem(word: str) -> str:
+    """Crude, on purpose: `starts`/`started`/`starting` and `start` compare equal."""
+    if len(word) > 4:
+        word = re.sub(r"(?:ing|ed|es|s)$", "", word)
+    return word[:5]
+
+
+def polarity(text: str) -> tuple[set[str], set[str]]:
+    """(negated stems, affirmed stems): content words inside a negation's short scope
+    (cut at a clause boundary) versus everywhere else."""
+    tokens = re.findall(r"[\w'/.-]+|[,;:.!?()—-]", _expand(normalise(text)))
+    negated: set[str] = set()
+    affirmed: set[str] = set()
+    scope = 0
+    last: str | None = None  # the content word just before, for "needs no handler"
+    for raw in tokens:
+        if not raw[0].isalnum() and raw[0] not in "_/.~":
+            scope, last = 0, None
+            continue
+        tok = raw.strip(".")
+        if tok in _NEGATORS:
+            # "no" is a determiner: it negates the next word, and what "needs no" one.
+            scope = 1 if tok in _DETERMINERS else _SCOPE
+            if tok in _DETERMINERS and last is not None:
+                negated.add(last)
+            last = None
+            continue
+        if tok in _CLAUSE_END:
+            scope, last = 0, None
+            continue
+        if tok in _STOP or len(tok) < 3:
+            last = None
+            continue
+        stem = _stem(tok)
+        if scope:
+            negated.add(stem)
+            scope -= 1
+            last = None
+        else:
+            affirmed.add(stem)
+            last = stem
+    return negated, affirmed
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def too_short(quote: str) -> bool:
+    return len(words(quote)) < MIN_WORDS
+
+
+def flips_negation(fact: str, quote: str) -> bool:
+    """The fact says the opposite of its quote: one of them negates nothing at all and
+    affirms a word the other negates. When both negate something, it is a paraphrase
+    ("had no upstream" / "has no upstream branch"), not an inversion."""
+    f_neg, f_aff = polarity(fact)
+    q_neg, q_aff = polarity(quote)
+    if _predicate_negations(fact) and _predicate_negations(quote):
+        return False
+    # An inversion restates its quote: most of the fact's words are the quote's. A fact
+    # that only shares a word or two ("runs a format check" / "is not formatted") is
+    # about something else, and left to the reviewer.
+    f_all, q_all = f_neg | f_aff, q_neg | q_aff
+    if not f_all or not q_all:
+        return False
+    if len(f_all & q_all) < INVERSION_OVERLAP * min(len(f_all), len(q_all)):
+        return False
+    return bool((q_neg & (f_aff - f_neg)) or (f_neg & (q_aff - q_neg)))
+
+
+def region_differs(quote: str, region: str) -> str | None:
+    """For a fuzzy match: a changed negation, number or identifier is not a typo."""
+    if negations(quote) != negations(region):
+        return "negation_flip"
+    if numbers(quote) != numbers(region):
+        return "number_mismatch"
+    fold = {i.casefold() for i in identifiers(quote)} ^ {i.casefold() for i in identifiers(region)}
+    if fold:
+        return "identifier_mismatch"
+    return None
+
+
+def dropped_words(text: str) -> bool:
+    """What an elision left out says something (not just a cut marker or punctuation)."""
+    return bool(_WORD.search(_CUT_MARKER.sub(" ", text)))
+
+
+def _present(token: str, haystack: str) -> bool:
+    t = normalise(token).strip("./")
+    if not t:
+        return True
+    if t in haystack:
+        return True
+    if "/" in t:  # a path may be cited by its file name, or the file by a longer path
+        return t.rsplit("/", 1)[-1] in haystack
+    return t.endswith("s") and t[:-1] in haystack  # "LiveViews" where "LiveView" is said
+
+
+def missing_terms(fact: str, near: str) -> tuple[list[str], list[str]]:
+    """(identifiers, numbers) the fact names that the text around the quote lacks."""
+    hay = normalise(near)
+    idents = sorted(i for i in identifiers(fact) if not _present(i, hay))
+    nums = [n for n in dict.fromkeys(numbers(fact)) if not re.search(
+        r"(?<![\d.])" + re.escape(n) + r"(?![\d])", hay)]
+    return idents, nums
+
+
+def key_values(text: str) -> dict[str, str]:
+    """`port 8080`, `timeout = 30`, `FOO_BAR: 2`: a name and the number it is given."""
+    out: dict[str, str] = {}
+    keys = {i.casefold() for i in identifiers(text)} | _KEYS
+    pattern = re.compile(
+        r"([\w./-]+)\s*(?:(?:=|:|is|was|to|at|of|set to|becomes|now)\s*){0,2}(\d+(?:\.\d+)*)\b"
+    )
+    for m in pattern.finditer(normalise(text)):
+        key = m.group(1).strip("./")
+        if key in keys and not _NUMBER.fullmatch(key):
+            out.setdefault(key, m.group(2))
+    return out
+
+
+def corrects(later: str, quote: str, fact: str) -> bool:
+    """Does a later turn correct the quote: a changed value for one of its names, or a
+    correction cue in a turn that speaks of the same named thing?"""
+    before = key_values(quote)
+    if before:
+        after = key_values(later)
+        if any(k in after and after[k] != v for k, v in before.items()):
+            return True
+    if not _CORRECTION.search(normalise(later)):
+        return False
+    return bool(_shared_terms(later, quote + "\n" + fact))
+
+
+def _shared_terms(a: str, b: str) -> set[str]:
+    """What makes two texts speak of the same thing: a name both use, one long word
+    (7+ letters, stemmed) or two medium ones (5+). Empty when they only share chatter."""
+    na, nb = normalise(a), normalise(b)
+    shared = {i for i in {i.casefold() for i in identifiers(b)} if _present(i, na)}
+    if shared:
+        return shared
+
+    def stems(text: str, size: int) -> set[str]:
+        # Whole roots, not 5-letter stems: "tracked" and "tracker" are different things.
+        return {_root(w) for w in _WORD.findall(text) if len(w) >= size and w not in _STOP}
+
+    long_ = stems(na, 7) & stems(nb, 7)
+    if long_:
+        return long_
+    medium = stems(na, 5) & stems(nb, 5)
+    return medium if len(medium) >= 2 else set()
+
+
+# --------------------------------------------------------------------------- locating
+
+
+_LAST_TEXTS: list[tuple[Sequence[Turn], int, list[str]]] = []  # one job's turns, reused
+
+
+def _texts(turns: Sequence[Turn]) -> list[str]:
+    """Each turn rendered and normalised; a job verifies every candidate against the
+    same turns, so the last list is kept (keyed by identity and length: turns are
+    frozen, a job's list is not changed while its candidates are verified)."""
+    if _LAST_TEXTS and _LAST_TEXTS[0][0] is turns and _LAST_TEXTS[0][1] == len(turns):
+        return _LAST_TEXTS[0][2]
+    texts = [normalise(render_turn(t)) for t in turns]
+    _LAST_TEXTS[:] = [(turns, len(turns), texts)]
+    return texts
+
+
+def _find_all(q: str, texts: list[str]) -> list[_Hit]:
+    hits = []
+    for i, text in enumerate(texts):
+        at = text.find(q)
+        if at >= 0:
+            hits.append(_Hit(i, at, at + len(q)))
+    return hits
+
+
+def _fuzzy(q: str, texts: list[str]) -> tuple[_Hit, str] | None:
+    """The best near match of q (same words but a slip), with the matched region.
+
+    Regions are tried only where q's rarest words occur, so a long turn costs little."""
+    qw = _WORD.findall(q)
+    if len(qw) < MIN_WORDS or len(q) > MAX_FUZZY_CHARS:
+        return None  # a page-long "quote" must match exactly: comparing it costs seconds
+    qset = set(qw)
+    n = len(qw)
+    best: tuple[float, _Hit, str] | None = None
+    for i, text in enumerate(texts):
+        matches = list(_WORD.finditer(text))
+        where: dict[str, list[int]] = {}
+        for k, m in enumerate(matches):
+            if m.group() in qset:
+                where.setdefault(m.group(), []).append(k)
+        if len(where) < 0.6 * len(qset):
+            continue
+        anchors = sorted((len(where[w]), pos, w) for pos, w in enumerate(qw) if w in where)
+        chosen: list[tuple[int, str]] = []
+        for _count, pos, w in anchors:
+            if len(chosen) == _ANCHORS:
+                break
+            if all(w != c for _, c in chosen):
+                chosen.append((pos, w))
+        tried: set[tuple[int, int]] = set()
+        for pos, w in chosen:
+            for hit in where[w][:_MAX_HITS]:
+                for start in (hit - pos - 1, hit - pos, hit - pos + 1):
+                    for length in (n - 1, n, n + 1):
+                        e = start + length - 1
+                        if start < 0 or e >= len(matches) or (start, e) in tried:
+                            continue
+                        tried.add((start, e))
+                        region = text[matches[start].start(): matches[e].end()]
+                        sm = SequenceMatcher(None, q, region, autojunk=False)
+                        if sm.real_quick_ratio() < FUZZY_RATIO or sm.quick_ratio() < FUZZY_RATIO:
+                            continue
+                        r = sm.ratio()
+                        if r >= FUZZY_RATIO and (best is None or r > best[0]):
+                            hit_ = _Hit(i, matches[start].start(), matches[e].end(), False)
+                            best = (r, hit_, region)
+    return None if best is None else (best[1], best[2])
+
+
+def _rank(h: _Hit, turns: Sequence[Turn]) -> tuple[bool, bool, bool, int]:
+    """Prefer the conversation over a summary, words over a tool-call line, what a person
+    or a tool said over the assistant repeating it, then the last."""
+    t = turns[h.turn]
+    return (not is_summary(t), t.kind != "tool_call", speaker_of(t) != "assistant", h.turn)
+
+
+def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
+    return max(hits, key=lambda h: _rank(h, turns))
+
+
+def _locate_pieces(
+    pieces: list[str], texts: list[str], turns: Sequence[Turn]
+) -> list[_Hit] | None:
+    """Each piece's hit, in order (an elided or multi-turn quote). Every place the first
+    piece occurs is tried ("the file" is everywhere); the first whose other pieces follow
+    close by wins, else the preferred one (which then reads as stitched)."""
+    found: list[list[_Hit]] = []
+    for piece in pieces:
+        hits = _find_all(piece, texts)
+        if not hits:
+            fz = _fuzzy(piece, texts)
+            if fz is None:
+                return None
+            hits = [fz[0]]
+        found.append(hits)
+    starts = sorted(found[0], key=lambda h: _rank(h, turns), reverse=True)
+    best: list[_Hit] | None = None
+    for first in starts:
+        seq = [first]
+        for hits in found[1:]:
+            prev = seq[-1]
+            after = [h for h in hits if (h.turn, h.start) >= (prev.turn, prev.end)]
+            seq.append(min(after or hits, key=lambda h: (h.turn, h.start)))
+        if _span_ok(seq):
+            return seq
+        best = best or seq
+    return best
+
+
+def _span_ok(hits: list[_Hit]) -> bool:
+    turns_ = [h.turn for h in hits]
+    return max(turns_) - min(turns_) <= MAX_GAP and turns_ == sorted(turns_)
+
+
+# --------------------------------------------------------------------------- the verifier
+
+
+def _fail(check: str, hit: _Hit | None, turns: Sequence[Turn], detail: str = "") -> Verdict:
+    if hit is None:
+        return Verdict(False, check, detail=detail)
+    return Verdict(False, check, hit.turn, speaker_of(turns[hit.turn]), detail)
+
+
+def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, str]:
+    """Where the (cleaned) quote is: (hit, failed check or None, detail)."""
+    texts = _texts(turns)
+    hits = _find_all(quote, texts)
+    if hits:
+        return _pick(hits, turns), None, ""
+    pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
+    if len(pieces) > 1:
+        found = _locate_pieces(pieces, texts, turns)
+        if found is None:
+            return None, "not_found", "a piece of the elided quote is not in the transcript"
+        if not _span_ok(found):
+            return found[0], "stitched", "the pieces come from distant turns"
+        for a, b in pairwise(found):
+            gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
+                   else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
+            if dropped_words(gap):
+                left = gap.strip()[:80]
+                return a, "elision", f"the “…” leaves out: {left}"
+        return found[0], None, ""
+    fz = _fuzzy(quote, texts)
+    if fz is not None:
+        hit, region = fz
+        why = region_differs(quote, region)
+        if why is not None:
+            return hit, why, f"the transcript says: {region[:120]}"
+        return hit, None, ""
+    # Sentences or speakers joined without a marker: each found, but where?
+    parts = [p.strip(" \"'") for p in _SENTENCE.split(_LABEL.sub("\n", quote))]
+    parts = [p for p in parts if len(_WORD.findall(p)) >= 2]
+    if len(parts) > 1:
+        found = _locate_pieces(parts, texts, turns)
+        if found is not None:
+            if not _span_ok(found):
+                return found[0], "stitched", "the sentences come from distant turns"
+            return found[0], None, ""
+    return None, "not_found", ""
+
+
+_HANGING = ("tool_call", "tool_error", "detail")  # lines that hang under the prose above
+
+
+def _neighbourhood(turns: Sequence[Turn], i: int) -> str:
+    """The turn, and the spoken turn on each side with the tool lines in between."""
+    lo = i - 1
+    while lo > 0 and turns[lo].kind in _HANGING:
+        lo -= 1
+    hi = i + 1
+    while hi < len(turns) - 1 and turns[hi].kind in _HANGING:
+        hi += 1
+    # At least two turns each way: a prompt queued while the assistant worked may sit
+    # between the prose and the call it describes.
+    lo, hi = max(0, min(lo, i - 2)), min(len(turns) - 1, max(hi, i + 2))
+    return "\n".join(render_turn(t) for t in turns[lo: hi + 1])
+
+
+def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | None:
+    """The first later turn that corrects an assistant's (or summary's) statement."""
+    if speaker_of(turns[at]) != "assistant":
+        return None  # a person or a tool result is what corrects; they are not guesses
+    claims_success = bool(_SUCCESS.search(normalise(quote)))
+    for j in range(at + 1, len(turns)):
+        t = turns[j]
+        if t.kind == "tool_call" or is_summary(t):
+            continue
+        if corrects(t.text, quote, fact):
+            return j
+        if claims_success and t.kind == "tool_error" and _failed_call_names(turns, j, quote):
+            return j  # "X works now", then running X fails
+    return None
+
+
+def _failed_call_names(turns: Sequence[Turn], j: int, quote: str) -> bool:
+    """The call that failed at turn j names something the quote claims works: the
+    failure is about the same thing, not just a later failure in the same files."""
+    for k in range(j - 1, max(-1, j - 8), -1):
+        if turns[k].kind == "tool_call":
+            return _names_shared(turns[k].text, quote)
+        if turns[k].kind in ("prompt", "prose"):
+            return False
+    return False
+
+
+def _names_shared(a: str, b: str) -> bool:
+    """Both name the same identifier (a path, a dotted or snake name, a flag)."""
+    na = normalise(a)
+    return any(_present(i, na) for i in identifiers(b))
+
+
+def verify(
+    fact: str, evidence: str, turns: Sequence[Turn], *, confidence: float = 1.0
+) -> Verdict:
+    """Check that `evidence` is a real, whole, uncorrected quote supporting `fact`."""
+    quote = clean_quote(evidence)
+    if not quote:
+        return Verdict(False, "not_found", detail="no evidence given")
+    if too_short(quote):
+        hits = _find_all(quote, _texts(turns))
+        return _fail("too_short", _pick(hits, turns) if hits else None, turns,
+                     f"{len(words(quote))} words")
+    hit, check, detail = locate(quote, turns)
+    if check is not None or hit is None:
+        return _fail(check or "not_found", hit, turns, detail)
+    turn = turns[hit.turn]
+    if turn.kind == "tool_call":
+        return _fail("tool_line", hit, turns, "a tool call says what was run, not what is true")
+    if is_summary(turn) and confidence >= CONFIDENT:
+        return _fail("summary_only", hit, turns, "only a compaction summary says so")
+    if flips_negation(fact, quote):
+        return _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
+    if nums:
+        return _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
+    if idents:
+        return _fail("identifier_missing", hit, turns, "not near the quote: " + ", ".join(idents))
+    later = _correction(turns, hit.turn, quote, fact)
+    if later is not None:
+        return _fail("corrected_later", hit, turns,
+                     f"turn {later}: {clean_quote(turns[later].text)[:120]}")
+    return Verdict(True, None, hit.turn, speaker_of(turn))

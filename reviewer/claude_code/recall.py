@@ -1,0 +1,295 @@
+"""Recall on demand: the project's approved, still-true facts that match a question.
+
+What the `recall` tool of `mem-review mcp` answers (reviewer/claude_code/mcp_server.py is
+only its wiring). Plain functions over a stdlib `sqlite3` connection, so tests and the
+benchmark call them without MCP.
+
+The gate is injection's: only approved facts of this project, minus the stale ones, and
+the text neutralised exactly as injected text is (`inject.neutralise`). What was matched
+but withheld (stale, or still pending a person's review) is counted in the answer, so
+nothing disappears silently; rejected facts are neither shown nor counted.
+
+Ranking: BM25 over the `fact_fts` index (schema V4, kept in step by triggers, never
+rebuilt here), plus overlap between the files asked about and the files a fact cites,
+plus a little of the fact's confidence; newest approval breaks ties. The question is
+never handed to FTS5 as syntax: it is cut to words, each quoted, joined with OR, so
+quotes, `NEAR`, `*`, `-`, `col:` filters or stray parentheses are just words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewer.claude_code.inject import neutralise
+from reviewer.freshness import staleness
+
+DEFAULT_LIMIT = 8
+MAX_LIMIT = 50
+MAX_QUERY_CHARS = 1_000  # longer questions are cut here (and the answer says so)
+MAX_TERMS = 32
+MAX_FILES = 50
+MAX_PATH_CHARS = 500
+CANDIDATES = 300  # approved text matches judged for staleness, best BM25 first
+BUSY_TIMEOUT_MS = 300  # reads never wait in WAL; the optional hash-cache write gives up
+FILE_WEIGHT = 1.0
+CONFIDENCE_WEIGHT = 0.25
+TOOL = "mcp__mem-review__recall"
+
+_TERM = re.compile(r"\w+")
+# Words that match nearly every fact: they only widen the candidate set.
+_STOP = frozenset(
+    """a an the of to in on for with by at as is are be was were it its this that and or
+    we our us do does did have has how what which who why when where there here any
+    about from into not no""".split()  # noqa: SIM905
+)
+
+
+class RecallError(ValueError):
+    """Arguments recall cannot use; the message is one line for the caller."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One fact in an answer, already neutralised for the model."""
+
+    id: int
+    text: str
+    category: str
+    files: list[str]
+    approved: str  # YYYY-MM-DD
+    staleness: str  # fresh | unanchored (stale facts are withheld, never shown)
+    score: float
+    approved_at: float = 0.0  # tie-break: newest approval first
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "text": self.text, "category": self.category, "files": self.files,
+            "approved": self.approved, "staleness": self.staleness,
+        }
+
+
+@dataclass
+class Answer:
+    """What recall found, and what it matched but withheld."""
+
+    project: str
+    results: list[Hit] = field(default_factory=list)
+    withheld_stale: int = 0
+    withheld_pending: int = 0
+    truncated: bool = False
+    note: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "results": [h.as_json() for h in self.results],
+            "withheld": {"stale": self.withheld_stale, "pending": self.withheld_pending},
+            "note": self.summary(),
+        }
+        return out
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(self.results)} approved fact(s) of this project match",
+            f"{self.withheld_stale} matching approved fact(s) withheld as possibly stale "
+            "(a file they cite changed since approval)",
+            f"{self.withheld_pending} matching fact(s) withheld as pending a person's review",
+        ]
+        if self.truncated:
+            parts.append(f"the query was cut to its first {MAX_QUERY_CHARS} characters")
+        if self.note:
+            parts.append(self.note)
+        return "; ".join(parts) + "."
+
+    def text(self) -> str:
+        """The tool's answer: JSON the model can read and a program can parse."""
+        return json.dumps(self.as_json(), ensure_ascii=False, indent=1)
+
+
+# ---- arguments ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    terms: list[str]
+    files: list[str]
+    limit: int
+    truncated: bool
+
+    @property
+    def match(self) -> str:
+        """An FTS5 expression that is only ever quoted words joined with OR."""
+        return " OR ".join(f'"{t}"' for t in self.terms)
+
+
+def parse(query: object, files: object = None, limit: object = None) -> Query:
+    """Validate the tool's arguments; RecallError (one line) when they are unusable."""
+    if not isinstance(query, str):
+        raise RecallError(f"query must be a string, not {type(query).__name__}")
+    truncated = len(query) > MAX_QUERY_CHARS
+    words = _TERM.findall(query[:MAX_QUERY_CHARS].casefold())
+    terms = list(dict.fromkeys(
+        w for w in words if w not in _STOP and any(c.isalnum() for c in w)
+    ))[:MAX_TERMS]
+    if not terms:  # a question of only filler words: search them rather than nothing
+        terms = list(dict.fromkeys(w for w in words if any(c.isalnum() for c in w)))[:MAX_TERMS]
+    wanted = _parse_files(files)
+    if limit is None:
+        n = DEFAULT_LIMIT
+    elif isinstance(limit, bool) or not isinstance(limit, int):
+        raise RecallError(f"limit must be an integer, not {type(limit).__name__}")
+    elif limit < 1:
+        raise RecallError(f"limit must be at least 1, not {limit}")
+    else:
+        n = min(limit, MAX_LIMIT)
+    if not terms and not wanted:
+        raise RecallError("query has no words to search for, and no files were given")
+    return Query(terms, wanted, n, truncated)
+
+
+def _parse_files(files: object) -> list[str]:
+    if files is None:
+        return []
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise RecallError("files must be a list of project paths (strings)")
+    out: list[str] = []
+    for raw in files[:MAX_FILES]:
+        name = raw.strip()[:MAX_PATH_CHARS].replace("\\", "/")
+        while name.startswith("./"):
+            name = name[2:]
+        if name and "\0" not in name and name not in out:
+            out.append(name)
+    return out
+
+
+# ---- the search --------------------------------------------------------------------------
+
+
+def recall(
+    conn: sqlite3.Connection, project: str | os.PathLike[str], query: object,
+    files: object = None, limit: object = None,
+) -> Answer:
+    """The best approved, non-stale matches for `query` (and `files`) in `project`."""
+    q = parse(query, files, limit)
+    root = os.fspath(project)
+    answer = Answer(project=root, truncated=q.truncated)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cur = conn.cursor()
+    cur.row_factory = None
+    text_scores: dict[int, float] = {}
+    pending: set[int] = set()
+    if q.terms:
+        try:
+            matched = cur.execute(
+                "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
+                "ORDER BY bm25(fact_fts) LIMIT ?",
+                (q.match, root, CANDIDATES),
+            ).fetchall()
+            pending = {r[0] for r in cur.execute(
+                "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'pending'",
+                (q.match, root),
+            )}
+        except sqlite3.OperationalError as exc:  # never expected: the expression is quoted
+            raise RecallError(f"the search index refused the query ({exc})") from None
+        best = max((-s for _, s in matched), default=0.0) or 1.0
+        text_scores = {fid: (-s) / best for fid, s in matched}
+    by_file: dict[int, float] = {}
+    if q.files:
+        for fid, status, raw in _citing(cur, root, q.files):
+            overlap = _overlap(q.files, _files(raw))
+            if overlap <= 0:
+                continue
+            if status == "pending":
+                pending.add(fid)
+            else:
+                by_file[fid] = overlap
+    answer.withheld_pending = len(pending)
+    ids = set(text_scores) | set(by_file)
+    if not ids:
+        return answer
+    rows = _rows(cur, sorted(ids))
+    verdicts = staleness.verdicts_for(
+        conn, root, [(r[0], r[4], r[5]) for r in rows], similar_moves=False
+    )
+    ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = []
+    for row in rows:
+        fid, confidence, approved_at = row[0], row[6], float(row[7] or 0)
+        verdict = verdicts.get(fid)
+        if verdict is not None and verdict.stale:
+            answer.withheld_stale += 1
+            continue
+        score = (
+            text_scores.get(fid, 0.0) + FILE_WEIGHT * by_file.get(fid, 0.0)
+            + CONFIDENCE_WEIGHT * float(confidence or 0)
+        )
+        state = verdict.state if verdict is not None else "unanchored"
+        ranked.append((-score, -approved_at, int(fid), row, state))
+    ranked.sort(key=lambda r: r[:3])
+    answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
+    return answer
+
+
+def _hit(row: tuple[Any, ...], score: float, state: str) -> Hit:
+    """Only the results shown are neutralised (the pass costs more than the ranking)."""
+    fid, text, category, raw_files = row[0], row[1], row[2], row[3]
+    approved_at = float(row[7] or 0)
+    return Hit(
+        id=int(fid), text=neutralise(text), category=neutralise(category),
+        files=[neutralise(f) for f in _files(raw_files)],
+        approved=time.strftime("%Y-%m-%d", time.localtime(approved_at)),
+        staleness=state, score=round(score, 4), approved_at=approved_at,
+    )
+
+
+def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int, str, str]]:
+    """Approved and pending facts whose `files` text mentions any wanted path (instr in
+    SQL narrows, `_overlap` decides)."""
+    clause = " OR ".join("instr(files, ?) > 0" for _ in wanted)
+    return cur.execute(
+        "SELECT id, status, files FROM fact WHERE project = ? "
+        f"AND status IN ('approved', 'pending') AND files != '[]' AND ({clause})",
+        (root, *(w.rstrip("/") for w in wanted)),
+    ).fetchall()
+
+
+def _rows(cur: sqlite3.Cursor, ids: list[int]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        out.extend(cur.execute(
+            "SELECT id, text, category, files, anchors, commit_sha, confidence, "
+            "COALESCE(decided_at, updated_at) FROM fact "
+            f"WHERE status = 'approved' AND id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        ))
+    return out
+
+
+def _overlap(wanted: list[str], cited: list[str]) -> float:
+    """The share of asked-about paths the fact cites; a directory covers what is in it."""
+    if not wanted or not cited:
+        return 0.0
+    hits = 0
+    for w in wanted:
+        prefix = w.rstrip("/") + "/"
+        if any(c == w or c.startswith(prefix) for c in cited):
+            hits += 1
+    return hits / len(wanted)
+
+
+def _files(raw: object) -> list[str]:
+    if not isinstance(raw, str) or raw in ("", "[]"):
+        return []
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return []
+    return [str(f) for f in value] if isinstance(value, list) else []
+

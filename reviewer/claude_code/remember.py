@@ -1,0 +1,221 @@
+"""Claude proposes a fact mid-session: it becomes a PENDING candidate, never more.
+
+What the `remember` tool of `mem-review mcp` does. The proposal goes through the same
+gates as a captured candidate: redacted before it is stored, deduped against the
+project's facts (a repeat counts as seen again, a rejected twin is suppressed), its cited
+files anchored to today's hashes, and its evidence checked against the session's
+transcript when one can be found. Checking needs capture's code, which this layer may not
+import: the caller (reviewer/commands/mcp.py) passes the check in as `Checks`.
+
+Only a person approves (GUIDE §1): this module writes `status = 'pending'` and nothing
+else, with `source = 'agent'` so the TUI and `list` show who proposed it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reviewer.claude_code.recall import RecallError, parse
+from reviewer.freshness.anchors import blob_sha, git_head
+from reviewer.sanitize.redact import redact
+from reviewer.sanitize.visible import strip as strip_invisible
+from reviewer.store import db
+from reviewer.store.dedupe import FactIndex, fact_key
+from reviewer.store.schema import CATEGORIES
+
+SOURCE = "agent"
+ACTOR = "agent"
+MAX_FACT_CHARS = 1_000
+MAX_EVIDENCE_CHARS = 2_000
+MAX_FILES = 20
+AGENT_CONFIDENCE = 0.5  # the agent states no confidence; the reviewer judges
+NEIGHBOURS = 200  # full-text matches a proposal is deduped against
+NOT_APPROVED = (
+    "It is NOT approved: a person reviews it in `mem-review` before it is ever recalled "
+    "or injected."
+)
+
+
+class RememberError(ValueError):
+    """Arguments remember cannot use; the message is one line for the caller."""
+
+
+@dataclass
+class Checks:
+    """What capture knows how to check, handed down by the command layer.
+
+    `grounded(fact, evidence)` is True/False when the session's transcript was found and
+    the verifier judged the quote, None when there is no transcript to check against.
+    """
+
+    grounded: Callable[[str, str], bool | None] = lambda _fact, _evidence: None
+    session_id: str | None = None
+
+
+@dataclass
+class Proposal:
+    kind: str  # new | seen_again | suppressed
+    fact_id: int | None
+    text: str
+    grounded: bool | None = None
+    missing: list[str] = field(default_factory=list)
+
+    def message(self) -> str:
+        if self.kind == "suppressed":
+            return (
+                "Not stored: a person already rejected the same fact for this project. "
+                + NOT_APPROVED.replace("It is", "Nothing was")
+            )
+        if self.kind == "seen_again":
+            return (
+                f"Already known as fact #{self.fact_id}; counted as seen again, nothing new "
+                "stored. Only a person approves facts, in `mem-review`."
+            )
+        check = {
+            True: "its evidence was found in this session's transcript",
+            False: "its evidence was NOT found in this session's transcript (flagged)",
+            None: "no transcript was found to check its evidence against (flagged)",
+        }[self.grounded]
+        missing = f"; cited files not in the project: {', '.join(self.missing)}" if (
+            self.missing) else ""
+        return (
+            f"Stored as pending candidate #{self.fact_id} (proposed by the agent); "
+            f"{check}{missing}. {NOT_APPROVED}"
+        )
+
+
+def remember(
+    conn: sqlite3.Connection, project: str | os.PathLike[str], fact: object, category: object,
+    files: object = None, evidence: object = None, *, checks: Checks | None = None,
+) -> Proposal:
+    """Store one agent proposal as pending (or count it as a repeat); never approves."""
+    checks = checks or Checks()
+    root = os.fspath(project)
+    text, cat, cited, quote = _validate(fact, category, files, evidence)
+    # Nothing the person could not see is stored (reviewer/sanitize/visible.py), and
+    # stripping comes before redaction, so a secret split by a zero-width character is whole.
+    text = " ".join(redact(strip_invisible(text)).split())
+    quote = redact(strip_invisible(quote)).strip()
+    if not text:
+        raise RememberError("fact is empty after redaction")
+    cited = _relative([redact(strip_invisible(f)) for f in cited], root)
+    grounded = checks.grounded(text, quote) if quote else False
+    missing = [f for f in cited if not _inside_and_exists(root, f)]
+    anchors = {f: (None if f in missing else blob_sha(Path(root) / f)) for f in cited}
+    commit, branch = git_head(root)
+    now = db.now()
+    with db.transaction(conn):
+        decision = FactIndex.build(_neighbours(conn, root, text)).classify(text)
+        if decision.kind == "suppressed":
+            return Proposal("suppressed", decision.match_id, text)
+        if decision.kind == "seen_again" and decision.match_id is not None:
+            conn.execute(
+                "UPDATE fact SET times_seen = times_seen + 1, updated_at = ? WHERE id = ?",
+                (now, decision.match_id),
+            )
+            _history(conn, decision.match_id, "seen_again", {"source": SOURCE}, now)
+            return Proposal("seen_again", decision.match_id, text)
+        cur = conn.execute(
+            "INSERT INTO fact (project, text, norm, category, files, confidence, evidence, "
+            "status, grounded, missing_files, session_id, source, commit_sha, branch, "
+            "anchors, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (root, text, fact_key(text), cat, json.dumps(cited), AGENT_CONFIDENCE, quote,
+             int(bool(grounded)), json.dumps(missing), checks.session_id, SOURCE, commit,
+             branch, json.dumps(anchors, sort_keys=True), now, now),
+        )
+        fact_id = int(cur.lastrowid or 0)
+        _history(conn, fact_id, "proposed", {
+            "text": text, "category": cat, "files": cited, "status": "pending",
+            "grounded": grounded,
+        }, now)
+    return Proposal("new", fact_id, text, grounded, missing)
+
+
+def _neighbours(conn: sqlite3.Connection, root: str, text: str) -> list[tuple[int, str, str]]:
+    """The project's facts that could be the same as `text`: those with its key, and the
+    best full-text matches of its words (a near duplicate shares nearly all of them, so
+    it ranks among the first). Classifying against these instead of every fact keeps a
+    proposal at 10,000 facts in milliseconds, not the half second a full index takes."""
+    rows = conn.execute(
+        "SELECT id, text, status FROM fact WHERE project = ? AND norm = ?",
+        (root, fact_key(text)),
+    ).fetchall()
+    try:
+        match = parse(text).match  # recall's quoting, filler words left out
+    except RecallError:
+        match = ""
+    if match:
+        rows += conn.execute(
+            "SELECT f.id, f.text, f.status FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+            "WHERE fact_fts MATCH ? AND f.project = ? ORDER BY bm25(fact_fts) LIMIT ?",
+            (match, root, NEIGHBOURS),
+        ).fetchall()
+    return list({int(r[0]): (int(r[0]), str(r[1]), str(r[2])) for r in rows}.values())
+
+
+def _validate(
+    fact: object, category: object, files: object, evidence: object
+) -> tuple[str, str, list[str], str]:
+    if not isinstance(fact, str) or not fact.strip():
+        raise RememberError("fact must be a non-empty string")
+    if len(fact) > MAX_FACT_CHARS:
+        raise RememberError(f"fact is {len(fact)} characters; at most {MAX_FACT_CHARS}")
+    if not isinstance(category, str) or category not in CATEGORIES:
+        raise RememberError(f"category must be one of {', '.join(CATEGORIES)}")
+    if files is None:
+        files = []
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise RememberError("files must be a list of project paths (strings)")
+    if len(files) > MAX_FILES:
+        raise RememberError(f"at most {MAX_FILES} files")
+    if evidence is None:
+        evidence = ""
+    if not isinstance(evidence, str):
+        raise RememberError("evidence must be a string (a verbatim quote from this session)")
+    if len(evidence) > MAX_EVIDENCE_CHARS:
+        raise RememberError(f"evidence is {len(evidence)} characters; at most "
+                            f"{MAX_EVIDENCE_CHARS}")
+    return fact, category, files, evidence
+
+
+def _relative(files: list[str], root: str) -> list[str]:
+    out: list[str] = []
+    base = os.path.normpath(root)
+    for given in files:
+        name = given.strip()
+        if os.path.isabs(name):
+            norm = os.path.normpath(name)
+            if os.path.commonpath([base, norm]) == base and norm != base:
+                name = os.path.relpath(norm, base)
+        while name.startswith("./"):
+            name = name[2:]
+        if name and "\0" not in name and name not in out:
+            out.append(name)
+    return out
+
+
+def _inside_and_exists(root: str, name: str) -> bool:
+    base = os.path.normpath(os.path.abspath(root))
+    path = os.path.normpath(os.path.join(base, name))
+    try:
+        inside = os.path.commonpath([base, path]) == base
+    except ValueError:
+        return False
+    return inside and Path(path).exists()
+
+
+def _history(
+    conn: sqlite3.Connection, fact_id: int, action: str, after: dict[str, Any], now: float
+) -> None:
+    conn.execute(
+        "INSERT INTO fact_history (fact_id, at, actor, action, before, after) "
+        "VALUES (?, ?, ?, ?, NULL, ?)",
+        (fact_id, now, ACTOR, action, json.dumps(after, sort_keys=True)),
+    )
