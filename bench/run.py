@@ -44,11 +44,12 @@ RESULTS = ROOT / "bench" / "results"
 
 def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]]:
     """(group, result keys, runner) in the order of the budget table."""
-    from bench.rows import hooks, mcp, preview, staleness, transcripts, tui
+    from bench.rows import hooks, mcp, preview, sharing, staleness, transcripts, tui
 
     return [
         ("hook-end", ("hook-end",), hooks.run_end),
         ("hook-start", ("hook-start",), hooks.run_start),
+        ("hook-start-shared", ("hook-start-shared",), sharing.run),
         ("tui", ("tui-start", "tui-keys-j", "tui-keys-filter", "tui-memory"), tui.run),
         ("staleness", ("staleness", "staleness-full", "staleness-repeat", "staleness-cold"),
          staleness.run),

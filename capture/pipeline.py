@@ -290,6 +290,7 @@ def process(
             (redact(text), redact(reason))
             for text, reason in store.rejected_with_reasons(job.project)
         ]
+        rejected += _team_rejections(job.project, {text for text, _ in rejected})
     try:
         result = chosen.extract(Request(sent.windows, sent.turns, existing, rejected))
     except ExtractionError as exc:
@@ -347,6 +348,10 @@ def _extraction_failed(
             (tin, tout, cost, exc.partial.model, job.id),
         )
     message = redact(f"{exc.kind}: {exc}")  # an error body may quote the request
+    if exc.kind == "unavailable":  # like `unavailable()`, found mid-run (a lapsed sign-in)
+        queue.requeue(conn, job.id, message, delay=0, count_attempt=False)
+        return Outcome(job.id, "queued", error=message, stop=True, input_tokens=tin,
+                       output_tokens=tout, cost_usd=cost)
     if exc.permanent:
         queue.fail(conn, job.id, message)
         return Outcome(
@@ -577,3 +582,27 @@ def capture_now(
     if out.state != "done":
         raise UserError(f"{path}: {out.error}")
     return out.new_ids
+
+
+def _team_rejections(project: str, known: set[str]) -> list[tuple[str, str]]:
+    """What teammates rejected, from the project's `.mem-review/rejections/` (only files
+    that count under the sharing trust rule): the extractor skips those too."""
+    from reviewer.sharing import reading
+
+    try:
+        shared = reading.rejections(project)
+    except Exception as exc:  # advisory: extraction goes on with the person's own list
+        from reviewer.log import log
+
+        log("pipeline", f"shared rejections unreadable: {type(exc).__name__}: {exc}")
+        return []
+    out = []
+    for rej in shared[:MAX_TEAM_REJECTIONS]:
+        text = redact(rej.text)
+        if text not in known:
+            known.add(text)
+            out.append((text, redact(rej.reason)))
+    return out
+
+
+MAX_TEAM_REJECTIONS = 200

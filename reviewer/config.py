@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from reviewer import paths
@@ -15,13 +16,14 @@ from reviewer.errors import UserError
 MAX_BUDGET_CHARS = 9_000  # Claude Code previews hook output over 10,000 characters
 
 
-EXTRACTORS = ("api", "rules")  # capture/extractors/ holds one module per name
+# capture/extractors/ holds one module per name; "auto" picks one (`resolve_extractor`).
+EXTRACTORS = ("auto", "api", "claude-code", "rules")
 
 
 @dataclass(frozen=True)
 class Config:
     model: str = "claude-haiku-4-5"
-    extractor: str = "api"  # api | rules (offline, no key needed)
+    extractor: str = "auto"  # auto | api | claude-code (the user's own CLI) | rules (offline)
     api_timeout: float = 60.0
     max_retries: int = 2
     window_chars: int = 120_000
@@ -42,6 +44,93 @@ ENV = {
     "inject_budget_chars": "MEM_REVIEW_BUDGET",
     "retry_base_seconds": "MEM_REVIEW_RETRY_SECONDS",
 }
+
+
+CLAUDE_BIN_ENV = "MEM_REVIEW_CLAUDE_BIN"
+# Where Claude Code's installers put `claude`, for the hook-started worker whose PATH may
+# lack it (the npm-local install is only a shell alias; GUI-launched sessions get a short PATH).
+CLAUDE_PLACES = (
+    "~/.claude/local/claude",
+    "~/.local/bin/claude",
+    "~/.npm-global/bin/claude",
+    "/usr/local/bin/claude",
+    "/opt/homebrew/bin/claude",
+)
+RULES_FIND_LITTLE = (
+    "the offline rules only find statements typed in your own prompts (\"remember that "
+    "...\"), so they find nothing in agent-driven sessions"
+)
+
+
+@dataclass(frozen=True)
+class ExtractorChoice:
+    """Which extractor runs and why, in a few words (for `status` and `doctor`)."""
+
+    name: str  # api | claude-code | rules
+    reason: str
+    claude: str | None = None  # the `claude` binary, when name is claude-code
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_claude(env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
+    """(the `claude` binary or None, where it was looked for). `MEM_REVIEW_CLAUDE_BIN`, when
+    set, is the only place looked at; else PATH, then the installers' usual places."""
+    import shutil
+
+    env = os.environ if env is None else env
+    given = env.get(CLAUDE_BIN_ENV)
+    if given:
+        path = os.path.expanduser(given)
+        if _executable(path):
+            return path, f"{path} ({CLAUDE_BIN_ENV})"
+        return None, f"{CLAUDE_BIN_ENV}={given} is not an executable file"
+    found = shutil.which("claude", path=env.get("PATH", os.defpath))
+    if found:
+        return found, f"{found} (PATH)"
+    home = env.get("HOME") or os.path.expanduser("~")
+    prefix = env.get("NPM_CONFIG_PREFIX") or env.get("npm_config_prefix")
+    places = ([os.path.join(prefix, "bin", "claude")] if prefix else []) + [
+        os.path.join(home, p[2:]) if p.startswith("~/") else p for p in CLAUDE_PLACES
+    ]
+    for place in places:
+        if _executable(place):
+            return place, place
+    return None, "no `claude` found on PATH or where its installers put it"
+
+
+def resolve_extractor(
+    cfg: Config,
+    name: str | None = None,
+    *,
+    api_key: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ExtractorChoice:
+    """What `name` (else the setting) means here: "auto" is the API when a key is set,
+    else Claude Code when `claude` is found, else the offline rules. Stdlib and env only,
+    so the TUI can say what runs without importing capture."""
+    env = os.environ if env is None else env
+    if name:
+        why = f"{name} asked for"
+    else:
+        name = cfg.extractor
+        var = ENV["extractor"]
+        why = f"{var}={name}" if env.get(var) == name else f'extractor = "{name}" in config.toml'
+    if name == "claude-code":
+        path, where = find_claude(env)
+        return ExtractorChoice(name, f"{why}; Claude Code at {where}" if path else
+                               f"{why}; {where}", path)
+    if name != "auto":
+        return ExtractorChoice(name, why)
+    if api_key or env.get("ANTHROPIC_API_KEY"):
+        return ExtractorChoice("api", "auto: ANTHROPIC_API_KEY is set")
+    path, where = find_claude(env)
+    if path:
+        return ExtractorChoice("claude-code", f"auto: no ANTHROPIC_API_KEY; Claude Code at "
+                               f"{where}", path)
+    return ExtractorChoice("rules", f"auto: no ANTHROPIC_API_KEY and {where}")
 
 
 class ConfigError(UserError):

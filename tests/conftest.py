@@ -8,6 +8,16 @@ import pytest
 from shared import need_transcripts
 
 
+@pytest.fixture(autouse=True)
+def _no_real_extractor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`extractor = "auto"` takes a key or a `claude` it finds: a test must never run the
+    developer's own (signed in, paying) Claude Code or use their key. Tests that want
+    either set it themselves."""
+    monkeypatch.setenv("MEM_REVIEW_CLAUDE_BIN", str(tmp_path / "no-claude-here"))
+    for var in ("ANTHROPIC_API_KEY", "MEM_REVIEW_EXTRACTOR"):
+        monkeypatch.delenv(var, raising=False)
+
+
 @pytest.fixture
 def transcripts() -> Path:
     """The real transcripts; skips (fails under CI's MEM_REVIEW_REQUIRE_SHARED) when absent."""

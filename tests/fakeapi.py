@@ -14,9 +14,12 @@ Two front ends share one core (:class:`FakeCore`):
 Behaviours are scripted per *lane* and consumed in order; an empty lane answers with its
 default. A request whose ``tool_choice`` (or tool list, or json_schema output format) names
 ``record_facts`` is the extractor's and goes to the ``extract`` lane (default
-``Facts([])``); everything else, such as Claude Code's own chat turns, goes to the ``chat``
-lane (default ``Text("OK")``). Behaviours passed positionally go to a shared queue that is
-consumed first by any lane, which is what single-client unit tests want.
+``Facts([])``); so does Claude Code run as the extractor (``claude -p --json-schema``),
+whose request offers a ``StructuredOutput`` tool with the answer schema, and which ``Facts``
+then answers by calling that tool. Everything else, such as Claude Code's own chat turns,
+goes to the ``chat`` lane (default ``Text("OK")``). Behaviours passed positionally go to a
+shared queue that is consumed first by any lane, which is what single-client unit tests
+want.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 
 EXTRACT_TOOL = "record_facts"
+# Claude Code's `--json-schema` tool (2.1.332): offered, not forced; the answer is its input.
+STRUCTURED_TOOL = "StructuredOutput"
 LANES = ("extract", "chat")
 DEFAULT_MODEL = "claude-haiku-4-5"
 
@@ -229,7 +234,32 @@ def lane_of(body: Any) -> str:
         schema = _json_schema(body) or {}
         if "facts" in (schema.get("properties") or {}):
             return "extract"
+    if _structured_tool(body) is not None:
+        return "extract"
     return "chat"
+
+
+def _structured_tool(body: dict[str, Any]) -> dict[str, Any] | None:
+    """Claude Code's ``StructuredOutput`` tool when its schema is the answer's (``facts``)."""
+    tools = body.get("tools") or []
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, dict) and tool.get("name") == STRUCTURED_TOOL:
+            schema = tool.get("input_schema") or {}
+            if isinstance(schema, dict) and "facts" in (schema.get("properties") or {}):
+                return tool
+    return None
+
+
+def _answer_tool(body: dict[str, Any]) -> str:
+    """The tool an extract answer calls: ``record_facts``, or Claude Code's
+    ``StructuredOutput`` when that is what the request offers instead."""
+    tools = body.get("tools") or []
+    offers_ours = isinstance(tools, list) and any(
+        isinstance(t, dict) and t.get("name") == EXTRACT_TOOL for t in tools
+    )
+    if not offers_ours and _structured_tool(body) is not None:
+        return STRUCTURED_TOOL
+    return EXTRACT_TOOL
 
 
 def _json_schema(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -377,7 +407,8 @@ def _plan(behaviour: Behaviour, body: dict[str, Any]) -> _Planned:
         payload = {"facts": behaviour.facts}
         if structured:
             return _Planned([{"type": "text", "text": json.dumps(payload)}], "end_turn")
-        block = {"type": "tool_use", "id": _new_id("toolu"), "name": EXTRACT_TOOL, "input": payload}
+        name = _answer_tool(body)
+        block = {"type": "tool_use", "id": _new_id("toolu"), "name": name, "input": payload}
         return _Planned([block], "tool_use")
     if isinstance(behaviour, Text):
         return _Planned([{"type": "text", "text": behaviour.text}], "end_turn")
@@ -403,7 +434,8 @@ def _plan(behaviour: Behaviour, body: dict[str, Any]) -> _Planned:
         if structured:
             return _Planned([{"type": "text", "text": partial}], "max_tokens")
         half = {"facts": behaviour.facts[: len(behaviour.facts) // 2]}
-        block = {"type": "tool_use", "id": _new_id("toolu"), "name": EXTRACT_TOOL, "input": half}
+        name = _answer_tool(body)
+        block = {"type": "tool_use", "id": _new_id("toolu"), "name": name, "input": half}
         return _Planned([block], "max_tokens", partial_json={0: partial})
     if isinstance(behaviour, Refusal):
         blocks = [{"type": "text", "text": behaviour.text}] if behaviour.text else []

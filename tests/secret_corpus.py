@@ -214,18 +214,20 @@ def _build() -> list[Secret]:
     add(_bare("mailgun-key", f"{_hex(32)}-{_hex(8)}-{_hex(8)}", "MAILGUN_KEY"))
     add(_bare("pypi-token", "pypi-AgEIcHlwaS5vcmc" + _r(150, _URLSAFE), "PYPI_TOKEN"))
     add(_bare("pypi-token", "pypi-AgENdGVzdC5weXBpLm9yZw" + _r(150, _URLSAFE), "TWINE_PASSWORD"))
-    add(_bare("api-token", "shpat_" + _hex(32), "SHOPIFY_ACCESS_TOKEN"))
-    add(_bare("api-token", "dop_v1_" + _hex(64), "DIGITALOCEAN_TOKEN"))
-    add(_bare("api-token", "lin_api_" + _r(40), "LINEAR_API_KEY"))
+    add(_bare("shopify-token", "shpat_" + _hex(32), "SHOPIFY_ACCESS_TOKEN"))
+    add(_bare("digitalocean-token", "dop_v1_" + _hex(64), "DIGITALOCEAN_TOKEN"))
+    add(_bare("linear-key", "lin_api_" + _r(40), "LINEAR_API_KEY"))
     add(
         _bare(
-            "api-token",
+            "age-secret-key",
             "AGE-SECRET-KEY-1" + _r(58, string.ascii_uppercase + string.digits),
             "SOPS_AGE_KEY",
         )
     )
     tok = "AA" + _r(33, _URLSAFE)
-    add(Secret("api-token", tok, "TELEGRAM_BOT", f"{_digits(10)}:{tok}"))
+    add(Secret("telegram-bot-token", tok, "TELEGRAM_BOT", f"{_digits(10)}:{tok}"))
+    tok = "AA" + _r(33, _URLSAFE)
+    add(Secret("telegram-bot-token", tok, "TG_BOT", f"{_digits(9)}:{tok}"))
     add(_bare("jwt", _jwt("HS256", 43), "SESSION_JWT"))
     add(_bare("jwt", _jwt("RS256", 342), "ID_TOKEN"))
     # --- only the name gives these away
@@ -370,6 +372,164 @@ def _build() -> list[Secret]:
     add(Secret("private", note, "NOTE", f"<private>{note}</private>"))
     note = f"the staging box is 10.{_digits(2)}.3.7 and my badge PIN is {_digits(5)}"
     add(Secret("private", note, "NOTE", f"<PRIVATE>{note}</PRIVATE>"))
+    out.extend(_more())
+    return out
+
+
+_UP = string.ascii_uppercase
+_LOW = string.ascii_lowercase
+_LD = _LOW + string.digits
+_B64STD = _ALNUM + "+/"
+
+
+def _tf() -> str:
+    return f"{_r(14, _LD)}.atlasv1.{_r(67, _URLSAFE)}"
+
+
+# Provider formats (prefix, length, alphabet), two fresh values each: kind -> (name, maker).
+_PROVIDER_MAKERS: dict[str, tuple[str, object]] = {
+    "vault-token": ("VAULT_TOKEN", lambda: "hvs." + _r(91, _URLSAFE)),
+    "doppler-token": ("DOPPLER_TOKEN", lambda: "dp.st.prd." + _r(43)),
+    "1password-token": ("OP_SERVICE_ACCOUNT_TOKEN", lambda: "ops_eyJ" + _r(300, _B64STD)),
+    "terraform-token": ("TFE_TOKEN", _tf),
+    "pulumi-token": ("PULUMI_ACCESS_TOKEN", lambda: "pul-" + _hex(40)),
+    "aws-session-token": ("AWS_SESSION_TOKEN", lambda: "IQoJb3JpZ2luX2Vj" + _r(300, _B64STD)),
+    "alibaba-key": ("ALIBABA_CLOUD_ACCESS_KEY_ID", lambda: "LTAI" + _r(20)),
+    "tencent-key": ("TENCENTCLOUD_SECRET_ID", lambda: "AKID" + _r(32)),
+    "yandex-key": ("YC_API_KEY", lambda: "AQVN" + _r(36, _URLSAFE) + "x"),
+    "openshift-token": ("OC_TOKEN", lambda: "sha256~" + _r(43, _URLSAFE[:-2]) + ""),
+    "tailscale-key": ("TS_AUTHKEY", lambda: f"tskey-auth-{_r(12)}-{_r(32)}"),
+    "cloudflare-token": ("CF_ORIGIN_CA_KEY", lambda: f"v1.0-{_hex(24)}-{_hex(146)}"),
+    "heroku-key": ("HEROKU_API_KEY", lambda: "HRKU-AA" + _r(58, _URLSAFE)),
+    "flyio-token": ("FLY_API_TOKEN", lambda: "FlyV1 fm2_" + _r(180, _B64STD)),
+    "vercel-token": ("VERCEL_TOKEN", lambda: "vcp_" + _r(56)),
+    "netlify-token": ("NETLIFY_AUTH_TOKEN", lambda: "nfp_" + _r(36)),
+    "render-key": ("RENDER_API_KEY", lambda: "rnd_" + _r(32)),
+    "dockerhub-token": ("DOCKERHUB_TOKEN", lambda: "dckr_pat_" + _r(27, _URLSAFE) + "x"),
+    "buildkite-token": ("BUILDKITE_API_TOKEN", lambda: "bkua_" + _hex(40)),
+    "circleci-token": ("CIRCLECI_TOKEN", lambda: f"CCIPAT_{_r(22)}_{_hex(40)}"),
+    "bitbucket-token": ("BITBUCKET_APP_PASSWORD", lambda: "ATBB" + _r(32)),
+    "sonar-token": ("SONAR_TOKEN", lambda: "squ_" + _hex(40)),
+    "scalingo-token": ("SCALINGO_API_TOKEN", lambda: "tk-us-" + _r(48, _URLSAFE[:-1]) ),
+    "octopus-key": ("OCTOPUS_API_KEY", lambda: "API-" + _r(25, _UPPER_DIGITS) + "7"),
+    "harness-key": ("HARNESS_API_KEY", lambda: f"pat.{_r(22)}.{_r(24)}.{_r(20)}"),
+    "infracost-key": ("INFRACOST_API_KEY", lambda: "ico-" + _r(32)),
+    "prefect-key": ("PREFECT_API_KEY", lambda: "pnu_" + _r(36)),
+    "artifactory-key": ("ARTIFACTORY_API_KEY", lambda: "AKCp" + _r(69)),
+    "clojars-token": ("CLOJARS_PASSWORD", lambda: "CLOJARS_" + _r(60)),
+    "rubygems-key": ("GEM_HOST_API_KEY", lambda: "rubygems_" + _hex(48)),
+    "nuget-key": ("NUGET_API_KEY", lambda: "oy2" + _r(43, _LD)),
+    "sourcegraph-token": ("SRC_ACCESS_TOKEN", lambda: f"sgp_{_hex(16)}_{_hex(40)}"),
+    "planetscale-token": ("PLANETSCALE_TOKEN", lambda: "pscale_tkn_" + _r(43)),
+    "supabase-token": ("SUPABASE_ACCESS_TOKEN", lambda: "sbp_" + _hex(40)),
+    "neon-key": ("NEON_API_KEY", lambda: "napi_" + _r(64, _LD)),
+    "databricks-token": ("DATABRICKS_TOKEN", lambda: "dapi" + _hex(32)),
+    "pinecone-key": ("PINECONE_API_KEY", lambda: f"pcsk_{_r(6)}_{_r(60)}"),
+    "airtable-token": ("AIRTABLE_TOKEN", lambda: f"pat{_r(14)}.{_hex(64)}"),
+    "sentry-token": ("SENTRY_AUTH_TOKEN", lambda: "sntryu_" + _hex(64)),
+    "grafana-token": ("GRAFANA_TOKEN", lambda: f"glsa_{_r(32)}_{_hex(8)}"),
+    "newrelic-key": ("NEW_RELIC_API_KEY", lambda: "NRAK-" + _r(27, _UPPER_DIGITS)),
+    "dynatrace-token": ("DT_API_TOKEN", lambda: f"dt0c01.{_r(24, _UPPER_DIGITS)}.{_r(64)}"),
+    "langsmith-key": ("LANGSMITH_API_KEY", lambda: f"lsv2_pt_{_hex(32)}_{_hex(10)}"),
+    "langfuse-key": ("LANGFUSE_SECRET_KEY",
+                     lambda: f"sk-lf-{_hex(8)}-{_hex(4)}-{_hex(4)}-{_hex(4)}-{_hex(12)}"),
+    "openrouter-key": ("OPENROUTER_API_KEY", lambda: "sk-or-v1-" + _hex(64)),
+    "groq-key": ("GROQ_API_KEY", lambda: "gsk_" + _r(52)),
+    "xai-key": ("XAI_API_KEY", lambda: "xai-" + _r(80)),
+    "perplexity-key": ("PERPLEXITY_API_KEY", lambda: "pplx-" + _r(48)),
+    "replicate-token": ("REPLICATE_API_TOKEN", lambda: "r8_" + _r(37)),
+    "deepseek-key": ("DEEPSEEK_API_KEY", lambda: "sk-" + _hex(32)),
+    "cerebras-key": ("CEREBRAS_API_KEY", lambda: "csk-" + _r(48, _LD)),
+    "elevenlabs-key": ("ELEVENLABS_API_KEY", lambda: "sk_" + _hex(48)),
+    "fireworks-key": ("FIREWORKS_API_KEY", lambda: "fw_" + _r(24)),
+    "tavily-key": ("TAVILY_API_KEY", lambda: "tvly-dev-" + _r(32)),
+    "firecrawl-key": ("FIRECRAWL_API_KEY", lambda: "fc-" + _hex(32)),
+    "square-token": ("SQUARE_ACCESS_TOKEN", lambda: "EAAA" + _r(60, _URLSAFE)),
+    "atlassian-token": ("JIRA_API_TOKEN", lambda: "ATATT3xFfGF0" + _r(180, _URLSAFE) + "=A1B2"),
+    "notion-token": ("NOTION_TOKEN", lambda: "ntn_" + _digits(11) + _r(35)),
+    "figma-token": ("FIGMA_TOKEN", lambda: "figd_" + _r(40, _URLSAFE)),
+    "postman-key": ("POSTMAN_API_KEY", lambda: f"PMAK-{_hex(24)}-{_hex(34)}"),
+    "hubspot-token": ("HUBSPOT_ACCESS_TOKEN",
+                      lambda: f"pat-na1-{_hex(8)}-{_hex(4)}-{_hex(4)}-{_hex(4)}-{_hex(12)}"),
+    "mapbox-token": ("MAPBOX_TOKEN", lambda: f"sk.eyJ{_r(60, _URLSAFE)}.{_r(22, _URLSAFE)}"),
+    "dropbox-token": ("DROPBOX_TOKEN", lambda: "sl.u." + _r(140, _URLSAFE)),
+    "contentful-token": ("CONTENTFUL_MANAGEMENT_TOKEN", lambda: "CFPAT-" + _r(43, _URLSAFE)),
+    "brevo-key": ("BREVO_API_KEY", lambda: f"xkeysib-{_hex(64)}-{_r(16)}"),
+    "resend-key": ("RESEND_API_KEY", lambda: f"re_{_r(8)}_{_r(24)}"),
+    "shippo-token": ("SHIPPO_API_TOKEN", lambda: "shippo_live_" + _hex(40)),
+    "easypost-key": ("EASYPOST_API_KEY", lambda: "EZAK" + _r(54)),
+    "duffel-token": ("DUFFEL_ACCESS_TOKEN", lambda: "duffel_test_" + _r(43, _URLSAFE)),
+    "readme-key": ("README_API_KEY", lambda: "rdme_" + _r(70, _LD)),
+    "frameio-token": ("FRAMEIO_TOKEN", lambda: "fio-u-" + _r(64, _URLSAFE)),
+    "adafruit-key": ("ADAFRUIT_IO_KEY", lambda: "aio_" + _r(28)),
+    "twitter-token": ("TWITTER_BEARER_TOKEN", lambda: "A" * 21 + _r(80)),
+    "facebook-token": ("FACEBOOK_ACCESS_TOKEN", lambda: "EAACEdEose0cBA" + _r(100)),
+    "braintree-token": ("BRAINTREE_ACCESS_TOKEN",
+                        lambda: f"access_token$production${_r(16, _LD)}${_hex(32)}"),
+    "firebase-key": ("FCM_KEY", lambda: f"AAAA{_r(7, _URLSAFE)}:APA91b{_r(134, _URLSAFE)}"),
+}
+
+# Kinds only their variable name gives away (no prefix): a 32-64 char value.
+_NAMED_MAKERS: dict[str, tuple[str, ...]] = {
+    "mistral-key": ("MISTRAL_API_KEY", "MISTRAL_KEY"),
+    "cohere-key": ("COHERE_API_KEY", "CO_API_KEY"),
+    "wandb-key": ("WANDB_API_KEY", "WANDB_KEY"),
+    "together-key": ("TOGETHER_API_KEY", "TOGETHER_KEY"),
+    "algolia-key": ("ALGOLIA_ADMIN_KEY", "ALGOLIA_API_KEY"),
+    "fastly-token": ("FASTLY_API_TOKEN", "FASTLY_KEY"),
+    "mailchimp-key": ("MAILCHIMP_API_KEY", "MAILCHIMP_KEY"),
+    "snyk-token": ("SNYK_TOKEN", "SNYK_API_TOKEN"),
+    "okta-token": ("OKTA_API_TOKEN", "OKTA_TOKEN"),
+}
+
+
+def _more() -> list[Secret]:
+    out: list[Secret] = []
+    for kind, (name, make) in _PROVIDER_MAKERS.items():
+        for _ in range(2):
+            out.append(_bare(kind, make(), name))  # type: ignore[operator]
+    for kind, names in _NAMED_MAKERS.items():
+        for name in names:
+            out.append(_named(kind, _r(39) + _r(1, string.digits), name))
+    out.append(_bare("age-secret-key", "AGE-SECRET-KEY-1" + _r(58, _UPPER_DIGITS), "AGE_KEY"))
+    out.append(_bare("digitalocean-token", "dop_v1_" + _hex(64), "DO_TOKEN"))
+    out.append(_bare("linear-key", "lin_api_" + _r(40), "LINEAR_TOKEN"))
+    out.append(_bare("shopify-token", "shpss_" + _hex(32), "SHOPIFY_SHARED_SECRET"))
+    for _ in range(2):
+        guid = f"{_hex(8)}-{_hex(4)}-{_hex(4)}-{_hex(4)}-{_hex(12)}"
+        path = f"{guid}@{_hex(8)}-{_hex(4)}/IncomingWebhook/{_hex(32)}/{_hex(8)}"
+        out.append(Secret("teams-webhook", path, "TEAMS_WEBHOOK_URL",
+                          f"https://acme.webhook.office.com/webhookb2/{path}"))
+        path = f"{_digits(7)}/{_r(7, _LD)}"
+        out.append(Secret("zapier-webhook", path, "ZAPIER_HOOK",
+                          f"https://hooks.zapier.com/hooks/catch/{path}/"))
+    for phrase in ("the API token is", "my secret key is"):
+        tok = _r(38, _URLSAFE) + _r(1, string.digits) + "x"
+        out.append(Secret("secret-value", tok, "NOTE", f"{phrase} {tok}"))
+    # unnamed shapes
+    for word, verb in (("password", "is"), ("Passwort", "lautet")):
+        pw = _pw(16)
+        out.append(Secret("password", pw, "NOTE", f"the {word} {verb} {pw}"))
+    for host in ("api.example.com", "git.example.org"):
+        pw = _pw(14)
+        out.append(Secret("netrc-password", pw, "NETRC",
+                          f"machine {host} login dana password {pw}"))
+    for db in ("app", "billing"):
+        pw = _pw(15)
+        line = f"db.internal.example:5432:{db}:app_user:{pw}"
+        out.append(Secret("pgpass-password", pw, "PGPASS", line))
+    pw = _pw(14)
+    cmd = f"redis-cli -h cache.internal -a {pw} ping"
+    out.append(Secret("cli-password", pw, "REDIS_CMD", cmd))
+    pw = _pw(14)
+    out.append(Secret("cli-password", pw, "DOCKER_CMD",
+                      f"docker login -u dana -p {pw} registry.example.com"))
+    for _ in range(2):
+        key = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo" + _b64(600)
+        out.append(Secret("kubeconfig-key", key, "KUBECONFIG", f"client-key-data: {key}"))
+    for inner in (f"DB_PASSWORD={_pw()}", "ghp_" + _r(36)):
+        enc = base64.b64encode(inner.encode()).decode()
+        out.append(Secret("base64-secret", enc, "ENCODED", enc, bare=True))
     return out
 
 

@@ -154,11 +154,15 @@ def test_a_home_that_is_a_file_is_not_a_directory(tmp_path: Path, command: tuple
     assert home.read_text() == "not a dir"
 
 
-def _settings(project: Path, text: str) -> Path:
-    path = project / ".claude" / "settings.json"
+def _settings(project: Path, text: str, name: str = "settings.json") -> Path:
+    path = project / ".claude" / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+def _default_scope() -> str:
+    return doctor._install_scope()
 
 
 @pytest.mark.parametrize("case", ["invalid project settings", "invalid both", "invalid user",
@@ -172,8 +176,9 @@ def test_doctor_advises_install_only_when_install_would_work(
     project.mkdir()
     monkeypatch.setenv("HOME", str(userhome))
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
-    if case in ("invalid project settings", "invalid both"):
-        _settings(project, "{not json")
+    if case in ("invalid project settings", "invalid both"):  # where a bare install writes
+        local = _default_scope() == "local"
+        _settings(project, "{not json", "settings.local.json" if local else "settings.json")
     if case in ("invalid user", "invalid both"):
         _settings(userhome, "[1, 2")
     advice = {c.name: c.detail for c in doctor.checks(str(project)) if not c.ok}["hooks"]

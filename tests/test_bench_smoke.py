@@ -23,6 +23,7 @@ from bench.common import FAIL, PASS, Result, Stat, interleave  # noqa: E402
 ROWS = {
     "hook-end",
     "hook-start",
+    "hook-start-shared",
     "tui-start",
     "tui-keys-j",
     "tui-keys-filter",

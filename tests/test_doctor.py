@@ -82,7 +82,7 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
         "config",
         "hooks",
         "executable",
-        "api key",
+        "extractor",
         "data dir",
         "store",
         "worker",
@@ -119,10 +119,10 @@ def test_cli_exit_status_and_one_line_per_check(healthy: Path, tmp_path: Path) -
         timeout=60,
     )
     assert done.returncode == 1
-    assert [line for line in done.stdout.splitlines() if line.startswith("✗")] == [
-        "✗ api key: ANTHROPIC_API_KEY is not set; export it where Claude Code runs, or set "
-        'extractor = "rules" in config.toml to extract offline'
-    ]
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("✗")]
+    assert line.startswith("✗ extractor: rules (auto: no ANTHROPIC_API_KEY and ")
+    assert "they find nothing in agent-driven sessions" in line
+    assert "set ANTHROPIC_API_KEY, or install Claude Code and sign in" in line
 
 
 def test_no_hooks(project: Path) -> None:
@@ -174,9 +174,13 @@ def test_unreadable_settings_file(project: Path) -> None:
 
 def test_api_key_not_needed_with_rules(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    assert "api key" in bad(healthy)
+    assert "extractor" in bad(healthy)  # auto fell back to the rules: said plainly
     monkeypatch.setenv("MEM_REVIEW_EXTRACTOR", "rules")
     assert bad(healthy) == {}
+    (rules,) = by_name(healthy)["extractor"]
+    assert "find nothing in agent-driven sessions" in rules.detail  # asked for, still said
+    monkeypatch.setenv("MEM_REVIEW_EXTRACTOR", "api")
+    assert "ANTHROPIC_API_KEY is not set" in bad(healthy)["extractor"]
 
 
 def test_broken_config(healthy: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:

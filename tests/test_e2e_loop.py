@@ -426,14 +426,21 @@ def test_pre_compact_queues_and_later_capture_reads_only_new_lines(
         assert [(j["event"], j["state"]) for j in world.jobs()] == [("SessionEnd", "queued")]
 
         # The worker (run by hand here) captures everything up to and including the
-        # compaction; the summary Claude Code wrote is not conversation and is not sent.
+        # compaction; the summary Claude Code wrote is not conversation: it is sent only
+        # inside the lower-trust markers (issue 12), never as what someone said.
         api.script(Facts([UV]), lane="extract")
         world.cli("worker", "--once", ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=api.url)
         world.wait_for_captures(done=1)
         (job1,) = world.jobs()
         first = extract_text(api)
         assert PROMPT_A in first
-        assert "COMPACT-MARK-77" not in first
+        from capture.condense import SUMMARY_END, SUMMARY_MARKER
+
+        outside = first
+        while SUMMARY_MARKER in outside:
+            head, _, rest = outside.partition(SUMMARY_MARKER)
+            outside = head + rest.partition(SUMMARY_END)[2]
+        assert "COMPACT-MARK-77" not in outside
         assert job1["end_cursor"] == transcript.stat().st_size
 
         # A later SessionEnd of the same session (its hook starts the worker): only what

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewer.claude_code import guard
 from reviewer.claude_code.guard import check
 
 
@@ -167,3 +168,45 @@ def test_guard_runs_stdlib_only_in_a_fresh_process(data_dir: Path) -> None:
     }
     assert "reviewer" in imported
     assert imported & {"textual", "anthropic", "sqlmodel", "sqlalchemy", "pydantic", "git"} == set()
+
+
+@pytest.mark.parametrize("command", [
+    "echo '{}' > .mem-review/facts/x.json",
+    "cp /tmp/f.json .mem-review/facts/",
+    "git add .mem-review && git commit -m facts",
+    "rm -rf .mem-review",
+    "git update-ref refs/remotes/origin/main HEAD",
+    "echo abc > .git/refs/remotes/origin/main",
+    "git symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/evil",
+    "git remote set-head origin evil",
+    "git remote set-url origin /tmp/evil.git",
+    "git fetch origin +refs/heads/evil:refs/remotes/origin/main",
+    "git fetch /tmp/evil main:refs/remotes/origin/main",
+    "git config remote.origin.url /tmp/evil.git",
+    "sed -i s/x/y/ .git/config",
+])
+def test_shared_facts_and_the_remote_ref_are_not_the_agents_to_write(command: str) -> None:
+    assert guard.bash_reason(command) is not None
+
+
+@pytest.mark.parametrize("command", [
+    "cat .mem-review/facts/x.json", "ls .mem-review/facts", "git fetch origin",
+    "git fetch", "git pull --rebase", "git remote -v", "git push origin feature",
+    "cat .git/config",
+    "git log origin/main -- .mem-review", "mem-review share --help",
+])
+def test_reading_shared_facts_and_fetching_stay_allowed(command: str) -> None:
+    assert guard.bash_reason(command) is None
+
+
+def test_write_tools_may_not_write_shared_fact_files(tmp_path: Path) -> None:
+    for target in (".mem-review/facts/a.json", str(tmp_path / ".mem-review" / "facts" / "b")):
+        answer = guard.check({"tool_name": "Write", "cwd": str(tmp_path),
+                              "tool_input": {"file_path": target, "content": "{}"}})
+        assert answer is not None and "shared fact" in answer
+    assert guard.check({"tool_name": "Write", "cwd": str(tmp_path),
+                        "tool_input": {"file_path": "src/mem-review.py"}}) is None
+    for target in (".git/refs/remotes/origin/main", ".git/config", ".git/packed-refs"):
+        answer = guard.check({"tool_name": "Edit", "cwd": str(tmp_path),
+                              "tool_input": {"file_path": target}})
+        assert answer is not None and "record of the remote" in answer

@@ -293,7 +293,7 @@ def test_cli_refuses_broken_json_in_one_line(project: Path, tmp_path: Path) -> N
     path = project / ".claude" / "settings.json"
     path.parent.mkdir()
     path.write_text("{ not json")
-    done = _cli("install", "--project", str(project), tmp_path=tmp_path)
+    done = _cli("install", "--scope", "project", "--project", str(project), tmp_path=tmp_path)
     assert done.returncode == 1
     assert done.stderr.startswith(f"mem-review: {path}: not valid JSON")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

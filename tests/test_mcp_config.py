@@ -19,6 +19,9 @@ EXE = str(BIN / "mem-review")
 ALLOW = ["mcp__mem-review__recall", "mcp__mem-review__remember"]
 
 
+PROJECT = ("--scope", "project", "--project")  # install's default scope is `local`
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     h = tmp_path / "userhome"
@@ -49,7 +52,7 @@ ENTRY = {"type": "stdio", "command": EXE, "args": ["mcp"], "env": {}}
 def test_project_scope_writes_dot_mcp_json_and_uninstall_deletes_what_it_created(
     project: Path, home: Path
 ) -> None:
-    done = cli("install", "--project", str(project), home=home)
+    done = cli("install", "--scope", "project", "--project", str(project), home=home)
     assert done.returncode == 0, done.stderr
     assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {"mem-review": ENTRY}}
     # Claude Code 2.1.332 ignores MCP allow rules in the committed settings.json: the
@@ -58,9 +61,9 @@ def test_project_scope_writes_dot_mcp_json_and_uninstall_deletes_what_it_created
     local = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert local == {"permissions": {"allow": ALLOW}}
     assert mcp_config.registered(project, home)
-    again = cli("install", "--project", str(project), home=home)
+    again = cli("install", "--scope", "project", "--project", str(project), home=home)
     assert "MCP server already in" in again.stdout and "tool permissions already in" in again.stdout
-    done = cli("uninstall", "--project", str(project), home=home)
+    done = cli("uninstall", "--scope", "project", "--project", str(project), home=home)
     assert done.returncode == 0, done.stderr
     assert not (project / ".mcp.json").exists()
     assert not (project / ".claude").exists()
@@ -75,12 +78,12 @@ def test_their_mcp_json_and_settings_come_back_byte_for_byte(project: Path, home
     settings.parent.mkdir()
     settings_bytes = b'{\n    "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(.env)"]}\n}\n'
     settings.write_bytes(settings_bytes)
-    assert cli("install", "--project", str(project), home=home).returncode == 0
+    assert cli("install", *PROJECT, str(project), home=home).returncode == 0
     data = json.loads(mcp.read_text())
     assert data["mcpServers"]["github"] == {"command": "gh-mcp", "args": []} and data["x"] == 1
     perms = json.loads(settings.read_text())["permissions"]
     assert perms["allow"] == ["Bash(ls:*)", *ALLOW] and perms["deny"] == ["Read(.env)"]
-    assert cli("uninstall", "--project", str(project), home=home).returncode == 0
+    assert cli("uninstall", *PROJECT, str(project), home=home).returncode == 0
     assert mcp.read_bytes() == mcp_bytes
     assert settings.read_bytes() == settings_bytes
 
@@ -89,9 +92,9 @@ def test_rules_they_had_before_install_survive_uninstall(project: Path, home: Pa
     settings = project / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"permissions": {"allow": [ALLOW[0]]}}))
-    assert cli("install", "--project", str(project), home=home).returncode == 0
+    assert cli("install", *PROJECT, str(project), home=home).returncode == 0
     assert json.loads(settings.read_text())["permissions"]["allow"] == ALLOW
-    assert cli("uninstall", "--project", str(project), home=home).returncode == 0
+    assert cli("uninstall", *PROJECT, str(project), home=home).returncode == 0
     assert json.loads(settings.read_text()) == {"permissions": {"allow": [ALLOW[0]]}}
 
 
@@ -139,7 +142,7 @@ def test_an_unusable_or_foreign_mcp_json_is_refused_and_nothing_is_written(
     project: Path, home: Path, content: bytes
 ) -> None:
     (project / ".mcp.json").write_bytes(content)
-    done = cli("install", "--project", str(project), home=home)
+    done = cli("install", "--scope", "project", "--project", str(project), home=home)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr and "nothing was changed" in done.stderr
     assert (project / ".mcp.json").read_bytes() == content

@@ -159,3 +159,23 @@ def test_the_verifier_migration_keeps_facts_and_leaves_the_verdict_unknown(tmp_p
     assert (row["text"], row["grounded"]) == ("Old fact.", 1)
     assert [row[c] for c in ("verify_check", "evidence_turn", "evidence_speaker",
                              "evidence_source", "supersedes")] == [None] * 5
+
+
+def test_v3_store_gains_the_sharing_columns_and_keeps_its_facts(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    raw = sqlite3.connect(path)
+    for migration in schema.MIGRATIONS[:3]:
+        raw.executescript(migration)
+    raw.execute("INSERT INTO fact (project, text, norm, category, status, created_at, "
+                "updated_at) VALUES ('/p', 'Old fact', 'old fact', 'decision', 'approved', 1, 1)")
+    raw.execute("PRAGMA user_version=3")
+    raw.commit()
+    raw.close()
+    conn = db.connect(path)
+    row = conn.execute("SELECT text, share_id, approver, personal FROM fact").fetchone()
+    assert tuple(row) == ("Old fact", None, None, 0)
+    conn.execute("UPDATE fact SET share_id = 'x'")
+    conn.execute("INSERT INTO fact (project, text, norm, category, created_at, updated_at) "
+                 "VALUES ('/p', 'New', 'new', 'decision', 1, 1)")
+    with pytest.raises(sqlite3.IntegrityError):  # one file per fact: share ids are unique
+        conn.execute("UPDATE fact SET share_id = 'x' WHERE text = 'New'")

@@ -28,6 +28,7 @@ from secret_corpus import SECRETS, Secret, leaked, render, secret_values
 from test_pipeline import make_repo
 
 from capture.candidate import CATEGORIES
+from reviewer.sanitize.redact import MARKER_RE
 from reviewer.store import db
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -420,3 +421,73 @@ def test_an_error_message_echoing_a_secret_is_not_stored(
     stored = json.dumps(jobs) + (home / "mem-review.log").read_text()
     assert partial_leaks(stored) == []
     assert partial_leaks((home / "store.db").read_bytes()) == []
+
+
+# Kinds the redactor before issue 11 did not know (it stored 45 of 83 echoed secrets raw).
+_OLD_KINDS_TEXT = (
+    "private private-key gcp-service-account anthropic-key openai-key github-token "
+    "gitlab-token slack-token slack-webhook stripe-key google-api-key google-oauth npm-token "
+    "huggingface-token sendgrid-key twilio-key azure-connection-string azure-key "
+    "discord-token discord-webhook mailgun-key pypi-token aws-access-key aws-secret-key "
+    "datadog-key jwt url-password bearer-token basic-auth cookie api-token "
+    "secret-assignment high-entropy"
+)
+OLD_KINDS = frozenset(_OLD_KINDS_TEXT.split())
+
+
+def test_a_model_echoing_new_kinds_stores_none_of_them(
+    home: Path, repo: Path, api: FakeMessagesAPI, tmp_path: Path
+) -> None:
+    """The careless model repeats every secret of a kind added for issue 11 (Vault, Doppler,
+    Heroku, OpenRouter, Groq, Docker Hub, Atlassian, Sentry, Fly.io…, netrc, pgpass, CLI
+    flags, base64…) in its fact, evidence and cited files: the worker stores each fact,
+    redacted, and no raw value reaches the database, its WAL, the log or `list --json`."""
+    new = [s for s in SECRETS if s.kind not in OLD_KINDS]
+    assert len({s.kind for s in new}) >= 80
+    t = Transcript(repo)
+    t.user("Deploy the billing service; the credentials are in the vault.")
+    transcript = t.write(tmp_path / "p" / f"{SESSION}.jsonl")
+    facts = [
+        {
+            "fact": f"Service {i} ({s.name}) signs in with {s.snippet} on deploy.",
+            "category": CATEGORIES[i % len(CATEGORIES)],
+            "files": [f"config/{s.name.lower()}.env", f"keys/{_first_line(s)}"],
+            "confidence": 0.9,
+            "evidence": f"the user said: {s.snippet}",
+        }
+        for i, s in enumerate(new)
+    ]
+    api.script(Facts(facts), lane="extract")
+    env = env_for(home, api)
+    assert cli(env, "hook", "session-end", stdin=hook_payload(transcript, repo)).returncode == 0
+    work = cli(env, "worker", "--once")
+    assert work.returncode == 0, work.stderr.decode()[-2000:]
+    listing = cli(env, "list", "--json", "--project", str(repo))
+    assert listing.returncode == 0, listing.stderr
+    stored = json.loads(listing.stdout)
+    db_file = home / "store.db"
+    places = {
+        "database": db_file.read_bytes(),
+        "WAL": Path(f"{db_file}-wal").read_bytes() if Path(f"{db_file}-wal").exists() else b"",
+        "log": (home / "mem-review.log").read_bytes(),
+        "list --json": listing.stdout,
+    }
+    raw = {s.value for s in new}
+    raw_in_db = [v for v in raw if v.encode() in places["database"] + places["WAL"]]
+    print(
+        f"\nnew kinds echoed: {len(new)} secrets of {len({s.kind for s in new})} kinds, "
+        f"{len(stored)} facts stored, {len(raw_in_db)} raw values in the store"
+    )
+    assert len(stored) >= len(new) // 2
+    kinds_stored = {k for item in stored for k in new_kinds_in(item["fact"] + item["evidence"])}
+    assert len(kinds_stored) >= 60, sorted(kinds_stored)
+    assert {where: [v for v in raw if v.encode() in data] for where, data in places.items()} == {
+        where: [] for where in places
+    }
+    assert {where: partial_leaks(data) for where, data in places.items()} == {
+        where: [] for where in places
+    }
+
+
+def new_kinds_in(text: str) -> set[str]:
+    return {k for k in (m[10:-1] for m in MARKER_RE.findall(text)) if k not in OLD_KINDS}

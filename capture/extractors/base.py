@@ -87,9 +87,11 @@ class ExtractionError(Exception):
     """Extraction failed.
 
     kind: auth | invalid_request | rate_limit | overloaded | server | timeout |
-    connection | bad_answer. `permanent` means retrying the same job cannot help
-    (bad key, unknown model, request rejected); `retry_after` is the server's hint in
-    seconds when it gave one; `partial` holds what earlier windows produced.
+    connection | bad_answer | unavailable (the extractor cannot run now, e.g. a signed-out
+    Claude Code: the job waits without counting an attempt). `permanent` means retrying
+    the same job cannot help (bad key, unknown model, request rejected); `retry_after` is
+    the server's hint in seconds when it gave one; `partial` holds what earlier windows
+    produced.
     """
 
     def __init__(

@@ -116,6 +116,23 @@ EXTRACTORS = {"tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zz", "cpio", "pax
 TREE_COPIERS = {"cp", "rsync", "mv", "ln", "install", "scp", "git"}
 OPERATORS = {";", "&&", "||", "|", "&", "|&", ";;", "(", ")", "\n", "!"}
 REDIRECTS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
+# Shared facts (reviewer/sharing/): the agent may read the folder, never write it, and may
+# not forge the remote-tracking ref the trust rule reads (a fetch stays allowed).
+SHARED_DIR = ".mem-review"
+SHARED_MENTION = re.compile(r"(?<![\w-])\.mem-review(?![\w-])")
+REMOTE_REF_WRITE = re.compile(
+    r"(?is)\b(update-ref|symbolic-ref)\b.*\brefs/remotes/"  # point origin/main elsewhere
+    r"|\bremote\s+(set-head|set-url|add|rename|remove|rm)\b"  # retarget what origin is
+    r"|\bfetch\b[^;&|\n]*:\S*refs/remotes/"  # fetch any branch INTO origin/<default>
+    r"|\bconfig\b[^;&|\n]*\bremote\.\S+\.(url|fetch)\b"
+)
+REF_FILES = re.compile(r"\.git/(refs/remotes|packed-refs|config)\b")
+GIT_READS = {"log", "show", "diff", "status", "blame", "ls-files", "ls-tree"}
+# A command that only reads: one program from this set, no redirection or substitution.
+SHARED_READERS = {"cat", "less", "more", "head", "tail", "ls", "wc", "stat", "file", "grep",
+                  "rg", "du", "tree", "realpath", "readlink", "test", "[", "jq", "diff"}
+SHELL_WRITES = re.compile(r">|\btee\b|\$\(|`|\bsed\s+-i|\bdd\b")
+ONE_COMMAND_SPLIT = re.compile(r"&&|\|\||[;|&\n()]")
 
 
 def check(payload: object) -> str | None:
@@ -134,6 +151,11 @@ def check(payload: object) -> str | None:
             reason = f"{tool} would write inside mem-review's data directory ({paths.home()})"
         elif isinstance(target, str) and _claude_settings(_absolute_path(target, cwd)):
             reason = f"{tool} would change Claude Code's settings, which hold this guard"
+        elif isinstance(target, str) and _in_shared_folder(target, cwd):
+            reason = f"{tool} would write a shared fact ({SHARED_DIR}/ holds a person's approvals)"
+        elif isinstance(target, str) and REF_FILES.search(target.replace(os.sep, "/")):
+            reason = (f"{tool} would rewrite git's record of the remote, which vouches for "
+                      "shared facts")
     elif tool == "Bash":
         command = tool_input.get("command")
         if isinstance(command, str):
@@ -187,9 +209,42 @@ def bash_reason(command: str, cwd: str | None = None) -> str | None:
                     "the guard watches, too long to be checked")
         return None
     try:
-        return _command_reason(command, _Shell(os.path.realpath(cwd or os.getcwd())))
+        reason = _command_reason(command, _Shell(os.path.realpath(cwd or os.getcwd())))
     except RecursionError:
         return "the command nests too deeply to be checked"
+    return reason or _shared_reason(command)
+
+
+def _shared_reason(command: str) -> str | None:
+    """Shared facts count as a person's approval once on the remote's default branch: the
+    agent may read them, never write them, nor forge the remote-tracking ref."""
+    if SHARED_MENTION.search(command) and not (_one_reader(command) or _git_read(command)):
+        return f"the command touches the shared facts ({SHARED_DIR}/ holds a person's approvals)"
+    if REMOTE_REF_WRITE.search(command) or (REF_FILES.search(command)
+                                            and not _one_reader(command)):
+        return "the command rewrites a remote-tracking ref, which vouches for shared facts"
+    return None
+
+
+def _one_command(command: str) -> list[str] | None:
+    """The words of a single command with no redirection or substitution, else None."""
+    if SHELL_WRITES.search(command):
+        return None
+    parts = [p for p in ONE_COMMAND_SPLIT.split(command) if p.strip()]
+    if len(parts) != 1:
+        return None
+    try:
+        words = shlex.split(parts[0], comments=True)
+    except ValueError:
+        return None
+    while words and "=" in words[0] and not words[0].startswith("="):
+        words = words[1:]  # VAR=value prefixes
+    return words or None
+
+
+def _one_reader(command: str) -> bool:
+    words = _one_command(command)
+    return words is not None and os.path.basename(words[0]) in SHARED_READERS
 
 
 def _command_reason(command: str, sh: _Shell) -> str | None:
@@ -798,6 +853,19 @@ def _spellings() -> list[str]:
 
 def _mentions_data_dir(text: str) -> bool:
     return any(form in text for form in _data_dir_spellings())
+
+
+def _git_read(command: str) -> bool:
+    """A single `git log|show|diff|status|blame|ls-files|ls-tree` with no redirection."""
+    words = _one_command(command)
+    return words is not None and len(words) > 1 and words[0] == "git" and words[1] in GIT_READS
+
+
+def _in_shared_folder(target: str, cwd: str) -> bool:
+    path = Path(os.path.expanduser(target))
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    return SHARED_DIR in Path(os.path.realpath(path)).parts or SHARED_DIR in path.parts
 
 
 def _inside_data_dir(target: str, cwd: str) -> bool:

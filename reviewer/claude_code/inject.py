@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewer import config, paths
-from reviewer.freshness import anchors, verdict_memo
+from reviewer.freshness import anchors, staleness, verdict_memo
 from reviewer.log import log
 from reviewer.project import project_root
 from reviewer.sanitize import visible
+from reviewer.sharing import reading
 from reviewer.store import db
 
 INJECT_HEADER = "Project facts reviewed and approved by the user (mem-review):"
@@ -79,6 +80,8 @@ class Stats:
     recorded: int = 0
     pointer: bool = False  # the recall tool is installed: say what it can still find
     injected_ids: list[int] = field(default_factory=list)
+    shared: int = 0  # approved facts from the project's shared folder (teammates')
+    shared_pending: int = 0  # shared files that do not count yet (trust rule)
 
     def line(self) -> str:
         if self.reason:
@@ -88,6 +91,8 @@ class Stats:
             f"({self.chars:,} of {self.budget:,} characters); {self.left_out} left out for "
             f"the budget; {self.stale} withheld as stale; "
             f"{self.branch_files} files changed on this branch"
+            + (f"; {self.shared} shared, {self.shared_pending} shared pending a person"
+               if self.shared or self.shared_pending else "")
         )
 
 
@@ -135,57 +140,144 @@ def render_context(
         budget = _budget()
     budget = max(MIN_BUDGET, min(budget, config.MAX_BUDGET_CHARS))
     stats.budget = budget
-    if not paths.db_path().exists():
+    shared = reading.begin(root)  # the folder's one git call runs beside the store read
+    try:
+        return _render_context(root, stats, budget, shared, session_id, record, source)
+    finally:
+        if shared is not None:
+            shared.stop()
+
+
+def _render_context(
+    root: str, stats: Stats, budget: int, shared: reading.Reader | None,
+    session_id: str | None, record: bool, source: str,
+) -> tuple[str | None, Stats]:
+    if not paths.db_path().exists() and shared is None:
         stats.reason = "no store yet (nothing captured)"
         return None, stats
+    conn = _connect() if paths.db_path().exists() else None
     try:
-        conn = db.connect()
-    except db.StoreError as exc:  # full disk or read-only: still inject what was approved
-        try:
-            conn = db.connect_readonly()
-        except db.StoreError:
-            raise exc from None  # the caller logs the one line that explains it
-    try:
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cur = conn.cursor()
-        cur.row_factory = None
-        with verdict_memo.snapshot(conn, root, "approved") as rev:  # rows and memo agree
-            rows = cur.execute(
-                "SELECT id, text, category, files, anchors, commit_sha, confidence, "
-                "COALESCE(decided_at, updated_at) FROM fact "
-                "WHERE project = ? AND status = 'approved'",
-                (root,),
-            ).fetchall()
-        rows = _readable(rows)
-        stats.approved = len(rows)
-        if not rows:
+        rows: list[Row] = []
+        rev = None
+        if conn is not None:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cur = conn.cursor()
+            cur.row_factory = None
+            with verdict_memo.snapshot(conn, root, "approved") as rev:  # rows and memo agree
+                rows = cur.execute(
+                    "SELECT id, text, category, files, anchors, commit_sha, confidence, "
+                    "COALESCE(decided_at, updated_at) FROM fact "
+                    "WHERE project = ? AND status = 'approved'",
+                    (root,),
+                ).fetchall()
+            rows = _readable(rows)
+        team: list[Row] = []
+        if shared is not None:
+            rows, team = _merge_shared(conn, root, rows, shared.finish(), stats)
+        stats.approved = len(rows) + len(team)
+        if not rows and not team:
             stats.reason = "no approved facts for this project"
             return None, stats
         # On a feature branch, what it changed ranks facts: asked of git now, read after
         # the staleness check, so the two git processes run side by side.
-        branch = _start_branch_diff(root) if any(r[3] != "[]" for r in rows) else None
+        every = rows + team
+        branch = _start_branch_diff(root) if any(r[3] != "[]" for r in every) else None
         try:
-            probes = [(r[0], r[4], r[5]) for r in rows]
-            try:
-                stale = verdict_memo.stale_ids(conn, root, root, rows=probes, rev=rev)
-            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
-                # Unjudgeable anchors must not silence memory: withhold only what cites files.
-                log("inject", f"staleness unreadable, cited facts withheld: {exc}")
-                stale = {r[0] for r in rows if r[4] not in ("{}", "", None)}
+            stale: set[int] = set()
+            if rows and conn is not None:
+                probes = [(r[0], r[4], r[5]) for r in rows]
+                try:
+                    stale = verdict_memo.stale_ids(conn, root, root, rows=probes, rev=rev)
+                except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
+                    # Unjudgeable anchors must not silence memory: withhold what cites files.
+                    log("inject", f"staleness unreadable, cited facts withheld: {exc}")
+                    stale = {r[0] for r in rows if r[4] not in ("{}", "", None)}
+            if team:  # judged against the local files exactly as personal facts are
+                stale |= staleness.stale_ids(conn, root, [(r[0], r[4], r[5]) for r in team])
         finally:
             changed = _changed_files(branch)
-        fresh = [r for r in rows if r[0] not in stale] if stale else rows
-        stats.stale = len(rows) - len(fresh)
+        fresh = [r for r in every if r[0] not in stale] if stale else every
+        stats.stale = len(every) - len(fresh)
         stats.branch_files = len(changed)
         stats.pointer = _recall_installed(root)
         chosen = _pack(_rank(fresh, changed), budget, stats)
         text = _render(chosen, stats)
         stats.chars = len(text)
-        if record and chosen:
-            stats.recorded = _record(conn, root, session_id or "", source, chosen)
+        if record and chosen and conn is not None:
+            personal = [(row, line) for row, line in chosen if row[0] > 0]
+            stats.recorded = _record(conn, root, session_id or "", source, personal)
         return text, stats
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
+
+
+def _connect() -> sqlite3.Connection:
+    try:
+        return db.connect()
+    except db.StoreError as exc:  # full disk or read-only: still inject what was approved
+        try:
+            return db.connect_readonly()
+        except db.StoreError:
+            raise exc from None  # the caller logs the one line that explains it
+
+
+def _merge_shared(
+    conn: sqlite3.Connection | None, root: str, rows: list[Row], shared: reading.Reading,
+    stats: Stats,
+) -> tuple[list[Row], list[Row]]:
+    """(personal rows, shared rows): a shared fact the store also holds (same share id, or
+    the same `fact_key`) is one entry, the personal row with its approver; one this
+    person rejected stays out here. Shared facts get negative ids (no store row)."""
+    stats.shared_pending = len(shared.pending)
+    facts = shared.approved
+    if not facts:
+        return rows, []
+    by_share: dict[str, tuple[int, str]] = {}
+    by_key: dict[str, tuple[int, str]] = {}
+    if conn is not None:
+        for fid, share_id, norm, status in _local_decisions(conn, root):
+            if share_id:
+                by_share[share_id] = (fid, status)
+            by_key.setdefault(norm, (fid, status))
+    # The full key costs ~50 µs a text: only paid when this person has facts to match.
+    if by_key:
+        from reviewer.store.dedupe import fact_key as key_of
+    else:
+        def key_of(text: str) -> str:
+            return " ".join(text.casefold().split())
+    approver: dict[int, str] = {}
+    team: list[Row] = []
+    seen: set[str] = set()
+    for n, fact in enumerate(facts, start=1):
+        key = key_of(fact.text)
+        if key in seen:
+            continue  # two teammates shared the same fact: one entry
+        seen.add(key)
+        local = by_share.get(fact.id) or by_key.get(key)
+        if local is not None:
+            if local[1] == "approved":
+                approver[local[0]] = fact.approved_by
+            continue  # this person's own decision wins here
+        team.append((
+            -n, fact.text, fact.category, list(fact.files) if fact.files else "[]",
+            json.dumps(fact.anchors) if fact.anchors else "{}", fact.commit, fact.confidence,
+            fact.approved_epoch(), fact.approved_by,
+        ))
+    stats.shared = len(team) + len(approver)
+    if approver:
+        rows = [(*r, approver[r[0]]) if r[0] in approver else r for r in rows]
+    return rows, team
+
+
+def _local_decisions(conn: sqlite3.Connection, root: str) -> list[tuple[Any, ...]]:
+    """(id, share id, norm, status) of the person's decided facts. A read-only store
+    that could not be migrated has no share ids: match by norm alone."""
+    where = "FROM fact WHERE project = ? AND status IN ('approved', 'rejected')"
+    try:
+        return conn.execute(f"SELECT id, share_id, norm, status {where}", (root,)).fetchall()
+    except sqlite3.OperationalError:
+        return conn.execute(f"SELECT id, NULL, norm, status {where}", (root,)).fetchall()
 
 
 def _recall_installed(root: str) -> bool:
@@ -204,7 +296,9 @@ def _budget() -> int:
 
 # ---- ranking and packing ---------------------------------------------------------------
 
-Row = tuple[Any, ...]  # id, text, category, files, anchors, commit, confidence, approved_at
+# id, text, category, files, anchors, commit, confidence, approved_at[, approver]; a
+# shared fact's id is negative (it has no store row).
+Row = tuple[Any, ...]
 _MAX_TIME = 253_402_300_799.0  # 9999-12-31: what every platform's localtime renders
 
 
@@ -329,10 +423,19 @@ def _line(row: Row) -> str:
         more = len(files) - MAX_FILES_SHOWN
         where = shown + (f" +{more} more" if more > 0 else "") + "; "
     date = time.strftime("%Y-%m-%d", time.localtime(float(row[7] or 0)))
-    return f"- {neutralise(row[1])} [{where}approved {date}]"
+    by = f" by {neutralise(_who(row[8]))}" if len(row) > 8 and row[8] else ""
+    return f"- {neutralise(row[1])} [{where}approved {date}{by}]"
+
+
+def _who(approver: str) -> str:
+    """A shared fact's approver as named in its file: the name, else the email."""
+    name = approver.split("<", 1)[0].strip()
+    return name or approver.strip("<> ")
 
 
 def _files(raw: object) -> list[str]:
+    if isinstance(raw, list):  # a shared fact's, already parsed
+        return raw
     if not isinstance(raw, str) or raw in ("[]", ""):
         return []
     try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -116,14 +117,32 @@ def deny_rules() -> list[str]:
     return rules
 
 
+# The form for a settings file a team commits (`install --portable`): no one's absolute
+# venv path, `mem-review` found on each person's PATH, and nothing at all (exit 0, no
+# output) on a machine without it, as every hook fails open.
+PORTABLE_EXE = EXE_NAME
+PORTABLE = "command -v mem-review >/dev/null 2>&1 && mem-review hook {arg} || true"
+_PORTABLE_RE = re.compile(
+    r"command -v mem-review >/dev/null 2>&1 && mem-review hook ([a-z-]+) \|\| true")
+
+
 def hook_command(exe: str, arg: str) -> str:
+    if exe == PORTABLE_EXE:
+        return PORTABLE.format(arg=arg)
     return f"{shlex.quote(exe)} hook {arg}"
+
+
+def is_portable(command: object) -> bool:
+    return isinstance(command, str) and _PORTABLE_RE.fullmatch(command) is not None
 
 
 def is_ours(command: object) -> str | None:
     """The hook argument (`session-start`, …) when `command` is one of our entries."""
     if not isinstance(command, str):
         return None
+    portable = _PORTABLE_RE.fullmatch(command)
+    if portable is not None:
+        return portable.group(1) if portable.group(1) in ALL_ARGS else None
     try:
         words = shlex.split(command)
     except ValueError:
@@ -137,7 +156,9 @@ def is_ours(command: object) -> str | None:
 # ---- pure transformations --------------------------------------------------------------
 
 
-def merge(settings: dict[str, Any], exe: str, guard: bool = False) -> dict[str, Any]:
+def merge(
+    settings: dict[str, Any], exe: str, guard: bool = False, *, deny: bool = True
+) -> dict[str, Any]:
     """A copy of `settings` with our hooks, each exactly once; unchanged when already so."""
     out = json.loads(json.dumps(settings))
     hooks = _hooks_of(out, create=True)
@@ -154,10 +175,10 @@ def merge(settings: dict[str, Any], exe: str, guard: bool = False) -> dict[str, 
             group = {"matcher": spec.matcher, **group}
         groups.append(group)
         hooks[spec.event] = groups
-    if guard:
-        deny = _deny_list(out, create=True)
-        assert deny is not None
-        deny.extend(rule for rule in deny_rules() if rule not in deny)
+    if guard and deny:
+        rules = _deny_list(out, create=True)
+        assert rules is not None
+        rules.extend(rule for rule in deny_rules() if rule not in rules)
     return out
 
 
@@ -345,17 +366,19 @@ def backup_path(path: Path) -> Path:
 
 def install(
     scope: str, project_dir: str | os.PathLike[str] | None = None, *, guard: bool = False,
-    exe: str | None = None,
+    exe: str | None = None, deny: bool = True,
 ) -> Change:
+    """`deny` False leaves out the native deny rules: they name this machine's data dir,
+    which a committed, portable file must not."""
     path = settings_path(scope, project_dir)
     settings, raw = load(path)
     try:
-        new = merge(settings, exe or executable(), guard)
+        new = merge(settings, exe or executable(), guard, deny=deny)
     except UserError as exc:
         raise UserError(f"{path}: {exc}; nothing was changed") from None
     change = Change(path, changed=new != settings)
     change.entries = [f"{event}: {command}" for event, _, command in entries(new)]
-    if guard:
+    if guard and deny:
         change.entries += [f"permissions.deny: {rule}" for rule in deny_rules()]
     if not change.changed:
         return change

@@ -14,8 +14,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reviewer.project import resolve as project_dir
+
+if TYPE_CHECKING:
+    from reviewer.config import Config
 
 STUCK_SECONDS = 300.0  # the worker beats every 10 s; five minutes of silence is a hang
 WAITING_SECONDS = 3600.0  # a due job nobody picked up in an hour: no worker is starting
@@ -54,7 +58,7 @@ def checks(project: str) -> list[Check]:
     else:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
-    out.append(check_api_key(cfg.extractor if cfg else "api"))
+    out.append(check_extractor(cfg))
     home = check_data_dir()
     out.append(home)
     if not home.ok:
@@ -71,11 +75,13 @@ def checks(project: str) -> list[Check]:
 
 def check_config(cfg: object) -> Check:
     from reviewer import paths
+    from reviewer.config import EXTRACTORS
 
-    extractor = getattr(cfg, "extractor", "api")
-    if extractor not in ("api", "rules"):
-        return Check(False, "config", f'extractor = "{extractor}" is neither "api" nor "rules"; '
-                     f"fix it in {paths.config_path()} or MEM_REVIEW_EXTRACTOR")
+    extractor = getattr(cfg, "extractor", "auto")
+    if extractor not in EXTRACTORS:
+        return Check(False, "config", f'extractor = "{extractor}" is not one of '
+                     f"{', '.join(EXTRACTORS)}; fix it in {paths.config_path()} or "
+                     "MEM_REVIEW_EXTRACTOR")
     budget = getattr(cfg, "inject_budget_chars", 0)
     if budget <= 0:
         return Check(False, "config", f"inject_budget_chars = {budget} must be positive")
@@ -127,12 +133,23 @@ def check_hooks(project: str) -> list[Check]:
 def _install_advice(unreadable: dict[str, Path]) -> str:
     """What to run to add the hooks, never a command that would refuse: install will not
     edit a settings file it cannot read."""
-    if "project" not in unreadable:
+    scope = _install_scope()
+    if scope not in unreadable:
         return "run `mem-review install`" + (
-            "" if "user" in unreadable else " (or `--scope user` for every project)")
-    fix = f"fix {unreadable['project']} first (`mem-review install` will not edit a file it "
+            "" if "user" in unreadable or scope == "user"
+            else " (or `--scope user` for every project)")
+    fix = f"fix {unreadable[scope]} first (`mem-review install` will not edit a file it "
     fix += "cannot read)"
     return fix + ("" if "user" in unreadable else ", or run `mem-review install --scope user`")
+
+
+def _install_scope() -> str:
+    """The scope a bare `mem-review install` writes (its parser's default)."""
+    from reviewer.commands import install
+
+    parser = argparse.ArgumentParser()
+    install.configure(parser)
+    return str(parser.get_default("scope"))
 
 
 def check_executable(exe: str) -> Check:
@@ -151,13 +168,31 @@ def check_executable(exe: str) -> Check:
     return Check(True, "executable", f"{exe} runs ({version})")
 
 
-def check_api_key(extractor: str) -> Check:
-    if extractor == "rules":
-        return Check(True, "api key", "not needed: the offline rules extractor is configured")
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return Check(True, "api key", "ANTHROPIC_API_KEY is set")
-    return Check(False, "api key", "ANTHROPIC_API_KEY is not set; export it where Claude Code "
-                 'runs, or set extractor = "rules" in config.toml to extract offline')
+def check_extractor(cfg: Config | None) -> Check:
+    """Which extractor runs and why, and whether it can: a key, a signed-in Claude Code.
+    The rules chosen by default (no key, no `claude`) are a ✗: they find next to nothing."""
+    from capture.extractors import resolve
+    from reviewer.config import RULES_FIND_LITTLE, Config
+
+    cfg = cfg or Config()
+    choice = resolve(cfg)
+    if choice.name == "rules":
+        ok = cfg.extractor == "rules"  # asked for: fine, but say what it means
+        fix = "" if ok else ("; set ANTHROPIC_API_KEY, or install Claude Code and sign in, "
+                             "so a model reads the sessions")
+        return Check(ok, "extractor", f"rules ({choice.reason}): {RULES_FIND_LITTLE}{fix}")
+    if choice.name == "api":
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            return Check(True, "extractor", f"api, {cfg.model} ({choice.reason})")
+        return Check(False, "extractor", f"api ({choice.reason}) but ANTHROPIC_API_KEY is not "
+                     'set; export it where Claude Code runs, or set extractor = "auto" to use '
+                     "your signed-in Claude Code")
+    from capture.extractors.claude_code import ClaudeCodeExtractor
+
+    why_not = ClaudeCodeExtractor(cfg, binary=choice.claude).unavailable()
+    if why_not:
+        return Check(False, "extractor", f"claude-code ({choice.reason}): {why_not}")
+    return Check(True, "extractor", f"claude-code, {cfg.model} ({choice.reason}), signed in")
 
 
 def check_data_dir() -> Check:
@@ -280,7 +315,12 @@ def check_queue(conn: sqlite3.Connection) -> list[Check]:
 
 def _exe_of(command: str) -> str:
     import shlex
+    import shutil
 
+    from reviewer.claude_code import settings_file
+
+    if settings_file.is_portable(command):  # `install --portable`: whatever PATH finds
+        return shutil.which(settings_file.EXE_NAME) or "mem-review (not on PATH)"
     try:
         return shlex.split(command)[0]
     except (ValueError, IndexError):

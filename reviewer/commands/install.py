@@ -14,10 +14,16 @@ if TYPE_CHECKING:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scope", choices=("project", "user", "local"), default="project",
-                        help="project: .claude/settings.json (shared with the team); "
-                        "user: ~/.claude/settings.json (every project); "
-                        "local: .claude/settings.local.json (this project, only you)")
+    # `local` by default: the hooks name this machine's executable by absolute path, which
+    # belongs in the person's own (uncommitted) file, not in one the team commits.
+    parser.add_argument("--scope", choices=("project", "user", "local"), default="local",
+                        help="local (default): .claude/settings.local.json (this project, "
+                        "only you); project: .claude/settings.json (committed, shared with "
+                        "the team: add --portable); user: ~/.claude/settings.json (every project)")
+    parser.add_argument("--portable", action="store_true",
+                        help="call `mem-review` from PATH, doing nothing where it is not "
+                        "installed, instead of this machine's absolute path (for a settings "
+                        "file the team commits)")
     parser.add_argument("--guard", action="store_true",
                         help="also deny tool calls that would write to mem-review's store or "
                         "approve facts (a PreToolUse hook)")
@@ -30,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
 
     project = resolve(args.project)
     mcp_config.check(args.scope, project)  # refuse before writing anything
-    change = settings_file.install(args.scope, project, guard=args.guard)
+    exe = settings_file.PORTABLE_EXE if args.portable else None
+    change = settings_file.install(args.scope, project, guard=args.guard, exe=exe,
+                                   deny=not args.portable)
     if not change.changed:
         print(f"mem-review hooks already installed in {change.path}; nothing changed")
     else:
@@ -39,8 +47,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {entry}")
         if change.backup is not None:
             print(f"backup of the previous file: {change.backup}")
-    _report(mcp_config.install(args.scope, project, exe=settings_file.executable()))
+    mcp_exe = settings_file.EXE_NAME if args.portable else settings_file.executable()
+    _report(mcp_config.install(args.scope, project, exe=mcp_exe))
     _report(mcp_config.allow(args.scope, project, hooks_written=change.changed))
+    if args.guard and args.portable:
+        print("note: the native permissions.deny rules name this machine's data directory, "
+              "so --portable leaves them out of the shared file; each person adds them with "
+              "`mem-review install --scope local --guard`")
+    if args.scope == "project" and not args.portable:
+        print("note: .claude/settings.json is usually committed, and these hooks name this "
+              "machine's executable; `--portable` writes a form that works on every clone")
     return 0
 
 

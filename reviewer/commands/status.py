@@ -73,6 +73,7 @@ def _jobs(conn: sqlite3.Connection, where: str) -> list[dict[str, Any]]:
 
 def gather(project: str) -> dict[str, Any]:
     """Everything `status` shows, as plain data."""
+    from capture.extractors import resolve
     from capture.pipeline import today_start
     from capture.worker_lock import is_running
     from reviewer import paths
@@ -81,6 +82,7 @@ def gather(project: str) -> dict[str, Any]:
     from reviewer.store import db, queue
 
     cfg = load()
+    choice = resolve(cfg)
     conn = db.connect()
     try:
         facts = _fact_counts(conn, project)
@@ -98,7 +100,9 @@ def gather(project: str) -> dict[str, Any]:
                 "today": _spend(conn, today_start()),
                 "daily_cap_usd": cfg.daily_spend_cap_usd,
                 "model": cfg.model,
-                "extractor": cfg.extractor,
+                "extractor": choice.name,
+                "extractor_setting": cfg.extractor,
+                "extractor_reason": choice.reason,
             },
             "worker_running": is_running(),
         }
@@ -131,8 +135,8 @@ def render(data: dict[str, Any]) -> str:
         f"{j['failed']} failed · worker {'running' if data['worker_running'] else 'not running'}",
         f"spend    {total['input_tokens']:,} in / {total['output_tokens']:,} out tokens · "
         f"${total['cost_usd']:.4f} total · ${today['cost_usd']:.4f} today "
-        f"({'no cap' if not cap else f'cap ${cap:.2f}/day'}) · "
-        f"extractor {data['spend']['extractor']} ({data['spend']['model']})",
+        f"({'no cap' if not cap else f'cap ${cap:.2f}/day'})",
+        f"extract  {_extractor_line(data['spend'])}",
     ]
     for w in data["waiting"]:
         lines.append(
@@ -143,3 +147,13 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"failed   job {x['id']} ({x['session_id']}): {x['error']}")
     lines.append(f"store    {data['store']} · log {data['log']}")
     return "\n".join(lines) + "\n"
+
+
+def _extractor_line(spend: dict[str, Any]) -> str:
+    """Which extractor runs and why; with the rules, also that they find little."""
+    from reviewer.config import RULES_FIND_LITTLE
+
+    name, why = spend["extractor"], spend["extractor_reason"]
+    if name == "rules":
+        return f"rules: {why}; {RULES_FIND_LITTLE}"
+    return f"{name} ({spend['model']}): {why}"

@@ -9,7 +9,7 @@ from reviewer.project import resolve as project_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scope", choices=("project", "user", "local"), default="project",
+    parser.add_argument("--scope", choices=("project", "user", "local"), default="local",
                         help="which settings file (as for install)")
     parser.add_argument("--project", metavar="DIR",
                         help="the project to uninstall from (default: the current one)")

@@ -319,6 +319,22 @@ class Store:
             changes["files"] = json.dumps([visible.strip(f) for f in files])
         return self._change([fact_id], actor, "verified", changes)
 
+    def set_personal(self, ids: Sequence[int], personal: bool, *, actor: str = "tui") -> None:
+        """A person keeps facts to themselves (never shared) or lets them travel again."""
+        _person(actor)
+        now, flag = db.now(), int(personal)
+        with db.transaction(self.conn) as conn:
+            for fact_id in ids:
+                row = conn.execute("SELECT personal FROM fact WHERE id = ?", (fact_id,)).fetchone()
+                if row is None:
+                    raise KeyError(f"no fact {fact_id}")
+                if int(row[0]) == flag:
+                    continue
+                conn.execute("UPDATE fact SET personal = ?, updated_at = ? WHERE id = ?",
+                             (flag, now, fact_id))
+                _log(conn, fact_id, actor, "personal" if flag else "shareable",
+                     {"personal": int(row[0])}, {"personal": flag}, now)
+
     def restore(self, snapshots: Sequence[tuple[int, Snapshot]], *, actor: str = "tui") -> None:
         """Undo: put each fact back exactly as it was before a decision."""
         now = db.now()

@@ -75,6 +75,9 @@ class Fact(SQLModel, table=True):
     evidence_speaker: str | None = None  # user | assistant | tool, as the verifier found it
     evidence_source: str | None = None  # user | assistant | tool, as the model said
     supersedes: int | None = None  # an existing fact's id; approving this one retires it
+    share_id: str | None = None
+    approver: str | None = None
+    personal: int = 0
 
     def file_list(self) -> list[str]:
         return list(json.loads(self.files or "[]"))

@@ -218,6 +218,17 @@ CREATE TABLE hash_cache (
 );
 """
 
+# Sharing through git (reviewer/sharing/): a fact's stable id for its file in the project's
+# `.mem-review/facts/`, assigned at first share; who approved it, as git names them; and a
+# person's "keep this to myself" flag. Self-contained: renumber freely at merge.
+V7_SHARING = """
+ALTER TABLE fact ADD COLUMN share_id TEXT;
+ALTER TABLE fact ADD COLUMN approver TEXT;
+ALTER TABLE fact ADD COLUMN personal INTEGER NOT NULL DEFAULT 0;
+CREATE UNIQUE INDEX fact_share_id ON fact(share_id) WHERE share_id IS NOT NULL;
+"""
+
+
 # When the current streak of transient failures began (NULL: none). A job fails for
 # transient errors only once they have lasted a day, not after a count of tries: an
 # outage answered with `retry-after: 0` must not burn every try in seconds.
@@ -226,7 +237,7 @@ ALTER TABLE job ADD COLUMN first_failed_at REAL;
 """
 
 MIGRATIONS: list[str] = [
-    V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, HASH_CACHE_KEYS_ON_CTIME_AND_INODE,
+    V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, HASH_CACHE_KEYS_ON_CTIME_AND_INODE, V7_SHARING,
     JOB_FIRST_FAILED_AT,
 ]
 VERSION = len(MIGRATIONS)

@@ -110,6 +110,10 @@ class ReviewApp(App[None]):
             ("mark", "Mark", "Mark / unmark for a batch decision  space", main.action_mark),
             ("verify", "Re-verify", "Is this stale fact still true of today's code?  v",
              main.action_verify),
+            ("personal", "Personal", "Keep approved facts out of `mem-review share`  p",
+             main.action_personal),
+            ("team", "Team view", "Shared facts: approver, trust, staleness; take, edit or "
+             "retire  t", main.action_team),
             ("filter", "Filter", "Narrow the list by text, category or file  /",
              main.action_filter),
             ("next_view", "Next view", "pending → approved → rejected → stale → all  tab",

@@ -18,7 +18,7 @@ from typing import Any
 _ROW_SQL = (
     "SELECT id, status, category, confidence, text, grounded, files, missing_files, "
     "times_seen, created_at, decided_at, reject_reason, commit_sha, branch, anchors, "
-    "session_id, verified_at, supersedes FROM fact WHERE project = ?"
+    "session_id, verified_at, supersedes, personal FROM fact WHERE project = ?"
 )
 _USED_SQL = "SELECT fact_id, COUNT(*) FROM injection WHERE project = ? GROUP BY fact_id"
 
@@ -90,7 +90,7 @@ class FactRow:
     __slots__ = (
         "_anchors", "_anchors_raw", "_files", "_files_raw", "_haystack", "_missing",
         "_missing_raw", "branch", "category", "commit_sha", "confidence", "created_at",
-        "decided_at", "file_states", "grounded", "id", "reject_reason", "renamed",
+        "decided_at", "file_states", "grounded", "id", "personal", "reject_reason", "renamed",
         "session_id", "stale", "status", "supersedes", "text", "times_seen", "used",
         "verdict", "verified_at", "version",
     )
@@ -109,7 +109,7 @@ class FactRow:
         verified_at: float | None = None, used: int = 0, stale: bool = False,
         verdict: str | None = None, renamed: dict[str, str] | None = None,
         file_states: dict[str, str] | None = None, version: int = 0,
-        supersedes: int | None = None,
+        supersedes: int | None = None, personal: bool = False,
     ) -> None:
         self.id, self.status, self.category = id, status, category
         self.confidence, self.text, self.grounded = confidence, text, grounded
@@ -124,6 +124,7 @@ class FactRow:
         self.file_states = dict(file_states) if file_states else EMPTY
         self.version = version
         self.supersedes = supersedes  # an older fact's id: approving this one retires it
+        self.personal = personal  # a person keeps it out of `mem-review share`
         self._haystack: str | None = None
 
     @classmethod
@@ -132,7 +133,8 @@ class FactRow:
         row = cls.__new__(cls)
         (row.id, status, category, row.confidence, row.text, grounded, files, missing, seen,
          row.created_at, row.decided_at, row.reject_reason, commit, branch, anchors,
-         session, row.verified_at, row.supersedes) = t
+         session, row.verified_at, row.supersedes, personal) = t
+        row.personal = bool(personal)
         # Values repeated across thousands of rows are stored once (memory at 10,000).
         row.status, row.category = _intern(status), _intern(category)
         row.commit_sha, row.branch, row.session_id = _intern(commit), _intern(branch), (

@@ -103,6 +103,25 @@ class StoreWriter:
 
         return self._submit(run)
 
+    def set_personal(self, ids: list[int], personal: bool) -> Future[None]:
+        return self._submit(lambda s: s.set_personal(ids, personal, actor="tui"))
+
+    def take_shared(self, stage: Callable[[Store], tuple[int, str, str]]) -> Future[int]:
+        """A teammate's fact, staged as this person's candidate by `stage`, then approved
+        by the person (their key press in the team view); a fact of theirs with the same
+        share id takes the file's wording."""
+        def run(s: Store) -> int:
+            fact_id, text, category = stage(s)
+            current = s.conn.execute("SELECT text, category FROM fact WHERE id = ?",
+                                     (fact_id,)).fetchone()
+            if current is not None and (current[0], current[1]) != (text, category):
+                s.edit(fact_id, text, category, actor="tui")
+            else:
+                s.approve([fact_id], actor="tui")
+            return fact_id
+
+        return self._submit(run)
+
     def restore(self, decision: Future[Snapshots]) -> Future[None]:
         """Undo a decision: runs after it (one thread), with the snapshots it returned."""
         return self._submit(lambda s: s.restore(decision.result(), actor="tui"))

@@ -34,6 +34,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("escape", "clear the filter, else the marks"),
     ("tab shift+tab", "next / previous view"),
     ("ctrl+r", "reload: read the store again (new facts from the worker)"),
+    ("p", "personal: keep approved facts out of `mem-review share` (again: share)"),
+    ("t", "team view: shared facts and who approved them; take, edit or retire one"),
     ("ctrl+t", "light / dark theme"),
     ("ctrl+p", "command palette: what can act on the selected fact now"),
     ("?", "this help"),
@@ -50,6 +52,7 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("!  missing file", "a cited file does not exist in the project"),
     ("×N  seen N", "proposed again in N sessions"),
     ("↑N  used N", "given to Claude in N sessions"),
+    ("⌂  personal", "kept to yourself: `mem-review share` leaves it out"),
 )
 FOOTER = (
     "Views: pending, approved, rejected, stale, all. Only approved facts that are not "

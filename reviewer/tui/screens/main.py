@@ -82,6 +82,8 @@ class MainScreen(Screen[None]):
         Binding("v", "verify", "Re-verify", id="verify"),
         Binding("V", "verify_elsewhere", "Re-verify all changed elsewhere", show=False,
                 id="verify-elsewhere"),
+        Binding("p", "personal", "Personal", show=False, id="personal"),
+        Binding("t", "team", "Team", show=False, id="team"),
         Binding("slash", "filter", "Filter", id="filter"),
         Binding("tab", "next_view", "View", id="next-view"),
         Binding("shift+tab", "previous_view", "Previous view", show=False, id="previous-view"),
@@ -327,7 +329,7 @@ class MainScreen(Screen[None]):
             return bool(self.undo_stack)
         if action == "verify":
             return row is not None and row.stale
-        if action in ("approve", "reject", "edit", "mark", "skip"):
+        if action in ("approve", "reject", "edit", "mark", "skip", "personal"):
             return row is not None
         if action == "merge":
             return len(self.marks) >= 2
@@ -559,6 +561,28 @@ class MainScreen(Screen[None]):
             self.facts.refresh_rows([row])
         self.compute_staleness([row])
 
+    def action_personal(self) -> None:
+        """Keep the approved target facts to yourself, or let them be shared again (a
+        toggle: p again undoes it). Only `mem-review share` reads the flag."""
+        rows = [r for r in self._targets() if r.status == "approved"]
+        if not rows:
+            self.app.bell()
+            self.notify("Only approved facts are shared: nothing to keep personal.",
+                        timeout=3, markup=False)
+            return
+        personal = not all(r.personal for r in rows)
+        for row in rows:
+            row.personal = personal
+        token = self.review.writer.set_personal([r.id for r in rows], personal)
+        self._watch(token, [r.id for r in rows])
+        if self.marks:
+            self.marks.clear()
+            self.facts.refresh()
+        self._changed(rows)
+        what = "kept personal (not shared)" if personal else "shareable again"
+        self.notify(f"{len(rows)} fact{'s' if len(rows) != 1 else ''} {what}", timeout=2,
+                    markup=False)
+
     def action_undo(self) -> None:
         entry = self.undo_stack.pop()
         if entry is None:
@@ -732,6 +756,11 @@ class MainScreen(Screen[None]):
             self.update_status()
 
     # ---- misc ---------------------------------------------------------------------
+
+    def action_team(self) -> None:
+        from reviewer.tui.screens.team import TeamScreen
+
+        self.app.push_screen(TeamScreen(self))
 
     def action_help(self) -> None:
         from reviewer.tui.screens.help import HelpScreen

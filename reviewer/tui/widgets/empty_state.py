@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from reviewer.config import ConfigError, load, resolve_extractor
+
 
 def empty_content(project: str, queued: int, running: int, failed: int) -> Content:
     lines = [
@@ -24,6 +26,12 @@ def empty_content(project: str, queued: int, running: int, failed: int) -> Conte
                          " opens this screen on sample facts."),
         Content(""),
     ]
+    if _rules_run():
+        lines += [Content.styled(
+            "Extraction uses the offline rules: they only find statements typed in your own "
+            'prompts ("remember that ..."), nothing in agent-driven sessions. For a model to '
+            "read your sessions, set ANTHROPIC_API_KEY or sign in to Claude Code "
+            "(mem-review doctor).", "$text-warning"), Content("")]
     jobs = f"Sessions waiting: {queued} queued · {running} running · {failed} failed"
     lines.append(Content.styled(jobs, "$text-error" if failed else "$text-muted"))
     if queued or running:
@@ -34,6 +42,14 @@ def empty_content(project: str, queued: int, running: int, failed: int) -> Conte
             "See why with mem-review status; mem-review doctor checks the setup.",
             "$text-muted"))
     return Content("\n").join(lines)
+
+
+def _rules_run() -> bool:
+    """Whether the offline rules are what extracts here (config and env only: no subprocess)."""
+    try:
+        return resolve_extractor(load()).name == "rules"
+    except ConfigError:
+        return False
 
 
 class EmptyState(Static):

@@ -43,6 +43,8 @@ def flags(row: FactRow, wide: bool, grade: str | None = None) -> list[tuple[str,
         out.append((f"seen {row.times_seen}" if wide else f"×{row.times_seen}", "fact-list--info"))
     if row.used:
         out.append((f"used {row.used}" if wide else f"↑{row.used}", "fact-list--info"))
+    if row.personal:
+        out.append(("personal" if wide else "⌂", "fact-list--info"))
     return out
 
 

@@ -1,0 +1,196 @@
+"""`t`: the team view. The project's shared facts (`.mem-review/facts/`) with who approved
+each, whether it counts here (the trust rule), whether it is stale, and a stale fact's
+diff. A person may take a teammate's fact (approve it as theirs), retire one (remove its
+file) or edit one (rewrite its file). The logic is `reviewer.sharing.team`; this screen
+shows it and routes the keys, approvals through the store writer with actor "tui".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from reviewer.sharing.team import TeamFact
+from reviewer.tui.safe_text import printable
+
+if TYPE_CHECKING:
+    from reviewer.tui.review_context import Review
+    from reviewer.tui.screens.main import MainScreen
+
+STALE_STATES = ("changed", "moved", "deleted")
+
+
+def label(tf: TeamFact) -> Content:
+    mark = ("✓ ", "$success") if tf.counts else ("· ", "$warning")
+    who = tf.fact.approved_by.split("<", 1)[0].strip() or "?"
+    flags = " stale" if tf.stale else ""
+    flags += "" if tf.counts else " pending"
+    flags += f" · yours ({tf.mine_status})" if tf.mine is not None else ""
+    return Content.assemble(mark, printable(tf.fact.text), (f"  — {who}{flags}", "$text-muted"))
+
+
+def detail(tf: TeamFact, diffs: dict[str, str]) -> Content:
+    f = tf.fact
+    lines = [
+        Content.styled(printable(f.text), "bold"),
+        Content(f"{f.category} · approved by {printable(f.approved_by) or '?'} "
+                f"on {f.approved_at[:10] or '?'}"),
+        Content(f"file: {tf.path}"),
+        Content("counts here: on origin's default branch, unchanged" if tf.counts
+                else f"pending for you: {tf.reason}"),
+    ]
+    for path in f.files:
+        state = tf.file_states.get(path, "fresh")
+        lines.append(Content(f"  {printable(path)}: {state}"))
+    if f.evidence:
+        lines += [Content(""), Content.styled("Evidence", "bold"), Content(printable(f.evidence))]
+    for path, diff in diffs.items():
+        lines += [Content(""), Content.styled(f"Diff of {printable(path)} since approval", "bold"),
+                  Content(printable(diff))]
+    lines += [Content(""), Content.styled(
+        "a take it (approve as yours) · e edit its file · x retire (remove its file) · "
+        "escape back", "$text-muted")]
+    return Content("\n").join(lines)
+
+
+class TeamScreen(Screen[None]):
+    BINDINGS = [  # noqa: RUF012
+        Binding("a", "take", "Take", id="team-take"),
+        Binding("e", "edit", "Edit file", id="team-edit"),
+        Binding("x", "retire", "Retire", id="team-retire"),
+        Binding("escape,t", "close", "Back", id="team-close"),
+    ]
+
+    def __init__(self, main: MainScreen) -> None:
+        super().__init__(id="team")
+        self.main = main  # the review it was opened from: its store, writer and UI loop
+        self.rows: list[TeamFact] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="team-body"):
+            yield Static(Content.styled("Team facts (.mem-review/facts/)", "bold"), id="team-title")
+            yield OptionList(id="team-list")
+            with VerticalScroll(id="team-detail-box"):
+                yield Static(id="team-detail")
+
+    @property
+    def review(self) -> Review:
+        return self.main.review
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.query_one(OptionList).focus()
+
+    def reload(self, keep: str | None = None) -> None:
+        from reviewer.sharing import team
+
+        with self.review.read_lock:
+            self.rows = team.load(self.review.conn, self.review.project)
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(label(tf), id=tf.fact.id) for tf in self.rows])
+        if not self.rows:
+            self.query_one("#team-detail", Static).update(
+                "No shared facts here yet. `mem-review share` writes yours; commit and push them.")
+            return
+        index = next((i for i, tf in enumerate(self.rows) if tf.fact.id == keep), 0)
+        options.highlighted = index
+        self._show(self.rows[index])
+
+    @property
+    def selected(self) -> TeamFact | None:
+        index = self.query_one(OptionList).highlighted
+        return self.rows[index] if index is not None and index < len(self.rows) else None
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        tf = self.selected
+        if tf is not None:
+            self._show(tf)
+
+    def _show(self, tf: TeamFact) -> None:
+        self.query_one("#team-detail", Static).update(detail(tf, {}))
+        if tf.stale and tf.fact.commit:
+            self._diffs(tf)
+
+    @work(thread=True, exclusive=True, group="team-diff", exit_on_error=False)
+    def _diffs(self, tf: TeamFact) -> None:
+        stale = [p for p, s in tf.file_states.items() if s in STALE_STATES][:3]
+        diffs = {p: self.review.file_diff(tf.fact.commit or "", p) for p in stale}
+        def show() -> None:
+            if self.is_mounted and self.selected is tf:
+                self.query_one("#team-detail", Static).update(detail(tf, diffs))
+
+        self.main.run_later(show)
+
+    def action_take(self) -> None:
+        from reviewer.sharing import team
+
+        tf = self.selected
+        if tf is None:
+            self.app.bell()
+            return
+        project = self.review.project
+        future = self.review.writer.take_shared(lambda s: team.stage_take(s.conn, project, tf))
+        future.add_done_callback(lambda _f: self.main.run_later(lambda: self._taken(tf)))
+
+    def _taken(self, tf: TeamFact) -> None:
+        if not self.is_mounted:
+            return
+        self.notify("Taken: approved as yours; `mem-review share` writes it with your name",
+                    timeout=3, markup=False)
+        self.reload(tf.fact.id)
+        self.main.action_reload()
+
+    def action_retire(self) -> None:
+        from reviewer.sharing import team
+
+        tf = self.selected
+        if tf is None:
+            self.app.bell()
+            return
+        team.retire(self.review.project, tf)
+        if tf.mine is not None and tf.mine_status == "approved":
+            self.notify("Removed its file; it is still approved in your store: reject it there "
+                        "too, or the next `mem-review share` writes it back", timeout=5,
+                        markup=False)
+        else:
+            self.notify("Retired: its file is removed; commit the deletion", timeout=3,
+                        markup=False)
+        self.reload()
+
+    def action_edit(self) -> None:
+        from reviewer.sharing import team
+        from reviewer.tui.screens.edit import EditScreen
+
+        tf = self.selected
+        if tf is None:
+            self.app.bell()
+            return
+
+        def saved(result: tuple[str, str] | None) -> None:
+            if result is None:
+                return
+            from reviewer.sharing.writing import git_identity
+
+            try:
+                editor = git_identity(self.review.project)
+                team.rewrite(self.review.project, tf, result[0], result[1], editor)
+            except Exception as exc:  # one line, the screen stays
+                self.notify(f"Not saved: {exc}", severity="error", markup=False)
+                return
+            self.notify("Rewritten: pending until you commit and push it", timeout=3,
+                        markup=False)
+            self.reload(tf.fact.id)
+
+        self.app.push_screen(EditScreen(tf.fact.text, tf.fact.category, stale=tf.stale), saved)
+
+    def action_close(self) -> None:
+        self.app.pop_screen()
