@@ -138,6 +138,7 @@ def condense_file(
     window_chars: int = 120_000,
     include_sidechains: bool = False,
     first_line: int | None = None,
+    max_chars: int | None = None,
 ) -> Condensed:
     """Read from byte `start` and condense. OSError for an unreadable path propagates.
 
@@ -145,7 +146,8 @@ def condense_file(
     newlines before `start`; see `read_turns`.
     """
     turns, stats, end = read_turns(
-        path, start, include_sidechains=include_sidechains, first_line=first_line
+        path, start, include_sidechains=include_sidechains, first_line=first_line,
+        max_chars=max_chars,
     )
     return Condensed(
         text=render(turns),

@@ -53,7 +53,13 @@ if not TYPE_CHECKING:
     dt = _OnFirstUse("datetime")
 
 SPEND_CAP = "daily spend cap reached"
-MAX_ATTEMPTS = 10  # transient failures in a row before a job is failed for a person to see
+# A job fails for transient errors only once they have lasted this long since the first
+# failure of the current streak (an outage of hours must not lose a session), not after a
+# count of tries; a server's `retry-after` may lengthen a wait, never shorten it.
+GIVE_UP_SECONDS = 86400.0
+MAX_RETRY_AFTER = 6 * 3600.0
+MAX_JOB_CHARS = 4 << 20
+JOB_CHARS_ENV = "MEM_REVIEW_MAX_JOB_CHARS"  # a larger hint is not believed (a `retry-after: 1e12`)
 PAUSE_ENV = "MEM_REVIEW_TEST_PAUSE"  # tests only: see `pause_for_tests`
 PAUSE_STAGES = ("read", "store")
 _TEMP_ID = 1 << 40  # ids for this job's own new facts in the dedupe index (above any row id)
@@ -84,6 +90,8 @@ class _Sent:
     turns: list[Turn]
     windows: list[str]
     end_offset: int
+    long_lines: int = 0  # lines over the reader's cap, skipped unread
+    more: bool = False  # stopped at job_chars(): the rest of the file is a follow-up job
 
     @property
     def text(self) -> str:
@@ -98,14 +106,25 @@ def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent
     window again for good measure. OSError propagates."""
     # The turns only: `condense_file` would also render the whole text and cut windows
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
-    read, stats, end = read_turns(path, start)
+    read, stats, end = read_turns(path, start, max_chars=job_chars())
     turns = redact_turns([
         dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
         for t in read
     ])
     sent = fit(turns, budget_for(stats.bytes_read, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
-    return _Sent(turns, windows, end)
+    return _Sent(turns, windows, end, stats.long_lines, stats.more)
+
+
+def job_chars() -> int:
+    """Conversation text one job holds at most (MEM_REVIEW_MAX_JOB_CHARS, default 4 Mi
+    characters, ~200 transcripts' worth): grounding indexes cost ~40 bytes a character,
+    so a giant transcript is done in several jobs, each bounded, not in one."""
+    try:
+        value = int(os.environ.get(JOB_CHARS_ENV, "") or MAX_JOB_CHARS)
+    except ValueError:
+        return MAX_JOB_CHARS
+    return value if value > 0 else MAX_JOB_CHARS
 
 
 _GROUP = 24  # turns redacted together when none of them holds a secret
@@ -226,6 +245,12 @@ def process(
         queue.fail(conn, job.id, reason)
         return Outcome(job.id, "failed", error=reason)
     pause_for_tests("read")
+    if sent.long_lines:
+        from capture.transcript import max_line_bytes
+        from reviewer.log import log
+
+        log("worker", f"job {job.id}: skipped {sent.long_lines} line(s) longer than "
+            f"{max_line_bytes():,} bytes in {job.transcript_path}")
 
     if not sent.windows:  # nothing new since the last capture of this file
         store.record_extraction(job.id, [], [], end_cursor=sent.end_offset)
@@ -291,7 +316,19 @@ def process(
         output_tokens=tout,
         cost_usd=cost,
     )
+    if sent.more:
+        _follow_up(conn, job, sent.end_offset)
     return out
+
+
+def _follow_up(conn: sqlite3.Connection, job: queue.Claimed, end: int) -> None:
+    """The job stopped at job_chars(): queue the rest of the file (it starts at `end`)."""
+    from reviewer.log import log
+
+    follow = queue.enqueue(conn, session_id=job.session_id, transcript_path=job.transcript_path,
+                           project=job.project, cwd=job.cwd, event=job.event)
+    log("worker", f"job {job.id}: read {job_chars():,} characters of conversation, up to "
+        f"byte {end:,}; job {follow} takes the rest of {job.transcript_path}")
 
 
 def _extraction_failed(
@@ -320,22 +357,43 @@ def _extraction_failed(
         return Outcome(
             job.id, "failed", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
         )
-    if job.attempts >= MAX_ATTEMPTS:
-        message = f"gave up after {job.attempts} attempts; last error {message}"
-        queue.fail(conn, job.id, message)
-        return Outcome(
-            job.id, "failed", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
-        )
-    delay = exc.retry_after if exc.retry_after is not None else backoff(cfg, job.attempts)
-    queue.requeue(conn, job.id, message, delay=delay)
+    state, message = transient_failure(conn, job, cfg, message, exc.retry_after)
     return Outcome(
-        job.id, "queued", error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
+        job.id, state, error=message, input_tokens=tin, output_tokens=tout, cost_usd=cost
     )
 
 
+def transient_failure(
+    conn: sqlite3.Connection, job: queue.Claimed, cfg: Config, message: str,
+    retry_after: float | None = None,
+) -> tuple[str, str]:
+    """Requeue after a transient failure, or fail the job once the streak has lasted
+    GIVE_UP_SECONDS. Returns (state, message)."""
+    now = db.now()
+    since = job.first_failed_at
+    if since is not None and now - since >= GIVE_UP_SECONDS:
+        message = (
+            f"gave up after {(now - since) / 3600:.0f} h of transient errors "
+            f"({job.attempts} attempts); last error {message}"
+        )
+        queue.fail(conn, job.id, message)
+        return "failed", message
+    queue.requeue(conn, job.id, message, delay=delay_for(cfg, job.attempts, retry_after),
+                  transient=True)
+    return "queued", message
+
+
+def delay_for(cfg: Config, attempts: int, retry_after: float | None) -> float:
+    """The wait before the next try: the backoff, or the server's hint if that is longer."""
+    hint = min(MAX_RETRY_AFTER, retry_after) if retry_after and retry_after > 0 else 0.0
+    return max(backoff(cfg, attempts), hint)
+
+
 def backoff(cfg: Config, attempts: int) -> float:
-    """Exponential from `retry_base_seconds`, capped at the queue's maximum."""
-    return min(queue.MAX_BACKOFF, cfg.retry_base_seconds * 2 ** max(0, attempts - 1))
+    """Exponential from a floor (`retry_base_seconds`, at least 1 s), capped at the
+    queue's maximum."""
+    base = max(1.0, cfg.retry_base_seconds)
+    return min(queue.MAX_BACKOFF, base * 2 ** min(32, max(0, attempts - 1)))
 
 
 def _triage(

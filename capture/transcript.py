@@ -62,16 +62,24 @@ class ReadStats:
     sum(dropped.values())."""
 
     lines: int = 0  # complete lines consumed
-    bad_lines: int = 0  # blank, unparseable, or JSON that is not an object
+    bad_lines: int = 0  # blank, unparseable, JSON that is not an object, or over-long
+    long_lines: int = 0  # of bad_lines: over `max_line_bytes()`, skipped unread
     kept: int = 0  # records that produced at least one Turn
     dropped: Counter[str] = field(default_factory=Counter)  # reason or record type → count
     bytes_read: int = 0  # bytes consumed: end_offset - start
     pending_bytes: int = 0  # bytes of a cut-off last line left for a later read
+    more: bool = False  # stopped at `max_chars`: complete lines remain after end_offset
 
 
 # --------------------------------------------------------------------------- lines
 
 _CHUNK = 4 << 20
+# A line is a record: a real one over 16 MiB is a pasted file or an image, never a fact.
+MAX_LINE_BYTES = 16 << 20
+# One turn's text, beyond which the middle is cut with a visible mark: downstream indexes
+# (grounding) cost ~40 bytes per character, and `fit` would shorten it anyway.
+MAX_TURN_CHARS = 1 << 20
+MAX_LINE_ENV = "MEM_REVIEW_MAX_LINE_BYTES"
 _DECODER = json.JSONDecoder()
 
 
@@ -88,6 +96,16 @@ def _count_newlines(f: Any, end: int) -> int:
     return n
 
 
+def max_line_bytes() -> int:
+    """The longest line read (MEM_REVIEW_MAX_LINE_BYTES, default 32 MiB): longer ones are
+    skipped unread, so memory stays bounded whatever a transcript holds."""
+    try:
+        value = int(os.environ.get(MAX_LINE_ENV, "") or MAX_LINE_BYTES)
+    except ValueError:
+        return MAX_LINE_BYTES
+    return value if value > 0 else MAX_LINE_BYTES
+
+
 def _iter_lines(
     path: str | os.PathLike[str], start: int, stats: ReadStats, first_line: int | None
 ) -> Iterator[tuple[int, int, bytes]]:
@@ -95,45 +113,78 @@ def _iter_lines(
 
     A last line without its newline is still being written: it is not consumed, only
     measured in stats.pending_bytes, so a later read from the cursor sees it whole.
-    Reads in chunks so a 200 MB transcript does not need 200 MB at once (a single huge
-    line still does, which is unavoidable).
+    Reads in chunks, and never holds more than `max_line_bytes()` of one line: a longer
+    line is skipped as it streams past (counted in `long_lines` and `bad_lines`), and the
+    cursor moves past it as past any other.
     """
     start = max(0, int(start))
+    cap = max_line_bytes()
     with open(path, "rb") as f:
         lineno = first_line if first_line is not None else _count_newlines(f, start) + 1
         f.seek(start)
         offset = start
         pending: list[bytes] = []
+        held = 0  # bytes in `pending`
+        skipping = 0  # > 0: inside an over-long line, this many bytes of it seen
         while True:
             chunk = f.read(_CHUNK)
             if not chunk:
                 break
-            nl = chunk.find(b"\n")
-            if nl < 0:
-                pending.append(chunk)
-                continue
             pos = 0
-            if pending:
-                pending.append(chunk[:nl])
-                raw = b"".join(pending)
-                pending = []
+            if skipping:
+                nl = chunk.find(b"\n")
+                if nl < 0:
+                    skipping += len(chunk)
+                    continue
                 stats.lines += 1
-                yield lineno, offset, raw
+                stats.bad_lines += 1
+                stats.long_lines += 1
                 lineno += 1
-                offset += len(raw) + 1
+                offset += skipping + nl + 1
+                skipping = 0
+                pos = nl + 1
+            nl = chunk.find(b"\n", pos)
+            if nl < 0:
+                if held + len(chunk) - pos > cap:  # over the cap: drop what is held
+                    skipping, pending, held = held + len(chunk) - pos, [], 0
+                else:
+                    pending.append(chunk[pos:])
+                    held += len(chunk) - pos
+                continue
+            if pending:
+                if held + nl - pos > cap:
+                    stats.lines += 1
+                    stats.bad_lines += 1
+                    stats.long_lines += 1
+                    offset += held + nl - pos + 1
+                else:
+                    pending.append(chunk[pos:nl])
+                    raw = b"".join(pending)
+                    stats.lines += 1
+                    yield lineno, offset, raw
+                    offset += len(raw) + 1
+                lineno += 1
+                pending, held = [], 0
                 pos = nl + 1
             parts = chunk[pos:].split(b"\n")
             tail = parts.pop()
             for raw in parts:
                 stats.lines += 1
-                yield lineno, offset, raw
+                if len(raw) > cap:
+                    stats.bad_lines += 1
+                    stats.long_lines += 1
+                else:
+                    yield lineno, offset, raw
                 lineno += 1
                 offset += len(raw) + 1
-            if tail:
+            if len(tail) > cap:
+                skipping = len(tail)
+            elif tail:
                 pending.append(tail)
+                held = len(tail)
             stats.bytes_read = offset - start
         stats.bytes_read = offset - start
-        stats.pending_bytes = sum(len(p) for p in pending)
+        stats.pending_bytes = held + skipping
 
 
 def _parse(raw: bytes) -> Any:
@@ -891,14 +942,28 @@ def _without_surrogates(turn: Turn) -> Turn:
     return turn
 
 
+def _bounded(turn: Turn) -> Turn:
+    """A turn of at most MAX_TURN_CHARS: head and tail kept, the cut marked in the text."""
+    if len(turn.text) <= MAX_TURN_CHARS:
+        return turn
+    keep = MAX_TURN_CHARS // 2
+    cut = len(turn.text) - 2 * keep
+    return replace(turn, text=f"{turn.text[:keep]}\n[… {cut:,} characters cut …]\n"
+                   f"{turn.text[-keep:]}")
+
+
 def read_turns(
     path: str | os.PathLike[str],
     start: int = 0,
     *,
     include_sidechains: bool = False,
     first_line: int | None = None,
+    max_chars: int | None = None,
 ) -> tuple[list[Turn], ReadStats, int]:
     """Read the conversation from byte `start`; return (turns, stats, end_offset).
+
+    With `max_chars`, stop after the line whose turns reach that much text (`stats.more`
+    then says the file goes on from `end_offset`): what one job holds stays bounded.
 
     `end_offset` is just after the last complete line: pass it as `start` next time.
     Line numbers are true file line numbers: with start > 0 the newlines before it are
@@ -912,7 +977,9 @@ def read_turns(
     turns: list[Turn] = []
     st = _State()
     dropped = stats.dropped
-    for lineno, offset, raw in _iter_lines(path, start, stats, first_line):
+    chars = 0
+    lines = _iter_lines(path, start, stats, first_line)
+    for lineno, offset, raw in lines:
         if not raw or raw.isspace():
             stats.bad_lines += 1
             continue
@@ -927,7 +994,16 @@ def read_turns(
         got, reason = _record_turns(rec, lineno, offset, st, include_sidechains)
         if got:
             stats.kept += 1
-            turns.extend(t if t.text.isascii() else _without_surrogates(t) for t in got)
+            turns.extend(
+                _bounded(t if t.text.isascii() else _without_surrogates(t)) for t in got
+            )
+            chars += sum(len(t.text) for t in turns[-len(got):])
+            if max_chars is not None and chars >= max_chars:
+                lines.close()
+                stats.more = True
+                stats.bytes_read = offset + len(raw) + 1 - start
+                stats.pending_bytes = 0
+                break
         else:
             dropped[reason] += 1
     return turns, stats, start + stats.bytes_read

@@ -19,16 +19,23 @@ from typing import Any
 from capture.worker_lock import is_running  # noqa: F401 - part of the worker API
 from capture.worker_lock import release as _release
 from capture.worker_lock import take as _take_lock
+from reviewer.errors import UserError
 from reviewer.log import log
 from reviewer.store import db, queue
 
 HEARTBEAT_SECONDS = 10.0
 POLL_SECONDS = 2.0
+LOCK_POLL_SECONDS = 0.25  # how often a waiting worker tries the lock again
+
+
+class WorkerBusy(UserError):
+    """Another worker kept the lock for longer than this one was told to wait."""
 
 
 def run(
     once: bool = True,
     *,
+    wait: float = 0.0,
     poll: float = POLL_SECONDS,
     api_key: str | None = None,
     base_url: str | None = None,
@@ -36,23 +43,53 @@ def run(
 ) -> int:
     """Work until the queue has nothing due (`once`) or forever; 0 unless the store is broken.
 
+    When another worker holds the lock: with `wait` 0 (hook-started workers) log it and
+    return 0, that worker drains the queue; otherwise wait up to `wait` seconds for it to
+    finish (then drain what it left), and raise WorkerBusy saying why if it does not.
     After releasing the lock it looks once more: a hook that queued a job while this worker
     was finishing saw the lock held and started no one, so this worker must pick it up.
     """
+    deadline = time.monotonic() + max(0.0, wait)
     while True:
         fd = _take_lock()
         if fd is None:
-            log("worker", "another worker holds the lock; exiting")
-            return 0
+            if wait <= 0:
+                log("worker", "another worker holds the lock; exiting")
+                return 0
+            if time.monotonic() >= deadline:
+                raise WorkerBusy(_busy(wait))
+            time.sleep(LOCK_POLL_SECONDS)
+            continue
         try:
             stopped = _drain(once, poll, api_key, base_url, http_client)
         except Exception as exc:  # a store that cannot be opened, a config that cannot load
+            if db.is_damage(exc):  # stop writing there; jobs stay queued for after repair
+                db.mark_damaged(None, exc)
             log("worker", f"stopped: {type(exc).__name__}: {exc}")
             return 1
         finally:
             _release(fd)
         if stopped or not once or not _due():
             return 0
+
+
+def _busy(wait: float) -> str:
+    """One line: who holds the lock, and what is left in the queue."""
+    from capture.worker_lock import holder
+
+    pid = holder()
+    who = f"another worker (pid {pid})" if pid else "another worker"
+    try:
+        conn = db.connect()
+        try:
+            counts = queue.counts(conn)
+        finally:
+            conn.close()
+        left = f"; {counts['queued']} job(s) queued, {counts['running']} running"
+    except Exception:
+        left = ""
+    return (f"{who} still holds the worker lock after {wait:g} s{left}; the queue is not "
+            "drained yet: wait longer with --wait SECONDS, or see `mem-review status`")
 
 
 def _due() -> bool:
@@ -78,6 +115,7 @@ def _drain(
     conn = db.connect()
     store = Store()
     try:
+        db.ensure_sound(conn)  # a damaged store is marked, so the hooks stop writing there
         reclaimed = queue.reclaim_orphans(conn)
         if reclaimed:
             log("worker", f"put back {reclaimed} job(s) left running by a stopped worker")
@@ -101,6 +139,8 @@ def _drain(
                         http_client=http_client,
                     )
                 except Exception as exc:
+                    if db.is_damage(exc):
+                        raise
                     _unexpected(conn, job, exc)
                     continue
             log("worker", _describe(out))
@@ -125,17 +165,16 @@ def _rescan(conn: Any) -> None:
 
 
 def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:
-    """Never lose the job: log the traceback, leave it queued (or failed after many tries)."""
-    from capture.pipeline import MAX_ATTEMPTS
+    """Never lose the job: log the traceback, leave it queued (or failed once such errors
+    have lasted a day, as for any transient error)."""
+    from capture.pipeline import transient_failure
+    from reviewer.config import load
     from reviewer.sanitize.redact import redact
 
     log("worker", f"job {job.id} crashed: " + "".join(traceback.format_exception(exc)))
     message = redact(f"unexpected error: {type(exc).__name__}: {exc}")  # stored in the queue
     try:
-        if job.attempts >= MAX_ATTEMPTS:
-            queue.fail(conn, job.id, f"gave up after {job.attempts} attempts; {message}")
-        else:
-            queue.requeue(conn, job.id, message)
+        transient_failure(conn, job, load(), message)
     except Exception as again:  # the store itself is failing: the next worker reclaims it
         log("worker", f"job {job.id} could not be requeued: {again}")
 

@@ -53,9 +53,24 @@ def take(tries: int = LOCK_TRIES) -> int | None:
             if attempt + 1 < tries:
                 time.sleep(LOCK_RETRY_SECONDS)
             continue
+        try:  # who holds it, for a worker that waits on it to name (`holder`)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        except OSError:
+            pass
         return fd
     os.close(fd)
     return None
+
+
+def holder() -> int | None:
+    """The pid the current lock holder wrote, if any (a hint for messages, not a proof)."""
+    try:
+        with open(paths.worker_lock_path(), "rb") as fh:
+            text = fh.read(32).strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def release(fd: int) -> None:

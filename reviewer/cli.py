@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("reviewer.commands.hook", "entry point for Claude Code hooks (fails open)"),
     "worker": ("reviewer.commands.worker", "extract candidate facts from queued sessions"),
     "capture": ("reviewer.commands.capture", "queue transcripts by hand (backfill)"),
+    "retry": ("reviewer.commands.retry", "put failed capture jobs back in the queue"),
     "preview": ("reviewer.commands.preview", "print exactly what would be sent to the model"),
     "list": ("reviewer.commands.listing", "list this project's facts"),
     "status": ("reviewer.commands.status", "queue, store and spend at a glance"),
@@ -85,10 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(module: object, ns: argparse.Namespace) -> int:
     from reviewer.errors import UserError
+    from reviewer.paths import HomeError
 
     try:
         return int(module.run(ns) or 0)  # type: ignore[attr-defined]
-    except UserError as exc:
+    except (UserError, HomeError) as exc:
         print(f"mem-review: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -99,11 +101,27 @@ def _run(module: object, ns: argparse.Namespace) -> int:
         import traceback
 
         from reviewer.log import log
+        from reviewer.store import db
+
+        if db.is_damage(exc):  # found mid-command: say what to do, stop writing there
+            from reviewer import paths
+
+            db.mark_damaged(None, exc)
+            log("cli", f"damaged store: {type(exc).__name__}: {exc}")
+            print(f"mem-review: {db.damaged(paths.db_path(), _first_line(exc))}",
+                  file=sys.stderr)
+            return 1
 
         log("cli", "".join(traceback.format_exception(exc)))
         print(f"mem-review: unexpected error: {type(exc).__name__}: {exc} (details in the log)",
               file=sys.stderr)
         return 1
+
+
+def _first_line(exc: BaseException) -> str:
+    """sqlalchemy's message holds the SQL after the first line; the cause is enough."""
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc).splitlines()[0] if str(exc) else repr(exc)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Stdlib only. Messages pass through a cheap secret scrub before they land.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from reviewer import paths
@@ -14,7 +15,12 @@ from reviewer import paths
 def log(component: str, message: str) -> None:
     """Append a line; never raise (logging must not break a hook)."""
     try:
-        home = paths.ensure_home()
+        try:
+            home = paths.ensure_home()
+        except paths.HomeError as exc:  # never write there: say it where it can be seen
+            sys.stderr.write(f"mem-review: {component}: {_scrub(message)} (not logged: "
+                             f"{exc})\n"[:2000])
+            return
         path = home / "mem-review.log"
         paths.touch_private(path)
         line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {component}[{os.getpid()}] {_scrub(message)}"

@@ -83,6 +83,7 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
         "hooks",
         "executable",
         "extractor",
+        "data dir",
         "store",
         "worker",
         "queue",
@@ -106,7 +107,7 @@ def test_cli_exit_status_and_one_line_per_check(healthy: Path, tmp_path: Path) -
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 8 and all(line.startswith("✓ ") for line in lines)
+    assert len(lines) == 9 and all(line.startswith("✓ ") for line in lines)
 
     env.pop("ANTHROPIC_API_KEY")
     done = subprocess.run(
@@ -211,7 +212,7 @@ def test_garbage_store(healthy: Path, isolated: Path) -> None:
     (isolated / "data" / "store.db").write_bytes(b"not sqlite at all" * 50)
     for side in ("store.db-wal", "store.db-shm"):
         (isolated / "data" / side).unlink(missing_ok=True)
-    assert "cannot be opened" in bad(healthy)["store"]
+    assert "is damaged" in bad(healthy)["store"] and ".recover" in bad(healthy)["store"]
 
 
 def test_stuck_worker_waiting_queue_and_last_error(healthy: Path) -> None:
@@ -228,7 +229,8 @@ def test_stuck_worker_waiting_queue_and_last_error(healthy: Path) -> None:
     assert "left running by a worker that died" in problems["worker"]
     assert problems["queue"].startswith("1 queued, 1 running, 0 done, 1 failed")
     assert "run `mem-review worker`" in problems["queue"]
-    assert "failed for good" in problems["last error"]
+    assert "job 3 failed" in problems["last error"]
+    assert "`mem-review retry 3` (or `--all`) puts it back" in problems["last error"]
     assert "transcript unreadable" in problems["last error"]
 
 

@@ -200,20 +200,25 @@ def test_a_worker_killed_at_any_stage_loses_nothing_and_doubles_nothing(
 # --------------------------------------------------------------------------- two workers
 
 
-def test_two_workers_started_at_once_one_works_the_other_exits(
-    home: Path, repo: Path, tmp_path: Path
+@pytest.mark.parametrize("wait", ["0", None])
+def test_two_workers_started_at_once_one_works_the_other_exits_or_waits(
+    home: Path, repo: Path, tmp_path: Path, wait: str | None
 ) -> None:
+    """Hook-started (`--wait 0`): the second exits at once. By hand (the default wait):
+    the second waits for the first, finds the queue drained, and exits 0 too."""
     ids = [enqueue(session(tmp_path, f"s{i}", f"Session {i}."), repo) for i in range(3)]
     slow = [Hang(1.0, Facts([fact(f"Fact number {i} of the race.", "Session")])) for i in range(3)]
+    cmd = worker_cmd() + (["--wait", wait] if wait is not None else [])
     with FakeMessagesAPI(extract=slow) as api:
         env = worker_env(home, api.url)
-        procs = [subprocess.Popen(worker_cmd(), env=env, cwd=ROOT, stdout=subprocess.PIPE,
+        procs = [subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE) for _ in range(2)]
         outs = [p.communicate(timeout=WAIT) for p in procs]
         assert [p.returncode for p in procs] == [0, 0]
         assert [o[0] for o in outs] == [b"", b""]
         assert len(api.messages("extract")) == 3  # each job asked once
-    assert log_text(home).count("another worker holds the lock; exiting") == 1
+    exits = log_text(home).count("another worker holds the lock; exiting")
+    assert exits == (1 if wait == "0" else 0)
     jobs = [job(i) for i in ids]
     assert [(j["state"], j["attempts"]) for j in jobs] == [("done", 1)] * 3
     assert len(fact_texts()) == 3
@@ -315,28 +320,114 @@ def test_confidence_out_of_range_drops_only_that_fact(
     assert "3 dropped" in log_text(home)
 
 
-def test_an_api_that_keeps_overloading_gives_up_after_max_attempts(
+def _age_streak(job_id: int, seconds: float) -> None:
+    """Time passes: the job's failure streak began `seconds` ago, and its backoff is over."""
+    conn = db.connect()
+    try:
+        conn.execute("UPDATE job SET first_failed_at = ?, not_before = 0 WHERE id = ?",
+                     (db.now() - seconds, job_id))
+    finally:
+        conn.close()
+
+
+def test_a_sustained_outage_with_retry_after_0_does_not_fail_the_job_in_seconds(
     home: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Seen: 529 with `retry-after: 0`, 10 tries in 12 s, then failed. The backoff grows
+    from a floor whatever the server says; the job fails only after a day of errors."""
     job_id = enqueue(session(tmp_path), repo)
-    with FakeMessagesAPI(default_extract=Error(529)) as api:
+    tries = 15
+    with FakeMessagesAPI(default_extract=Error(529, retry_after=0)) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         delays = []
-        for _ in range(pipeline.MAX_ATTEMPTS):
-            assert job(job_id)["state"] == "queued"
+        for _ in range(tries):
             t0 = db.now()
-            worker.run(once=True)
-            delays.append(job(job_id)["not_before"] - t0)
+            assert worker.run(once=True) == 0
+            assert worker.run(once=True) == 0  # not due: the second run asks nothing
+            row = job(job_id)
+            assert row["state"] == "queued", row
+            delays.append(row["not_before"] - t0)
             make_due(job_id)
-        assert len(api.messages("extract")) == pipeline.MAX_ATTEMPTS
+        assert len(api.messages("extract")) == tries
+        first = job(job_id)["first_failed_at"]
+        assert first is not None and db.now() - first < 600  # the streak is this test's
+        # Nearly a day later it still waits; a day after the first failure, it is failed.
+        _age_streak(job_id, pipeline.GIVE_UP_SECONDS - 60)
+        worker.run(once=True)
+        assert job(job_id)["state"] == "queued"
+        _age_streak(job_id, pipeline.GIVE_UP_SECONDS + 1)
+        worker.run(once=True)
     row = job(job_id)
-    assert row["state"] == "failed" and row["last_error"].startswith(
-        f"gave up after {pipeline.MAX_ATTEMPTS} attempts; last error overloaded"
-    )
-    steps = [round(d, -1) for d in delays[:-1]]  # the last attempt fails: no delay
-    assert steps == sorted(steps) and steps[0] < steps[-1] == queue.MAX_BACKOFF  # backoff grows
+    assert row["state"] == "failed", row
+    assert row["last_error"].startswith("gave up after 24 h of transient errors (17 attempts); "
+                                        "last error overloaded: HTTP 529"), row["last_error"]
+    base = Config().retry_base_seconds
+    assert min(delays) >= base - 1  # never under the floor, though the server said 0
+    steps = [round(d) for d in delays]
+    assert steps == sorted(steps) and steps[0] < steps[-1] == queue.MAX_BACKOFF  # it grows
     assert fact_texts() == []
+
+
+def test_retry_after_lengthens_the_wait_but_never_shortens_it(home: Path) -> None:
+    cfg = Config(retry_base_seconds=60)
+    assert pipeline.delay_for(cfg, 1, 0) == 60  # `retry-after: 0`
+    assert pipeline.delay_for(cfg, 1, 0.5) == 60
+    assert pipeline.delay_for(cfg, 4, 5) == 480  # the exponential wins over a short hint
+    assert pipeline.delay_for(cfg, 1, 900) == 900  # a longer hint wins
+    assert pipeline.delay_for(cfg, 1, 1e12) == pipeline.MAX_RETRY_AFTER  # not believed
+    assert pipeline.delay_for(cfg, 1, -5) == 60
+    assert pipeline.delay_for(Config(retry_base_seconds=0), 1, 0) >= 1  # a floor of 1 s
+    assert pipeline.backoff(cfg, 10**6) == queue.MAX_BACKOFF  # no overflow
+
+
+def test_a_permanent_error_still_fails_at_once(
+    home: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job_id = enqueue(session(tmp_path), repo)
+    with FakeMessagesAPI(default_extract=Error(400, message="bad request")) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        worker.run(once=True)
+    row = job(job_id)
+    assert row["state"] == "failed" and row["permanent_error"] == 1
+    assert row["first_failed_at"] is None
+
+
+def test_retry_puts_failed_jobs_back_and_they_finish(
+    home: Path, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = enqueue(session(tmp_path, "bad"), repo)
+    other = enqueue(session(tmp_path, "other", "Other."), repo)
+    with FakeMessagesAPI(extract=[Error(401, message="invalid x-api-key sk-ant-api03-"
+                                        + "A" * 40), Facts([F1])]) as api:
+        env = worker_env(home, api.url)
+        assert run_worker(env).returncode == 0
+        assert job(bad)["state"] == "failed" and job(other)["state"] == "done"
+        cli = [sys.executable, "-m", "reviewer.cli", "retry"]
+        none = subprocess.run(cli, env=env, cwd=ROOT, capture_output=True, text=True,
+                              timeout=WAIT, check=False)
+        assert none.returncode == 1 and "say which failed jobs" in none.stderr
+        done = subprocess.run([*cli, str(bad), str(other), "999"], env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=WAIT, check=False)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines == [f"put 1 failed job(s) back in the queue ({bad}); skipped {other} "
+                         "(it is done), 999 (no such job); a worker is running or spawning "
+                         "is off; see `mem-review status`"], lines
+        row = job(bad)
+        assert (row["state"], row["attempts"], row["permanent_error"]) == ("queued", 0, 0)
+        assert row["last_error"].startswith("retried by hand; had failed: auth: HTTP 401")
+        assert "sk-ant-api03-AAAA" not in log_text(home) + row["last_error"]
+        assert "had failed: auth: HTTP 401" in log_text(home)
+        api.script(Facts([F2]), lane="extract")
+        assert run_worker(env).returncode == 0
+    row = job(bad)
+    assert (row["state"], row["last_error"]) == ("done", None)
+    assert fact_texts() == sorted([F1["fact"], F2["fact"]])
+    again = subprocess.run([*cli, "--all"], env=env, cwd=ROOT, capture_output=True, text=True,
+                           timeout=WAIT, check=False)
+    assert (again.returncode, again.stdout.strip()) == (0, "no failed job to put back")
 
 
 # --------------------------------------------------------------------------- spend cap

@@ -451,7 +451,7 @@ def test_no_spawn_when_a_worker_holds_the_lock(home: Path, monkeypatch: pytest.M
         assert enqueue.start_worker() is False
     assert not worker.is_running()
     assert enqueue.start_worker() is True
-    assert started and started[0][-3:] == ["reviewer.cli", "worker", "--once"]
+    assert started and started[0][-5:] == ["reviewer.cli", "worker", "--once", "--wait", "0"]
 
 
 _SHARED_STORE_PROBE = """

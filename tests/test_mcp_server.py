@@ -163,7 +163,7 @@ def test_a_broken_store_is_a_one_line_tool_error(client: Client, tmp_path: Path)
     client.initialize()
     error, text = client.call("recall", {"query": "anything"})
     assert error and text.startswith("recall: ") and "\n" not in text
-    assert "cannot open the store" in text
+    assert "is damaged" in text and ".recover" in text
     assert client.proc.poll() is None
 
 

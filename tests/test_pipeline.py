@@ -389,7 +389,7 @@ def test_a_job_that_kept_failing_is_failed_for_a_person_to_see(
     store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path
 ) -> None:
     job = claim(conn, transcripts / "spotter" / "short.jsonl", repo)
-    tired = job._replace(attempts=pipeline.MAX_ATTEMPTS)
+    tired = job._replace(first_failed_at=db.now() - pipeline.GIVE_UP_SECONDS - 1)
     out, _ = run(store, conn, tired, MaxTokens([]))
     assert out.state == "failed" and "gave up after" in (out.error or "")
     assert job_row(conn, job.id)["state"] == "failed"

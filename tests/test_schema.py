@@ -78,7 +78,7 @@ def test_newer_store_is_refused_in_one_line(tmp_path: Path) -> None:
 def test_broken_file_is_a_store_error(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     path.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(db.StoreError, match="cannot open the store"):
+    with pytest.raises(db.StoreError, match=r"is damaged .*file is not a database.*recover"):
         db.connect(path)
 
 

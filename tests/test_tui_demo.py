@@ -100,7 +100,7 @@ def test_review_on_a_broken_store_is_one_line(tmp_path: Path, _home: Path) -> No
     from reviewer.errors import UserError
     from reviewer.tui.app import ReviewApp
 
-    with pytest.raises(UserError, match="cannot open the store"):
+    with pytest.raises(UserError, match=r"is damaged .*recover"):
         ReviewApp(project=str(tmp_path))
 
 

@@ -425,7 +425,7 @@ def test_a_killed_worker_loses_nothing_and_stores_nothing_twice(
     assert "put back 1 job" in (home / "mem-review.log").read_text()
 
 
-def test_a_second_worker_exits_at_once_while_the_first_holds_the_lock(
+def test_a_hook_started_worker_exits_at_once_while_the_first_holds_the_lock(
     home: Path, repo: Path, sample: Path
 ) -> None:
     job_id = enqueue(sample, repo)
@@ -437,15 +437,55 @@ def test_a_second_worker_exits_at_once_while_the_first_holds_the_lock(
         try:
             wait_for("the first worker's request", lambda: hanging.messages("extract"))
             second = subprocess.run(
-                worker_cmd(), env=env, cwd=ROOT, timeout=WAIT, capture_output=True, check=False
+                [*worker_cmd(), "--wait", "0"], env=env, cwd=ROOT, timeout=WAIT,
+                capture_output=True, check=False
             )
-            assert (second.returncode, second.stdout) == (0, b"")
+            assert (second.returncode, second.stdout, second.stderr) == (0, b"", b"")
             assert len(hanging.messages("extract")) == 1  # the second one asked nothing
             row = job(job_id)
             assert row["state"] == "running" and row["claimed_by"] == first.pid
             assert "another worker holds the lock" in (home / "mem-review.log").read_text()
+
+            # Asked by hand to wait a little: it says plainly why it could not drain.
+            third = subprocess.run(
+                [*worker_cmd(), "--wait", "1.5"], env=env, cwd=ROOT, timeout=WAIT,
+                capture_output=True, text=True, check=False
+            )
+            assert third.returncode == 1 and third.stdout == ""
+            assert third.stderr.splitlines() == [
+                f"mem-review: another worker (pid {first.pid}) still holds the worker lock "
+                "after 1.5 s; 0 job(s) queued, 1 running; the queue is not drained yet: wait "
+                "longer with --wait SECONDS, or see `mem-review status`"]
+            bad = subprocess.run([*worker_cmd(), "--wait", "-1"], env=env, cwd=ROOT,
+                                 timeout=WAIT, capture_output=True, text=True, check=False)
+            assert bad.returncode == 1 and "--wait -1: give a number" in bad.stderr
         finally:
             first.send_signal(signal.SIGKILL)
+            first.wait(timeout=WAIT)
+
+
+def test_worker_once_by_hand_waits_for_the_other_worker_and_the_queue_drains(
+    home: Path, repo: Path, sample: Path, tmp_path: Path
+) -> None:
+    """Seen: `worker --once` returned at once, silently, while another worker held the
+    lock, so a "capture, then drain" script read an unfinished queue."""
+    first_job = enqueue(sample, repo)
+    copy = tmp_path / "later.jsonl"
+    copy.write_bytes(sample.read_bytes())
+    with FakeMessagesAPI(extract=[Hang(3, Facts([]))], default_extract=Facts([])) as api:
+        env = _env(api, home)
+        first = subprocess.Popen(
+            [*worker_cmd(), "--wait", "0"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_for("the first worker's request", lambda: api.messages("extract"))
+            later = enqueue(copy, repo)  # queued while the first worker is busy
+            drained = subprocess.run(worker_cmd(), env=env, cwd=ROOT, timeout=WAIT,
+                                     capture_output=True, text=True, check=False)
+            assert (drained.returncode, drained.stderr) == (0, "")
+            assert job(first_job)["state"] == "done" and job(later)["state"] == "done"
+        finally:
             first.wait(timeout=WAIT)
 
 

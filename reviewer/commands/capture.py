@@ -1,7 +1,8 @@
 """`mem-review capture FILE...`: queue transcripts by hand (a backfill, or a missed hook).
 
-The project is the current directory's; the session id is each file's stem. A directory
-stands for the `.jsonl` transcripts directly inside it.
+The project is the current directory's, or `--project DIR`'s; the session id is each
+file's stem. A directory stands for the `.jsonl` transcripts directly inside it. A file
+that is not a Claude Code transcript is refused, and nothing is queued.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-worker", action="store_true", help="only queue; do not start the background worker"
     )
+    parser.add_argument(
+        "--project", metavar="DIR",
+        help="file the facts under this project (default: the current directory's)",
+    )
 
 
 def check_transcript(name: str) -> Path:
@@ -29,13 +34,18 @@ def check_transcript(name: str) -> Path:
         raise UserError(f"{name}: no such file")
     if path.is_dir():
         raise UserError(f"{name}: is a directory, not a transcript")
+    if not path.is_file():  # a FIFO or a device would block or never end
+        raise UserError(f"{name}: not a regular file, not a transcript")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name}: permission denied")
+    from capture.enqueue import not_a_transcript
+
     try:
-        with open(path, "rb"):
-            pass
+        why_not = not_a_transcript(path)
     except OSError as exc:
         raise UserError(f"{name}: {exc.strerror or exc}") from None
+    if why_not is not None:
+        raise UserError(f"{name}: {why_not}; nothing queued")
     return path.resolve()
 
 
@@ -60,10 +70,17 @@ def run(args: argparse.Namespace) -> int:
     from reviewer.store import db, queue
 
     files = expand(args.files)
-    cwd = os.getcwd()
+    if args.project is not None:
+        given = Path(args.project).expanduser()
+        if not given.is_dir():
+            raise UserError(f"{args.project}: not a directory")
+        cwd = str(given.resolve())
+    else:
+        cwd = os.getcwd()
     project = project_root(cwd)
     conn = db.connect()
     try:
+        db.ensure_sound(conn)  # never queue into a damaged file
         ids = [
             queue.enqueue(
                 conn,

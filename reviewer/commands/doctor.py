@@ -59,6 +59,10 @@ def checks(project: str) -> list[Check]:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
     out.append(check_extractor(cfg))
+    home = check_data_dir()
+    out.append(home)
+    if not home.ok:
+        return out
     store, conn = check_store()
     out.append(store)
     if conn is not None:
@@ -92,11 +96,13 @@ def check_hooks(project: str) -> list[Check]:
 
     found: dict[str, list[tuple[str, str]]] = {}  # scope -> [(arg, command)]
     out: list[Check] = []
+    unreadable: dict[str, Path] = {}  # scope -> its settings file, which install refuses
     for scope in ("user", "project", "local"):
         path = settings_file.settings_path(scope, project)
         try:
             data, _ = settings_file.load(path)
         except UserError as exc:
+            unreadable[scope] = path
             out.append(Check(False, f"settings ({scope})", f"{exc}; Claude Code cannot read "
                              "its hooks either"))
             continue
@@ -109,7 +115,7 @@ def check_hooks(project: str) -> list[Check]:
     if missing:
         out.append(Check(False, "hooks", f"missing {', '.join(missing)}"
                          + (f" (found some in {where})" if found else "")
-                         + "; run `mem-review install` (or `--scope user` for every project)"))
+                         + "; " + _install_advice(unreadable)))
     else:
         guard = " with the PreToolUse guard" if "pre-tool-use" in present else ""
         out.append(Check(True, "hooks", f"installed in {where}{guard}"))
@@ -122,6 +128,28 @@ def check_hooks(project: str) -> list[Check]:
     for exe in sorted(e for e in exes if e):
         out.append(check_executable(exe))
     return out
+
+
+def _install_advice(unreadable: dict[str, Path]) -> str:
+    """What to run to add the hooks, never a command that would refuse: install will not
+    edit a settings file it cannot read."""
+    scope = _install_scope()
+    if scope not in unreadable:
+        return "run `mem-review install`" + (
+            "" if "user" in unreadable or scope == "user"
+            else " (or `--scope user` for every project)")
+    fix = f"fix {unreadable[scope]} first (`mem-review install` will not edit a file it "
+    fix += "cannot read)"
+    return fix + ("" if "user" in unreadable else ", or run `mem-review install --scope user`")
+
+
+def _install_scope() -> str:
+    """The scope a bare `mem-review install` writes (its parser's default)."""
+    from reviewer.commands import install
+
+    parser = argparse.ArgumentParser()
+    install.configure(parser)
+    return str(parser.get_default("scope"))
 
 
 def check_executable(exe: str) -> Check:
@@ -167,6 +195,24 @@ def check_extractor(cfg: Config | None) -> Check:
     return Check(True, "extractor", f"claude-code, {cfg.model} ({choice.reason}), signed in")
 
 
+def check_data_dir() -> Check:
+    """The data dir must be ours alone, as ssh's StrictModes wants of ~/.ssh: otherwise
+    nothing reads or writes it (the hooks log to stderr and do nothing)."""
+    from reviewer import paths
+
+    where = paths.home()
+    try:
+        if not os.path.lexists(where):
+            paths.check_creatable(where)
+            return Check(True, "data dir", f"none yet at {where}; the first capture creates "
+                         "it (0700)")
+        paths.check_home(where)
+    except paths.HomeError as exc:
+        return Check(False, "data dir", f"{exc}. Until then mem-review neither reads nor "
+                     "writes it, and the hooks do nothing")
+    return Check(True, "data dir", f"{where}: a directory of yours that only you can reach")
+
+
 def check_store() -> tuple[Check, sqlite3.Connection | None]:
     from reviewer import paths
     from reviewer.store import schema
@@ -181,14 +227,26 @@ def check_store() -> tuple[Check, sqlite3.Connection | None]:
             if mode & 0o077:
                 problems.append(f"{path} is {oct(mode)[2:]}, readable by others: "
                                 f"chmod {oct(want)[2:]} {path}")
+    from reviewer.store import db
+
     try:
         conn = sqlite3.connect(f"file:{db_file}?mode=rw", uri=True, timeout=5,
                                isolation_level=None)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        problem = db.integrity(conn, db_file)
     except sqlite3.Error as exc:
+        if db.is_damage(exc):
+            db.mark_damaged(db_file, exc)
+            return Check(False, "store", str(db.damaged(db_file, exc))), None
         return Check(False, "store", f"{db_file} cannot be opened ({exc}); check its "
                      "permissions, or move it aside to start afresh"), None
+    if problem is not None:
+        conn.close()
+        db.mark_damaged(db_file, problem)
+        return Check(False, "store", str(db.damaged(db_file, problem))), None
+    if db.known_damage(db_file) is not None:
+        db.clear_damaged(db_file)  # found damaged once, sound now: writing may resume
     if version > schema.VERSION:
         conn.close()
         return Check(False, "store", f"schema version {version} is newer than this "
@@ -201,8 +259,9 @@ def check_store() -> tuple[Check, sqlite3.Connection | None]:
     if problems:
         return Check(False, "store", "; ".join(problems)), conn
     note = "" if version == schema.VERSION else f" (upgraded to {schema.VERSION} on next use)"
-    return Check(True, "store", f"{db_file} readable and writable, schema version "
+    return Check(True, "store", f"{db_file} sound, readable and writable, schema version "
                  f"{version}{note}"), conn
+
 
 
 def check_queue(conn: sqlite3.Connection) -> list[Check]:
@@ -246,9 +305,11 @@ def check_queue(conn: sqlite3.Connection) -> list[Check]:
     if last is None:
         out.append(Check(True, "last error", "none"))
     else:
-        what = "failed for good" if last[1] == "failed" else "will be retried"
+        what = "failed" if last[1] == "failed" else "will be retried"
+        todo = (f"once the cause is fixed, `mem-review retry {last[0]}` (or `--all`) puts it "
+                "back" if last[1] == "failed" else "see `mem-review status` and the log")
         out.append(Check(False, "last error", f"job {last[0]} {what} ({_ago(now - last[3])} "
-                         f"ago): {last[2][:200]}; see `mem-review status` and the log"))
+                         f"ago): {last[2][:200]}; {todo}"))
     return out
 
 

@@ -19,12 +19,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_store() -> None:
+    """A damaged store is said in one line before the app starts, not as a traceback
+    from the middle of the TUI; a missing one is created by the app as usual."""
+    from reviewer import paths
+    from reviewer.store import db
+
+    if not paths.db_path().exists():
+        return
+    conn = db.connect()
+    try:
+        db.ensure_sound(conn)
+    finally:
+        conn.close()
+
+
 def run(args: argparse.Namespace) -> int:
     from reviewer.errors import UserError
     from reviewer.project import project_root
 
     if args.project is not None and not Path(args.project).expanduser().is_dir():
         raise UserError(f"{args.project}: not a directory")
+    check_store()
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError("the review needs a terminal; `mem-review list` prints the facts")
     root = project_root(args.project or os.getcwd())

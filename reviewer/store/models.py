@@ -37,6 +37,7 @@ class Job(SQLModel, table=True):
     facts_new: int = 0
     created_at: float
     updated_at: float
+    first_failed_at: float | None = None
 
 
 class Fact(SQLModel, table=True):

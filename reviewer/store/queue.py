@@ -26,6 +26,7 @@ class Claimed(NamedTuple):
     event: str
     attempts: int
     start_cursor: int
+    first_failed_at: float | None = None  # start of the current transient-failure streak
 
 
 def enqueue(
@@ -99,6 +100,7 @@ def claim(
         id=row["id"], session_id=row["session_id"], transcript_path=row["transcript_path"],
         project=row["project"], cwd=row["cwd"], event=row["event"],
         attempts=row["attempts"] + 1, start_cursor=int(cursor),
+        first_failed_at=row["first_failed_at"],
     )
 
 
@@ -108,9 +110,12 @@ def heartbeat(conn: sqlite3.Connection, job_id: int) -> None:
 
 def requeue(
     conn: sqlite3.Connection, job_id: int, error: str, *, delay: float | None = None,
-    count_attempt: bool = True,
+    count_attempt: bool = True, transient: bool = False,
 ) -> float:
-    """Leave the job queued with its error and a later attempt time; returns the delay."""
+    """Leave the job queued with its error and a later attempt time; returns the delay.
+
+    `transient` marks a failed attempt (an outage, a bad answer): the first one starts the
+    job's failure streak, which is what decides when the job is given up."""
     now = db.now()
     with db.transaction(conn):
         attempts = conn.execute("SELECT attempts FROM job WHERE id = ?", (job_id,)).fetchone()
@@ -119,8 +124,10 @@ def requeue(
             delay = min(MAX_BACKOFF, 60.0 * (2 ** max(0, n - 1)))
         conn.execute(
             "UPDATE job SET state = 'queued', last_error = ?, not_before = ?, claimed_by = NULL, "
-            "attempts = attempts - ?, updated_at = ? WHERE id = ?",
-            (error[:500], now + delay, 0 if count_attempt else 1, now, job_id),
+            "attempts = attempts - ?, updated_at = ?, first_failed_at = "
+            "CASE WHEN ? THEN COALESCE(first_failed_at, ?) ELSE first_failed_at END "
+            "WHERE id = ?",
+            (error[:500], now + delay, 0 if count_attempt else 1, now, transient, now, job_id),
         )
     return delay
 
@@ -133,6 +140,49 @@ def fail(conn: sqlite3.Connection, job_id: int, reason: str) -> None:
             "claimed_by = NULL, updated_at = ? WHERE id = ?",
             (reason[:500], db.now(), job_id),
         )
+
+
+def retry_failed(
+    conn: sqlite3.Connection, ids: list[int] | None
+) -> tuple[list[tuple[int, str]], dict[int, str]]:
+    """Put failed jobs (all of them when `ids` is None) back in the queue, due now, with a
+    fresh streak and count. Returns ([(id, the reason it had failed)], {id: why skipped}).
+
+    The old reason stays in `last_error` (prefixed) until the job finishes."""
+    now = db.now()
+    put_back: list[tuple[int, str]] = []
+    skipped: dict[int, str] = {}
+    with db.transaction(conn):
+        if ids is None:
+            found = conn.execute(
+                "SELECT id, state, last_error FROM job WHERE state = 'failed' ORDER BY id"
+            ).fetchall()
+        else:
+            found = []
+            for job_id in dict.fromkeys(ids):
+                if not 0 < job_id < 2**63:  # not a row id SQLite could hold
+                    skipped[job_id] = "no such job"
+                    continue
+                row = conn.execute(
+                    "SELECT id, state, last_error FROM job WHERE id = ?", (job_id,)
+                ).fetchone()
+                if row is None:
+                    skipped[job_id] = "no such job"
+                else:
+                    found.append(row)
+        for job_id, state, last_error in found:
+            if state != "failed":
+                skipped[job_id] = state
+                continue
+            reason = last_error or "no reason recorded"
+            conn.execute(
+                "UPDATE job SET state = 'queued', not_before = ?, attempts = 0, "
+                "permanent_error = 0, first_failed_at = NULL, claimed_by = NULL, "
+                "last_error = ?, updated_at = ? WHERE id = ?",
+                (now, f"retried by hand; had failed: {reason}"[:500], now, job_id),
+            )
+            put_back.append((job_id, reason))
+    return put_back, skipped
 
 
 def counts(conn: sqlite3.Connection) -> dict[str, int]:
