@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from capture import enqueue as capture_hook
+from capture import sniff
 from reviewer.commands import doctor
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +87,7 @@ def test_capture_refuses_what_is_not_a_transcript_and_queues_nothing(
 def test_every_real_transcript_sample_is_accepted() -> None:
     samples = sorted(TRANSCRIPTS.rglob("*.jsonl"))
     assert len(samples) >= 5
-    verdicts = {p.relative_to(TRANSCRIPTS).as_posix(): capture_hook.not_a_transcript(p)
+    verdicts = {p.relative_to(TRANSCRIPTS).as_posix(): sniff.not_a_transcript(p)
                 for p in samples}
     assert verdicts.pop("fasthooks/sample_hook_logs.jsonl") is not None  # hook logs, not a session
     assert verdicts == dict.fromkeys(verdicts)
@@ -97,7 +97,7 @@ def test_a_first_line_longer_than_the_head_is_judged_by_its_opening(tmp_path: Pa
     path = tmp_path / "big.jsonl"
     rec = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "z" * (1 << 17)}}
     path.write_text(json.dumps(rec) + "\n")
-    assert capture_hook.not_a_transcript(path) is None
+    assert sniff.not_a_transcript(path) is None
 
 
 def test_a_directory_with_one_bad_file_queues_nothing(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def check_transcript(name: str) -> Path:
         raise UserError(f"{name}: not a regular file, not a transcript")
     if not os.access(path, os.R_OK):
         raise UserError(f"{name}: permission denied")
-    from capture.enqueue import not_a_transcript
+    from capture.sniff import not_a_transcript
 
     try:
         why_not = not_a_transcript(path)

@@ -206,7 +206,7 @@ ALTER TABLE fact ADD COLUMN supersedes INTEGER;
 # that keeps size and mtime (`touch -d`, `cp -p`, a build restoring times) still moves the
 # ctime, and a replacement moves the inode. Old rows cannot be vouched for: the cache
 # starts empty (it is only a cache).
-HASH_CACHE_KEYS_ON_CTIME_AND_INODE = """
+V6_HASH_CACHE_KEYS = """
 DROP TABLE IF EXISTS hash_cache;
 CREATE TABLE hash_cache (
     path TEXT PRIMARY KEY,
@@ -232,13 +232,13 @@ CREATE UNIQUE INDEX fact_share_id ON fact(share_id) WHERE share_id IS NOT NULL;
 # When the current streak of transient failures began (NULL: none). A job fails for
 # transient errors only once they have lasted a day, not after a count of tries: an
 # outage answered with `retry-after: 0` must not burn every try in seconds.
-JOB_FIRST_FAILED_AT = """
+V8_JOB_FIRST_FAILED_AT = """
 ALTER TABLE job ADD COLUMN first_failed_at REAL;
 """
 
 MIGRATIONS: list[str] = [
-    V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, HASH_CACHE_KEYS_ON_CTIME_AND_INODE, V7_SHARING,
-    JOB_FIRST_FAILED_AT,
+    V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
+    V8_JOB_FIRST_FAILED_AT,
 ]
 VERSION = len(MIGRATIONS)
 
