@@ -304,3 +304,28 @@ async def test_V_reverifies_every_fact_changed_elsewhere_after_showing_them(env:
         await app.settle()
         assert env.fact(ids[0])["verified_at"] is None
         assert set(texts(app)) == {facts[0].text, facts[1].text}
+
+
+async def test_a_person_chooses_what_a_candidate_supersedes(env: Env) -> None:
+    facts = [
+        F("Deploys go out on Tuesdays.", status="approved", decided_at=1.0),
+        F("Deploys go out on Thursdays since the freeze moved.", status="pending"),
+    ]
+    ids = seed(env, facts)
+    app = make_app(env)
+    async with app.run_test() as pilot:
+        await app.settle()
+        await pilot.press("tab", "tab", "tab", "tab")  # all
+        await pilot.press("space", "space", "S")
+        assert isinstance(app.screen, ConfirmScreen)
+        shown = str(app.screen.query_one("#confirm-question").render())
+        assert facts[0].text in shown and facts[1].text in shown  # side by side
+        await pilot.press("y")
+        await app.settle()
+        new, old = env.fact(ids[1]), env.fact(ids[0])
+        assert (new["status"], new["supersedes"]) == ("approved", ids[0])
+        assert (old["status"], old["reject_reason"]) == ("rejected", f"superseded by #{ids[1]}")
+        await pilot.press("u")
+        await app.settle()
+        assert env.fact(ids[0])["status"] == "approved"
+        assert (env.fact(ids[1])["status"], env.fact(ids[1])["supersedes"]) == ("pending", None)

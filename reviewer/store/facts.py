@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # The fields a decision may change; a snapshot of them is what undo restores.
 MUTABLE = (
     "text", "norm", "category", "files", "status", "reject_reason", "decided_at",
-    "verified_at", "commit_sha", "branch", "anchors", "missing_files",
+    "verified_at", "commit_sha", "branch", "anchors", "missing_files", "supersedes",
 )
 PERSON_ACTORS = ("tui", "import")  # who may approve; see module docstring
 
@@ -266,6 +266,17 @@ class Store:
         _person(actor)
         return self._approving(ids, actor, "approved", {"status": "approved",
                                                           "reject_reason": None})
+
+    def supersede(
+        self, new_id: int, old_id: int, *, actor: str = "tui"
+    ) -> list[tuple[int, Snapshot]]:
+        """A person says `new_id` replaces `old_id`: link them and approve the new one,
+        which retires the old one as any superseding approval does (one undo for both)."""
+        _person(actor)
+        if new_id == old_id:
+            raise ValueError("a fact cannot supersede itself")
+        return self._approving([new_id], actor, "approved", {
+            "status": "approved", "reject_reason": None, "supersedes": old_id})
 
     def _approving(
         self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]

@@ -30,7 +30,7 @@ EMPTY: Mapping[str, str] = MappingProxyType({})
 STATE_FIELDS = (
     "status", "text", "category", "reject_reason", "decided_at", "files", "anchors",
     "commit_sha", "branch", "verified_at", "missing", "stale", "verdict", "renamed",
-    "file_states",
+    "file_states", "supersedes",
 )
 
 

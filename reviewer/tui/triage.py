@@ -324,6 +324,25 @@ def merge(
     return entry
 
 
+def supersede_pair(a: FactRow, b: FactRow) -> tuple[FactRow, FactRow]:
+    """(old, new): the approved one is replaced (the older if both are, or neither)."""
+    if (a.status == "approved") != (b.status == "approved"):
+        return (a, b) if a.status == "approved" else (b, a)
+    return (a, b) if (a.created_at, a.id) <= (b.created_at, b.id) else (b, a)
+
+
+def supersede(new: FactRow, old: FactRow, now: float | None = None) -> UndoEntry:
+    """The person's link: `new` approved, `old` retired as superseded (as the store does)."""
+    at = time.time() if now is None else now
+    entry = _begin(f"#{new.id} supersedes #{old.id}", [new, old])
+    new.status, new.reject_reason, new.decided_at = "approved", None, at
+    new.supersedes = old.id
+    new.touch()
+    old.status, old.reject_reason, old.decided_at = "rejected", f"superseded by #{new.id}", at
+    old.touch()
+    return entry
+
+
 def merged_reason(keep_id: int) -> str:
     return f"merged into #{keep_id}"
 

@@ -122,6 +122,9 @@ class StoreWriter:
 
         return self._submit(run)
 
+    def supersede(self, new_id: int, old_id: int) -> Future[Snapshots]:
+        return self._submit(lambda s: s.supersede(new_id, old_id, actor="tui"))
+
     def restore(self, decision: Future[Snapshots]) -> Future[None]:
         """Undo a decision: runs after it (one thread), with the snapshots it returned."""
         return self._submit(lambda s: s.restore(decision.result(), actor="tui"))

@@ -25,6 +25,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("space", "mark / unmark for a batch; a, r or m then act on every marked fact"),
     ("m", "merge the marked facts into one, in your words (the others are rejected "
           "as merged into it, keeping their evidence and history)"),
+    ("S", "two marked facts: the new one supersedes the other (the approved, or older, "
+          "one); shown side by side, then the new one is approved and the old one retired"),
     ("v", "a stale fact: see the diff and decide: still true (re-verify), edit, or "
           "retire"),
     ("V", "in the stale view: re-verify, in one confirmed step, every fact whose files "

@@ -79,6 +79,7 @@ class MainScreen(Screen[None]):
         Binding("s", "skip", "Skip", id="skip"),
         Binding("space", "mark", "Mark", id="mark"),
         Binding("m", "merge", "Merge", id="merge"),
+        Binding("S", "supersede", "Supersede", show=False, id="supersede"),
         Binding("v", "verify", "Re-verify", id="verify"),
         Binding("V", "verify_elsewhere", "Re-verify all changed elsewhere", show=False,
                 id="verify-elsewhere"),
@@ -333,6 +334,8 @@ class MainScreen(Screen[None]):
             return row is not None
         if action == "merge":
             return len(self.marks) >= 2
+        if action == "supersede":
+            return len(self.marks) == 2
         if action == "verify_elsewhere":
             return bool(self._changed_elsewhere())
         return True
@@ -658,6 +661,32 @@ class MainScreen(Screen[None]):
                             "evidence and history"),
             saved,
         )
+
+    def action_supersede(self) -> None:
+        """Two marked facts: the newer one replaces the older, approved one. Shown side by
+        side first; accepting approves the new one and retires the old one."""
+        rows = [r for r in self._targets() if r.id in self.marks]
+        if len(rows) != 2:
+            self.notify("Mark exactly two facts with space: the new one and the one it "
+                        "replaces.", timeout=3)
+            return
+        old, new = triage.supersede_pair(rows[0], rows[1])
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        question = Content("\n").join([
+            Content.styled(f"#{new.id} supersedes #{old.id}?", "bold"),
+            Content.assemble(("  new  ", "bold $text-success"), printable(new.text)),
+            Content.assemble(("  old  ", "bold $text-error"), printable(old.text)),
+        ])
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            entry = triage.supersede(new, old)
+            self._decided(entry, self.review.writer.supersede(new.id, old.id), toast=True)
+
+        self.app.push_screen(ConfirmScreen(
+            question, "y approve the new one and retire the old · n or escape cancel"), answer)
 
     def _watch(self, token: Future[Any], ids: list[int]) -> None:
         """When the write lands, the history shown for those facts is out of date."""
