@@ -131,6 +131,9 @@ ALLOWED = {
     # The store's two doors; both refuse any actor but a person (PERSON_ACTORS).
     ("reviewer/store/facts.py", "Store.approve", "dict"),
     ("reviewer/store/facts.py", "Store.edit", "dict"),
+    # A person's "this replaces that" (`S` in the review): the same person check, then
+    # the approving path above.
+    ("reviewer/store/facts.py", "Store.supersede", "dict"),
     # (The review screen, reviewer/tui/, is checked apart: a person's key press, mirrored
     # in the list and persisted through Store.approve / Store.edit with actor "tui".)
     # `mem-review import --keep-status` (the documented flag), and the demo's scratch store.
@@ -193,6 +196,8 @@ def test_a_non_person_actor_cannot_approve_edit_or_verify(
             store.edit(f.id, "Another fact.", "decision", actor=actor)
         with pytest.raises(PermissionError):
             store.verify(f.id, None, {}, actor=actor)
+        with pytest.raises(PermissionError):
+            store.supersede(f.id, f.id + 1, actor=actor)
         again = store.get(f.id)
         assert again is not None and again.status == "pending" and again.text == "A fact."
         assert [h.action for h in store.history(f.id)] == ["imported"]

@@ -344,7 +344,7 @@ def _rank(rows: list[Row], changed: set[str]) -> list[Row]:
     cited = [r for r in rows if r[3] not in ("[]", "", None)]
     wide.sort(key=lambda r: (-float(r[6] or 0), -float(r[7] or 0), r[0]))
     if changed:
-        branch = [r for r in cited if not changed.isdisjoint(_files(r[3]))]
+        branch = [r for r in cited if not changed.isdisjoint(cited_files(r[3]))]
         picked = {r[0] for r in branch}
         cited = [r for r in cited if r[0] not in picked]
     else:
@@ -429,7 +429,7 @@ def _footer(shown: int, approved: int, left_out: int, stale: int) -> str:
 
 
 def _line(row: Row) -> str:
-    files = _files(row[3])
+    files = cited_files(row[3])
     where = ""
     if files:
         shown = ", ".join(neutralise(f) for f in files[:MAX_FILES_SHOWN])
@@ -446,7 +446,8 @@ def _who(approver: str) -> str:
     return name or approver.strip("<> ")
 
 
-def _files(raw: object) -> list[str]:
+def cited_files(raw: object) -> list[str]:
+    """A fact's cited paths from its stored JSON (or a shared fact's list)."""
     if isinstance(raw, list):  # a shared fact's, already parsed
         return raw
     if not isinstance(raw, str) or raw in ("[]", ""):

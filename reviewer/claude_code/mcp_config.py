@@ -32,11 +32,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reviewer.claude_code.settings_file import timestamped_backup, write_copy
 from reviewer.errors import UserError
 
 SERVER = "mem-review"
@@ -151,7 +151,7 @@ def install(
         if scope == "project" and current is None:
             change.backup = _first_backup(path, raw)
         else:
-            change.backup = _timestamped(path, raw)
+            change.backup = timestamped_backup(path, raw)
     settings_file.write_atomic(path, settings_file.dump(new))
     return change
 
@@ -174,7 +174,7 @@ def uninstall(scope: str, project_dir: str | os.PathLike[str]) -> Change:
     _drop_empty(new, scope, project)
     if scope != "project":  # Claude Code's state file: surgical removal only
         if raw is not None:
-            change.backup = _timestamped(path, raw)
+            change.backup = timestamped_backup(path, raw)
         settings_file.write_atomic(path, settings_file.dump(new))
         return change
     original = settings_file.backup_path(path)
@@ -187,7 +187,7 @@ def uninstall(scope: str, project_dir: str | os.PathLike[str]) -> Change:
         change.removed_file = True
     else:
         if raw is not None:
-            change.backup = _timestamped(path, raw)
+            change.backup = timestamped_backup(path, raw)
         settings_file.write_atomic(path, settings_file.dump(new))
     if before is not None:
         with contextlib.suppress(OSError):
@@ -236,7 +236,7 @@ def allow(scope: str, project_dir: str | os.PathLike[str], *, hooks_written: boo
         if own_file and not settings_file.entries(data):
             change.backup = _first_backup(path, raw)
         elif own_file or not hooks_written:
-            change.backup = _timestamped(path, raw)
+            change.backup = timestamped_backup(path, raw)
     settings_file.write_atomic(path, settings_file.dump(new))
     return change
 
@@ -368,30 +368,9 @@ def _first_backup(path: Path, raw: bytes) -> Path:
 
     original = settings_file.backup_path(path)
     if original.exists():
-        return _timestamped(path, raw)
-    _copy(original, raw, path)
+        return timestamped_backup(path, raw)
+    write_copy(original, raw, path)
     return original
-
-
-def _timestamped(path: Path, raw: bytes) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.mem-review.{stamp}.bak")
-    n = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.mem-review.{stamp}-{n}.bak")
-        n += 1
-    _copy(target, raw, path)
-    return target
-
-
-def _copy(target: Path, raw: bytes, like: Path) -> None:
-    try:
-        mode = like.stat().st_mode & 0o777
-    except OSError:
-        mode = 0o600
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(raw)
 
 
 def _read(path: Path) -> bytes | None:

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewer.claude_code.inject import neutralise
+from reviewer.claude_code.inject import cited_files, neutralise
 from reviewer.freshness import staleness
 
 DEFAULT_LIMIT = 8
@@ -209,7 +209,7 @@ def recall(
     by_file: dict[int, float] = {}
     if q.files:
         for fid, status, raw in _citing(cur, root, q.files):
-            overlap = _overlap(q.files, _files(raw))
+            overlap = _overlap(q.files, cited_files(raw))
             if overlap <= 0:
                 continue
             if status == "pending":
@@ -248,7 +248,7 @@ def _hit(row: tuple[Any, ...], score: float, state: str) -> Hit:
     """Only the results shown are neutralised (the pass costs more than the ranking)."""
     fid, text, category, raw_files = row[0], row[1], row[2], row[3]
     approved_at = float(row[7] or 0)
-    files = raw_files if isinstance(raw_files, list) else _files(raw_files)
+    files = cited_files(raw_files)
     return Hit(
         id=int(fid), text=neutralise(text), category=neutralise(category),
         files=[neutralise(f) for f in files],
@@ -280,7 +280,7 @@ def _shared(
     _, team = merge_shared(conn, root, [], found, Stats(project=root))
     scored = []
     for row in team:
-        cited = row[3] if isinstance(row[3], list) else _files(row[3])
+        cited = cited_files(row[3])
         text_score = _words_score(q, row[1] + " " + " ".join(cited))
         file_score = _overlap(q.files, cited)
         if text_score <= 0 and file_score <= 0:
@@ -344,14 +344,3 @@ def _overlap(wanted: list[str], cited: list[str]) -> float:
         if any(c == w or c.startswith(prefix) for c in cited):
             hits += 1
     return hits / len(wanted)
-
-
-def _files(raw: object) -> list[str]:
-    if not isinstance(raw, str) or raw in ("", "[]"):
-        return []
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return []
-    return [str(f) for f in value] if isinstance(value, list) else []
-

@@ -409,7 +409,7 @@ def uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> 
             path.parent.rmdir()  # only if empty: .claude/ made by install
     else:
         if raw is not None and new:
-            change.backup = _timestamped(path, raw)
+            change.backup = timestamped_backup(path, raw)
         write_atomic(path, dump(new))
     if before is not None:
         with contextlib.suppress(OSError):
@@ -423,23 +423,25 @@ def _backup(path: Path, raw: bytes, settings: dict[str, Any]) -> Path:
     no version is ever lost and the pre-install one is never overwritten."""
     original = backup_path(path)
     if not original.exists() and not entries(settings):
-        _write_copy(original, raw, path)
+        write_copy(original, raw, path)
         return original
-    return _timestamped(path, raw)
+    return timestamped_backup(path, raw)
 
 
-def _timestamped(path: Path, raw: bytes) -> Path:
+def timestamped_backup(path: Path, raw: bytes) -> Path:
+    """A copy of `raw` beside `path`, never over an earlier one (settings files and
+    Claude Code's own state file alike)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.mem-review.{stamp}.bak")
     n = 1
     while target.exists():
         target = path.with_name(f"{path.name}.mem-review.{stamp}-{n}.bak")
         n += 1
-    _write_copy(target, raw, path)
+    write_copy(target, raw, path)
     return target
 
 
-def _write_copy(target: Path, raw: bytes, like: Path) -> None:
+def write_copy(target: Path, raw: bytes, like: Path) -> None:
     try:
         mode = like.stat().st_mode & 0o777
     except OSError:
