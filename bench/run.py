@@ -217,6 +217,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         log("bench: tmux is NOT installed (apt-get install -y tmux); TUI rows use a pty"
             + (" — --terminal tmux cannot run" if args.terminal == "tmux" else ""))
+    # As `pip install` leaves a package: its bytecode compiled. Without it (an editable
+    # install under PYTHONDONTWRITEBYTECODE, as on this VM) every hook run recompiles each
+    # module it imports, which no user's installed copy does.
+    import compileall
+
+    for package in ("capture", "reviewer"):
+        compileall.compile_dir(str(ROOT / package), quiet=1)
+    log("bench: bytecode compiled for capture/ and reviewer/ (as an installed package has)")
     scale = fixtures.Scale.quick() if args.quick else fixtures.Scale()
     t0 = time.perf_counter()
     load = os.getloadavg()

@@ -53,7 +53,11 @@ class ReviewApp(App[None]):
 
     def on_unmount(self) -> None:
         self.writer.close()
-        self.conn.close()
+        # A detail-pane worker may be reading on this connection: closing it under that
+        # read crashes SQLite's C code (seen as a segfault). Take the lock; a worker that
+        # comes after gets a closed-connection error, which its pane already handles.
+        with self.read_lock:
+            self.conn.close()
 
     def _write_failed(self, exc: BaseException) -> None:  # called in the writer thread
         from reviewer.log import log
