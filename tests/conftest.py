@@ -18,6 +18,17 @@ def _no_real_extractor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
+@pytest.fixture(scope="session")
+def claude() -> Path:
+    """The pinned Claude Code CLI for the end-to-end tests (installed once per run)."""
+    from claude_cli import ensure_claude
+
+    try:
+        return ensure_claude()
+    except RuntimeError as exc:  # no npm / no registry: the only acceptable reason to skip
+        pytest.skip(f"Claude Code {exc}")
+
+
 @pytest.fixture
 def transcripts() -> Path:
     """The real transcripts; skips (fails under CI's MEM_REVIEW_REQUIRE_SHARED) when absent."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import ensure_claude, project_dir_name, run_claude, transcript_paths
+from claude_cli import project_dir_name, run_claude, transcript_paths
 from fakeapi import FakeMessagesAPI, Text, ToolUse, system_text
 
 pytestmark = pytest.mark.e2e
@@ -37,14 +37,6 @@ if event == "SessionStart":
     out = {"hookEventName": "SessionStart", "additionalContext": os.environ["SMOKE_CONTEXT"]}
     print(json.dumps({"hookSpecificOutput": out}))
 """
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    try:
-        return ensure_claude()
-    except RuntimeError as exc:  # no npm / no registry: the only acceptable reason to skip
-        pytest.skip(f"Claude Code {exc}")
 
 
 class Scratch:

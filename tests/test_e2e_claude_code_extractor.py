@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import claude_env, ensure_claude, transcript_paths
+from claude_cli import claude_env, transcript_paths
 from e2e_helpers import World, make_project, request_text
 from fakeapi import Facts, FakeMessagesAPI, system_text
 
@@ -51,14 +51,6 @@ WAL = {
     "source": "user",
     "supersedes": None,
 }
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    try:
-        return ensure_claude()
-    except RuntimeError as exc:  # no npm / no registry: the only acceptable reason to skip
-        pytest.skip(f"Claude Code {exc}")
 
 
 def add_recorder(home: Path, log: Path) -> None:

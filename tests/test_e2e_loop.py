@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import ensure_claude, transcript_paths
+from claude_cli import transcript_paths
 from e2e_helpers import WAIT_SECONDS, GatedAPI, World, git, make_project, request_text
 from fakeapi import Facts, FakeMessagesAPI, Text, system_text
 
@@ -105,14 +105,6 @@ OUR_HOOKS = {
     "SessionEnd": "hook session-end",
     "PreCompact": "hook pre-compact",
 }
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    try:
-        return ensure_claude()
-    except RuntimeError as exc:  # no npm / no registry: the only acceptable reason to skip
-        pytest.skip(f"Claude Code {exc}")
 
 
 def new_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: FakeMessagesAPI) -> World:

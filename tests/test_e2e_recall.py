@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import ensure_claude
 from e2e_helpers import World, git, make_project
 from fakeapi import FakeMessagesAPI, Text, deferred_tool, system_text
 
@@ -32,14 +31,6 @@ PENDING = "Billing invoices are emailed by the billing mailer service."
 STALE = "Billing rates are hard-coded in src/db.py."
 PROPOSED = "The billing cron job runs at 02:00 UTC."
 PROMPT = "When are billing invoices made? Note: the billing cron job runs at 02:00 UTC."
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    try:
-        return ensure_claude()
-    except RuntimeError as exc:  # no npm / no registry: the only acceptable reason to skip
-        pytest.skip(f"Claude Code {exc}")
 
 
 def seed(project: Path, text: str, status: str, files: tuple[str, ...] = ()) -> int:
