@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint e2e-deps bench eval screenshots clean
+.PHONY: demo test lint e2e-deps bench eval screenshots clean fresh-clone
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -24,6 +24,9 @@ lint: $(STAMP)
 
 test: $(STAMP) e2e-deps lint  ## everything CI runs
 	$(BIN)/pytest -q
+
+fresh-clone: $(STAMP)  ## a clone with no ../shared beside it collects, and its shared-data tests skip
+	bash scripts/fresh_clone_check.sh
 
 bench: $(STAMP)  ## performance budgets as ratios against same-run baselines
 	$(BIN)/python bench/run.py

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from shared import need_transcripts
+
 from capture import sniff
 from reviewer.commands import doctor
 
-ROOT = Path(__file__).resolve().parent.parent
-TRANSCRIPTS = ROOT.parent / "shared" / "transcripts"
 WAIT = 60.0
 PROMPT = {"type": "user", "message": {"role": "user", "content": "Remember: we use pnpm."}}
 
@@ -53,7 +53,7 @@ def _bad_inputs() -> dict[str, bytes]:
         "blank lines": b"\n\n  \n",
         "a JSON array": b'[{"type": "user"}]\n',
         "JSON of another shape": b'{"name": "x", "version": 1}\n{"a": 2}\n',
-        "a hook log": (TRANSCRIPTS / "fasthooks" / "sample_hook_logs.jsonl").read_bytes()[:4000],
+        "a hook log": b"",  # read from ../shared inside the test (`bad_input`), never at import
         "type without a record key": b'{"type": "user", "text": "hi"}\n',
         "CSV": b"id,name\n1,alice\n2,bob\n",
         "UTF-16 JSON": json.dumps(PROMPT).encode("utf-16") + "\n".encode("utf-16-le"),
@@ -67,12 +67,19 @@ def _bad_inputs() -> dict[str, bytes]:
 BAD = _bad_inputs()
 
 
+def bad_input(name: str) -> bytes:
+    """BAD[name]; the hook log sample is read only when its test runs (skips without ../shared)."""
+    if name == "a hook log":
+        return (need_transcripts() / "fasthooks" / "sample_hook_logs.jsonl").read_bytes()[:4000]
+    return BAD[name]
+
+
 @pytest.mark.parametrize("name", list(BAD))
 def test_capture_refuses_what_is_not_a_transcript_and_queues_nothing(
     tmp_path: Path, name: str
 ) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_bytes(BAD[name])
+    path.write_bytes(bad_input(name))
     good = tmp_path / "good.jsonl"
     good.write_text(json.dumps(PROMPT) + "\n")
     home = tmp_path / "home"
@@ -85,9 +92,10 @@ def test_capture_refuses_what_is_not_a_transcript_and_queues_nothing(
 
 
 def test_every_real_transcript_sample_is_accepted() -> None:
-    samples = sorted(TRANSCRIPTS.rglob("*.jsonl"))
+    transcripts = need_transcripts()
+    samples = sorted(transcripts.rglob("*.jsonl"))
     assert len(samples) >= 5
-    verdicts = {p.relative_to(TRANSCRIPTS).as_posix(): sniff.not_a_transcript(p)
+    verdicts = {p.relative_to(transcripts).as_posix(): sniff.not_a_transcript(p)
                 for p in samples}
     assert verdicts.pop("fasthooks/sample_hook_logs.jsonl") is not None  # hook logs, not a session
     assert verdicts == dict.fromkeys(verdicts)
