@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from shared import need_transcripts
 
 from capture import sniff

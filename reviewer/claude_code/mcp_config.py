@@ -87,7 +87,9 @@ def _servers(data: dict[str, Any], scope: str, project: str, *, create: bool) ->
     holder: Any = data
     if scope == "local":
         projects = data.get("projects")
-        if projects is None and create:
+        if projects is None:
+            if not create:
+                return {}  # a missing or `{}` state file: nothing of ours to take out
             projects = data["projects"] = {}
         if not isinstance(projects, dict):
             raise UserError('"projects" is not an object')
@@ -196,10 +198,17 @@ def uninstall(scope: str, project_dir: str | os.PathLike[str]) -> Change:
 
 
 def _drop_empty(data: dict[str, Any], scope: str, project: str) -> None:
-    """Remove the `mcpServers` object install may have created, when it is now empty."""
-    holder = data.get("projects", {}).get(project) if scope == "local" else data
+    """Remove the `mcpServers` object install may have created, when it is now empty, and
+    for the local scope the project's entry and `projects` when nothing else is left in
+    them (an empty `"<project>": {}` says nothing; Claude Code makes its own on first use)."""
+    projects = data.get("projects") if scope == "local" else None
+    holder = projects.get(project) if isinstance(projects, dict) else data
     if isinstance(holder, dict) and holder.get("mcpServers") == {}:
         del holder["mcpServers"]
+    if scope == "local" and isinstance(projects, dict) and projects.get(project) == {}:
+        del projects[project]
+        if not projects:
+            del data["projects"]
 
 
 # ---- permissions.allow ------------------------------------------------------------------

@@ -429,8 +429,10 @@ def _backup(path: Path, raw: bytes, settings: dict[str, Any]) -> Path:
 
 
 def timestamped_backup(path: Path, raw: bytes) -> Path:
-    """A copy of `raw` beside `path`, never over an earlier one (settings files and
-    Claude Code's own state file alike)."""
+    """A copy of `raw` beside `path` (settings files and Claude Code's own state file
+    alike). Only the newest is kept: each install or uninstall made one, and HOME filled
+    with stale copies of a file Claude Code rewrites all the time. The pre-install
+    `<file>.mem-review.bak` (what uninstall restores) is never touched here."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.mem-review.{stamp}.bak")
     n = 1
@@ -438,7 +440,18 @@ def timestamped_backup(path: Path, raw: bytes) -> Path:
         target = path.with_name(f"{path.name}.mem-review.{stamp}-{n}.bak")
         n += 1
     write_copy(target, raw, path)
+    for old in path.parent.glob(f"{glob_escape(path.name)}.mem-review.*.bak"):
+        if old != target and _STAMPED.fullmatch(old.name[len(path.name):]):
+            with contextlib.suppress(OSError):
+                old.unlink()
     return target
+
+
+_STAMPED = re.compile(r"\.mem-review\.\d{8}-\d{6}(?:-\d+)?\.bak")
+
+
+def glob_escape(name: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", name)
 
 
 def write_copy(target: Path, raw: bytes, like: Path) -> None:

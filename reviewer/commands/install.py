@@ -50,6 +50,11 @@ def run(args: argparse.Namespace) -> int:
     mcp_exe = settings_file.EXE_NAME if args.portable else settings_file.executable()
     _report(mcp_config.install(args.scope, project, exe=mcp_exe))
     _report(mcp_config.allow(args.scope, project, hooks_written=change.changed))
+    if args.scope in ("local", "project"):  # both write .claude/settings.local.json
+        from reviewer.claude_code import git_exclude
+
+        if (excluded := git_exclude.keep_out(project)) is not None:
+            print(f"kept .claude/settings.local.json out of git status ({excluded})")
     if args.guard and args.portable:
         print("note: the native permissions.deny rules name this machine's data directory, "
               "so --portable leaves them out of the shared file; each person adds them with "

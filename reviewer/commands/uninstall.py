@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
         if server.backup is not None:
             print(f"backup of the previous file: {server.backup}")
     change = settings_file.uninstall(args.scope, project)
+    _forget_exclude(project)
     if not change.changed:
         print(f"no mem-review hooks in {change.path}; nothing changed")
         return 0
@@ -43,3 +44,15 @@ def run(args: argparse.Namespace) -> int:
     if change.backup is not None:
         print(f"backup of the previous file: {change.backup}")
     return 0
+
+
+def _forget_exclude(project: str) -> None:
+    """Take back install's info/exclude line once settings.local.json is gone."""
+    from pathlib import Path
+
+    from reviewer.claude_code import git_exclude
+
+    if not (Path(project) / ".claude" / "settings.local.json").exists() and (
+        excluded := git_exclude.take_back(project)
+    ) is not None:
+        print(f"removed mem-review's .claude/settings.local.json line from {excluded}")
