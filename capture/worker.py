@@ -10,10 +10,12 @@ The lock itself lives in `capture/worker_lock.py`, which the hook may import.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from capture.worker_lock import is_running  # noqa: F401 - part of the worker API
@@ -40,6 +42,7 @@ def run(
     api_key: str | None = None,
     base_url: str | None = None,
     http_client: Any = None,
+    report: Callable[[str], None] | None = None,
 ) -> int:
     """Work until the queue has nothing due (`once`) or forever; 0 unless the store is broken.
 
@@ -48,6 +51,7 @@ def run(
     finish (then drain what it left), and raise WorkerBusy saying why if it does not.
     After releasing the lock it looks once more: a hook that queued a job while this worker
     was finishing saw the lock held and started no one, so this worker must pick it up.
+    `report` is told one line per finished job (`worker --once` prints them).
     """
     deadline = time.monotonic() + max(0.0, wait)
     while True:
@@ -61,7 +65,12 @@ def run(
             time.sleep(LOCK_POLL_SECONDS)
             continue
         try:
-            stopped = _drain(once, poll, api_key, base_url, http_client)
+            stopped = _drain(once, poll, api_key, base_url, http_client, report)
+        except OSError as exc:
+            if exc.errno == errno.EROFS:  # the log is on that filesystem too: say it above
+                raise
+            log("worker", f"stopped: {type(exc).__name__}: {exc}")
+            return 1
         except Exception as exc:  # a store that cannot be opened, a config that cannot load
             if db.is_damage(exc):  # stop writing there; jobs stay queued for after repair
                 db.mark_damaged(None, exc)
@@ -104,7 +113,8 @@ def _due() -> bool:
 
 
 def _drain(
-    once: bool, poll: float, api_key: str | None, base_url: str | None, http_client: Any
+    once: bool, poll: float, api_key: str | None, base_url: str | None, http_client: Any,
+    report: Callable[[str], None] | None = None,
 ) -> bool:
     """Claim and process jobs; True when told to stop taking jobs (no key, spend cap)."""
     from capture import pipeline
@@ -138,12 +148,20 @@ def _drain(
                         base_url=base_url,
                         http_client=http_client,
                     )
+                except KeyboardInterrupt:  # Ctrl-C: the job goes back now, not "running"
+                    _put_back(conn, job)
+                    raise
                 except Exception as exc:
                     if db.is_damage(exc):
                         raise
                     _unexpected(conn, job, exc)
+                    if report is not None:
+                        report(f"job {job.id} will be retried: unexpected error "
+                               f"{type(exc).__name__} (details in the log)")
                     continue
             log("worker", _describe(out))
+            if report is not None:
+                report(_describe(out))
             if out.stop:
                 return True
     finally:
@@ -162,6 +180,18 @@ def _rescan(conn: Any) -> None:
         return
     if found:
         log("worker", f"queued {len(found)} session(s) that ended without a capture")
+
+
+def _put_back(conn: Any, job: queue.Claimed) -> None:
+    """Interrupted mid-job: queue it again at once; a failure here is left to the next
+    worker, which reclaims any job left `running` (and doctor says so meanwhile)."""
+    try:
+        queue.requeue(conn, job.id, "interrupted (Ctrl-C) mid-job; retried", delay=0,
+                      count_attempt=False)
+    except Exception as exc:
+        log("worker", f"job {job.id} could not be put back after Ctrl-C: {exc}")
+    else:
+        log("worker", f"job {job.id} put back in the queue after Ctrl-C")
 
 
 def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:

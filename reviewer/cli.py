@@ -98,6 +98,7 @@ def _run(module: object, ns: argparse.Namespace) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # one line for the person, the traceback for the log
+        import errno
         import traceback
 
         from reviewer.log import log
@@ -112,6 +113,12 @@ def _run(module: object, ns: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 1
 
+        if isinstance(exc, OSError) and exc.errno == errno.EROFS:  # the log is there too
+            where = f"{exc.filename} is" if exc.filename else "the data dir is"
+            print(f"mem-review: {where} on a read-only filesystem; nothing was written: "
+                  "remount it read-write, or point MEM_REVIEW_HOME at a writable directory",
+                  file=sys.stderr)
+            return 1
         log("cli", "".join(traceback.format_exception(exc)))
         print(f"mem-review: unexpected error: {type(exc).__name__}: {exc} (details in the log)",
               file=sys.stderr)

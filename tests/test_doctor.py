@@ -226,8 +226,8 @@ def test_stuck_worker_waiting_queue_and_last_error(healthy: Path) -> None:
         updated_at=now - 60,
     )
     problems = bad(healthy)
-    assert "left running by a worker that died" in problems["worker"]
-    assert problems["queue"].startswith("1 queued, 1 running, 0 done, 1 failed")
+    assert "left running by a worker that stopped" in problems["worker"]
+    assert problems["queue"].startswith("1 queued, 1 left running, to be retried, 0 done, 1 failed")
     assert "run `mem-review worker`" in problems["queue"]
     assert "job 3 failed" in problems["last error"]
     assert "`mem-review retry 3` (or `--all`) puts it back" in problems["last error"]
@@ -235,6 +235,24 @@ def test_stuck_worker_waiting_queue_and_last_error(healthy: Path) -> None:
 
 
 def test_recent_running_job_and_done_jobs_are_fine(healthy: Path) -> None:
+    from capture.worker_lock import release, take
+
     add_job(state="running", heartbeat=time.time(), claimed_by=os.getpid())
     add_job(state="done", last_error=None)
-    assert bad(healthy) == {}
+    fd = take()  # the worker running that job holds the lock
+    assert fd is not None
+    try:
+        assert bad(healthy) == {}
+    finally:
+        release(fd)
+
+
+def test_a_running_job_whose_worker_lock_is_free_is_not_called_idle(healthy: Path) -> None:
+    """Seen after Ctrl-C in `worker --once`: "✓ worker: idle" beside "✓ queue: 0 queued,
+    1 running". A fresh heartbeat does not make it live: nobody holds the lock."""
+    add_job(state="running", heartbeat=time.time(), claimed_by=999_999, attempts=1)
+    problems = bad(healthy)
+    assert "idle; job 1 was left running" in problems["worker"]
+    assert "puts it back in the queue and retries it" in problems["worker"]
+    queue_line = {c.name: c for c in doctor.checks(str(healthy))}["queue"].detail
+    assert queue_line.startswith("0 queued, 1 left running, to be retried"), queue_line

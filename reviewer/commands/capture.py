@@ -27,8 +27,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check_transcript(name: str) -> Path:
-    """The path if it is a readable file, else a one-line UserError saying what is wrong."""
+def check_transcript(name: str, *, nothing: str = "nothing queued") -> Path:
+    """The path if it is a readable file, else a one-line UserError saying what is wrong
+    (ending with `nothing`: what was not done; preview never queues)."""
     path = Path(name).expanduser()
     if not path.exists():
         raise UserError(f"{name}: no such file")
@@ -45,7 +46,7 @@ def check_transcript(name: str) -> Path:
     except OSError as exc:
         raise UserError(f"{name}: {exc.strerror or exc}") from None
     if why_not is not None:
-        raise UserError(f"{name}: {why_not}; nothing queued")
+        raise UserError(f"{name}: {why_not}; {nothing}")
     return path.resolve()
 
 

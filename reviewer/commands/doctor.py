@@ -210,7 +210,19 @@ def check_data_dir() -> Check:
     except paths.HomeError as exc:
         return Check(False, "data dir", f"{exc}. Until then mem-review neither reads nor "
                      "writes it, and the hooks do nothing")
+    if _read_only_fs(where):  # not a permissions problem: "check its permissions" misled
+        return Check(False, "data dir", f"{where} is on a read-only filesystem (its "
+                     "permissions are fine): nothing can be captured, logged or reviewed "
+                     "there; remount it read-write, or point MEM_REVIEW_HOME at a writable "
+                     "directory")
     return Check(True, "data dir", f"{where}: a directory of yours that only you can reach")
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # no statvfs (Windows): the store check speaks
+        return False
 
 
 def check_store() -> tuple[Check, sqlite3.Connection | None]:
@@ -272,10 +284,12 @@ def check_queue(conn: sqlite3.Connection) -> list[Check]:
     now = time.time()
     alive = is_running()
     out: list[Check] = []
+    # With the lock free, any `running` job is stale however fresh its heartbeat (a worker
+    # stopped by Ctrl-C a second ago): "idle" beside "1 running" contradicted itself.
     stuck = conn.execute(
         "SELECT id, heartbeat, claimed_by FROM job WHERE state = 'running' "
         "AND COALESCE(heartbeat, 0) < ? ORDER BY id LIMIT 1",
-        (now - STUCK_SECONDS,),
+        (now - STUCK_SECONDS if alive else now + 1,),
     ).fetchone()
     if stuck is None:
         out.append(Check(True, "worker", "running" if alive else "idle (started by the hooks)"))
@@ -284,10 +298,13 @@ def check_queue(conn: sqlite3.Connection) -> list[Check]:
                          f"{_ago(now - (stuck[1] or 0))} yet a worker holds the lock; stop "
                          f"that worker (pid {stuck[2]}) and run `mem-review worker`"))
     else:
-        out.append(Check(False, "worker", f"job {stuck[0]} was left running by a worker that "
-                         "died; run `mem-review worker` to put it back in the queue"))
+        out.append(Check(False, "worker", f"idle; job {stuck[0]} was left running by a worker "
+                         "that stopped (interrupted or killed): the next worker puts it back "
+                         "in the queue and retries it; run `mem-review worker --once` now"))
     counts = dict(conn.execute("SELECT state, COUNT(*) FROM job GROUP BY state").fetchall())
-    depth = (f"{counts.get('queued', 0)} queued, {counts.get('running', 0)} running, "
+    running = f"{counts.get('running', 0)} " + ("running" if alive or not counts.get(
+        "running") else "left running, to be retried")
+    depth = (f"{counts.get('queued', 0)} queued, {running}, "
              f"{counts.get('done', 0)} done, {counts.get('failed', 0)} failed")
     waiting = conn.execute(
         "SELECT MIN(not_before) FROM job WHERE state = 'queued' AND not_before < ?",

@@ -19,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from capture.pipeline import preview_text
 
-    path = check_transcript(args.file)
+    path = check_transcript(args.file, nothing="nothing to preview")
     try:
         text = preview_text(path)
     except OSError as exc:

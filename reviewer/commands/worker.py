@@ -34,4 +34,40 @@ def run(args: argparse.Namespace) -> int:
 
     if not math.isfinite(args.wait) or args.wait < 0:
         raise UserError(f"--wait {args.wait:g}: give a number of seconds, 0 or more")
-    return run_worker(once=args.once, wait=args.wait)
+    if not args.once or args.wait == 0:  # a hook-started worker: silent, its lines are logged
+        return run_worker(once=args.once, wait=args.wait)
+    done: list[str] = []
+
+    def report(line: str) -> None:
+        done.append(line)
+        print(line, flush=True)
+
+    code = run_worker(once=True, wait=args.wait, report=report)
+    print(_summary(len(done), code))
+    return code
+
+
+def _summary(jobs: int, code: int) -> str:
+    """What `worker --once` did, in one line: it printed nothing, even after 25 s of work."""
+    from reviewer.store import db, queue
+
+    left = ""
+    try:
+        conn = db.connect()
+        try:
+            counts = queue.counts(conn)
+        finally:
+            conn.close()
+        left = f"; {counts['queued']} queued for later" if counts["queued"] else (
+            "; the queue is empty")
+    except Exception:
+        pass
+    if code != 0:
+        return f"worker stopped after {plural(jobs, 'job')}: see `mem-review doctor`{left}"
+    if jobs == 0:
+        return f"worker: nothing was due{left}"
+    return f"worker: processed {plural(jobs, 'job')}{left}; review them with `mem-review`"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
