@@ -153,6 +153,9 @@ class Marks:
     def clear(self) -> None:
         self._ids.clear()
 
+    def discard(self, ids: Iterable[int]) -> None:
+        self._ids.difference_update(ids)
+
     def targets(self, rows: Sequence[FactRow], selected: FactRow | None) -> list[FactRow]:
         """The marked rows (in list order) if any, else the selected one."""
         if self._ids:
@@ -365,6 +368,11 @@ def undo(entry: UndoEntry) -> list[FactRow]:
 
 def _count(rows: Sequence[FactRow]) -> str:
     return f"#{rows[0].id}" if len(rows) == 1 else f"{len(rows)} facts"
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 fact`, `2 facts`: never "1 facts"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 # ---- counts -----------------------------------------------------------------------

@@ -131,6 +131,10 @@ class StoreWriter:
 
     # ---- lifecycle ----------------------------------------------------------------
 
+    def busy(self) -> bool:
+        """Whether a decision is still on its way to the store."""
+        return self._last is not None and not self._last.done()
+
     async def drain(self) -> None:
         """Wait until every write so far is on disk (errors were already reported)."""
         last = self._last

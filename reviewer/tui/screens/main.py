@@ -23,7 +23,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from reviewer.tui import stale, triage
+from reviewer.tui import live, stale, triage
 from reviewer.tui.rows import (
     FactRow,
     count_facts,
@@ -117,6 +117,8 @@ class MainScreen(Screen[None]):
         self.facts = FactList(id="facts")
         self.detail = DetailPane(self._detail_content, id="detail")
         self.painted = asyncio.Event()  # set once every row is loaded (`app.settle` waits)
+        self._data_version: int | None = None  # the store as last read (`live`)
+        self._decisions = 0  # bumped by each decision: a reload read before it is stale
 
     @property
     def review(self) -> Review:
@@ -164,6 +166,7 @@ class MainScreen(Screen[None]):
             conn = self.review.conn
             totals = count_facts(conn, self.review.project,
                                  triage.local_midnight(time.time()))
+            self._data_version = live.data_version(conn)
             rows = [] if self.view == "stale" else load_page(
                 conn, self.review.project, status, FIRST_PAGE)
             self.jobs = queue_counts(conn)
@@ -181,6 +184,107 @@ class MainScreen(Screen[None]):
     def _after_first_paint(self) -> None:
         self.review.writer.start()
         self.load_everything()
+        self.set_interval(live.POLL_SECONDS, lambda: self.poll_store())  # noqa: PLW0108 - looked up per tick (tests pause it)
+
+    # ---- another review, the worker: the store changed under the screen ------------
+
+    def poll_store(self) -> None:
+        """Cheap: one pragma. The list is read again only when the store moved."""
+        if not self.painted.is_set() or self.review.writer.busy():
+            return
+        try:
+            with self.review.read_lock:
+                version = live.data_version(self.review.conn)
+        except Exception:  # a closed connection at exit, a damaged store: ctrl+r says
+            return
+        if version != self._data_version:
+            self._read_again(version, self._decisions)
+
+    @work(thread=True, exclusive=True, group="live", exit_on_error=False)
+    def _read_again(self, version: int, decisions: int) -> None:
+        from reviewer.store import db
+
+        try:
+            conn = db.connect(self.review.db_path)
+            try:
+                rows = load_rows(conn, self.review.project)
+                jobs = queue_counts(conn)
+            finally:
+                conn.close()
+        except Exception:
+            return
+        if not get_current_worker().is_cancelled:
+            self.run_later(functools.partial(self._merge_read, rows, jobs, version,
+                                             decisions))
+
+    def _merge_read(self, rows: list[FactRow], jobs: dict[str, int], version: int,
+                    decisions: int) -> None:
+        if decisions != self._decisions or self.review.writer.busy():
+            return  # read before one of this person's decisions landed: the next poll
+        merged = live.merge(self.by_id, rows)
+        self._data_version = version
+        self.jobs = jobs
+        if not (merged.updated or merged.added or merged.removed):
+            self.update_status()
+            return
+        if merged.removed:
+            self.marks.discard(merged.removed)
+        self._set_all(merged.rows)
+        self.counts = triage.count(self.all_rows)
+        self._show_empty_state(not self.all_rows)
+        selected = self.facts.selected
+        self.show_rows(selected.id if selected else None, keep_position=True)
+        for row in merged.updated:
+            self.detail.forget(row.id)
+        self.detail.show(self.facts.selected)
+        if merged.updated or merged.added:
+            self.compute_staleness(merged.updated + merged.added)
+        news = []
+        if merged.added:
+            news.append(f"{triage.plural(len(merged.added), 'new fact')} from the worker")
+        if merged.changed:
+            news.append(f"{triage.plural(len(merged.changed), 'fact')} changed in another "
+                        "review: " + ", ".join(f"#{r.id} {r.status}"
+                                               for r in merged.changed[:4]))
+        if news:
+            self.notify("; ".join(news), timeout=4, markup=False)
+
+    def _unless_changed(self, rows: list[FactRow], what: str,
+                        proceed: Callable[[], None]) -> None:
+        """Decide only on what the person saw: a fact another review decided or edited
+        meanwhile is shown as it is now, and the person is asked before going on."""
+        if self.review.writer.busy():
+            proceed()  # this person's own decisions are on their way: memory leads
+            return
+        with self.review.read_lock:
+            moved = live.changed_under(self.review.conn, rows)
+        if not moved:
+            proceed()
+            return
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        lines = [live.describe(now, self.by_id.get(now.id, now)) for now in moved]
+        updated = []
+        for now in moved:
+            row = self.by_id.get(now.id)
+            if row is not None:
+                live._copy(row, now)
+                updated.append(row)
+        self._changed(updated)
+        self.detail.forget()
+        self.detail.show(self.facts.selected)
+        question = Content("\n").join([
+            Content.styled("Changed in another review while you looked:", "bold"),
+            *(Content("  " + printable(line)) for line in lines),
+            Content(f"{what.capitalize()} anyway?"),
+        ])
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                proceed()
+
+        self.app.push_screen(ConfirmScreen(
+            question, f"y {what} anyway · n or escape leave it as it is now"), answer)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_everything(self) -> None:
@@ -266,6 +370,7 @@ class MainScreen(Screen[None]):
         """(Re)read every fact of the project with stdlib sqlite3, then show the view."""
         with self.review.read_lock:
             conn = self.review.conn
+            self._data_version = live.data_version(conn)
             rows = load_rows(conn, self.review.project)
             self.jobs = queue_counts(conn)
         self._set_all(rows)
@@ -349,6 +454,7 @@ class MainScreen(Screen[None]):
         self, entry: triage.UndoEntry, token: Future[Any], toast: bool = False
     ) -> None:
         entry.token = token
+        self._decisions += 1
         self.undo_stack.push(entry)
         self._watch(token, entry.ids)
         batch = len(self.marks) > 0
@@ -364,7 +470,11 @@ class MainScreen(Screen[None]):
             self.notify(entry.label, timeout=2, markup=False)
 
     def action_approve(self) -> None:
-        entry = triage.approve(self._targets())
+        targets = self._targets()
+        self._unless_changed(targets, "approve", lambda: self._approve(targets))
+
+    def _approve(self, targets: list[FactRow]) -> None:
+        entry = triage.approve(targets)
         if entry is None:
             self.app.bell()
             return
@@ -381,14 +491,16 @@ class MainScreen(Screen[None]):
 
         preferred = triage.OUTDATED if any(r.stale for r in targets) else None
 
-        def chosen(reason: str | None) -> None:
-            if reason is None:
-                return
+        def decide(reason: str) -> None:
             entry = triage.reject(targets, reason)
             if entry is None:
                 self.app.bell()
                 return
             self._decided(entry, self.review.writer.reject(entry.ids, reason))
+
+        def chosen(reason: str | None) -> None:
+            if reason is not None:  # the store may have moved while the reason was typed
+                self._unless_changed(targets, "reject", lambda: decide(reason))
 
         self.app.push_screen(RejectScreen(len(targets), preferred), chosen)
 
@@ -576,6 +688,7 @@ class MainScreen(Screen[None]):
         personal = not all(r.personal for r in rows)
         for row in rows:
             row.personal = personal
+        self._decisions += 1
         token = self.review.writer.set_personal([r.id for r in rows], personal)
         self._watch(token, [r.id for r in rows])
         if self.marks:
@@ -592,6 +705,7 @@ class MainScreen(Screen[None]):
             self.notify("Nothing to undo.", timeout=2)
             return
         rows = triage.undo(entry)
+        self._decisions += 1
         token = self.review.writer.restore(entry.token)
         self._watch(token, entry.ids)
         if any(self.facts.index_of(r.id) is None for r in rows):
