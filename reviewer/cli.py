@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("reviewer.commands.mcp", "MCP server (stdio) with recall and remember tools"),
     "share": ("reviewer.commands.share", "write shareable facts into .mem-review/ for git"),
     "log": ("reviewer.commands.history", "what happened to a fact (or to this project's)"),
-    "export": ("reviewer.commands.export", "write approved facts as Claude Code rules (--rules)"),
+    "export": ("reviewer.commands.export", "write approved facts as Claude Code rules"),
 }
 
 

@@ -92,7 +92,7 @@ def test_a_person_typing_the_confirmation_imports_with_status(
     code, out = run_on_terminal(_argv("import", str(export), "--keep-status"), "approve 2",
                                 env=env, cwd=tmp_path)
     assert code == 0, out
-    assert "Type `approve 2`" in out and "imported 3 fact(s)" in out
+    assert "Type `approve 2`" in out and "imported 3 facts" in out
     assert _statuses(home) == ["approved", "approved", "pending"]
 
 

@@ -326,7 +326,7 @@ def test_import_round_trips_an_export_as_pending(home: Path, repo: Path, tmp_pat
     export = _export(home, repo, tmp_path)
     other_home = tmp_path / "other-home"
     out = cli("import", str(export), cwd=repo, home=other_home)
-    assert "imported 3 fact(s)" in out.stdout and "as pending" in out.stdout
+    assert "imported 3 facts" in out.stdout and "as pending" in out.stdout
     before = json.loads(export.read_text())
     after = json.loads(cli("list", "--json", cwd=repo, home=other_home).stdout)
     assert [f["status"] for f in after] == ["pending"] * 3
@@ -348,7 +348,7 @@ def test_import_round_trips_an_export_as_pending(home: Path, repo: Path, tmp_pat
     )
     assert [{k: f[k] for k in same} for f in after] == [{k: f[k] for k in same} for f in before]
     again = cli("import", str(export), cwd=repo, home=other_home)
-    assert "imported 0 fact(s)" in again.stdout and "3 already present" in again.stdout
+    assert "imported 0 facts" in again.stdout and "3 already present" in again.stdout
 
 
 def test_import_keep_status_keeps_decisions(home: Path, repo: Path, tmp_path: Path) -> None:

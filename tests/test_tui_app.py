@@ -341,9 +341,11 @@ async def test_space_marks_a_batch_then_a_approves_all_marked(env: Env) -> None:
     app = make_app(env)
     async with app.run_test() as pilot:
         await app.settle()
-        await pilot.press("space", "space")  # marks #1 and #2 (the cursor moves down)
+        await pilot.press("space")  # marks #1; the cursor stays on it
+        assert selected_text(app) == SAMPLE[0].text and len(app.main.marks) == 1
+        await pilot.press("j", "space")  # marks #2
         assert len(app.main.marks) == 2 and "2 marked" in status_line(app)
-        await pilot.press("space", "k", "k", "space")  # mark #3, back up, unmark #2
+        await pilot.press("j", "space", "k", "space")  # mark #3, back up, unmark #2
         assert len(app.main.marks) == 2
         await pilot.press("a")
         await app.settle()
@@ -361,7 +363,7 @@ async def test_batch_reject_then_undo_restores_every_marked_fact(env: Env) -> No
     app = make_app(env)
     async with app.run_test() as pilot:
         await app.settle()
-        await pilot.press("space", "j", "space", "r")
+        await pilot.press("space", "j", "j", "space", "r")
         assert "2 facts" in plain(app.screen.query_one("#reject-title"))
         await pilot.press("4")
         await app.settle()
@@ -381,7 +383,7 @@ async def test_escape_clears_marks(env: Env) -> None:
     app = make_app(env)
     async with app.run_test() as pilot:
         await app.settle()
-        await pilot.press("space", "space", "escape")
+        await pilot.press("space", "j", "space", "escape")
         assert not app.main.marks
 
 
@@ -540,7 +542,7 @@ async def test_command_palette_lists_every_action(env: Env) -> None:
         # Context-aware: what cannot act now is not offered, nor Textual's own entries.
         assert {"Undo", "Re-verify", "Merge marked", "View: pending"} & titles == set()
         assert not {"Maximize", "Screenshot", "Theme", "Keys"} & titles
-        await pilot.press("space", "space", "a")
+        await pilot.press("space", "j", "space", "a")
         titles = {c.title for c in app.get_system_commands(app.main)}
         assert "Undo" in titles
         await pilot.press("space", "j", "space")
@@ -703,7 +705,7 @@ async def test_a_reason_with_markup_is_stored_and_shown_literally(env: Env) -> N
     app = make_app(env)
     async with app.run_test() as pilot:
         await app.settle()
-        await pilot.press("space", "space", "r", "7", *"[/foo] [bold]x", "enter")
+        await pilot.press("space", "j", "space", "r", "7", *"[/foo] [bold]x", "enter")
         await app.settle()
         await pilot.press("u")  # the undo toast names the reason too
         await app.settle()

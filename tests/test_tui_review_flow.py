@@ -121,6 +121,37 @@ async def test_following_a_rename_offers_to_update_the_path_in_the_text(env: Env
         assert json.loads(row["files"]) == ["tests/fixtures.py"]
 
 
+async def test_the_update_the_path_question_names_its_fact_after_the_list_moved(
+    env: Env
+) -> None:
+    """Seen: after a re-verify took the fact out of the stale view, "update the path in
+    the text?" sat over the next fact's detail, asking about the previous one."""
+    from test_tui_seed import git
+
+    facts = [F("Fixtures live in tests/conftest.py.", status="approved", decided_at=1.0,
+               files=["tests/conftest.py"]),
+             F("The README explains the setup.", status="approved", decided_at=1.0,
+               files=["README.md"])]
+    ids = seed(env, facts, commit=_git_project(env))
+    git(env.project, "mv", "tests/conftest.py", "tests/fixtures.py")
+    (env.project / "README.md").write_text("changed\n")
+    git(env.project, "commit", "-qam", "rename and change")
+    app = make_app(env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.settle()
+        await pilot.press("tab", "tab", "tab")  # stale
+        while app.main.facts.selected.id != ids[0]:
+            await pilot.press("j")
+        await pilot.press("v", "y", "y")  # re-verify, follow the rename
+        await app.settle()
+        assert isinstance(app.screen, ConfirmScreen)
+        question = str(app.screen.query_one("#confirm-question").render())
+        assert f"Fact #{ids[0]} still names the old path" in question
+        assert "Fixtures live in tests/conftest.py." in question  # now
+        assert "Fixtures live in tests/fixtures.py." in question  # new
+        assert f"#{ids[0]}" in str(app.screen.query_one("#confirm-hint").render())
+
+
 def test_follow_paths_replaces_whole_paths_only() -> None:
     renamed = {"src/a.py": "src/b.py"}
     assert triage.follow_paths("See src/a.py and src/a.pyc.", renamed) == (
@@ -151,7 +182,7 @@ async def test_merge_marked_facts_into_one_and_undo_it(env: Env) -> None:
     async with app.run_test() as pilot:
         await app.settle()
         a, b = app.main.facts.rows[0], app.main.facts.rows[1]
-        await pilot.press("space", "space", "m")
+        await pilot.press("space", "j", "space", "m")
         assert isinstance(app.screen, EditScreen)
         keep = triage.merge_base([a, b])
         assert app.screen.query_one(TextArea).text == keep.text  # prefilled from the best
@@ -316,10 +347,15 @@ async def test_a_person_chooses_what_a_candidate_supersedes(env: Env) -> None:
     async with app.run_test() as pilot:
         await app.settle()
         await pilot.press("tab", "tab", "tab", "tab")  # all
-        await pilot.press("space", "space", "S")
-        assert isinstance(app.screen, ConfirmScreen)
-        shown = str(app.screen.query_one("#confirm-question").render())
-        assert facts[0].text in shown and facts[1].text in shown  # side by side
+        await pilot.press("space", "j", "space", "S")
+        from reviewer.tui.screens.supersede import SupersedeScreen
+
+        assert isinstance(app.screen, SupersedeScreen)
+        new_side = app.screen.query_one("#supersede-new")
+        old_side = app.screen.query_one("#supersede-old")
+        assert facts[1].text in str(new_side.render()) and facts[0].text in str(old_side.render())
+        # Side by side, as help and README say: one row, new on the left.
+        assert new_side.region.y == old_side.region.y and new_side.region.x < old_side.region.x
         await pilot.press("y")
         await app.settle()
         new, old = env.fact(ids[1]), env.fact(ids[0])
@@ -329,3 +365,27 @@ async def test_a_person_chooses_what_a_candidate_supersedes(env: Env) -> None:
         await app.settle()
         assert env.fact(ids[0])["status"] == "approved"
         assert (env.fact(ids[1])["status"], env.fact(ids[1])["supersedes"]) == ("pending", None)
+
+
+async def test_supersede_can_swap_which_fact_is_new(env: Env) -> None:
+    """The guess (the approved, or older, one is replaced) is only a guess: x turns it."""
+    facts = [
+        F("Deploys go out on Tuesdays.", status="pending", created_at=1.0),
+        F("Deploys go out on Thursdays.", status="pending", created_at=2.0),
+    ]
+    ids = seed(env, facts)
+    app = make_app(env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.settle()
+        await pilot.press("space", "j", "space", "S")
+        before = str(app.screen.query_one("#supersede-new").render())
+        await pilot.press("x")
+        after = str(app.screen.query_one("#supersede-new").render())
+        assert before != after
+        await pilot.press("y")
+        await app.settle()
+        guessed_new = 1 if facts[1].text in before else 0
+        chosen_new = ids[1 - guessed_new]
+        assert env.fact(chosen_new)["status"] == "approved"
+        assert env.fact(chosen_new)["supersedes"] == ids[guessed_new]
+        assert env.fact(ids[guessed_new])["reject_reason"] == f"superseded by #{chosen_new}"

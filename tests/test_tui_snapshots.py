@@ -89,8 +89,8 @@ SCREENS: dict[str, tuple[Callable[[Env], None], Step]] = {
     "help": (seed, after("question_mark")),
     "filter_open": (seed, after("slash", *"never")),
     "filter_applied": (seed, after("slash", *"never", "enter")),
-    "marked_for_merge": (seed, after("space", "space")),
-    "merge_edit": (seed, after("space", "space", "m")),
+    "marked_for_merge": (seed, after("space", "j", "space", "j")),
+    "merge_edit": (seed, after("space", "j", "space", "j", "m")),
     "stale_view_with_diff": (stale_env, after("tab", "tab", "tab")),
     "verify_question": (stale_env, after("tab", "tab", "tab", "v")),
 }
@@ -120,7 +120,7 @@ def test_empty_state(env: Env, snap_compare: Any, size: str) -> None:
 
 def test_main_light_theme_with_marks(env: Env, snap_compare: Any) -> None:
     seed(env)
-    assert snap_compare(make_app(env, theme="textual-light"), press=["j", "space", "j"],
+    assert snap_compare(make_app(env, theme="textual-light"), press=["j", "space", "j", "j"],
                         terminal_size=SIZES["80x24"], run_before=settled)
 
 

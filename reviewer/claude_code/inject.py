@@ -90,7 +90,8 @@ class Stats:
             f"mem-review: {self.injected} of {self.approved} approved facts injected "
             f"({self.chars:,} of {self.budget:,} characters); {self.left_out} left out for "
             f"the budget; {self.stale} withheld as stale; "
-            f"{self.branch_files} files changed on this branch"
+            f"{self.branch_files} file{'s' if self.branch_files != 1 else ''} changed on this "
+            "branch"
             + (f"; {self.shared} shared, {self.shared_pending} shared pending a person"
                if self.shared or self.shared_pending else "")
         )

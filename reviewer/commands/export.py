@@ -26,8 +26,9 @@ HEADER = ("<!-- Written by `mem-review export --rules` from facts a person appro
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", action="store_true", required=True,
-                        help="write Claude Code rule files into .claude/rules/")
+    # The only form so far, so also the default: `export` alone was a usage error.
+    parser.add_argument("--rules", action="store_true",
+                        help="write Claude Code rule files into .claude/rules/ (the default)")
     parser.add_argument("--project", metavar="DIR", help="another project than the current one")
 
 
@@ -50,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     for name in removed:
         print(f"removed {RULES_DIR}/{name}")
     facts = sum(text.count("\n- ") for text in files.values())
-    print(f"{facts} facts in {len(files)} rule files; {len(written)} written, "
+    print(f"{facts} fact{'s' if facts != 1 else ''} in {len(files)} rule "
+          f"file{'s' if len(files) != 1 else ''}; {len(written)} written, "
           f"{len(removed)} removed")
     return 0
 

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     how = "with their exported status" if args.keep_status else "as pending, for review"
     print(
-        f"imported {added} fact(s) into {project} {how}"
+        f"imported {added} fact{'s' if added != 1 else ''} into {project} {how}"
         + (f"; {skipped} already present, skipped" if skipped else "")
     )
     return 0

@@ -176,6 +176,7 @@ def table(
         counts[f["status"]] = counts.get(f["status"], 0) + 1
     summary = " · ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     lines.append("")
-    lines.append(_cut(f"{len(facts)} facts ({summary}) in {project}", width))
+    lines.append(_cut(f"{len(facts)} fact{'s' if len(facts) != 1 else ''} ({summary}) in "
+                      f"{project}", width))
     lines.append(_cut(FLAGS_LEGEND, width))
     return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -285,7 +285,7 @@ def verify_many(
 ) -> UndoEntry:
     """Several facts re-verified in one confirmed step (one undo)."""
     at = time.time() if now is None else now
-    entry = _begin(f"re-verified {len(items)} facts", [row for row, _, _ in items])
+    entry = _begin(f"re-verified {plural(len(items), 'fact')}", [row for row, _, _ in items])
     for row, commit_sha, anchors in items:
         _reanchor(row, commit_sha, anchors, now=at)
         row.touch()

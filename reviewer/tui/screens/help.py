@@ -22,7 +22,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("r", "reject, with a reason (1-7 picks one; j/k move in the picker)"),
     ("e", "edit the wording and category; ctrl+s saves and approves"),
     ("s", "skip: leave the candidate pending and move it to the end of the list"),
-    ("space", "mark / unmark for a batch; a, r or m then act on every marked fact"),
+    ("space", "mark / unmark for a batch (the cursor stays); a, r or m then act on every "
+     "marked fact"),
     ("m", "merge the marked facts into one, in your words (the others are rejected "
           "as merged into it, keeping their evidence and history)"),
     ("S", "two marked facts: the new one supersedes the other (the approved, or older, "

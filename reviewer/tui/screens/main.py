@@ -474,13 +474,29 @@ class MainScreen(Screen[None]):
         self._unless_changed(targets, "approve", lambda: self._approve(targets))
 
     def _approve(self, targets: list[FactRow]) -> None:
+        stale_ones = [r for r in targets if r.stale]
         entry = triage.approve(targets)
         if entry is None:
             self.app.bell()
+            if stale_ones:  # the footer offered Accept: say why it does nothing
+                self.notify(f"{self._ids(stale_ones)} already approved, but stale: withheld "
+                            "from Claude until re-verified. v shows the diff and re-verifies.",
+                            timeout=5, markup=False)
+            elif targets:
+                self.notify("Already approved.", timeout=2)
             return
         ids = entry.ids  # the store retires what they supersede itself
         triage.retire_superseded(entry, self.all_rows)
-        self._decided(entry, self.review.writer.approve(ids))
+        withheld = [r for r, _ in entry.before if r.stale]
+        self._decided(entry, self.review.writer.approve(ids), toast=not withheld)
+        if withheld:
+            self.notify(f"{entry.label}; {self._ids(withheld)} stays withheld from Claude "
+                        "while stale: v re-verifies it against today's code.", timeout=5,
+                        markup=False)
+
+    @staticmethod
+    def _ids(rows: list[FactRow]) -> str:
+        return ", ".join(f"#{r.id}" for r in rows[:4]) + (" …" if len(rows) > 4 else "")
 
     def action_reject(self) -> None:
         targets = self._targets()
@@ -496,7 +512,7 @@ class MainScreen(Screen[None]):
             if entry is None:
                 self.app.bell()
                 return
-            self._decided(entry, self.review.writer.reject(entry.ids, reason))
+            self._decided(entry, self.review.writer.reject(entry.ids, reason), toast=True)
 
         def chosen(reason: str | None) -> None:
             if reason is not None:  # the store may have moved while the reason was typed
@@ -577,7 +593,8 @@ class MainScreen(Screen[None]):
         if len(rows) > 8:
             listed.append(Content(f"  … and {len(rows) - 8} more"))
         question = Content("\n").join([
-            Content.styled(f"Re-verify {len(rows)} facts whose cited lines did not change?",
+            Content.styled(f"Re-verify {triage.plural(len(rows), 'fact')} whose cited lines "
+                           "did not change?",
                            "bold"),
             *listed,
         ])
@@ -643,10 +660,20 @@ class MainScreen(Screen[None]):
                 triage.retire_superseded(entry, self.all_rows)
                 self._decided(entry, self.review.writer.edit(row.id, new_text, row.category))
 
+        # Re-verifying may have moved the list on (the fact left the stale view): the
+        # question names its fact and shows both wordings, and the cursor goes back to it
+        # where the view still shows it, so it never sits over another fact's detail.
+        index = self.facts.index_of(row.id)
+        if index is not None:
+            self.facts.move_to(index)
+            self.detail.show(row)
         self.app.push_screen(
-            ConfirmScreen(Content.assemble("The fact's text names the old path. Update it?\n",
-                                           (printable(new_text), "bold")),
-                          "y update the text · n keep it"),
+            ConfirmScreen(Content("\n").join([
+                Content.styled(f"Fact #{row.id} still names the old path. Update its text?",
+                               "bold"),
+                Content.assemble(("  now  ", "$text-muted"), printable(row.text)),
+                Content.assemble(("  new  ", "bold $text-success"), printable(new_text)),
+            ]), f"y update #{row.id}'s text · n keep it"),
             answer,
         )
 
@@ -726,9 +753,8 @@ class MainScreen(Screen[None]):
         if row is None:
             return
         self.marks.toggle(row.id)
-        self.facts.refresh_rows([row])
-        self.facts.move_to(self.facts.cursor + 1)
-        self.update_status()
+        self.facts.refresh_rows([row])  # the cursor stays: j moves on (a person marked the
+        self.update_status()  # wrong row when space also moved down)
 
     def action_skip(self) -> None:
         """Defer the selected candidate without deciding: it stays pending, at the end."""
@@ -770,7 +796,7 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(
             EditScreen(keep.text, keep.category, stale=False,
-                       title=f"Merge {len(rows)} facts into #{keep.id}",
+                       title=f"Merge {len(rows)} facts into #{keep.id}",  # two or more
                        note="the others are rejected as merged into it, with their "
                             "evidence and history"),
             saved,
@@ -785,22 +811,16 @@ class MainScreen(Screen[None]):
                         "replaces.", timeout=3)
             return
         old, new = triage.supersede_pair(rows[0], rows[1])
-        from reviewer.tui.screens.confirm import ConfirmScreen
+        from reviewer.tui.screens.supersede import SupersedeScreen
 
-        question = Content("\n").join([
-            Content.styled(f"#{new.id} supersedes #{old.id}?", "bold"),
-            Content.assemble(("  new  ", "bold $text-success"), printable(new.text)),
-            Content.assemble(("  old  ", "bold $text-error"), printable(old.text)),
-        ])
-
-        def answer(yes: bool | None) -> None:
-            if not yes:
+        def answer(chosen: tuple[FactRow, FactRow] | None) -> None:
+            if chosen is None:
                 return
+            new, old = chosen  # the person may have swapped them
             entry = triage.supersede(new, old)
             self._decided(entry, self.review.writer.supersede(new.id, old.id), toast=True)
 
-        self.app.push_screen(ConfirmScreen(
-            question, "y approve the new one and retire the old · n or escape cancel"), answer)
+        self.app.push_screen(SupersedeScreen(new, old), answer)
 
     def _watch(self, token: Future[Any], ids: list[int]) -> None:
         """When the write lands, the history shown for those facts is out of date."""

@@ -83,7 +83,8 @@ def summary(row: FactRow, grade: str | None = None) -> list[Content]:
             "! cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
     if row.times_seen > 1 or row.used:
         notes.append(Content.styled(
-            f"seen in {row.times_seen} sessions · injected {row.used} times", "$text-muted"))
+            f"seen in {row.times_seen} session{'s' if row.times_seen != 1 else ''} · injected "
+            f"{row.used} time{'s' if row.used != 1 else ''}", "$text-muted"))
     return lines + notes
 
 
