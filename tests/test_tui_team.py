@@ -61,8 +61,23 @@ async def test_team_view_shows_trust_and_takes_retires_and_edits(bob: Path) -> N
         shown = _plain(screen.query_one("#team-detail", Static))
         assert "pending for you: not on origin/main" in shown
         options = screen.query_one(OptionList)
-        # Retire the forged one: its file is gone.
+        # Retire the forged one: asked first, then its file is gone; u puts it back.
+        raw = (bob / FORGED.path).read_bytes()
         await pilot.press("x")
+        await pilot.pause()
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        assert isinstance(app.screen, ConfirmScreen) and (bob / FORGED.path).exists()
+        await pilot.press("n")
+        await pilot.pause()
+        assert (bob / FORGED.path).exists()
+        await pilot.press("x", "y")
+        await pilot.pause()
+        assert not (bob / FORGED.path).exists()
+        await pilot.press("u")
+        await pilot.pause()
+        assert (bob / FORGED.path).read_bytes() == raw
+        await pilot.press("x", "y")
         await pilot.pause()
         assert not (bob / FORGED.path).exists()
         assert [r.fact.text for r in screen.rows] == ["The database opens in WAL mode"]
@@ -132,3 +147,66 @@ async def test_taking_a_teammates_rewording_of_your_fact_adopts_it(
                         "ORDER BY id DESC LIMIT 1", (fid,)).fetchone()
     assert tuple(last) == ("tui", "edited")
     conn.close()
+
+
+async def test_a_second_clone_sees_the_team_facts_and_t_on_its_empty_screen(bob: Path) -> None:
+    """Bob's store is empty, yet his sessions get Alice's fact: the screen says so."""
+    app = _app(bob)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.settle()
+        await pilot.pause()
+        text = _plain(app.main.query_one("#empty"))
+        assert ("Team facts: 1 team fact approved by teammates is given to Claude at each "
+                "session start (1 more pending the trust rule). t opens the team view.") in text
+
+
+async def test_the_team_view_has_a_key_bar_and_q_and_help_work(bob: Path) -> None:
+    from reviewer.tui.screens.help import HelpScreen
+    from reviewer.tui.screens.team import TeamScreen
+    from reviewer.tui.widgets.key_bar import KeyBar
+
+    app = _app(bob)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.settle()
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, TeamScreen)
+        keys = _plain(app.screen.query_one(KeyBar))
+        for word in ("Take", "Retire", "Back", "Help"):
+            assert word in keys, keys
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TeamScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.screen is app.main and app.is_running
+
+
+async def test_an_empty_team_view_says_how_to_leave(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Static
+
+    from reviewer.tui.app import ReviewApp
+    from reviewer.tui.screens.team import TeamScreen
+
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
+    project = tmp_path / "solo"
+    project.mkdir()
+    app = ReviewApp(project=str(project), db_path=paths.db_path())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.settle()
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, TeamScreen)
+        shown = _plain(app.screen.query_one("#team-detail", Static))
+        assert "escape, t or q goes back to the review" in shown
+        await pilot.press("x")  # nothing to retire: no question, no crash
+        await pilot.pause()
+        assert isinstance(app.screen, TeamScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.screen is app.main

@@ -356,9 +356,11 @@ class MainScreen(Screen[None]):
             self.mount(self._empty, before=self.query_one(KeyBar))
         self._empty.display = empty
         if empty:
+            from reviewer.tui.widgets.empty_state import shared_counts
+
             self._empty.update(empty_content(
                 self.review.project, self.jobs.get("queued", 0), self.jobs.get("running", 0),
-                self.jobs.get("failed", 0),
+                self.jobs.get("failed", 0), shared_counts(self.review.project),
             ))
 
     def on_resize(self) -> None:

@@ -7,6 +7,7 @@ shows it and routes the keys, approvals through the store writer with actor "tui
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -20,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from reviewer.sharing.team import TeamFact
 from reviewer.tui.safe_text import printable
+from reviewer.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from reviewer.tui.review_context import Review
@@ -56,8 +58,8 @@ def detail(tf: TeamFact, diffs: dict[str, str]) -> Content:
         lines += [Content(""), Content.styled(f"Diff of {printable(path)} since approval", "bold"),
                   Content(printable(diff))]
     lines += [Content(""), Content.styled(
-        "a take it (approve as yours) · e edit its file · x retire (remove its file) · "
-        "escape back", "$text-muted")]
+        "a take it (approve as yours) · e edit its file · x retire (remove its file, after "
+        "asking; u puts it back) · escape, t or q back to the review", "$text-muted")]
     return Content("\n").join(lines)
 
 
@@ -66,13 +68,16 @@ class TeamScreen(Screen[None]):
         Binding("a", "take", "Take", id="team-take"),
         Binding("e", "edit", "Edit file", id="team-edit"),
         Binding("x", "retire", "Retire", id="team-retire"),
-        Binding("escape,t", "close", "Back", id="team-close"),
+        Binding("u", "undo", "Undo retire", id="team-undo"),
+        Binding("question_mark", "help", "Help", id="team-help"),
+        Binding("escape,t,q", "close", "Back", id="team-close"),
     ]
 
     def __init__(self, main: MainScreen) -> None:
         super().__init__(id="team")
         self.main = main  # the review it was opened from: its store, writer and UI loop
         self.rows: list[TeamFact] = []
+        self.retired: list[tuple[Path, bytes]] = []  # for u: each removed file's bytes
 
     def compose(self) -> ComposeResult:
         with Vertical(id="team-body"):
@@ -80,6 +85,15 @@ class TeamScreen(Screen[None]):
             yield OptionList(id="team-list")
             with VerticalScroll(id="team-detail-box"):
                 yield Static(id="team-detail")
+        yield KeyBar()
+
+    def can_act(self, action: str) -> bool:
+        """The key bar greys what cannot act: nothing to take or retire in an empty view."""
+        if action in ("take", "edit", "retire"):
+            return bool(self.rows)
+        if action == "undo":
+            return bool(self.retired)
+        return True
 
     @property
     def review(self) -> Review:
@@ -97,9 +111,11 @@ class TeamScreen(Screen[None]):
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(label(tf), id=tf.fact.id) for tf in self.rows])
+        self.refresh_bindings()
         if not self.rows:
             self.query_one("#team-detail", Static).update(
-                "No shared facts here yet. `mem-review share` writes yours; commit and push them.")
+                "No shared facts here yet. `mem-review share` writes yours; commit and push "
+                "them.\n\nescape, t or q goes back to the review.")
             return
         index = next((i for i, tf in enumerate(self.rows) if tf.fact.id == keep), 0)
         options.highlighted = index
@@ -150,21 +166,68 @@ class TeamScreen(Screen[None]):
         self.main.action_reload()
 
     def action_retire(self) -> None:
-        from reviewer.sharing import team
 
         tf = self.selected
         if tf is None:
             self.app.bell()
             return
+        from reviewer.tui.screens.confirm import ConfirmScreen
+
+        who = tf.fact.approved_by.split("<", 1)[0].strip() or "a teammate"
+        question = Content("\n").join([
+            Content.styled(f"Retire this fact of {printable(who)}'s? Its file is removed "
+                           "(you commit the deletion).", "bold"),
+            Content("  " + printable(tf.fact.text)),
+            Content.styled(f"  {tf.path}", "$text-muted"),
+        ])
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._retire(tf)
+
+        self.app.push_screen(ConfirmScreen(question, "y remove its file · n or escape keep "
+                                                     "it"), answer)
+
+    def _retire(self, tf: TeamFact) -> None:
+        from reviewer.sharing import team
+
+        path = Path(self.review.project) / tf.path
+        try:
+            before = path.read_bytes()
+        except OSError:
+            before = None
         team.retire(self.review.project, tf)
+        if before is not None:
+            self.retired.append((path, before))
         if tf.mine is not None and tf.mine_status == "approved":
             self.notify("Removed its file; it is still approved in your store: reject it there "
                         "too, or the next `mem-review share` writes it back", timeout=5,
                         markup=False)
         else:
-            self.notify("Retired: its file is removed; commit the deletion", timeout=3,
-                        markup=False)
+            self.notify("Retired: its file is removed; commit the deletion (u puts it back)",
+                        timeout=3, markup=False)
         self.reload()
+
+    def action_undo(self) -> None:
+        """Put the last retired file back, byte for byte."""
+        if not self.retired:
+            self.notify("Nothing to undo here.", timeout=2)
+            return
+        path, raw = self.retired.pop()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(raw)
+        except OSError as exc:
+            self.notify(f"Could not put {path.name} back: {exc}", severity="error",
+                        markup=False)
+            return
+        self.notify(f"Undone: {path.name} is back", timeout=2, markup=False)
+        self.reload()
+
+    def action_help(self) -> None:
+        from reviewer.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
 
     def action_edit(self) -> None:
         from reviewer.sharing import team

@@ -8,11 +8,41 @@ from textual.widgets import Static
 from reviewer.config import ConfigError, load, resolve_extractor
 
 
-def empty_content(project: str, queued: int, running: int, failed: int) -> Content:
+def shared_counts(project: str) -> tuple[int, int]:
+    """(counting, pending) shared fact files; (0, 0) at once when there is no folder,
+    and on any error (the empty screen must paint)."""
+    try:
+        from reviewer.sharing import reading, trust
+
+        reader = reading.begin(project)
+        if reader is None:
+            return (0, 0)
+        entries = [e for e in reader.finish().entries if e.fact is not None]
+    except Exception:
+        return (0, 0)
+    counting = sum(e.state == trust.APPROVED for e in entries)
+    return (counting, len(entries) - counting)
+
+
+def empty_content(project: str, queued: int, running: int, failed: int,
+                  shared: tuple[int, int] = (0, 0)) -> Content:
+    """`shared`: the project's team facts (counting, pending the trust rule): a second
+    clone has none of its own yet, but its sessions already get the team's."""
     lines = [
         Content.styled("No facts for this project yet.", "bold"),
         Content.styled(project, "$text-muted"),
         Content(""),
+    ]
+    counting, pending = shared
+    if counting or pending:
+        given = (f"{counting} team fact{'s' if counting != 1 else ''} approved by teammates "
+                 f"{'are' if counting != 1 else 'is'} given to Claude at each session start"
+                 if counting else "No team fact counts here yet")
+        more = f" ({pending} more pending the trust rule)" if pending else ""
+        lines += [Content.assemble(("Team facts: ", "bold"), given + more + ". ",
+                                   ("t", "bold $text-accent"), " opens the team view."),
+                  Content("")]
+    lines += [
         Content("mem-review turns your Claude Code sessions into facts you review here."),
         Content(""),
         Content.assemble(("  1. ", "$text-accent"), ("mem-review install", "bold"),
