@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tui_80x24 import LONG_CONTEXT, QUOTE, long_diff_env
 from test_tui_seed import SAMPLE, Env, F, make_app, make_env, seed
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
+DEEP = F("Deploys need the VPN up first.", evidence=QUOTE, context=LONG_CONTEXT)
+MANY = [F(f"Pending fact number {n}.") for n in range(12)]
 Step = Callable[[Pilot], Awaitable[None]]
 
 
@@ -80,6 +83,19 @@ def stale_env(env: Env) -> None:
         "def create_order(payload):\n    if not payload:\n        return None\n    return []\n")
 
 
+def long_diff(env: Env) -> None:
+    long_diff_env(env)
+
+
+def deep_quote(env: Env) -> None:
+    seed(env, [DEEP])
+
+
+def long_diff_and_many(env: Env) -> None:
+    long_diff_env(env)
+    seed(env, MANY)
+
+
 # (name, setup, steps): the view each screen is reached from, and the keys that reach it.
 SCREENS: dict[str, tuple[Callable[[Env], None], Step]] = {
     "main": (seed, after()),
@@ -93,6 +109,13 @@ SCREENS: dict[str, tuple[Callable[[Env], None], Step]] = {
     "merge_edit": (seed, after("space", "j", "space", "j", "m")),
     "stale_view_with_diff": (stale_env, after("tab", "tab", "tab")),
     "verify_question": (stale_env, after("tab", "tab", "tab", "v")),
+    # Issue 22, at 80×24: what matters is on screen.
+    "verify_long_diff": (long_diff, after("tab", "tab", "tab", "v")),
+    "edit_from_verify": (long_diff, after("tab", "tab", "tab", "v", "e")),
+    "evidence_at_quote": (deep_quote, after()),
+    "reject_other_reason": (seed, after("r", "7")),
+    "supersede_side_by_side": (seed, after("space", "j", "space", "S")),
+    "counts_when_marked": (long_diff_and_many, after("space", "j", "space")),
 }
 
 

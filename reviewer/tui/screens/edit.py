@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Select, Static, TextArea
@@ -24,9 +28,12 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
 
     def __init__(
         self, text: str, category: str, *, stale: bool = False, title: str = "Edit fact",
-        note: str | None = None,
+        note: str | None = None, diffs: Callable[[], list[Content]] | None = None,
     ) -> None:
+        """`diffs`: the stale fact's diff, shown under the text (edit opened from the
+        verify question hid the very change the new wording must describe)."""
         super().__init__()
+        self.diffs = diffs
         self.text = text
         self.category = category
         self.stale = stale
@@ -54,11 +61,26 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
                 printable(self.text), id="edit-text", soft_wrap=True, show_line_numbers=False
             )
             yield Static(Content.styled(note, "$text-muted"), id="edit-help")
+            if self.diffs is not None:
+                with VerticalScroll(id="edit-diff"):
+                    yield Static(Content.styled("Reading the diff…", "$text-muted"),
+                                 id="edit-diff-body", markup=False)
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)
         area.focus()
         area.move_cursor(area.document.end)
+        if self.diffs is not None:
+            self.add_class("-with-diff")
+            self._load(asyncio.get_running_loop())
+
+    @work(thread=True, exit_on_error=False)
+    def _load(self, loop: asyncio.AbstractEventLoop) -> None:
+        from reviewer.tui.screens.verify import load_diff
+
+        if self.diffs is not None:
+            load_diff(self.query_one("#edit-diff-body", Static), self.diffs,
+                      self.query_one("#edit-diff", VerticalScroll), loop, self.text)
 
     def action_save(self) -> None:
         text = " ".join(self.query_one(TextArea).text.split())

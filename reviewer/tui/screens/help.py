@@ -27,7 +27,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("m", "merge the marked facts into one, in your words (the others are rejected "
           "as merged into it, keeping their evidence and history)"),
     ("S", "two marked facts: the new one supersedes the other (the approved, or older, "
-          "one); shown side by side, then the new one is approved and the old one retired"),
+          "one); shown side by side (x swaps which is new), then the new one is approved "
+          "and the old one retired"),
     ("v", "a stale fact: see the diff and decide: still true (re-verify), edit, or "
           "retire"),
     ("V", "in the stale view: re-verify, in one confirmed step, every fact whose files "
@@ -36,9 +37,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("/", "filter by text, category or file; enter returns to the list"),
     ("escape", "clear the filter, else the marks"),
     ("tab shift+tab", "next / previous view"),
-    ("ctrl+r", "reload: read the store again (new facts from the worker)"),
+    ("ctrl+r", "reload now (the list follows the store by itself: the worker's new facts, "
+               "another review's decisions)"),
     ("p", "personal: keep approved facts out of `mem-review share` (again: share)"),
-    ("t", "team view: shared facts and who approved them; take, edit or retire one"),
+    ("t", "team view: shared facts and who approved them; take, edit or retire one "
+          "(x asks, u puts it back; escape, t or q back)"),
     ("ctrl+t", "light / dark theme"),
     ("ctrl+p", "command palette: what can act on the selected fact now"),
     ("?", "this help"),

@@ -39,7 +39,7 @@ from reviewer.tui.widgets.empty_state import EmptyState, empty_content
 from reviewer.tui.widgets.fact_list import FactList
 from reviewer.tui.widgets.filter_bar import FilterBar
 from reviewer.tui.widgets.key_bar import KeyBar
-from reviewer.tui.widgets.status_bar import StatusBar, counts_content
+from reviewer.tui.widgets.status_bar import StatusBar, counts_variants
 
 if TYPE_CHECKING:
     from reviewer.tui.review_context import Review
@@ -400,7 +400,7 @@ class MainScreen(Screen[None]):
 
     def update_status(self) -> None:
         shown = len(self.facts.rows)
-        self.query_one(StatusBar).show(self.view, counts_content(
+        self.query_one(StatusBar).show(self.view, counts_variants(
             self.counts, marked=len(self.marks), query=self.query_text, shown=shown,
             queued=self.jobs.get("queued", 0), failed=self.jobs.get("failed", 0),
         ))
@@ -522,7 +522,7 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(RejectScreen(len(targets), preferred), chosen)
 
-    def action_edit(self) -> None:
+    def action_edit(self, *, with_diff: bool = False) -> None:
         row = self.facts.selected
         if row is None:
             self.app.bell()
@@ -540,7 +540,9 @@ class MainScreen(Screen[None]):
             if reanchor is not None:
                 self.compute_staleness([row])
 
-        self.app.push_screen(EditScreen(row.text, row.category, stale=row.stale), saved)
+        diffs = (lambda: self._diff_list(row)) if with_diff and row.stale else None
+        self.app.push_screen(EditScreen(row.text, row.category, stale=row.stale,
+                                        diffs=diffs), saved)
 
     def _anchor(self, files: list[str]) -> tuple[str | None, dict[str, str | None]]:
         from reviewer.freshness.anchors import ABSENT, anchor_files
@@ -562,7 +564,7 @@ class MainScreen(Screen[None]):
             if answer == VERIFY:
                 self._verify_checked(row)
             elif answer == EDIT:
-                self.action_edit()
+                self.action_edit(with_diff=True)
             elif answer == RETIRE:
                 entry = triage.reject([row], triage.OUTDATED)
                 if entry is not None:

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from reviewer.tui.triage import REASONS
 
+HELP = "enter pick · j/k move · 1-7 shortcut · escape cancel"
 
 class RejectScreen(ModalScreen[str | None]):
     """Dismisses with the reason to store, or None when cancelled."""
@@ -45,10 +46,10 @@ class RejectScreen(ModalScreen[str | None]):
                 ),
                 id="reasons",
             )
-            yield Input(placeholder="say why (enter to reject, escape to go back)",
-                        id="other-reason")
-            yield Static(Content.styled("enter pick · j/k move · 1-7 shortcut · escape cancel",
-                                        "$text-muted"), id="reject-help")
+            # Short enough for the box at 80 columns (the longer one was cut); the keys
+            # are in the help line below, which changes while the person types.
+            yield Input(placeholder="say why", id="other-reason")
+            yield Static(Content.styled(HELP, "$text-muted"), id="reject-help")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -72,6 +73,7 @@ class RejectScreen(ModalScreen[str | None]):
         if other.display:
             other.display = False
             other.value = ""
+            self.query_one("#reject-help", Static).update(Content.styled(HELP, "$text-muted"))
             self.query_one(OptionList).focus()
             return
         self.dismiss(None)
@@ -85,6 +87,8 @@ class RejectScreen(ModalScreen[str | None]):
         if reason == "other":
             other = self.query_one("#other-reason", Input)
             other.display = True
+            self.query_one("#reject-help", Static).update(Content.styled(
+                "enter rejects with your reason · escape back to the list", "$text-muted"))
             other.focus()
             return
         self.dismiss(reason)

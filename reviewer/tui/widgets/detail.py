@@ -201,6 +201,19 @@ def full(
     return parts
 
 
+def quote_line(content: Content, width: int) -> int | None:
+    """The wrapped line (at `width`) where the highlighted evidence quote starts."""
+    from reviewer.tui.highlight import EVIDENCE_STYLE
+
+    start = next((s.start for s in content.spans if str(s.style) == EVIDENCE_STYLE), None)
+    if start is None or width <= 0:
+        return None
+    before = content.plain[:start]
+    head, _, tail = before.rpartition("\n")
+    lines = len(Content(head).wrap(width)) if head or before.startswith("\n") else 0
+    return lines + (len(Content(tail).wrap(width)) - 1 if tail else 0)
+
+
 class DetailPane(VerticalScroll, can_focus=False):
     """Shows the selected fact; `loader` builds its full content (called in a thread)."""
 
@@ -272,3 +285,14 @@ class DetailPane(VerticalScroll, can_focus=False):
         self._cache[key] = content
         if self._row is row and self.key(row) == key:
             self.body.update(content)
+            self.call_after_refresh(self._to_quote, row, content)
+
+    def _to_quote(self, row: FactRow, content: Content) -> None:
+        """Open at the highlighted quote when it is below the fold (at 80×24 it took
+        shift+↓ three times), two lines of its context above it; unless the person has
+        scrolled already, or moved on."""
+        if self._row is not row or self.scroll_y != 0:
+            return
+        line = quote_line(content, self.scrollable_content_region.width)
+        if line is not None and line >= self.scrollable_content_region.height - 1:
+            self.scroll_to(y=max(0, line - 2), animate=False, immediate=True)
