@@ -198,10 +198,10 @@ class MainScreen(Screen[None]):
         except Exception:  # a closed connection at exit, a damaged store: ctrl+r says
             return
         if version != self._data_version:
-            self._read_again(version, self._decisions)
+            self._read_again(version, self._decisions, self.by_id)
 
     @work(thread=True, exclusive=True, group="live", exit_on_error=False)
-    def _read_again(self, version: int, decisions: int) -> None:
+    def _read_again(self, version: int, decisions: int, by_id: dict[int, FactRow]) -> None:
         from reviewer.store import db
 
         try:
@@ -211,17 +211,19 @@ class MainScreen(Screen[None]):
                 jobs = queue_counts(conn)
             finally:
                 conn.close()
+            merged = live.merge(by_id, rows)
         except Exception:
             return
         if not get_current_worker().is_cancelled:
-            self.run_later(functools.partial(self._merge_read, rows, jobs, version,
-                                             decisions))
+            self.run_later(functools.partial(self._merge_read, merged, jobs, version,
+                                             decisions, by_id))
 
-    def _merge_read(self, rows: list[FactRow], jobs: dict[str, int], version: int,
-                    decisions: int) -> None:
-        if decisions != self._decisions or self.review.writer.busy():
+    def _merge_read(self, merged: live.Merged, jobs: dict[str, int], version: int,
+                    decisions: int, by_id: dict[int, FactRow]) -> None:
+        if (decisions != self._decisions or self.review.writer.busy()
+                or by_id is not self.by_id):
             return  # read before one of this person's decisions landed: the next poll
-        merged = live.merge(self.by_id, rows)
+        merged.apply()
         self._data_version = version
         self.jobs = jobs
         if not (merged.updated or merged.added or merged.removed):
