@@ -419,8 +419,8 @@ def uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> 
 
 def _backup(path: Path, raw: bytes, settings: dict[str, Any]) -> Path:
     """The pre-install bytes go to `<file>.mem-review.bak` (what uninstall restores); any
-    later version (one already holding our hooks) gets a timestamped backup instead, so
-    no version is ever lost and the pre-install one is never overwritten."""
+    later version (one already holding our hooks) gets a timestamped backup instead (the
+    newest one kept), so the pre-install one is never overwritten."""
     original = backup_path(path)
     if not original.exists() and not entries(settings):
         write_copy(original, raw, path)
