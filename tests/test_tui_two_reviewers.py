@@ -103,3 +103,23 @@ def test_the_poll_is_one_pragma_until_the_store_moves(env: Env) -> None:
         assert live.data_version(conn) != first
     finally:
         conn.close()
+
+
+async def test_an_edit_of_a_fact_rejected_meanwhile_asks_first(env: Env) -> None:
+    seed(env)
+    first, second = make_app(env), make_app(env)
+    async with first.run_test(size=(80, 24)) as one, second.run_test(size=(80, 24)) as two:
+        await first.settle()
+        await second.settle()
+        target = second.main.facts.selected.id
+        second.main.poll_store = lambda: None
+        await two.press("e")  # the second person starts typing
+        await one.press("r", "enter")  # the first rejects it meanwhile
+        await first.settle()
+        await two.press("ctrl+s")
+        await two.pause()
+        assert isinstance(second.screen, ConfirmScreen), "saved over a rejection silently"
+        assert "is now rejected" in str(second.screen.query_one("#confirm-question").visual)
+        await two.press("y")
+        await second.settle()
+        assert env.fact(target)["status"] == "approved"  # the person chose, knowingly

@@ -531,16 +531,17 @@ class MainScreen(Screen[None]):
             return
         from reviewer.tui.screens.edit import EditScreen
 
-        def saved(result: tuple[str, str] | None) -> None:
-            if result is None:
-                return
-            text, category = result
+        def save(text: str, category: str) -> None:
             reanchor = self._anchor(row.files) if row.stale else None
             entry = triage.edit(row, text, category, reanchor=reanchor)
             triage.retire_superseded(entry, self.all_rows)
             self._decided(entry, self.review.writer.edit(row.id, text, category, reanchor))
             if reanchor is not None:
                 self.compute_staleness([row])
+
+        def saved(result: tuple[str, str] | None) -> None:
+            if result is not None:  # another review may have decided it while this was typed
+                self._unless_changed([row], "save your edit", lambda: save(*result))
 
         diffs = (lambda: self._diff_list(row)) if with_diff and row.stale else None
         self.app.push_screen(EditScreen(row.text, row.category, stale=row.stale,
