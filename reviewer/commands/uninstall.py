@@ -31,9 +31,9 @@ def run(args: argparse.Namespace) -> int:
         if server.backup is not None:
             print(f"backup of the previous file: {server.backup}")
     change = settings_file.uninstall(args.scope, project)
-    _forget_exclude(project)
     if not change.changed:
         print(f"no mem-review hooks in {change.path}; nothing changed")
+        _forget_exclude(project)
         return 0
     if change.removed_file:
         print(f"removed {change.path} (install had created it)")
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"removed mem-review hooks from {change.path}")
     if change.backup is not None:
         print(f"backup of the previous file: {change.backup}")
+    _forget_exclude(project)
     return 0
 
 
