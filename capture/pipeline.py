@@ -416,7 +416,9 @@ def _triage(
     from capture.candidate import check_supersedes
     from capture.ground import missing_files
     from capture.verify import verify
-    from reviewer.freshness.anchors import blob_sha, git_head
+    from reviewer.freshness import cited
+    from reviewer.freshness.anchors import git_head
+    from reviewer.log import log
     from reviewer.store.dedupe import FactIndex, fact_key
     from reviewer.store.facts import NewFact
 
@@ -446,7 +448,12 @@ def _triage(
             continue
         files = _clean_files(cand.files, job.project)
         missing = missing_files(files, job.project)
-        anchors = {f: (None if f in missing else blob_sha(Path(job.project) / f)) for f in files}
+        anchors, unread = cited.anchor(job.project, [f for f in files if f not in missing])
+        for f, why in unread.items():  # a FIFO, a device, 2 GB: never read, counted missing
+            log("worker", f"job {job.id}: cited file {f[:200]!r} not read: {why}")
+            missing.append(f)
+        anchors.update(dict.fromkeys(missing))
+        anchors = {f: anchors[f] for f in files}
         verdict = verify(text, evidence, sent.turns, confidence=cand.confidence)
         at = verdict.turn
         if at is None and evidence:

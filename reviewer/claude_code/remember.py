@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.claude_code.recall import RecallError, parse
-from reviewer.freshness.anchors import blob_sha, git_head
+from reviewer.freshness import cited as cited_files
+from reviewer.freshness.anchors import git_head
 from reviewer.sanitize.redact import redact
 from reviewer.sanitize.visible import strip as strip_invisible
 from reviewer.store import db
@@ -65,6 +66,7 @@ class Proposal:
     text: str
     grounded: bool | None = None
     missing: list[str] = field(default_factory=list)
+    unread: dict[str, str] = field(default_factory=dict)
 
     def message(self) -> str:
         if self.kind == "suppressed":
@@ -82,8 +84,10 @@ class Proposal:
             False: "its evidence was NOT found in this session's transcript (flagged)",
             None: "no transcript was found to check its evidence against (flagged)",
         }[self.grounded]
-        missing = f"; cited files not in the project: {', '.join(self.missing)}" if (
-            self.missing) else ""
+        gone = [f for f in self.missing if f not in self.unread]
+        missing = f"; cited files not in the project: {', '.join(gone)}" if gone else ""
+        missing += "".join(f"; cited file {f} not read: {why}"
+                           for f, why in self.unread.items())
         return (
             f"Stored as pending candidate #{self.fact_id} (proposed by the agent); "
             f"{check}{missing}. {NOT_APPROVED}"
@@ -107,7 +111,9 @@ def remember(
     cited = _relative([redact(strip_invisible(f)) for f in cited], root)
     grounded = checks.grounded(text, quote) if quote else False
     missing = [f for f in cited if not _inside_and_exists(root, f)]
-    anchors = {f: (None if f in missing else blob_sha(Path(root) / f)) for f in cited}
+    anchors, unread = cited_files.anchor(root, [f for f in cited if f not in missing])
+    missing += [f for f in unread if f not in missing]  # a FIFO, a device, 2 GB: not read
+    anchors = {f: anchors.get(f) for f in cited}
     commit, branch = git_head(root)
     now = db.now()
     with db.transaction(conn):
@@ -135,7 +141,7 @@ def remember(
             "text": text, "category": cat, "files": cited, "status": "pending",
             "grounded": grounded,
         }, now)
-    return Proposal("new", fact_id, text, grounded, missing)
+    return Proposal("new", fact_id, text, grounded, missing, unread)
 
 
 def _neighbours(conn: sqlite3.Connection, root: str, text: str) -> list[tuple[int, str, str]]:

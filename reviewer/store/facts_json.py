@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -178,6 +179,12 @@ def _opt_int(item: Mapping[str, Any], key: str, where: str) -> int | None:
     return value
 
 
+def _outside(path: str) -> bool:
+    """Lexically out of the project: absolute, `~`, or a `..` part."""
+    return (os.path.isabs(path) or path.startswith(("/", "\\", "~"))
+            or ".." in path.replace("\\", "/").split("/"))
+
+
 def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
     """One exported fact, checked and typed; unknown keys are ignored."""
     where = f"{name}: fact #{i + 1}"
@@ -215,12 +222,17 @@ def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
     ):
         raise UserError(f"{where}: `anchors` too many or too long")
     anchors = {visible.strip(k): v for k, v in anchors.items()}
+    files = _str_list(item.get("files"), f"{where}: `files`")
+    for path in (*anchors, *files):
+        if _outside(path):  # never hashed at SessionStart: refused here with its reason
+            raise UserError(f"{where}: file {path[:200]!r} is outside the project "
+                            "(absolute or through `..`)")
     return {
         "text": " ".join(visible.strip(text).split()),
         "category": category,
         "status": status,
         "confidence": float(confidence),
-        "files": _str_list(item.get("files"), f"{where}: `files`"),
+        "files": files,
         "evidence": _opt_str(item, "evidence", where) or "",
         "context": _opt_str(item, "context", where) or "",
         "reject_reason": _opt_str(item, "reject_reason", where),
