@@ -187,21 +187,25 @@ def test_session_start_never_reads_a_hostile_file_nor_one_outside(
     assert all(states[str(i)] != "fresh" for i in range(1, len(facts)))
 
 
-def test_session_start_does_not_stat_or_hash_through_dotdot(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from reviewer.freshness import staleness
-
-    seen: list[str] = []
-    real_stat = os.stat
-    monkeypatch.setattr(os, "stat", lambda p, *a, **k: seen.append(str(p)) or real_stat(
-        p, *a, **k))
-    staleness.forget()
+def test_session_start_does_not_stat_or_hash_through_dotdot(project: Path) -> None:
+    """In a bounded child too: the rename search once hashed an untracked symlink to
+    /dev/zero (this test's first version, in-process, was OOM-killed on the old code)."""
     facts = [{"id": 1, "anchors": json.dumps({"../outside.txt": "0" * 40,
                                               "/etc/hostname": "1" * 40})}]
-    got = staleness.verdicts(None, str(project), facts)
-    assert got[1].stale
-    assert not [p for p in seen if "outside.txt" in p or p == "/etc/hostname"]
+    out = bounded(f"""
+        import json, os
+        seen = []
+        real_stat, real_open = os.stat, os.open
+        os.stat = lambda p, *a, **k: seen.append(str(p)) or real_stat(p, *a, **k)
+        os.open = lambda p, *a, **k: seen.append(str(p)) or real_open(p, *a, **k)
+        from reviewer.freshness import staleness
+        got = staleness.verdicts(None, {str(project)!r}, {facts!r})
+        print(json.dumps([got[1].stale, seen]))
+    """, project)
+    assert out.returncode == 0, out.stderr[-3000:]
+    stale, seen = json.loads(out.stdout)
+    assert stale
+    assert not [p for p in seen if "outside.txt" in p or p.endswith("/etc/hostname")]
 
 
 def test_the_tui_diff_says_why_it_did_not_read_the_file(project: Path) -> None:
