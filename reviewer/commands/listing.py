@@ -101,8 +101,9 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 continue
             out.append(item)
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        from reviewer.sanitize.visible import json_text
+
+        sys.stdout.write(json_text(json.dumps(out, indent=2, ensure_ascii=False)) + "\n")
         return 0
     width = min(MAX_WIDTH, shutil.get_terminal_size((MAX_WIDTH, 24)).columns)
     facts = [f for f in facts if _readable(f, found)]

@@ -75,3 +75,31 @@ def _escape(match: re.Match[str]) -> str:
 def escape(text: str) -> str:
     """Every invisible character as a visible `\\u{hex}` (newlines and tabs are kept)."""
     return INVISIBLE.sub(_escape, text)
+
+
+_PICTURES = {code: 0x2400 + code for code in range(32)}  # ␀..␟: ESC shows as ␛
+_PICTURES[0x7F] = 0x2421  # ␡
+_PICTURES[ord("\n")] = " ⏎ "
+_PICTURES[ord("\t")] = " "
+
+
+def shown(text: str) -> str:
+    """One line for a terminal (`log`, `list`): controls as their pictures (ESC -> ␛), every
+    other invisible character as `\\u{hex}`: no escape sequence reaches the terminal."""
+    return escape(text.translate(_PICTURES))
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # a surrogate pair, as JSON spells an astral character
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_text(dumped: str) -> str:
+    """JSON text (from `json.dumps(..., ensure_ascii=False)`) with every invisible
+    character escaped as `\\uXXXX`: the same value, no raw C1 control or bidi override
+    in the output. Safe because JSON's own syntax is plain ASCII: these can only sit
+    inside strings."""
+    return INVISIBLE.sub(_json_escape, dumped)
