@@ -118,6 +118,6 @@ def test_list_json_has_no_raw_control_characters_and_keeps_the_value(alice: Path
                            "--status", "all"], cwd=alice, capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stderr
-    assert not any(0x80 <= ord(c) <= 0x9f or ord(c) < 0x20 and c != "\n" or c == "\u202e"
+    assert not any(0x80 <= ord(c) <= 0x9f or (ord(c) < 0x20 and c != "\n") or c == "\u202e"
                    for c in done.stdout), repr(done.stdout)
     assert json.loads(done.stdout)[0]["fact"] == "x " + HOSTILE + "\u202e"
