@@ -27,7 +27,8 @@ usually sees blank or a box, and a whole ASCII sentence fits), lone surrogates (
 `\\ud800` cannot be encoded for the terminal anyway) and the noncharacters U+FFFE/U+FFFF.
 
 Trade-offs, chosen for the gate: a Nerd Font icon (private use) is shown as `\\u{e0b0}`;
-an emoji ZWJ sequence falls apart into its emoji (👩‍💻 → 👩💻), an emoji's presentation selector goes (❤️ → ❤), and a Persian or Indic
+an emoji ZWJ sequence falls apart into its emoji (👩‍💻 → 👩💻),
+an emoji's presentation selector goes (❤️ → ❤), and a Persian or Indic
 word loses its ZWNJ. Each stays readable; none can carry hidden text. Ordinary spaces
 (NBSP, ideographic space) are visible as space and are kept.
 
