@@ -226,7 +226,7 @@ def test_session_start_merges_shared_and_personal_and_names_approvers(
     assert not (tmp_path / "bob-home" / "store.db").exists()
     text, stats = render_context(bob)
     assert text is not None
-    assert "Handlers return 1 on success [src/api.py; approved" in text
+    assert "Handlers return 1 on success [as of " in text and "; check src/api.py" in text
     assert "by Alice Example]" in text
     assert stats.shared == 2 and stats.approved == 2
     # Bob approved the same fact himself (another wording of the key): one entry.
