@@ -421,6 +421,7 @@ def _triage(
     from reviewer.log import log
     from reviewer.store.dedupe import FactIndex, fact_key
     from reviewer.store.facts import NewFact
+    from reviewer.store.schema import MAX_FACT_CHARS
 
     known = store.known(job.project)
     index = FactIndex.build(known)
@@ -433,6 +434,9 @@ def _triage(
         evidence = redact(cand.evidence).strip()
         if not text:
             out.dropped.append("empty fact after redaction")
+            continue
+        if len(text) > MAX_FACT_CHARS:  # the store refuses it: dropped here with a reason
+            out.dropped.append(f"fact over {MAX_FACT_CHARS:,} characters: {text[:80]}")
             continue
         decision = index.classify(text)
         if decision.kind == "suppressed":

@@ -28,11 +28,10 @@ from reviewer.sanitize.redact import redact
 from reviewer.sanitize.visible import strip as strip_invisible
 from reviewer.store import db
 from reviewer.store.dedupe import FactIndex, fact_key
-from reviewer.store.schema import CATEGORIES
+from reviewer.store.schema import CATEGORIES, MAX_FACT_CHARS
 
 SOURCE = "agent"
 ACTOR = "agent"
-MAX_FACT_CHARS = 1_000
 MAX_EVIDENCE_CHARS = 2_000
 MAX_FILES = 20
 AGENT_CONFIDENCE = 0.5  # the agent states no confidence; the reviewer judges

@@ -16,13 +16,12 @@ from typing import Any
 
 from reviewer.errors import UserError
 from reviewer.sanitize import visible
-from reviewer.store.schema import CATEGORIES
+from reviewer.store.schema import CATEGORIES, MAX_FACT_CHARS
 from reviewer.store.schema import FACT_STATUSES as STATUSES
 
 # What an import accepts: times between 1970 and 9999 (what `iso` and `time.localtime`
 # can render everywhere), texts a person can still read in the review screen.
 MIN_TIME, MAX_TIME = 0.0, 253_402_300_799.0  # 9999-12-31T23:59:59Z
-MAX_FACT_CHARS = 4_000
 MAX_TEXT_CHARS = 100_000  # evidence, context, reasons
 MAX_FILES, MAX_PATH_CHARS = 1_000, 4_096
 MAX_ID_CHARS = 200  # session ids, commit SHAs, branch and model names
@@ -194,7 +193,8 @@ def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
     if not isinstance(text, str) or not visible.strip(text).strip():
         raise UserError(f"{where}: `fact` must be a non-empty string of visible text")
     if len(text) > MAX_FACT_CHARS:
-        raise UserError(f"{where}: `fact` is over {MAX_FACT_CHARS:,} characters")
+        raise UserError(f"{where}: `fact` is over {MAX_FACT_CHARS:,} characters: a fact is "
+                        "one or two sentences, and a person must see all of it to approve it")
     if "grounded" in item and not isinstance(item["grounded"], bool):
         raise UserError(f"{where}: `grounded` must be true or false")
     category = item.get("category")

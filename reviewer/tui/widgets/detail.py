@@ -23,6 +23,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from reviewer.freshness.anchors import ABSENT
+from reviewer.sanitize.lookalike import review_flags
 from reviewer.tui.rows import FactDetail, FactRow, HistoryRow
 from reviewer.tui.safe_text import clip, printable
 
@@ -81,6 +82,8 @@ def summary(row: FactRow, grade: str | None = None) -> list[Content]:
     if row.missing:
         notes.append(Content.styled(
             "! cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
+    for flag in review_flags(row.text):  # orders to the model, lookalike letters
+        notes.append(Content.styled("⚠ look twice: " + printable(flag), "bold $text-error"))
     if row.times_seen > 1 or row.used:
         notes.append(Content.styled(
             f"seen in {row.times_seen} sessions · injected {row.used} times", "$text-muted"))
