@@ -33,6 +33,10 @@ from reviewer.store.schema import CATEGORIES, MAX_FACT_CHARS
 SOURCE = "agent"
 ACTOR = "agent"
 MAX_EVIDENCE_CHARS = 2_000
+# A flood of proposals buries the real ones under review work (issue 19): at most
+# PER_SESSION stored per session (per day when no session is known), PER_MINUTE a minute.
+PER_SESSION = 20
+PER_MINUTE = 5
 MAX_FILES = 20
 AGENT_CONFIDENCE = 0.5  # the agent states no confidence; the reviewer judges
 NEIGHBOURS = 200  # full-text matches a proposal is deduped against
@@ -115,6 +119,7 @@ def remember(
     anchors = {f: anchors.get(f) for f in cited}
     commit, branch = git_head(root)
     now = db.now()
+    _within_limits(conn, root, checks.session_id, now)
     with db.transaction(conn):
         decision = FactIndex.build(_neighbours(conn, root, text)).classify(text)
         if decision.kind == "suppressed":
@@ -188,6 +193,31 @@ def _validate(
         raise RememberError(f"evidence is {len(evidence)} characters; at most "
                             f"{MAX_EVIDENCE_CHARS}")
     return fact, category, files, evidence
+
+
+def _within_limits(conn: sqlite3.Connection, root: str, session_id: str | None,
+                   now: float) -> None:
+    """Refuse, saying why, a proposal over the session's cap or the per-minute rate."""
+    recent = conn.execute(
+        "SELECT COUNT(*) FROM fact WHERE source = ? AND project = ? AND created_at > ?",
+        (SOURCE, root, now - 60)).fetchone()[0]
+    if recent >= PER_MINUTE:
+        raise RememberError(
+            f"not stored: {recent} proposals in the last minute, at most {PER_MINUTE} a "
+            "minute; propose only what a person will want to keep, and wait a minute")
+    if session_id:
+        mine = conn.execute("SELECT COUNT(*) FROM fact WHERE source = ? AND session_id = ?",
+                            (SOURCE, session_id)).fetchone()[0]
+        scope = "this session"
+    else:
+        mine = conn.execute(
+            "SELECT COUNT(*) FROM fact WHERE source = ? AND project = ? AND session_id IS NULL "
+            "AND created_at > ?", (SOURCE, root, now - 86_400)).fetchone()[0]
+        scope = "sessions with no known transcript today"
+    if mine >= PER_SESSION:
+        raise RememberError(
+            f"not stored: {scope} already proposed {mine} facts, the cap is {PER_SESSION}; "
+            "a person reviews them in `mem-review` first")
 
 
 def _relative(files: list[str], root: str) -> list[str]:
