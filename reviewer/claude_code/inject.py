@@ -260,13 +260,15 @@ def merge_shared(
         seen.add(key)
         local = by_share.get(fact.id) or by_key.get(key)
         if local is not None:
-            if local[1] == "approved":
-                approver[local[0]] = fact.approved_by
+            if local[1] == "approved":  # counted as shared; this person approved it
+                approver[local[0]] = ""
             continue  # this person's own decision wins here
         team.append((
             -n, fact.text, fact.category, list(fact.files) if fact.files else "[]",
             json.dumps(fact.anchors) if fact.anchors else "{}", fact.commit, fact.confidence,
-            fact.approved_epoch(), fact.approved_by,
+            # No approver named: `approved_by` is what the file claims, which whoever
+            # wrote the file chose (reading.verified_approver is the verified source).
+            fact.approved_epoch(), "",
         ))
     stats.shared = len(team) + len(approver)
     if approver:

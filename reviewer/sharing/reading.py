@@ -106,6 +106,21 @@ def rejections(root: str | os.PathLike[str]) -> list[fmt.SharedRejection]:
             if e.state == trust.APPROVED and e.fact is not None]
 
 
+def verified_approver(root: str | os.PathLike[str], path: str, timeout: float = 3.0) -> str:
+    """Who put the file's current content on the remote's default branch: the author of
+    the last commit there that changed `path` ("Name <email>"), "" when unknown.
+
+    A fact file's `approved_by` is only a claim (anyone who can write the file writes
+    it); this is the name to show. Replace objects are ignored. One bounded git call: for
+    the review screen, never SessionStart."""
+    ref = trust.remote_default_ref(root)
+    if ref is None:
+        return ""
+    out = anchors.run_git(root, "--no-replace-objects", "log", "-1", "--format=%an <%ae>",
+                          ref, "--", path, timeout=timeout)
+    return " ".join((out or "").split())[:200]
+
+
 def _read(path: str) -> bytes | None:
     """A regular file's bytes, never through a symlink, at most MAX_BYTES (+1 to tell).
     (Trust never rests on this: what is read counts only if its hash is origin's blob.)"""
