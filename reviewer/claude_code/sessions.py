@@ -34,12 +34,13 @@ def _file(project: str) -> Path:
 def recorded(project: str) -> list[dict[str, object]]:
     """The sessions recorded for `project`, newest first: {session_id, transcript_path, at}."""
     try:
+        paths.check_home()
         with open(_file(project), "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
             return []
         data = json.loads(raw)
-    except (OSError, ValueError):
+    except (OSError, ValueError, paths.HomeError):
         return []
     if not isinstance(data, dict) or data.get("project") != project:
         return []
@@ -55,6 +56,7 @@ def record(project: str, session_id: str, transcript_path: str) -> None:
     try:
         if not session_id or not transcript_path or len(transcript_path) > 4096:
             return
+        paths.ensure_home()  # never into a data dir swapped for a symlink or another's
         kept = [s for s in recorded(project) if s.get("session_id") != session_id]
         entry = {"session_id": session_id[:200], "transcript_path": transcript_path,
                  "at": time.time()}

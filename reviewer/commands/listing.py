@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from reviewer.store.facts_json import to_json
 
     project = resolve(args.project)
-    conn = db.connect()
+    conn = db.connect_for_reading()  # a read-only or full data dir still lists
     try:
         facts, found = select_facts(conn, project, args.status)
     finally:
