@@ -232,3 +232,30 @@ def test_an_import_with_an_anchor_outside_the_project_is_refused(tmp_path: Path)
         item = {"fact": "x is y", "category": "convention", "anchors": {path: "0" * 40}}
         with pytest.raises(UserError, match="outside the project"):
             validate_item(item, 0, "f.json")
+
+
+async def test_the_review_pane_says_why_a_cited_file_was_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_tui_seed import make_app, make_env
+
+    env = next(make_env(tmp_path, monkeypatch))
+    os.mkfifo(env.project / "pipe")
+    from reviewer.claude_code.remember import remember
+    from reviewer.store import db
+
+    conn = db.connect(env.db_path)
+    try:
+        remember(conn, env.project, "The queue is fed through a named pipe.", "gotcha",
+                 files=["pipe"])
+    finally:
+        conn.close()
+    app = make_app(env)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await app.settle()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        body = app.main.detail.body
+        text = str(body.visual.plain if hasattr(body.visual, "plain") else body.visual)
+        assert "not read: a FIFO (named pipe), not a regular file" in text, text

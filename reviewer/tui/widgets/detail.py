@@ -142,7 +142,7 @@ def _history_line(h: HistoryRow) -> Content:
 def full(
     row: FactRow, detail: FactDetail | None, history: list[HistoryRow],
     diffs: dict[str, Content], context: tuple[Content, bool] | None,
-    grade: str | None = None,
+    grade: str | None = None, unread: dict[str, str] | None = None,
 ) -> list[Content]:
     """Every section of the pane for one fact (built off the UI thread)."""
     parts = summary(row, grade)
@@ -182,6 +182,9 @@ def full(
                 line = line + Content.styled(f"  → {printable(row.renamed[path])}",
                                              "$text-warning")
             parts.append(line)
+            if unread and path in unread:  # a FIFO, a device, 2 GB, outside: never read
+                parts.append(Content.styled(f"         not read: {printable(unread[path])}",
+                                            "$text-warning"))
     for path, diff in diffs.items():
         parts += [Content(""), heading(f"Diff of {printable(path)} since capture"), diff]
     parts += [Content(""), heading("Provenance")]
