@@ -259,3 +259,11 @@ async def test_the_review_pane_says_why_a_cited_file_was_not_read(
         body = app.main.detail.body
         text = str(body.visual.plain if hasattr(body.visual, "plain") else body.visual)
         assert "not read: a FIFO (named pipe), not a regular file" in text, text
+
+
+def test_an_import_keeps_a_missing_outside_file_that_has_no_hash() -> None:
+    from reviewer.store.facts_json import validate_item
+
+    item = {"fact": "x is y", "category": "convention", "files": ["/etc/nginx.conf"],
+            "anchors": {"/etc/nginx.conf": None}}
+    assert validate_item(item, 0, "f.json")["files"] == ["/etc/nginx.conf"]

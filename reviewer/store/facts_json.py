@@ -223,9 +223,11 @@ def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
         raise UserError(f"{where}: `anchors` too many or too long")
     anchors = {visible.strip(k): v for k, v in anchors.items()}
     files = _str_list(item.get("files"), f"{where}: `files`")
-    for path in (*anchors, *files):
-        if _outside(path):  # never hashed at SessionStart: refused here with its reason
-            raise UserError(f"{where}: file {path[:200]!r} is outside the project "
+    for path, sha in anchors.items():
+        # A hash of a file out of the project would have SessionStart read it: refused
+        # (a null anchor, a cited path that was missing at capture, is never read).
+        if sha is not None and _outside(path):
+            raise UserError(f"{where}: anchor {path[:200]!r} is outside the project "
                             "(absolute or through `..`)")
     return {
         "text": " ".join(visible.strip(text).split()),
