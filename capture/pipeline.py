@@ -416,9 +416,12 @@ def _triage(
     from capture.candidate import check_supersedes
     from capture.ground import missing_files
     from capture.verify import verify
-    from reviewer.freshness.anchors import blob_sha, git_head
+    from reviewer.freshness import cited
+    from reviewer.freshness.anchors import git_head
+    from reviewer.log import log
     from reviewer.store.dedupe import FactIndex, fact_key
     from reviewer.store.facts import NewFact
+    from reviewer.store.schema import MAX_FACT_CHARS
 
     known = store.known(job.project)
     index = FactIndex.build(known)
@@ -431,6 +434,9 @@ def _triage(
         evidence = redact(cand.evidence).strip()
         if not text:
             out.dropped.append("empty fact after redaction")
+            continue
+        if len(text) > MAX_FACT_CHARS:  # the store refuses it: dropped here with a reason
+            out.dropped.append(f"fact over {MAX_FACT_CHARS:,} characters: {text[:80]}")
             continue
         decision = index.classify(text)
         if decision.kind == "suppressed":
@@ -446,7 +452,12 @@ def _triage(
             continue
         files = _clean_files(cand.files, job.project)
         missing = missing_files(files, job.project)
-        anchors = {f: (None if f in missing else blob_sha(Path(job.project) / f)) for f in files}
+        anchors, unread = cited.anchor(job.project, [f for f in files if f not in missing])
+        for f, why in unread.items():  # a FIFO, a device, 2 GB: never read, counted missing
+            log("worker", f"job {job.id}: cited file {f[:200]!r} not read: {why}")
+            missing.append(f)
+        anchors.update(dict.fromkeys(missing))
+        anchors = {f: anchors[f] for f in files}
         verdict = verify(text, evidence, sent.turns, confidence=cand.confidence)
         at = verdict.turn
         if at is None and evidence:

@@ -36,7 +36,7 @@ GOOD = {"fact": "Tests run with pytest.", "category": "convention", "status": "a
         ({"confidence": 1.5}, "[0, 1]"),
         ({"confidence": "high"}, "[0, 1]"),
         ({"confidence": float("nan")}, "[0, 1]"),
-        ({"fact": "x" * 5000}, "over 4,000 characters"),
+        ({"fact": "x" * 5000}, "over 1,000 characters"),
         ({"fact": "\u200b\U000e0041"}, "visible text"),
         ({"evidence": 5}, "must be a string"),
         ({"evidence": "e" * 200_000}, "over 100,000"),

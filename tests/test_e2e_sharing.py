@@ -84,7 +84,7 @@ def test_a_fact_shared_through_git_reaches_a_teammates_session(
         told = _told(api, 0)
         assert INJECTED_MARK in told
         assert FACT in told
-        assert "by Alice Example" in told
+        assert "Alice Example" not in told  # the file's approver is a claim: not shown
 
         # 3. Bob's copy of the cited file changes: the fact is withheld in his clone.
         (bob_dir / "src" / "db.py").write_text(DB_PY.replace("return 1", "return 2"))

@@ -80,3 +80,44 @@ def test_log_of_an_unknown_fact_is_one_line(alice: Path) -> None:
     _captured(alice, "Something")
     done = _log(alice, "999")
     assert done.returncode == 1 and done.stderr == "mem-review: no fact 999\n"
+
+
+HOSTILE = "\x1b]0;owned\x07\x1b[8mhidden\x1b[0m\x9b31m"  # OSC title, hidden text, C1 CSI
+
+
+def test_log_prints_no_raw_escape_sequence_from_facts_or_commit_subjects(alice: Path) -> None:
+    (fact_id,) = _captured(alice, "The API keeps x at 1")
+    store = Store()
+    store.edit(fact_id, "The API module keeps x equal to 1", "convention")
+    commit, _, anchor_map = anchors.anchor_files(alice, ["src/api.py"])
+    store.verify(fact_id, commit, anchor_map)
+    store.close()
+    share(alice)
+    publish(alice, "share " + HOSTILE)  # a commit subject anyone on the team can write
+    conn = db.connect()  # a row written by hand (an old store, a direct edit)
+    conn.execute("UPDATE fact SET text = ? WHERE id = ?", ("x " + HOSTILE, fact_id))
+    conn.commit()
+    conn.close()
+    for args in ((str(fact_id),), ()):
+        out = _log(alice, *args)
+        assert out.returncode == 0, out.stderr
+        assert not any(c in out.stdout for c in "\x1b\x07\x9b"), repr(out.stdout)
+        assert "␛]0;owned␇" in out.stdout
+    assert "\\u{9b}31m" in _log(alice, str(fact_id)).stdout
+
+
+def test_list_json_has_no_raw_control_characters_and_keeps_the_value(alice: Path) -> None:
+    import json
+
+    (fact_id,) = _captured(alice, "The API keeps x at 1")
+    conn = db.connect()
+    conn.execute("UPDATE fact SET text = ? WHERE id = ?", ("x " + HOSTILE + "\u202e", fact_id))
+    conn.commit()
+    conn.close()
+    done = subprocess.run([sys.executable, "-m", "reviewer.cli", "list", "--json",
+                           "--status", "all"], cwd=alice, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert not any(0x80 <= ord(c) <= 0x9f or (ord(c) < 0x20 and c != "\n") or c == "\u202e"
+                   for c in done.stdout), repr(done.stdout)
+    assert json.loads(done.stdout)[0]["fact"] == "x " + HOSTILE + "\u202e"

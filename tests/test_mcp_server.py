@@ -186,6 +186,12 @@ def test_remember_over_the_wire_is_pending_and_sees_the_session_transcript(
             "Our staging host is staging.shop.internal, use it for smoke tests."},
             "uuid": "u1", "sessionId": "sess-42", "timestamp": "2026-01-01T00:00:00Z"}
     (folder / "sess-42.jsonl").write_text(json.dumps(line) + "\n")
+    # Claude Code names it to the SessionStart hook: the only transcript remember trusts.
+    payload = {"session_id": "sess-42", "transcript_path": str(folder / "sess-42.jsonl"),
+               "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"}
+    subprocess.run([sys.executable, "-m", "reviewer.cli", "hook", "session-start"],
+                   input=json.dumps(payload), env=env, cwd=repo, capture_output=True,
+                   text=True, timeout=60, check=True)
     client = Client(repo, env)
     try:
         client.initialize()

@@ -226,15 +226,16 @@ def test_session_start_merges_shared_and_personal_and_names_approvers(
     assert not (tmp_path / "bob-home" / "store.db").exists()
     text, stats = render_context(bob)
     assert text is not None
-    assert "Handlers return 1 on success [src/api.py; approved" in text
-    assert "by Alice Example]" in text
+    assert "Handlers return 1 on success [as of " in text and "; check src/api.py" in text
+    # The file's `approved_by` is a claim anyone writing the file makes: never shown here.
+    assert "Alice" not in text
     assert stats.shared == 2 and stats.approved == 2
     # Bob approved the same fact himself (another wording of the key): one entry.
     approve(bob, "the README is the entry point.")
     text, stats = render_context(bob)
     assert text is not None
     lines = [line for line in text.splitlines() if "README" in line]
-    assert len(lines) == 1 and "by Alice Example" in lines[0]
+    assert len(lines) == 1 and "Alice" not in lines[0]
     assert stats.injected == 2
     # A fact Bob rejected stays out of his sessions even though the team shares it.
     conn = sqlite3.connect(tmp_path / "bob-home" / "store.db")
@@ -447,7 +448,8 @@ def test_recall_answers_with_trusted_shared_facts_and_who_approved_them(
         answer = recall(conn, bob, "what does the API handler return")
         (hit,) = answer.results
         assert hit.text == "The API handler returns 1 on success"
-        assert hit.as_json()["approved_by"].startswith("Alice Example ")  # neutralised as injected
+        # The file's approver is only a claim: recall names no one (issue 19).
+        assert "approved_by" not in hit.as_json() and "Alice" not in answer.text()
         assert hit.as_json()["id"] is None and answer.withheld_pending == 1  # the forged one
         (bob / "src" / "api.py").write_text("def handler():\n    return 2\n")  # code moved on
         answer = recall(conn, bob, "API handler")

@@ -245,7 +245,8 @@ def test_the_hash_cache_is_reused_and_invalidated_on_edit(
     facts = [fact(1, repo, ["src/app.py"]), fact(2, repo, ["src/util.py", "README.md"])]
     hashed: list[str] = []
     real = staleness.hash_file
-    monkeypatch.setattr(staleness, "hash_file", lambda p, st: hashed.append(p) or real(p, st))
+    monkeypatch.setattr(staleness, "hash_file",
+                        lambda r, p, st: hashed.append(f"{r}/{p}") or real(r, p, st))
     c = conn()
     first = ScanStats()
     verdicts(c, repo, facts, stats=first)

@@ -60,6 +60,9 @@ async def test_team_view_shows_trust_and_takes_retires_and_edits(bob: Path) -> N
         assert [r.counts for r in screen.rows] == [False, True]
         shown = _plain(screen.query_one("#team-detail", Static))
         assert "pending for you: not on origin/main" in shown
+        # The forged file only claims an approver: shown as approved by no one (issue 19).
+        assert "approved by no one yet" in shown and "approved by Nobody" not in shown
+        assert "Nobody" not in str(screen.query_one(OptionList).get_option_at_index(0).prompt)
         options = screen.query_one(OptionList)
         # Retire the forged one: asked first, then its file is gone; u puts it back.
         raw = (bob / FORGED.path).read_bytes()
@@ -81,7 +84,11 @@ async def test_team_view_shows_trust_and_takes_retires_and_edits(bob: Path) -> N
         await pilot.pause()
         assert not (bob / FORGED.path).exists()
         assert [r.fact.text for r in screen.rows] == ["The database opens in WAL mode"]
-        assert "approved by Alice Example" in _plain(screen.query_one("#team-detail", Static))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        # The name shown is the remote commit's author, not what the file says.
+        assert "put on origin's default branch by Alice Example" in _plain(
+            screen.query_one("#team-detail", Static))
         # Take Alice's: approved in Bob's store by a person, with the file's share id.
         await pilot.press("a")
         await app.settle()

@@ -405,8 +405,10 @@ def test_every_trigger_survives_the_migrations(conn: sqlite3.Connection) -> None
 
 def test_a_tracked_symlink_is_watched_by_what_it_points_to(tmp_path: Path, repo: Path) -> None:
     """git checks a link as a link; staleness hashes its target. The target changing must
-    not be answered from the memo."""
-    outside = tmp_path / "shared_settings.py"
+    not be answered from the memo. (The target is inside the project: one outside it is
+    never read, reviewer/freshness/cited.py.)"""
+    outside = repo / "local" / "shared_settings.py"
+    outside.parent.mkdir()
     outside.write_text("DEBUG = False\n")
     (repo / "settings.py").symlink_to(outside)
     git(repo, "add", "settings.py")
@@ -419,6 +421,11 @@ def test_a_tracked_symlink_is_watched_by_what_it_points_to(tmp_path: Path, repo:
     outside.write_text("DEBUG = True!\n")
     assert states(memo(c, repo)[0]) == {1: "changed"}
     agree(c, repo)
+    elsewhere = tmp_path / "elsewhere.py"  # retargeted out of the project: not read, stale
+    elsewhere.write_text("DEBUG = False\n")
+    (repo / "settings.py").unlink()
+    (repo / "settings.py").symlink_to(elsewhere)
+    assert states(memo(c, repo)[0]) == {1: "deleted"}
 
 
 def test_a_remembered_move_whose_new_home_is_gone_is_not_replayed(

@@ -95,7 +95,7 @@ def run(ctx: Ctx) -> list[Result]:
         res.notes.append(f"injected {shown} facts, {len(text):,} chars; "
                          f"last line: {text.splitlines()[-1][:80]}")
         res.extra["injected_chars"] = len(text)
-        if "by Alice Example" not in text:
+        if f" of {n} notes shown" not in text:  # the shared facts counted as approved
             res.status = "ERROR"
             res.notes.append("no approver shown: the shared facts were not read as approved")
     except (ValueError, KeyError, TypeError, IndexError):

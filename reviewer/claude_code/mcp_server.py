@@ -82,7 +82,7 @@ def open_store(create: bool) -> sqlite3.Connection | None:
     """A fresh connection per call; None when there is no store and `create` is False."""
     if not create and not paths.db_path().exists():
         return None
-    return db.connect()
+    return db.connect_for_reading()  # read-only or full: recall goes on, remember refuses
 
 
 def build(
@@ -120,6 +120,13 @@ def build(
                 proposal = remember_mod.remember(
                     conn, project, fact, category, files, evidence, checks=checks()
                 )
+            except (sqlite3.Error, db.StoreError) as exc:
+                if not db.is_read_only(exc):
+                    raise
+                log("mcp", f"remember: store not writable: {exc}")
+                raise remember_mod.RememberError(
+                    "not stored: the store cannot be written here (read-only or full disk: "
+                    f"{_line(str(exc))}); nothing was stored, nothing else changed") from None
             finally:
                 conn.close()
             return proposal.message()

@@ -22,17 +22,21 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.claude_code.recall import RecallError, parse
-from reviewer.freshness.anchors import blob_sha, git_head
+from reviewer.freshness import cited as cited_files
+from reviewer.freshness.anchors import git_head
 from reviewer.sanitize.redact import redact
 from reviewer.sanitize.visible import strip as strip_invisible
 from reviewer.store import db
 from reviewer.store.dedupe import FactIndex, fact_key
-from reviewer.store.schema import CATEGORIES
+from reviewer.store.schema import CATEGORIES, MAX_FACT_CHARS
 
 SOURCE = "agent"
 ACTOR = "agent"
-MAX_FACT_CHARS = 1_000
 MAX_EVIDENCE_CHARS = 2_000
+# A flood of proposals buries the real ones under review work (issue 19): at most
+# PER_SESSION stored per session (per day when no session is known), PER_MINUTE a minute.
+PER_SESSION = 20
+PER_MINUTE = 5
 MAX_FILES = 20
 AGENT_CONFIDENCE = 0.5  # the agent states no confidence; the reviewer judges
 NEIGHBOURS = 200  # full-text matches a proposal is deduped against
@@ -65,6 +69,7 @@ class Proposal:
     text: str
     grounded: bool | None = None
     missing: list[str] = field(default_factory=list)
+    unread: dict[str, str] = field(default_factory=dict)
 
     def message(self) -> str:
         if self.kind == "suppressed":
@@ -82,8 +87,10 @@ class Proposal:
             False: "its evidence was NOT found in this session's transcript (flagged)",
             None: "no transcript was found to check its evidence against (flagged)",
         }[self.grounded]
-        missing = f"; cited files not in the project: {', '.join(self.missing)}" if (
-            self.missing) else ""
+        gone = [f for f in self.missing if f not in self.unread]
+        missing = f"; cited files not in the project: {', '.join(gone)}" if gone else ""
+        missing += "".join(f"; cited file {f} not read: {why}"
+                           for f, why in self.unread.items())
         return (
             f"Stored as pending candidate #{self.fact_id} (proposed by the agent); "
             f"{check}{missing}. {NOT_APPROVED}"
@@ -107,9 +114,12 @@ def remember(
     cited = _relative([redact(strip_invisible(f)) for f in cited], root)
     grounded = checks.grounded(text, quote) if quote else False
     missing = [f for f in cited if not _inside_and_exists(root, f)]
-    anchors = {f: (None if f in missing else blob_sha(Path(root) / f)) for f in cited}
+    anchors, unread = cited_files.anchor(root, [f for f in cited if f not in missing])
+    missing += [f for f in unread if f not in missing]  # a FIFO, a device, 2 GB: not read
+    anchors = {f: anchors.get(f) for f in cited}
     commit, branch = git_head(root)
     now = db.now()
+    _within_limits(conn, root, checks.session_id, now)
     with db.transaction(conn):
         decision = FactIndex.build(_neighbours(conn, root, text)).classify(text)
         if decision.kind == "suppressed":
@@ -135,7 +145,7 @@ def remember(
             "text": text, "category": cat, "files": cited, "status": "pending",
             "grounded": grounded,
         }, now)
-    return Proposal("new", fact_id, text, grounded, missing)
+    return Proposal("new", fact_id, text, grounded, missing, unread)
 
 
 def _neighbours(conn: sqlite3.Connection, root: str, text: str) -> list[tuple[int, str, str]]:
@@ -183,6 +193,31 @@ def _validate(
         raise RememberError(f"evidence is {len(evidence)} characters; at most "
                             f"{MAX_EVIDENCE_CHARS}")
     return fact, category, files, evidence
+
+
+def _within_limits(conn: sqlite3.Connection, root: str, session_id: str | None,
+                   now: float) -> None:
+    """Refuse, saying why, a proposal over the session's cap or the per-minute rate."""
+    recent = conn.execute(
+        "SELECT COUNT(*) FROM fact WHERE source = ? AND project = ? AND created_at > ?",
+        (SOURCE, root, now - 60)).fetchone()[0]
+    if recent >= PER_MINUTE:
+        raise RememberError(
+            f"not stored: {recent} proposals in the last minute, at most {PER_MINUTE} a "
+            "minute; propose only what a person will want to keep, and wait a minute")
+    if session_id:
+        mine = conn.execute("SELECT COUNT(*) FROM fact WHERE source = ? AND session_id = ?",
+                            (SOURCE, session_id)).fetchone()[0]
+        scope = "this session"
+    else:
+        mine = conn.execute(
+            "SELECT COUNT(*) FROM fact WHERE source = ? AND project = ? AND session_id IS NULL "
+            "AND created_at > ?", (SOURCE, root, now - 86_400)).fetchone()[0]
+        scope = "sessions with no known transcript today"
+    if mine >= PER_SESSION:
+        raise RememberError(
+            f"not stored: {scope} already proposed {mine} facts, the cap is {PER_SESSION}; "
+            "a person reviews them in `mem-review` first")
 
 
 def _relative(files: list[str], root: str) -> list[str]:

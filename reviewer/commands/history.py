@@ -32,6 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from reviewer import paths
     from reviewer.errors import UserError
+    from reviewer.sanitize.visible import shown
     from reviewer.store import db
 
     project = resolve(args.project)
@@ -41,13 +42,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.id is None:
             for line in project_log(conn, project, max(1, args.limit)):
-                print(line)
+                print(shown(line))  # facts and commit subjects: no raw escape sequence
             return 0
         fact = conn.execute("SELECT * FROM fact WHERE id = ?", (args.id,)).fetchone()
         if fact is None:
             raise UserError(f"no fact {args.id}")
         for line in fact_log(conn, fact, project):
-            print(line)
+            print(shown(line))
     finally:
         conn.close()
     return 0

@@ -67,6 +67,8 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
     """Run the event's work with stdout captured; only SessionStart returns text to print."""
     stray = io.StringIO()
     with contextlib.redirect_stdout(stray):
+        if event != "pre-tool-use":
+            _record_session(payload)
         if event == "session-start":
             answer = _session_start(payload)
         elif event == "pre-tool-use":
@@ -81,6 +83,19 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
     if stray.getvalue():
         log("hook", f"{event}: discarded {len(stray.getvalue())} stray characters of stdout")
     return answer
+
+
+def _record_session(payload: dict[str, object]) -> None:
+    """The transcript Claude Code named for this session: the only one `remember`'s
+    evidence check will read (reviewer/claude_code/sessions.py)."""
+    from reviewer.claude_code.sessions import record
+    from reviewer.project import project_root
+
+    cwd = payload.get("cwd")
+    session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
+    if isinstance(cwd, str) and isinstance(session_id, str) and isinstance(transcript, str):
+        record(project_root(cwd), session_id,
+               transcript)
 
 
 def _session_start(payload: dict[str, object]) -> str | None:

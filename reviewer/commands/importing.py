@@ -54,7 +54,8 @@ def read_export(name: str) -> list[dict[str, Any]]:
 def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
     """NewFacts for the project: cited files re-checked, unanchored ones anchored now."""
     from capture.ground import missing_files
-    from reviewer.freshness.anchors import blob_sha, git_head
+    from reviewer.freshness import cited
+    from reviewer.freshness.anchors import git_head
     from reviewer.store.dedupe import fact_key
     from reviewer.store.facts import NewFact
     from reviewer.store.facts_json import VERDICT_KEYS
@@ -75,7 +76,7 @@ def to_new_facts(items: list[dict[str, Any]], project: str) -> list[Any]:
         if not anchors and files:
             for f in files:
                 if f not in shas:
-                    shas[f] = None if gone[f] else blob_sha(Path(project) / f)
+                    shas[f] = None if gone[f] else cited.blob_sha(project, f)[0]
             anchors = {f: shas[f] for f in files}
             commit_sha, fact_branch = commit, branch
         out.append(

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from reviewer.store.facts_json import to_json
 
     project = resolve(args.project)
-    conn = db.connect()
+    conn = db.connect_for_reading()  # a read-only or full data dir still lists
     try:
         facts, found = select_facts(conn, project, args.status)
     finally:
@@ -101,8 +101,9 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 continue
             out.append(item)
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        from reviewer.sanitize.visible import json_text
+
+        sys.stdout.write(json_text(json.dumps(out, indent=2, ensure_ascii=False)) + "\n")
         return 0
     width = min(MAX_WIDTH, shutil.get_terminal_size((MAX_WIDTH, 24)).columns)
     facts = [f for f in facts if _readable(f, found)]

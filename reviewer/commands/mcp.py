@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reviewer.project import project_root, resolve
@@ -37,27 +35,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def current_transcript(cwd: str | os.PathLike[str], home: Path | None = None) -> Path | None:
-    """The newest session transcript of this working directory: the session that started
-    this server is the one writing to it. None when Claude Code has written none."""
-    base = (home or Path.home()) / ".claude" / "projects"
-    try:
-        resolved = Path(cwd).resolve()
-    except OSError:
-        return None
-    folder = base / re.sub(r"[^A-Za-z0-9]", "-", str(resolved))
-    try:
-        found = [(p.stat().st_mtime, p) for p in folder.glob("*.jsonl")]
-    except OSError:
-        return None
-    return max(found)[1] if found else None
-
-
 def checks_for(cwd: str | os.PathLike[str]) -> Checks:
     """Capture's evidence check against the current session's transcript."""
     from reviewer.claude_code.remember import Checks
+    from reviewer.claude_code.sessions import transcript_of
 
-    path = current_transcript(cwd)
+    # Only a transcript a hook payload named (never the newest file in the folder, which
+    # the agent can write itself).
+    path = transcript_of(project_root(cwd))
     if path is None:
         return Checks()
 

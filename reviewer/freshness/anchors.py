@@ -11,30 +11,25 @@ staleness always compares raw bytes with raw bytes and never mixes in the index'
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import subprocess
 from pathlib import Path
 
+from reviewer.freshness import cited
+
 ABSENT = "absent"  # an anchor meaning "no file here", set when a person verifies
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # many files share it: never a rename clue
 
 
-def hash_bytes(data: bytes) -> str:
-    """Git's blob SHA-1 of some content."""
-    h = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
-    h.update(data)
-    return h.hexdigest()
+hash_bytes = cited.hash_bytes
 
 
 def blob_sha(path: str | os.PathLike[str]) -> str | None:
-    """Git's blob SHA-1 of a working-tree file (what `git hash-object` prints); None if absent."""
-    try:
-        data = Path(path).read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
-        return None
-    return hash_bytes(data)
+    """Git's blob SHA-1 of a working-tree file (what `git hash-object` prints); None if
+    absent or not a bounded regular file (`reviewer.freshness.cited`)."""
+    path = os.path.abspath(os.fspath(path))
+    return cited.blob_sha(os.path.dirname(path), os.path.basename(path))[0]
 
 
 def is_git(root: str | os.PathLike[str]) -> bool:
@@ -80,8 +75,7 @@ def anchor_files(
     anchored to ABSENT: true while the file stays away, stale if it comes back.
     """
     commit, branch = git_head(root)
-    base = Path(root)
-    return commit, branch, {f: blob_sha(base / f) or missing for f in files}
+    return commit, branch, cited.anchor(root, files, missing=missing)[0]
 
 
 def read_ref(root: str | os.PathLike[str], ref: str) -> str | None:

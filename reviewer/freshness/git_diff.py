@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reviewer.freshness import cited
+
 if TYPE_CHECKING:
     import git
 
@@ -77,10 +79,9 @@ def file_diff(project_root: str | os.PathLike[str], commit_sha: str | None, path
     new_path = path
     if not (root / path).is_file():
         new_path = follow_rename(root, commit_sha, path) or path
-    try:
-        after: bytes | None = (root / new_path).read_bytes()
-    except OSError:
-        after = None
+    after, why = cited.read(root, new_path)  # a regular file in the project, bounded
+    if after is None and why != cited.MISSING:
+        return f"({new_path} is not read: {why})"
     header: list[str] = []
     if new_path != path:
         header = [f"rename from {path}", f"rename to {new_path}"]

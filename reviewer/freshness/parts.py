@@ -157,16 +157,14 @@ def grade_files(
     blobs: dict[str, str | None],
 ) -> str:
     """The fact's grade over its changed files: path → (anchored blob sha, path now)."""
-    from pathlib import Path
+    from reviewer.freshness import cited
 
     grades = []
     for path, (sha, now_path) in changed.items():
         before = blobs.get(sha) if sha else None
         after = None
         if now_path is not None:
-            try:
-                after = (Path(root) / now_path).read_text("utf-8", "replace")
-            except OSError:
-                after = None
+            data = cited.read(root, now_path)[0]  # bounded: never a FIFO or 2 GB
+            after = None if data is None else data.decode("utf-8", "replace")
         grades.append(grade(before, after, fact_text, path))
     return worst(grades)

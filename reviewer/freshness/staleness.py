@@ -64,7 +64,7 @@ from types import MappingProxyType
 from typing import Any
 
 from reviewer.freshness import anchors as anchors_mod
-from reviewer.freshness import git_index
+from reviewer.freshness import cited, git_index
 from reviewer.log import log
 
 ABSENT = anchors_mod.ABSENT  # anchored as gone (a person verified it so): fresh while gone
@@ -265,14 +265,17 @@ class _Plan:
     """What a list of anchors texts needs whatever the files hold: their pairs and their
     cited files (relative `names`, absolute `paths`). A pure function of (root, texts)."""
 
-    __slots__ = ("files", "last", "names", "pairs", "paths", "remembered")
+    __slots__ = ("files", "last", "names", "outside", "pairs", "paths", "remembered")
 
     def __init__(self, root: str, texts: list[str], remembered: bool) -> None:
         self.pairs = _Pairs(set(texts))
-        cited = set(compress(self.pairs.paths, self.pairs.shas))  # an empty SHA: a null
+        names = set(compress(self.pairs.paths, self.pairs.shas))  # an empty SHA: a null
         for anchored in self.pairs.slow.values():
-            cited.update(anchored)
-        self.names = list(cited)
+            names.update(anchored)
+        # A name out of the project (`../x`, `/etc/x`: an imported or hand-written row)
+        # is never stat'ed nor hashed: it counts as missing, so its fact is stale.
+        self.outside = [n for n in names if not cited.inside(n)]
+        self.names = list(names.difference(self.outside)) if self.outside else list(names)
         prefix = root.rstrip(os.sep) + os.sep
         self.paths = list(map(prefix.__add__, self.names))
         self.remembered = remembered
@@ -600,7 +603,7 @@ def _look(
     """
     names = plan.names
     if not names:
-        return {}, {}
+        return dict.fromkeys(plan.outside), {}
     infos, failed = _stat_list(plan.paths)
     present, found, gone = names, infos, []
     if failed:
@@ -652,7 +655,7 @@ def _look(
         if not _IS_REG(info.st_mode):
             current[rel] = None
             continue
-        sha, stable = hash_file(prefix + rel, info)
+        sha, stable = hash_file(root, rel, info)
         st.hashed += 1
         current[rel] = sha
         if sha is not None and stable and info.st_mtime_ns < settled:
@@ -661,13 +664,13 @@ def _look(
         else:
             trusted = False
     sizes: dict[str, int] = {}
-    for rel in gone:
+    for rel in (*gone, *plan.outside):
         current[rel] = None
         hit = cached.get(prefix + rel)
         if hit is not None:
             sizes[rel] = hit[1]
     st.missing = list(current.values()).count(None)
-    st.cached = len(names) - st.hashed - st.missing
+    st.cached = len(names) + len(plan.outside) - st.hashed - st.missing
     if updates and conn is not None:
         st.cache_written = _save_cache(conn, updates)
     if plan.remembered and trusted:
@@ -690,14 +693,12 @@ def _stat_list(paths: list[str]) -> tuple[list[os.stat_result | None], list[int]
             out.append(None)
 
 
-def hash_file(path: str, before: os.stat_result) -> tuple[str | None, bool]:
+def hash_file(root: str, rel: str, before: os.stat_result) -> tuple[str | None, bool]:
     """(blob sha, whether the file kept the size, mtime and ctime it had at `before`
-    while read)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-            after = os.fstat(fh.fileno())
-    except OSError:
+    while read). Through `cited.read`: a regular file in the project, bounded."""
+    data, why, after = cited.read_stat(root, rel)
+    if data is None or after is None:
+        log("staleness", f"cited file not read: {rel[:200]!r}: {why}")
         return None, False
     stable = (after.st_size, after.st_mtime_ns, after.st_ctime_ns) == (
         before.st_size, before.st_mtime_ns, before.st_ctime_ns)
@@ -953,7 +954,7 @@ def _untracked_moves(
                 continue
         except OSError:
             continue
-        sha = anchors_mod.blob_sha(path)
+        sha = cited.blob_sha(root, rel)[0]
         if sha is not None and sha != anchors_mod.EMPTY_BLOB:
             by_sha.setdefault(sha, []).append(rel)
     found: dict[str, str] = {}

@@ -21,11 +21,14 @@ Unicode's Default_Ignorable_Code_Point set (combining grapheme joiner, Hangul fi
 U+115F/U+1160/U+3164/U+FFA0, Khmer inherent vowels, Mongolian free variation selectors and
 vowel separator, variation selectors U+FE00-FE0F and U+E0100-E01EF, tag characters
 U+E0000-E007F, the rest of plane 14, musical formatting), line/paragraph separators
-U+2028/U+2029, lone surrogates (a JSON `\\ud800` cannot be encoded for the terminal
-anyway) and the noncharacters U+FFFE/U+FFFF.
+U+2028/U+2029, braille pattern blank U+2800 (blank padding), every private-use
+character (Co: U+E000-F8FF, planes 15-16; a font may draw an icon there, the person
+usually sees blank or a box, and a whole ASCII sentence fits), lone surrogates (a JSON
+`\\ud800` cannot be encoded for the terminal anyway) and the noncharacters U+FFFE/U+FFFF.
 
-Trade-offs, chosen for the gate: an emoji ZWJ sequence falls apart into its emoji
-(👩‍💻 → 👩💻), an emoji's presentation selector goes (❤️ → ❤), and a Persian or Indic
+Trade-offs, chosen for the gate: a Nerd Font icon (private use) is shown as `\\u{e0b0}`;
+an emoji ZWJ sequence falls apart into its emoji (👩‍💻 → 👩💻),
+an emoji's presentation selector goes (❤️ → ❤), and a Persian or Indic
 word loses its ZWNJ. Each stays readable; none can carry hidden text. Ordinary spaces
 (NBSP, ideographic space) are visible as space and are kept.
 
@@ -47,6 +50,10 @@ RANGES: tuple[tuple[int, int], ...] = (
     (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB), (0xFFFE, 0xFFFF),
     (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3),
     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+    # Drawn blank or as an empty box, yet read by the model: braille pattern blank (used as
+    # padding), and every private-use character (Co: BMP U+E000-F8FF, planes 15 and 16,
+    # where an ASCII sentence can be encoded whole).
+    (0x2800, 0x2800), (0xE000, 0xF8FF), (0xF0000, 0x10FFFF),
 )
 
 
@@ -75,3 +82,31 @@ def _escape(match: re.Match[str]) -> str:
 def escape(text: str) -> str:
     """Every invisible character as a visible `\\u{hex}` (newlines and tabs are kept)."""
     return INVISIBLE.sub(_escape, text)
+
+
+_PICTURES = {code: 0x2400 + code for code in range(32)}  # ␀..␟: ESC shows as ␛
+_PICTURES[0x7F] = 0x2421  # ␡
+_PICTURES[ord("\n")] = " ⏎ "
+_PICTURES[ord("\t")] = " "
+
+
+def shown(text: str) -> str:
+    """One line for a terminal (`log`, `list`): controls as their pictures (ESC -> ␛), every
+    other invisible character as `\\u{hex}`: no escape sequence reaches the terminal."""
+    return escape(text.translate(_PICTURES))
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # a surrogate pair, as JSON spells an astral character
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_text(dumped: str) -> str:
+    """JSON text (from `json.dumps(..., ensure_ascii=False)`) with every invisible
+    character escaped as `\\uXXXX`: the same value, no raw C1 control or bidi override
+    in the output. Safe because JSON's own syntax is plain ASCII: these can only sit
+    inside strings."""
+    return INVISIBLE.sub(_json_escape, dumped)

@@ -8,6 +8,7 @@ file by `trust`. With no folder, nothing starts and `begin` returns None.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,15 @@ from reviewer.log import log
 from reviewer.sharing import format as fmt
 from reviewer.sharing import trust
 
-MAX_FILES = 20_000
+# Bounds on what the folder can cost (issue 19: 20,000 junk files dropped the team's real
+# fact and took SessionStart 9.8 s). Files git tracks are read first: only a committed
+# file can ever count (trust.judge), so junk the agent drops in the folder never pushes a
+# real fact out. Untracked ones are read only to count them as pending, a few.
+MAX_SCAN = 50_000  # directory entries looked at
+MAX_FILES = 2_000  # files read
+MAX_UNTRACKED = 100  # of which not tracked by git
+MAX_TOTAL_BYTES = 16 * 1024 * 1024
+READ_SECONDS = 1.0
 
 
 @dataclass
@@ -78,18 +87,31 @@ def begin(root: str | os.PathLike[str], kind: str = fmt.FOLDER) -> Reader | None
     """Start reading `kind` (the facts folder, or `fmt.REJECTIONS`) of the tree at `root`."""
     root = os.fspath(root)
     folder = os.path.join(root, kind)
-    try:
-        names = sorted(e.name for e in os.scandir(folder)
-                       if e.name.endswith(fmt.SUFFIX) and e.is_file(follow_symlinks=False))
-    except OSError:  # no folder (the usual case), or unreadable
+    names, scanned_all = _names(folder)
+    if names is None:  # no folder (the usual case), or unreadable
         return None
+    tracked = _tracked(root, kind)
+    if tracked is None:  # no index here: every name is as good as another
+        first, rest = sorted(names), []
+    else:
+        first = sorted(n for n in names if n in tracked)
+        rest = sorted(n for n in names if n not in tracked)
+    order = first + rest[:MAX_UNTRACKED]
     files: list[tuple[str, bytes]] = []
-    for name in names[:MAX_FILES]:
+    total, deadline, read_n = 0, time.monotonic() + READ_SECONDS, 0
+    for name in order:
+        if read_n >= MAX_FILES or total >= MAX_TOTAL_BYTES or time.monotonic() > deadline:
+            break
+        read_n += 1
         data = _read(os.path.join(folder, name))
         if data is not None:
             files.append((f"{kind}/{name}", data))
-    if len(names) > MAX_FILES:
-        log("sharing", f"{len(names) - MAX_FILES} shared fact files beyond {MAX_FILES} ignored")
+            total += len(data)
+    skipped = len(names) - read_n
+    if skipped or not scanned_all:
+        log("sharing", f"{kind}: {skipped} of {len(names)}{'' if scanned_all else '+'} files "
+            f"not read ({len(rest)} untracked by git, read at most {MAX_UNTRACKED}; at most "
+            f"{MAX_FILES} files, {MAX_TOTAL_BYTES // (1024 * 1024)} MiB, {READ_SECONDS:g} s)")
     parse = fmt.loads_rejection if kind == fmt.REJECTIONS else fmt.loads
     return Reader(root, files, kind, parse)
 
@@ -104,6 +126,49 @@ def rejections(root: str | os.PathLike[str]) -> list[fmt.SharedRejection]:
     """The team's rejections that count (same trust rule as facts): for the extractor."""
     return [e.fact for e in read(root, fmt.REJECTIONS).entries  # type: ignore[misc]
             if e.state == trust.APPROVED and e.fact is not None]
+
+
+def verified_approver(root: str | os.PathLike[str], path: str, timeout: float = 3.0) -> str:
+    """Who put the file's current content on the remote's default branch: the author of
+    the last commit there that changed `path` ("Name <email>"), "" when unknown.
+
+    A fact file's `approved_by` is only a claim (anyone who can write the file writes
+    it); this is the name to show. Replace objects are ignored. One bounded git call: for
+    the review screen, never SessionStart."""
+    ref = trust.remote_default_ref(root)
+    if ref is None:
+        return ""
+    out = anchors.run_git(root, "--no-replace-objects", "log", "-1", "--format=%an <%ae>",
+                          ref, "--", path, timeout=timeout)
+    return " ".join((out or "").split())[:200]
+
+
+def _names(folder: str) -> tuple[list[str] | None, bool]:
+    """(fact file names in `folder`, whether all its entries were looked at): at most
+    MAX_SCAN entries, symlinks and non-files left out."""
+    names: list[str] = []
+    try:
+        with os.scandir(folder) as it:
+            for n, e in enumerate(it):
+                if n >= MAX_SCAN:
+                    return names, False
+                if e.name.endswith(fmt.SUFFIX) and e.is_file(follow_symlinks=False):
+                    names.append(e.name)
+    except OSError:
+        return None, True
+    return names, True
+
+
+def _tracked(root: str, kind: str) -> set[str] | None:
+    """Names in the folder the git index holds (committed or staged), None without one."""
+    from reviewer.freshness import git_index
+
+    entries = git_index.read_entries(root)
+    if entries is None:
+        return None
+    prefix = kind + "/"
+    return {e.path[len(prefix):] for e in entries
+            if e.path.startswith(prefix) and "/" not in e.path[len(prefix):]}
 
 
 def _read(path: str) -> bytes | None:

@@ -34,6 +34,7 @@ class TeamFact:
     file_states: dict[str, str] = field(default_factory=dict)
     mine: int | None = None  # this store's fact with the same share id
     mine_status: str = ""
+    verified_by: str = ""  # the remote commit's author (reading.verified_approver), once asked
 
 
 def load(conn: sqlite3.Connection | None, root: str) -> list[TeamFact]:

@@ -165,10 +165,21 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
         if is_damage(exc):
             mark_damaged(path, exc)
             raise damaged(path, exc) from None
-        raise StoreError(f"{path}: cannot open the store ({exc})") from None
+        raise StoreError(f"{path}: cannot open the store ({exc}){_full(path)}") from None
     except OSError as exc:
-        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+        raise StoreError(f"{path}: {exc.strerror or exc}{_full(path)}") from None
     return conn
+
+
+def _full(path: Path) -> str:
+    """A hint when the disk holding the store has no room (SQLite says "disk I/O error")."""
+    import shutil
+
+    try:
+        return "; the disk holding it is full" if shutil.disk_usage(
+            path.parent).free < 64 * 1024 else ""
+    except OSError:
+        return ""
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:
@@ -211,6 +222,33 @@ def connect_readonly(path: Path | None = None) -> sqlite3.Connection:
         conn.close()
         raise StoreError(f"{path}: schema version {version}, expected {schema.VERSION}")
     return conn
+
+
+def connect_for_reading(path: Path | None = None) -> sqlite3.Connection:
+    """`connect`, or, when the store cannot be opened for writing (a read-only mount, a
+    full disk) but is not damaged, `connect_readonly` with a log line: reading goes on
+    (`list`, `recall`, `remember`'s refusal). Its writes then fail as read-only."""
+    try:
+        return connect(path)
+    except StoreError as exc:
+        target = path or paths.db_path()
+        if known_damage(target) is not None or not target.exists():
+            raise
+        try:
+            conn = connect_readonly(path)
+        except StoreError:
+            raise exc from None
+        from reviewer.log import log
+
+        log("store", f"opened read-only, nothing will be written: {exc}")
+        return conn
+
+
+def is_read_only(exc: BaseException) -> bool:
+    """Whether a write failed because the store cannot be written (read-only, full)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError | StoreError) and any(
+        w in text for w in ("readonly", "read-only", "disk is full", "disk i/o", "no space"))
 
 
 def upgrade(conn: sqlite3.Connection) -> int:

@@ -310,6 +310,7 @@ class Store:
         text = redact(visible.strip(text).strip())
         if not text:
             raise ValueError("a fact cannot be empty")
+        _fits(text)
         changes = {
             "text": text, "norm": norm or fact_key(text), "category": category,
             "status": "approved", "reject_reason": None,
@@ -478,6 +479,15 @@ def _strip(value: str) -> str:
     return out
 
 
+def _fits(text: str) -> None:
+    """The store's door: a fact longer than the reviewer sees whole is refused."""
+    from reviewer.store.schema import MAX_FACT_CHARS
+
+    if len(text) > MAX_FACT_CHARS:
+        raise ValueError(f"a fact is at most {MAX_FACT_CHARS:,} characters "
+                         f"({len(text):,} given): split it")
+
+
 def _visible_new_fact(nf: NewFact) -> None:
     """Capture's and import's choke point: every text field without invisible characters
     (reviewer/sanitize/visible.py), the dedupe key recomputed when the text changed."""
@@ -493,6 +503,7 @@ def _visible_new_fact(nf: NewFact) -> None:
     nf.files = [strip(f) for f in nf.files]
     nf.missing_files = [strip(f) for f in nf.missing_files]
     nf.anchors = {strip(f): sha for f, sha in nf.anchors.items()}
+    _fits(nf.text)
 
 
 def _log(

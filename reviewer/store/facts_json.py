@@ -10,18 +10,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
 from reviewer.errors import UserError
 from reviewer.sanitize import visible
-from reviewer.store.schema import CATEGORIES
+from reviewer.store.schema import CATEGORIES, MAX_FACT_CHARS
 from reviewer.store.schema import FACT_STATUSES as STATUSES
 
 # What an import accepts: times between 1970 and 9999 (what `iso` and `time.localtime`
 # can render everywhere), texts a person can still read in the review screen.
 MIN_TIME, MAX_TIME = 0.0, 253_402_300_799.0  # 9999-12-31T23:59:59Z
-MAX_FACT_CHARS = 4_000
 MAX_TEXT_CHARS = 100_000  # evidence, context, reasons
 MAX_FILES, MAX_PATH_CHARS = 1_000, 4_096
 MAX_ID_CHARS = 200  # session ids, commit SHAs, branch and model names
@@ -178,6 +178,12 @@ def _opt_int(item: Mapping[str, Any], key: str, where: str) -> int | None:
     return value
 
 
+def _outside(path: str) -> bool:
+    """Lexically out of the project: absolute, `~`, or a `..` part."""
+    return (os.path.isabs(path) or path.startswith(("/", "\\", "~"))
+            or ".." in path.replace("\\", "/").split("/"))
+
+
 def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
     """One exported fact, checked and typed; unknown keys are ignored."""
     where = f"{name}: fact #{i + 1}"
@@ -187,7 +193,8 @@ def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
     if not isinstance(text, str) or not visible.strip(text).strip():
         raise UserError(f"{where}: `fact` must be a non-empty string of visible text")
     if len(text) > MAX_FACT_CHARS:
-        raise UserError(f"{where}: `fact` is over {MAX_FACT_CHARS:,} characters")
+        raise UserError(f"{where}: `fact` is over {MAX_FACT_CHARS:,} characters: a fact is "
+                        "one or two sentences, and a person must see all of it to approve it")
     if "grounded" in item and not isinstance(item["grounded"], bool):
         raise UserError(f"{where}: `grounded` must be true or false")
     category = item.get("category")
@@ -215,12 +222,19 @@ def validate_item(item: object, i: int, name: str) -> dict[str, Any]:
     ):
         raise UserError(f"{where}: `anchors` too many or too long")
     anchors = {visible.strip(k): v for k, v in anchors.items()}
+    files = _str_list(item.get("files"), f"{where}: `files`")
+    for path, sha in anchors.items():
+        # A hash of a file out of the project would have SessionStart read it: refused
+        # (a null anchor, a cited path that was missing at capture, is never read).
+        if sha is not None and _outside(path):
+            raise UserError(f"{where}: anchor {path[:200]!r} is outside the project "
+                            "(absolute or through `..`)")
     return {
         "text": " ".join(visible.strip(text).split()),
         "category": category,
         "status": status,
         "confidence": float(confidence),
-        "files": _str_list(item.get("files"), f"{where}: `files`"),
+        "files": files,
         "evidence": _opt_str(item, "evidence", where) or "",
         "context": _opt_str(item, "context", where) or "",
         "reject_reason": _opt_str(item, "reject_reason", where),

@@ -9,6 +9,10 @@ Each entry of MIGRATIONS moves the database from version i to i+1 (`PRAGMA user_
 from __future__ import annotations
 
 # What a fact may be about (GUIDE §4): the answer shape, the store and the exports agree.
+# A fact is one or two sentences. The cap is what keeps "what the person approves is
+# what Claude reads": 1,000 characters fit the top of the detail pane whole, so no tail
+# can sit below the fold and be injected unseen (issue 19). Enforced at every door.
+MAX_FACT_CHARS = 1_000
 CATEGORIES = ("decision", "convention", "dead_end", "todo", "gotcha", "environment")
 
 V1 = """

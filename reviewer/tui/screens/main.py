@@ -1021,7 +1021,19 @@ class MainScreen(Screen[None]):
         context = None
         if detail is not None and detail.context:
             context = highlight.render_context(detail.context, detail.evidence)
-        return full(row, detail, history, self._diffs(row), context, self.grades.get(row.id))
+        return full(row, detail, history, self._diffs(row), context, self.grades.get(row.id),
+                    self._unread(row))
+
+    def _unread(self, row: FactRow) -> dict[str, str]:
+        """Why each missing cited file is not read (a few lstat calls; worker thread)."""
+        from reviewer.freshness import cited
+
+        out: dict[str, str] = {}
+        for path in row.missing[:20]:
+            why = cited.problem(self.review.project, path)
+            if why is not None and why != cited.MISSING:
+                out[path] = why
+        return out
 
     def _diffs(self, row: FactRow) -> dict[str, Content]:
         """The stale files' diffs since capture, highlighted (runs in a worker thread)."""

@@ -32,7 +32,7 @@ STALE_STATES = ("changed", "moved", "deleted")
 
 def label(tf: TeamFact) -> Content:
     mark = ("✓ ", "$success") if tf.counts else ("· ", "$warning")
-    who = tf.fact.approved_by.split("<", 1)[0].strip() or "?"
+    who = "shared"  # the file's `approved_by` is a claim: no name until verified
     flags = " stale" if tf.stale else ""
     flags += "" if tf.counts else " pending"
     flags += f" · yours ({tf.mine_status})" if tf.mine is not None else ""
@@ -43,8 +43,12 @@ def detail(tf: TeamFact, diffs: dict[str, str]) -> Content:
     f = tf.fact
     lines = [
         Content.styled(printable(f.text), "bold"),
-        Content(f"{f.category} · approved by {printable(f.approved_by) or '?'} "
-                f"on {f.approved_at[:10] or '?'}"),
+        Content(f"{f.category} · put on origin's default branch by "
+                f"{printable(tf.verified_by) or '(not known)'}" if tf.counts
+                else f"{f.category} · approved by no one yet"),
+        Content.styled(f"the file names {printable(f.approved_by)!s} as approver, "
+                       f"on {printable(f.approved_at[:10]) or '?'}: a claim, not verified",
+                       "$text-muted") if f.approved_by else Content(""),
         Content(f"file: {tf.path}"),
         Content("counts here: on origin's default branch, unchanged" if tf.counts
                 else f"pending for you: {tf.reason}"),
@@ -135,6 +139,20 @@ class TeamScreen(Screen[None]):
         self.query_one("#team-detail", Static).update(detail(tf, {}))
         if tf.stale and tf.fact.commit:
             self._diffs(tf)
+        elif tf.counts and not tf.verified_by:
+            self._approver(tf)
+
+    @work(thread=True, exclusive=True, group="team-approver", exit_on_error=False)
+    def _approver(self, tf: TeamFact) -> None:
+        from reviewer.sharing.reading import verified_approver
+
+        tf.verified_by = verified_approver(self.review.project, tf.path)
+
+        def show() -> None:
+            if self.is_mounted and self.selected is tf:
+                self.query_one("#team-detail", Static).update(detail(tf, {}))
+
+        self.main.run_later(show)
 
     @work(thread=True, exclusive=True, group="team-diff", exit_on_error=False)
     def _diffs(self, tf: TeamFact) -> None:

@@ -23,6 +23,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from reviewer.freshness.anchors import ABSENT
+from reviewer.sanitize.lookalike import review_flags
 from reviewer.tui.rows import FactDetail, FactRow, HistoryRow
 from reviewer.tui.safe_text import clip, printable
 
@@ -81,6 +82,8 @@ def summary(row: FactRow, grade: str | None = None) -> list[Content]:
     if row.missing:
         notes.append(Content.styled(
             "! cited file missing: " + printable(", ".join(row.missing)), "$text-warning"))
+    for flag in review_flags(row.text):  # orders to the model, lookalike letters
+        notes.append(Content.styled("⚠ look twice: " + printable(flag), "bold $text-error"))
     if row.times_seen > 1 or row.used:
         notes.append(Content.styled(
             f"seen in {row.times_seen} session{'s' if row.times_seen != 1 else ''} · injected "
@@ -140,7 +143,7 @@ def _history_line(h: HistoryRow) -> Content:
 def full(
     row: FactRow, detail: FactDetail | None, history: list[HistoryRow],
     diffs: dict[str, Content], context: tuple[Content, bool] | None,
-    grade: str | None = None,
+    grade: str | None = None, unread: dict[str, str] | None = None,
 ) -> list[Content]:
     """Every section of the pane for one fact (built off the UI thread)."""
     parts = summary(row, grade)
@@ -180,6 +183,9 @@ def full(
                 line = line + Content.styled(f"  → {printable(row.renamed[path])}",
                                              "$text-warning")
             parts.append(line)
+            if unread and path in unread:  # a FIFO, a device, 2 GB, outside: never read
+                parts.append(Content.styled(f"         not read: {printable(unread[path])}",
+                                            "$text-warning"))
     for path, diff in diffs.items():
         parts += [Content(""), heading(f"Diff of {printable(path)} since capture"), diff]
     parts += [Content(""), heading("Provenance")]
