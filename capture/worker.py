@@ -120,6 +120,7 @@ def _drain(
         if reclaimed:
             log("worker", f"put back {reclaimed} job(s) left running by a stopped worker")
         _rescan(conn)
+        _native_memory(store)
         while True:
             job = queue.claim(conn, os.getpid())
             if job is None:
@@ -162,6 +163,21 @@ def _rescan(conn: Any) -> None:
         return
     if found:
         log("worker", f"queued {len(found)} session(s) that ended without a capture")
+
+
+def _native_memory(store: Any) -> None:
+    """Claude Code's memory notes written since the last sweep become pending; never fatal."""
+    from capture.native_import import sweep_changed
+
+    try:
+        swept = sweep_changed(store)
+    except Exception as exc:
+        log("worker", f"native memory sweep skipped: {type(exc).__name__}: {exc}")
+        return
+    for one in swept:
+        if one.added:
+            log("worker", f"imported {one.added} Claude Code memory note(s) from {one.folder} "
+                "as pending")
 
 
 def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:

@@ -156,6 +156,8 @@ def check(payload: object) -> str | None:
         elif isinstance(target, str) and REF_FILES.search(target.replace(os.sep, "/")):
             reason = (f"{tool} would rewrite git's record of the remote, which vouches for "
                       "shared facts")
+        elif isinstance(target, str) and _in_memory_folder(target, cwd):
+            return _deny(MEMORY_DENIED.format(tool=tool))
     elif tool == "Bash":
         command = tool_input.get("command")
         if isinstance(command, str):
@@ -168,17 +170,46 @@ def check(payload: object) -> str | None:
                 reason = f"the command could not be checked ({type(exc).__name__})"
     if reason is None:
         return None
+    return _deny(
+        f"mem-review guard: {reason}. Facts in mem-review are approved only by a "
+        "person in its review screen, so this tool call is not allowed "
+        "(reading with `mem-review list` is fine)."
+    )
+
+
+MEMORY_DENIED = (
+    "mem-review guard: {tool} would write into Claude Code's auto-memory folder, which "
+    "mem-review keeps behind a person's review. To remember something, call the MCP tool "
+    "`remember` of the mem-review server (mcp__mem-review__remember) with the fact, its "
+    "category and the files it is about: it is stored as a pending candidate for the "
+    "person to approve."
+)
+
+
+def _deny(reason: str) -> str:
     return json.dumps({
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
-            "permissionDecisionReason": (
-                f"mem-review guard: {reason}. Facts in mem-review are approved only by a "
-                "person in its review screen, so this tool call is not allowed "
-                "(reading with `mem-review list` is fine)."
-            ),
+            "permissionDecisionReason": reason,
         }
     })
+
+
+def _in_memory_folder(target: str, cwd: str) -> bool:
+    """Inside Claude Code's auto-memory (or team memory) folder of the session's project."""
+    from reviewer.claude_code.native_memory import memory_folders
+    from reviewer.project import project_root
+
+    path = Path(os.path.expanduser(target))
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    resolved = Path(os.path.realpath(path))
+    for folder in memory_folders(project_root(cwd))[:1]:  # the team folder is inside it
+        real = Path(os.path.realpath(folder))
+        if resolved == real or real in resolved.parents:
+            return True
+    return False
 
 
 # ---- the shell ----------------------------------------------------------------------

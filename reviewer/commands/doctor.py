@@ -58,6 +58,7 @@ def checks(project: str) -> list[Check]:
     else:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
+    out.extend(check_doors(project))
     out.append(check_extractor(cfg))
     home = check_data_dir()
     out.append(home)
@@ -128,6 +129,24 @@ def check_hooks(project: str) -> list[Check]:
     for exe in sorted(e for e in exes if e):
         out.append(check_executable(exe))
     return out
+
+
+def check_doors(project: str) -> list[Check]:
+    """Each door memory reaches a session through (reviewer/claude_code/doors.py)."""
+    from reviewer import paths
+    from reviewer.claude_code.doors import doors
+
+    conn = None
+    try:
+        if paths.db_path().exists():
+            conn = sqlite3.connect(f"file:{paths.db_path()}?mode=ro", uri=True, timeout=5)
+    except (sqlite3.Error, OSError):
+        conn = None
+    try:
+        return [Check(d.ok, f"memory door: {d.name}", d.line()) for d in doors(project, conn)]
+    finally:
+        if conn is not None:
+            conn.close()
 
 
 def _install_advice(unreadable: dict[str, Path]) -> str:

@@ -78,9 +78,38 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
 
             enqueue_session(payload, EVENTS[event])
             answer = None
+        if event in ("session-start", "session-end"):
+            _native_memory(payload)
     if stray.getvalue():
         log("hook", f"{event}: discarded {len(stray.getvalue())} stray characters of stdout")
     return answer
+
+
+def _native_memory(payload: dict[str, object]) -> None:
+    """Wake the worker when Claude Code's memory folder changed: it imports the new notes
+    as pending (capture/native_import.py). Here only a stat of the folder and its notes."""
+    try:
+        import os
+
+        from reviewer.claude_code.native_memory import needs_sweep
+        from reviewer.project import project_root
+        from reviewer.store import db
+
+        cwd = payload.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        conn = db.connect()
+        try:
+            conn.execute("PRAGMA busy_timeout=800")
+            changed = needs_sweep(conn, project_root(cwd))
+        finally:
+            conn.close()
+        if changed:
+            from capture.enqueue import start_worker
+
+            start_worker()
+    except Exception as exc:  # never costs the session anything but a log line
+        log("hook", f"native memory check skipped: {type(exc).__name__}: {exc}")
 
 
 def _session_start(payload: dict[str, object]) -> str | None:

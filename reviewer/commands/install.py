@@ -29,6 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "approve facts (a PreToolUse hook)")
     parser.add_argument("--project", metavar="DIR",
                         help="the project to install into (default: the current one)")
+    from reviewer.commands import memory_door
+
+    memory_door.configure(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     mcp_exe = settings_file.EXE_NAME if args.portable else settings_file.executable()
     _report(mcp_config.install(args.scope, project, exe=mcp_exe))
     _report(mcp_config.allow(args.scope, project, hooks_written=change.changed))
+    from reviewer.commands import memory_door
+
+    memory_door.on_install(args, project)
     if args.guard and args.portable:
         print("note: the native permissions.deny rules name this machine's data directory, "
               "so --portable leaves them out of the shared file; each person adds them with "

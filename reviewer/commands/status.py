@@ -105,9 +105,16 @@ def gather(project: str) -> dict[str, Any]:
                 "extractor_reason": choice.reason,
             },
             "worker_running": is_running(),
+            "doors": _doors(project, conn),
         }
     finally:
         conn.close()
+
+
+def _doors(project: str, conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    from reviewer.claude_code.doors import doors
+
+    return [d.as_dict() for d in doors(project, conn)]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,172 @@
+"""Every door through which memory reaches a Claude Code session in this project, and
+whether it passes mem-review's gate (a person's approval).
+
+`doctor`, `status --json` and the review screen's header show these. A door that is open
+and unreviewed is not ok, and says the one command that closes it. CLAUDE.md and
+`.claude/rules` files are written by people and reviewed in git: listed, not gated.
+What the pinned CLI does is in reviewer/claude_code/native_memory.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from reviewer.claude_code import native_memory, settings_file
+
+MEMORY_SOURCE = "claude-code memory"  # the fact source capture/native_import.py writes
+
+
+@dataclass
+class Door:
+    name: str
+    ok: bool
+    gated: bool  # passes a person's review before it reaches Claude
+    open: bool  # reaches sessions now
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        return self.detail + (f"; {self.fix}" if self.fix else "")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def doors(project: str, conn: sqlite3.Connection | None = None,
+          env: dict[str, str] | None = None) -> list[Door]:
+    env = dict(os.environ) if env is None else env
+    auto = native_memory.state(project, env)
+    out = [_facts(project, conn), _auto(project, auto, conn), _team(auto),
+           _account(env), *_hooks(project), _instructions(project)]
+    return out
+
+
+def _count(conn: sqlite3.Connection | None, sql: str, args: tuple[Any, ...]) -> int:
+    if conn is None:
+        return 0
+    try:
+        return int(conn.execute(sql, args).fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def _facts(project: str, conn: sqlite3.Connection | None) -> Door:
+    n = _count(conn, "SELECT COUNT(*) FROM fact WHERE project = ? AND status = 'approved'",
+               (project,))
+    return Door("mem-review facts", True, True, n > 0,
+                f"{n} approved fact(s) injected at SessionStart and recalled over MCP; only "
+                "a person approves")
+
+
+def _auto(project: str, auto: native_memory.AutoMemory,
+          conn: sqlite3.Connection | None) -> Door:
+    files, lines, waiting = native_memory.unimported(conn, project, auto.folder)
+    pending = _count(conn, "SELECT COUNT(*) FROM fact WHERE project = ? AND source = ? "
+                     "AND status = 'pending'", (project, MEMORY_SOURCE))
+    where = f"{auto.folder}" + ("" if auto.folder_why == "default" else f" ({auto.folder_why})")
+    held = (f"{files} note(s), {lines} line(s); {pending} pending review, {waiting} not "
+            "imported yet")
+    if not auto.enabled:
+        return Door("Claude Code auto memory", True, True, False,
+                    f"off ({auto.why}); {where}: {held}; notes reach Claude only once "
+                    "approved")
+    return Door("Claude Code auto memory", False, False, True,
+                f"ON ({auto.why}); {where}: {held}; MEMORY.md reaches Claude unreviewed",
+                _close_auto(auto))
+
+
+def _close_auto(auto: native_memory.AutoMemory) -> str:
+    if auto.decided_by == "env":
+        return f"unset {native_memory.DISABLE_ENV} (or set it to 1) where Claude Code runs"
+    if auto.decided_by in ("setting:user", "setting:project"):
+        return "run `mem-review install` (turns it off in .claude/settings.local.json)"
+    if auto.decided_by == "setting:local":
+        return "run `mem-review install` in this project"
+    return "run `mem-review install`"
+
+
+def _team(auto: native_memory.AutoMemory) -> Door:
+    files = native_memory.notes(auto.team) if auto.team.is_dir() else []
+    files = [f for f in files if f.parent == auto.team]
+    if not files:
+        return Door("team memory", True, True, False,
+                    f"no notes in {auto.team} (synced only for organisation accounts)")
+    if not auto.enabled:
+        return Door("team memory", True, True, False,
+                    f"{len(files)} note(s) in {auto.team}: off with auto memory; imported "
+                    "as pending like the rest of the folder")
+    return Door("team memory", False, False, True,
+                f"{len(files)} note(s) in {auto.team} reach Claude unreviewed (synced to "
+                "every collaborator of the repository)", "run `mem-review install`")
+
+
+def _account(env: dict[str, str]) -> Door:
+    creds = native_memory.config_dir(env) / ".credentials.json"
+    if not creds.exists():
+        return Door("account memory", True, True, False,
+                    "not on this machine (needs a claude.ai login; none found in "
+                    f"{creds.parent})")
+    return Door("account memory", False, False, True,
+                "a claude.ai login is present: account memory, kept by Anthropic, may reach "
+                "sessions without review", "turn it off in Claude Code's /memory dialog")
+
+
+def _hooks(project: str) -> list[Door]:
+    out: list[Door] = []
+    for scope in ("user", "project", "local"):
+        path = settings_file.settings_path(scope, project)
+        try:
+            data, _ = settings_file.load(path)
+        except Exception:
+            continue
+        groups = data.get("hooks", {}).get("SessionStart") if isinstance(
+            data.get("hooks"), dict) else None
+        for group in groups if isinstance(groups, list) else []:
+            hooks = group.get("hooks") if isinstance(group, dict) else None
+            for hook in hooks if isinstance(hooks, list) else []:
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if isinstance(command, str) and not settings_file.is_ours(command):
+                    out.append(Door("SessionStart hook", True, False, True,
+                                    f"{command[:120]} ({path}) may add context; not "
+                                    "reviewed by mem-review: a settings file you keep"))
+    return out
+
+
+def instruction_files(project: str) -> list[Path]:
+    """The CLAUDE.md and rules files Claude Code loads for the project."""
+    root = Path(project)
+    found: list[Path] = [native_memory.config_dir() / "CLAUDE.md"]
+    for folder in reversed([root, *root.parents]):
+        found += [folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md",
+                  folder / "CLAUDE.local.md"]
+    for rules in (native_memory.config_dir() / "rules", root / ".claude" / "rules"):
+        try:
+            found += sorted(p for p in rules.rglob("*.md"))[:200]
+        except OSError:
+            continue
+    return [p for p in dict.fromkeys(found) if p.is_file()]
+
+
+def _instructions(project: str) -> Door:
+    files = instruction_files(project)
+    names = ", ".join(str(p) for p in files[:8]) + (" …" if len(files) > 8 else "")
+    return Door("CLAUDE.md and rules", True, False, bool(files),
+                f"{len(files)} file(s) written by people, reviewed in git, listed not gated"
+                + (f": {names}" if files else ""))
+
+
+def summary(found: list[Door]) -> str:
+    """One line for a header: how many doors are open without review."""
+    bad = [d for d in found if not d.ok]
+    if not bad:
+        return "Claude's memory: every door gated"
+    return "Claude's memory: " + "; ".join(f"✗ {d.name} open, unreviewed" for d in bad)
+
+
+def to_json(found: list[Door]) -> str:
+    return json.dumps([d.as_dict() for d in found])
