@@ -27,7 +27,8 @@ SOURCE = "claude-code memory"
 # Claude Code's note types (frontmatter `type`) to mem-review's categories.
 CATEGORY = {"user": "convention", "feedback": "convention", "project": "decision",
             "reference": "environment"}
-_PATHLIKE = re.compile(r"`([^`\s]+)`|(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,7})(?![\w/])")
+_PATHLIKE = re.compile(  # `anything`, or a bare dotted name, with or without folders
+    r"`([^`\s]+)`|(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,7})(?![\w/])")
 
 
 @dataclass

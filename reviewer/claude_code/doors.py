@@ -76,11 +76,14 @@ def _auto(project: str, auto: native_memory.AutoMemory,
                     f"off ({auto.why}); {where}: {held}; notes reach Claude only once "
                     "approved")
     return Door("Claude Code auto memory", False, False, True,
-                f"ON ({auto.why}); {where}: {held}; MEMORY.md reaches Claude unreviewed",
+                f"ON ({auto.why}); {where}: {held}; MEMORY.md, and whatever Claude writes "
+                "there, reaches sessions unreviewed",
                 _close_auto(auto))
 
 
 def _close_auto(auto: native_memory.AutoMemory) -> str:
+    if auto.ignored:
+        return f"fix the file Claude Code ignores ({auto.ignored[0]}), then `mem-review install`"
     if auto.decided_by == "env":
         return f"unset {native_memory.DISABLE_ENV} (or set it to 1) where Claude Code runs"
     if auto.decided_by in ("setting:user", "setting:project"):

@@ -48,7 +48,7 @@ class AutoMemory:
     folder: Path
     folder_why: str = "default"
     decided_by: str = "default"  # env | setting:<scope> | default
-    notes: list[Path] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # settings files Claude Code rejects
 
     @property
     def team(self) -> Path:
@@ -147,13 +147,31 @@ def state(project: str, env: dict[str, str] | os._Environ[str] | None = None) ->
                           "forces it on, whatever the settings say", folder, folder_why, "env")
     if env.get("CLAUDE_CODE_SIMPLE"):
         return AutoMemory(False, "CLAUDE_CODE_SIMPLE is set", folder, folder_why, "env")
+    ignored = []
     for scope in ("local", "project", "user"):
+        problem = invalid(values[scope])
+        if problem:
+            ignored.append(f"{files[scope]} is ignored by Claude Code ({problem})")
+            continue
         value = values[scope].get(SETTING)
         if isinstance(value, bool):
-            return AutoMemory(value, f'"{SETTING}": {str(value).lower()} in {files[scope]}',
-                              folder, folder_why, f"setting:{scope}")
-    return AutoMemory(True, f"on by default (no {SETTING} in any settings file, no "
-                      f"{DISABLE_ENV})", folder, folder_why, "default")
+            return AutoMemory(value, f'"{SETTING}": {str(value).lower()} in {files[scope]}'
+                              + "".join(f"; {i}" for i in ignored),
+                              folder, folder_why, f"setting:{scope}", ignored)
+    return AutoMemory(True, f"on by default (no {SETTING} in any settings file Claude Code "
+                      f"reads, no {DISABLE_ENV})" + "".join(f"; {i}" for i in ignored),
+                      folder, folder_why, "default", ignored)
+
+
+def invalid(settings: dict[str, object]) -> str | None:
+    """Why Claude Code would reject a settings file's memory keys, else None. Measured
+    with 2.1.332: `"autoMemoryDirectory": null` beside `"autoMemoryEnabled": false` left
+    MEMORY.md in the request (the file's values were not applied)."""
+    if SETTING in settings and not isinstance(settings[SETTING], bool):
+        return f'"{SETTING}" is not true or false'
+    if DIR_SETTING in settings and not isinstance(settings[DIR_SETTING], str):
+        return f'"{DIR_SETTING}" is not a string'
+    return None
 
 
 def _folder(project: str, values: dict[str, dict[str, object]],
@@ -162,7 +180,7 @@ def _folder(project: str, values: dict[str, dict[str, object]],
     if override:
         return Path(override).expanduser(), f"{OVERRIDE_ENV} in the environment"
     for scope in ("local", "user"):  # a committed project file cannot move it
-        moved = values[scope].get(DIR_SETTING)
+        moved = None if invalid(values[scope]) else values[scope].get(DIR_SETTING)
         if isinstance(moved, str) and moved.strip():
             return Path(moved).expanduser(), f'"{DIR_SETTING}" in the {scope} settings'
     root = canonical_root(project)
