@@ -325,7 +325,7 @@ def needs_sweep(conn: object, project: str) -> bool:
     ).fetchall()
     if not rows:
         folder = default_folder(project)
-        if not signature(folder):
+        if not notes(folder):
             return False
         conn.execute(  # type: ignore[attr-defined]
             "INSERT OR IGNORE INTO native_folder (folder, project, signature) VALUES (?, ?, '')",
