@@ -11,6 +11,7 @@ user and local settings files back byte for byte, and the notes are still on dis
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -118,3 +119,52 @@ def test_native_memory_passes_the_gate(
     assert local.read_bytes() == LOCAL_SETTINGS
     assert (folder / "MEMORY.md").read_text().startswith(MEMORY_MD)  # nothing deleted
     assert (folder / "testing.md").read_text() == TOPIC_MD
+
+
+def test_guard_denies_writes_into_memory_and_keep_leaves_the_door_open(
+    claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fakeapi import Text, ToolUse
+
+    root = tmp_path.resolve()
+    store_home = root / "store"
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(store_home))
+    project = make_project(root / "shop", {"README.md": "# shop\n"})
+    home = root / "home"
+    folder = memory_folder(home, project)
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text(f"- {NOTE_A}\n")
+    tries = [
+        ToolUse("Write", {"file_path": str(folder / "MEMORY.md"), "content": "- planted\n"}),
+        ToolUse("Edit", {"file_path": str(folder / "MEMORY.md"), "old_string": "blue-green",
+                         "new_string": "planted"}),
+        Text("Done."),
+    ]
+    with FakeMessagesAPI(chat=tries) as api:
+        world = World(project=project, home=home, store_home=store_home, api=api)
+        out = world.cli("install", "--guard").stdout
+        assert f"permissions.deny: Edit(/{folder}/**)" in out, out
+        world.claude("note this", extra_args=("--allowedTools", "Write,Edit"))
+        results = [
+            json.dumps(b.get("content"))
+            for r in api.messages("chat")[1:] for m in r.body["messages"]
+            if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
+        # Claude Code's own deny rule answers first (our PreToolUse guard, whose message
+        # points at `remember`, is behind it for what a rule does not match).
+        assert len(results) >= 2 and all("denied by your permission settings" in r
+                                          for r in results), results
+        assert (folder / "MEMORY.md").read_text() == f"- {NOTE_A}\n"
+        world.cli("uninstall")
+
+        out = world.cli("install", "--keep-auto-memory").stdout
+        assert "--keep-auto-memory" in out
+        doctor = world.cli("doctor", check=False)
+        assert doctor.returncode == 1
+        line = next(x for x in doctor.stdout.splitlines() if "auto memory" in x)
+        assert line.startswith("✗ memory door: Claude Code auto memory: ON (on by default")
+        assert line.endswith("run `mem-review install`")
+        seen = len(api.messages("chat"))
+        world.claude("hello")
+        assert NOTE_A in request_text(api.messages("chat")[seen])  # what doctor said: open
