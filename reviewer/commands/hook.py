@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reviewer.log import log
 
@@ -90,6 +90,7 @@ def _native_memory(payload: dict[str, object]) -> None:
     as pending (capture/native_import.py). Here only a stat of the folder and its notes."""
     try:
         import os
+        import sqlite3
 
         from reviewer.claude_code.native_memory import needs_sweep
         from reviewer.project import project_root
@@ -98,10 +99,14 @@ def _native_memory(payload: dict[str, object]) -> None:
         cwd = payload.get("cwd")
         if not isinstance(cwd, str) or not cwd:
             cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-        conn = db.connect()
+        conn = _light_connection()
         try:
-            conn.execute("PRAGMA busy_timeout=800")
-            changed = needs_sweep(conn, project_root(cwd))
+            try:
+                changed = needs_sweep(conn, project_root(cwd))
+            except sqlite3.OperationalError:  # a store from before the sweep's tables
+                conn.close()
+                conn = db.connect()
+                changed = needs_sweep(conn, project_root(cwd))
         finally:
             conn.close()
         if changed:
@@ -110,6 +115,23 @@ def _native_memory(payload: dict[str, object]) -> None:
             start_worker()
     except Exception as exc:  # never costs the session anything but a log line
         log("hook", f"native memory check skipped: {type(exc).__name__}: {exc}")
+
+
+def _light_connection() -> Any:
+    """The store without db.connect's schema check and pragmas (a tenth of the cost): the
+    event's own work has just opened, checked and upgraded it."""
+    import sqlite3
+
+    from reviewer import paths
+    from reviewer.store import db
+
+    if not paths.db_path().exists():
+        return db.connect()
+    paths.check_home()
+    conn = sqlite3.connect(f"file:{paths.db_path()}?mode=rw", uri=True, timeout=0.8,
+                           isolation_level=None)
+    conn.execute("PRAGMA busy_timeout=800")
+    return conn
 
 
 def _session_start(payload: dict[str, object]) -> str | None:
