@@ -198,3 +198,29 @@ def test_schema_has_the_sweep_tables(home: Path) -> None:
         conn.close()
     assert {"native_folder", "native_note"} <= names
     assert sqlite3  # the hook reads these with stdlib sqlite3 only
+
+
+async def test_review_screen_header_warns_of_unreviewed_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_tui_seed import make_app, make_env, seed
+
+    env = next(make_env(tmp_path, monkeypatch))
+    monkeypatch.setenv("HOME", str(tmp_path / "userhome"))
+    monkeypatch.delenv(native_memory.DISABLE_ENV, raising=False)
+    seed(env)
+    folder = native_memory.state(str(env.project)).folder
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("- The shop deploys with blue-green.\n")
+    app = make_app(env)
+    async with app.run_test():
+        await app.settle()
+        counts = app.main.query_one("#counts")
+        shown = str(getattr(counts.visual, "plain", counts.visual))
+        assert shown.startswith("✗ 1 Claude Code memory note(s) unreviewed (doctor) · ")
+    memory_switch.turn_off("local", str(env.project), guard=False)
+    app = make_app(env)
+    async with app.run_test():
+        await app.settle()
+        counts = app.main.query_one("#counts")
+        assert "Claude Code memory" not in str(getattr(counts.visual, "plain", counts.visual))

@@ -29,6 +29,7 @@ class Door:
     open: bool  # reaches sessions now
     detail: str
     fix: str = ""
+    notes: int = 0  # note files behind the door (auto and team memory)
 
     def line(self) -> str:
         return self.detail + (f"; {self.fix}" if self.fix else "")
@@ -74,11 +75,11 @@ def _auto(project: str, auto: native_memory.AutoMemory,
     if not auto.enabled:
         return Door("Claude Code auto memory", True, True, False,
                     f"off ({auto.why}); {where}: {held}; notes reach Claude only once "
-                    "approved")
+                    "approved", notes=files)
     return Door("Claude Code auto memory", False, False, True,
                 f"ON ({auto.why}); {where}: {held}; MEMORY.md, and whatever Claude writes "
                 "there, reaches sessions unreviewed",
-                _close_auto(auto))
+                _close_auto(auto), notes=files)
 
 
 def _close_auto(auto: native_memory.AutoMemory) -> str:
@@ -163,12 +164,14 @@ def _instructions(project: str) -> Door:
                 + (f": {names}" if files else ""))
 
 
-def summary(found: list[Door]) -> str:
-    """One line for a header: how many doors are open without review."""
-    bad = [d for d in found if not d.ok]
+def header(found: list[Door]) -> str:
+    """The review screen's warning: memory notes reaching Claude without review ("" when
+    none do; an open door with nothing behind it yet is left to `doctor`)."""
+    bad = [d for d in found if not d.ok and d.notes]
     if not bad:
-        return "Claude's memory: every door gated"
-    return "Claude's memory: " + "; ".join(f"✗ {d.name} open, unreviewed" for d in bad)
+        return ""
+    notes = sum(d.notes for d in bad)
+    return f"✗ {notes} Claude Code memory note(s) unreviewed (doctor)"
 
 
 def to_json(found: list[Door]) -> str:

@@ -25,9 +25,11 @@ def matches_label(n: int) -> str:
 
 def counts_content(
     counts: Counts, *, marked: int = 0, query: str = "", shown: int | None = None,
-    queued: int = 0, failed: int = 0,
+    queued: int = 0, failed: int = 0, doors: str = "",
 ) -> Content:
     pieces: list[Content] = []
+    if doors:  # memory reaching Claude around the review: before anything else
+        pieces.append(Content.styled(doors, "bold $text-error"))
     if marked:  # first: at 80 columns the end of the line is cut
         pieces.append(Content.styled(f"{marked} marked", "bold $text-warning"))
     if query:
