@@ -100,6 +100,13 @@ def sweep_changed(store: Store) -> list[Swept]:
     for folder, project, signature in rows:
         if native_memory.signature(Path(folder)) != signature:
             done.append(sweep(store, project, Path(folder)))
+    # A folder moved since (autoMemoryDirectory, CLAUDE_CONFIG_DIR): the hooks only know
+    # the recorded or default path; here the settings are read and the new one recorded.
+    known = {folder for folder, _, _ in rows}
+    for project in sorted({project for _, project, _ in rows}):
+        current = native_memory.state(project).folder
+        if str(current) not in known and native_memory.notes(current):
+            done.append(sweep(store, project, current))
     return done
 
 

@@ -163,12 +163,32 @@ def test_other_session_start_hooks_and_instruction_files_are_listed(
 
 
 def test_status_json_carries_the_doors(world: dict[str, Path]) -> None:
-    from reviewer.commands.status import gather
+    from reviewer.commands.status import gather, render
 
     data = gather(str(world["project"]))
     names = [d["name"] for d in data["doors"]]
     assert names[:2] == ["mem-review facts", "Claude Code auto memory"]
     assert data["doors"][1]["ok"] is False
+    assert ("memory   ✗ Claude Code auto memory: open, unreviewed; run `mem-review install`"
+            in render(data))
+
+
+def test_worker_follows_a_moved_folder(world: dict[str, Path]) -> None:
+    project, folder = str(world["project"]), world["folder"]
+    (folder / "MEMORY.md").write_text("- A note in the default folder.\n")
+    store = Store()
+    try:
+        sweep(store, project, folder)
+        moved = world["user"] / "elsewhere"
+        moved.mkdir()
+        (moved / "MEMORY.md").write_text("- A note in the moved folder.\n")
+        local = world["project"] / ".claude" / "settings.local.json"
+        local.parent.mkdir()
+        local.write_text(json.dumps({"autoMemoryDirectory": str(moved)}))
+        assert [s.folder for s in sweep_changed(store)] == [moved]
+        assert len(store.facts(project)) == 2
+    finally:
+        store.close()
 
 
 def test_guard_points_a_write_into_memory_at_remember(world: dict[str, Path]) -> None:

@@ -152,6 +152,9 @@ def render(data: dict[str, Any]) -> str:
         )
     for x in data["failures"]:
         lines.append(f"failed   job {x['id']} ({x['session_id']}): {x['error']}")
+    for door in data.get("doors", []):
+        if not door["ok"]:
+            lines.append(f"memory   ✗ {door['name']}: open, unreviewed; {door['fix']}")
     lines.append(f"store    {data['store']} · log {data['log']}")
     return "\n".join(lines) + "\n"
 
