@@ -115,9 +115,12 @@ def _account(env: dict[str, str]) -> Door:
         return Door("account memory", True, True, False,
                     "not on this machine (needs a claude.ai login; none found in "
                     f"{creds.parent})")
-    return Door("account memory", False, False, True,
-                "a claude.ai login is present: account memory, kept by Anthropic, may reach "
-                "sessions without review", "turn it off in Claude Code's /memory dialog")
+    # Whether the account has it is decided by Anthropic's servers, not by any file here:
+    # shown, not judged (a ✗ no one can clear would teach people to ignore doctor).
+    return Door("account memory", True, False, False,
+                "a claude.ai login is present: if your account has account memory (kept by "
+                "Anthropic, not on this machine), it reaches sessions without mem-review's "
+                "review; Claude Code's /memory turns it off")
 
 
 def _hooks(project: str) -> list[Door]:

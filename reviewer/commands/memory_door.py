@@ -9,6 +9,10 @@ settings file can be restored byte for byte.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capture.native_import import Swept
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,15 +27,17 @@ def on_install(args: argparse.Namespace, project: str) -> None:
     from reviewer.store.facts import Store
 
     before = native_memory.state(project)
-    store = Store()
     try:
-        swept = sweep(store, project, before.folder, force=True)
-    finally:
-        store.close()
-    if swept.notes:
-        print(f"imported {swept.added} statement(s) from {swept.notes} Claude Code memory "
-              f"note(s) in {swept.folder} as pending ({swept.skipped} already known); "
-              "review them with `mem-review review`. The notes stay on disk.")
+        store = Store()
+        try:
+            swept = sweep(store, project, before.folder, force=True)
+        finally:
+            store.close()
+    except Exception as exc:  # the store is another check's business; the notes wait
+        print(f"warning: Claude Code's memory notes in {before.folder} were not imported now "
+              f"({type(exc).__name__}: {exc}); the next session's sweep imports them")
+    else:
+        _imported(swept)
     keep = bool(getattr(args, "keep_auto_memory", False))
     switched = memory_switch.turn_off(args.scope, project, guard=args.guard and not args.portable,
                                       off=not keep)
@@ -41,6 +47,9 @@ def on_install(args: argparse.Namespace, project: str) -> None:
         print(f"{what} in {switched.path}")
         for rule in switched.rules:
             print(f"  permissions.deny: {rule}")
+    if args.portable and not keep and switched.changed:
+        print("note: the switch is in a file the team shares: auto memory goes off for every "
+              "collaborator, whose notes then wait for review in their own mem-review")
     after = native_memory.state(project)
     if keep:
         print(f"note: --keep-auto-memory: Claude Code still loads {after.folder / 'MEMORY.md'} "
@@ -48,6 +57,13 @@ def on_install(args: argparse.Namespace, project: str) -> None:
     elif after.enabled:
         print(f"warning: Claude Code's auto memory is still on ({after.why}); "
               "`mem-review doctor` says how to close it")
+
+
+def _imported(swept: Swept) -> None:
+    if swept.notes:
+        print(f"imported {swept.added} statement(s) from {swept.notes} Claude Code memory "
+              f"note(s) in {swept.folder} as pending ({swept.skipped} already known); review "
+              "them with `mem-review review`. The notes stay on disk.")
 
 
 def on_uninstall(scope: str, project: str) -> None:
