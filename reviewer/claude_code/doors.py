@@ -104,9 +104,12 @@ def _team(auto: native_memory.AutoMemory) -> Door:
         return Door("team memory", True, True, False,
                     f"{len(files)} note(s) in {auto.team}: off with auto memory; imported "
                     "as pending like the rest of the folder")
+    # Measured with an API key: notes here did not reach the request; Claude Code loads
+    # them where its team memory is on (organisation accounts), so they are counted open.
     return Door("team memory", False, False, True,
-                f"{len(files)} note(s) in {auto.team} reach Claude unreviewed (synced to "
-                "every collaborator of the repository)", "run `mem-review install`")
+                f"{len(files)} note(s) in {auto.team} may reach Claude unreviewed (team "
+                "memory, synced to every collaborator, is on for organisation accounts)",
+                "run `mem-review install`", notes=len(files))
 
 
 def _account(env: dict[str, str]) -> Door:
@@ -173,7 +176,7 @@ def header(found: list[Door]) -> str:
     bad = [d for d in found if not d.ok and d.notes]
     if not bad:
         return ""
-    notes = sum(d.notes for d in bad)
+    notes = max(d.notes for d in bad)  # the auto door counts its team folder too
     return f"✗ {notes} Claude Code memory note(s) unreviewed (doctor)"
 
 
