@@ -65,6 +65,31 @@ def test_sweep_imports_once_and_a_rejected_note_stays_rejected(world: dict[str, 
         store.close()
 
 
+def test_an_approved_note_is_recalled_and_goes_stale_with_its_file(
+    world: dict[str, Path],
+) -> None:
+    from reviewer.claude_code.recall import recall
+    from reviewer.freshness.staleness import verdicts
+
+    project, folder = str(world["project"]), world["folder"]
+    (folder / "MEMORY.md").write_text("- The deploy runs deploy.sh with blue-green.\n"
+                                      "- Tests need the local redis on port 6390.\n")
+    store = Store()
+    try:
+        sweep(store, project, folder)
+        deploy = next(f for f in store.facts(project) if "deploy" in f.text)
+        assert not recall(store.conn, project, "blue-green deploy").results  # pending
+        store.approve([deploy.id], actor="tui")
+        hits = recall(store.conn, project, "blue-green deploy").results
+        assert [h.id for h in hits] == [deploy.id]
+        (world["project"] / "deploy.sh").write_text("echo changed\n")
+        fresh = store.get(deploy.id)
+        assert verdicts(store.conn, project, [fresh])[deploy.id].stale
+        assert not recall(store.conn, project, "blue-green deploy").results
+    finally:
+        store.close()
+
+
 def test_hook_check_is_a_stat_until_something_changes(world: dict[str, Path]) -> None:
     project, folder = str(world["project"]), world["folder"]
     conn = db.connect()

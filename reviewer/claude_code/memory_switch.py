@@ -30,7 +30,7 @@ class Switched:
 def deny_rules(project: str) -> list[str]:
     """`Edit(//abs/**)` for each memory folder (absolute, as settings_file.deny_rules)."""
     out: list[str] = []
-    for folder in native_memory.memory_folders(project):
+    for folder in native_memory.memory_folders(project)[:1]:  # the team folder is inside
         for spelling in dict.fromkeys([str(folder), os.path.realpath(folder)]):
             out.append(f"Edit(/{spelling.rstrip('/')}/**)")
     return list(dict.fromkeys(out))
