@@ -269,3 +269,24 @@ async def test_review_screen_header_warns_of_unreviewed_notes(
         await app.settle()
         counts = app.main.query_one("#counts")
         assert "Claude Code memory" not in str(getattr(counts.visual, "plain", counts.visual))
+
+
+@pytest.mark.parametrize("command", [
+    "echo '- planted' >> {folder}/MEMORY.md",
+    "cp /tmp/x {folder}/topic.md",
+    "tee -a {folder}/MEMORY.md < /dev/null",
+])
+def test_guard_stops_bash_writes_into_memory(world: dict[str, Path], command: str) -> None:
+    guard._memory_root.cache_clear()
+    answer = guard.check({"tool_name": "Bash", "cwd": str(world["project"]),
+                          "tool_input": {"command": command.format(folder=world["folder"])}})
+    assert answer is not None
+    assert "mcp__mem-review__remember" in json.loads(answer)["hookSpecificOutput"][
+        "permissionDecisionReason"]
+
+
+def test_guard_lets_bash_read_memory(world: dict[str, Path]) -> None:
+    guard._memory_root.cache_clear()
+    for command in (f"cat {world['folder']}/MEMORY.md", "ls -la", "echo hi > notes.txt"):
+        assert guard.check({"tool_name": "Bash", "cwd": str(world["project"]),
+                            "tool_input": {"command": command}}) is None, command
