@@ -327,6 +327,10 @@ def needs_sweep(conn: object, project: str) -> bool:
         folder = default_folder(project)
         if not notes(folder):
             return False
+        shared = conn.execute(  # type: ignore[attr-defined]
+            "SELECT signature FROM native_folder WHERE folder = ?", (str(folder),)).fetchone()
+        if shared is not None:  # another checkout of the same repository swept it
+            return bool(signature(folder) != shared[0])
         conn.execute(  # type: ignore[attr-defined]
             "INSERT OR IGNORE INTO native_folder (folder, project, signature) VALUES (?, ?, '')",
             (str(folder), project))
