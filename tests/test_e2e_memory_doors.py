@@ -50,6 +50,7 @@ CASES = {
     "env turns it off": ({}, {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}, False),
     "env forces it on over the setting": (
         {"autoMemoryEnabled": False}, {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"}, True),
+    "CLAUDE_CONFIG_DIR": ({}, {"CLAUDE_CONFIG_DIR": "{home}/cfg"}, True),
     "a null folder makes Claude Code ignore the file": (
         {"autoMemoryEnabled": False, "autoMemoryDirectory": None}, {}, True),
 }
@@ -62,6 +63,7 @@ def test_doctor_agrees_with_the_cli(
     local, env, loaded = CASES[case]
     root = tmp_path.resolve()
     home = root / "home"
+    env = {k: v.format(home=home) for k, v in env.items()}
     name = "p" * 230 if case == "long path" else "shop"
     project = make_project(root / name, {"README.md": "# shop\n"})
     cwd = project

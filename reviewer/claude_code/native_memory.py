@@ -112,11 +112,13 @@ def canonical_root(cwd: str) -> str:
     return str(here)
 
 
-def settings_files(project: str) -> dict[str, Path]:
-    """Claude Code's settings files by scope, lowest precedence first."""
+def settings_files(project: str, env: dict[str, str] | os._Environ[str] | None = None
+                   ) -> dict[str, Path]:
+    """Claude Code's settings files by scope, lowest precedence first (the user's file is
+    in CLAUDE_CONFIG_DIR when that is set)."""
     base = Path(project)
     return {
-        "user": Path.home() / ".claude" / "settings.json",
+        "user": config_dir(env) / "settings.json",
         "project": base / ".claude" / "settings.json",
         "local": base / ".claude" / "settings.local.json",
     }
@@ -135,7 +137,7 @@ def _read(path: Path) -> dict[str, object]:
 def state(project: str, env: dict[str, str] | os._Environ[str] | None = None) -> AutoMemory:
     """Whether auto memory is on for `project`, why, and where its folder is."""
     env = os.environ if env is None else env
-    files = settings_files(project)
+    files = settings_files(project, env)
     values = {scope: _read(path) for scope, path in files.items()}
     folder, folder_why = _folder(project, values, env)
     flag = (env.get(DISABLE_ENV) or "").strip().lower()
