@@ -150,7 +150,9 @@ def _hooks(project: str) -> list[Door]:
 def instruction_files(project: str) -> list[Path]:
     """The CLAUDE.md and rules files Claude Code loads for the project."""
     root = Path(project)
-    found: list[Path] = [native_memory.config_dir() / "CLAUDE.md"]
+    found: list[Path] = [Path("/etc/claude-code/CLAUDE.md"),  # managed (Linux, macOS)
+                         Path("/Library/Application Support/ClaudeCode/CLAUDE.md"),
+                         native_memory.config_dir() / "CLAUDE.md"]
     for folder in reversed([root, *root.parents]):
         found += [folder / "CLAUDE.md", folder / ".claude" / "CLAUDE.md",
                   folder / "CLAUDE.local.md"]
