@@ -90,6 +90,10 @@ def sweep(store: Store, project: str, folder: Path | None = None, *,
             "VALUES (?, ?, ?, ?) ON CONFLICT(folder) DO UPDATE SET project = excluded.project, "
             "signature = excluded.signature, swept_at = excluded.swept_at",
             (str(folder), project, signature, now))
+        recorded = dict(conn.execute(
+            "SELECT folder, signature FROM native_folder WHERE project = ?", (project,)
+        ).fetchall())
+    native_memory.write_marker(project, {str(k): str(v) for k, v in recorded.items()})
     return out
 
 

@@ -103,9 +103,11 @@ def test_hook_check_is_a_stat_until_something_changes(world: dict[str, Path]) ->
         finally:
             store.close()
         assert not native_memory.needs_sweep(conn, project)
+        assert native_memory.unchanged(project) is True  # the hooks' record, no store needed
         with (folder / "MEMORY.md").open("a") as fh:
             fh.write("- A second note, written in place.\n")
         assert native_memory.needs_sweep(conn, project)
+        assert native_memory.unchanged(project) is False
     finally:
         conn.close()
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 MEMORY_DIR = "memory"
@@ -39,16 +38,18 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
-@dataclass
 class AutoMemory:
-    """Claude Code's auto memory for one project, as the CLI would see it."""
+    """Claude Code's auto memory for one project, as the CLI would see it. (A plain class:
+    `dataclasses` would cost the hooks ~7 ms of imports.)"""
 
-    enabled: bool
-    why: str  # which setting file or variable decided it
-    folder: Path
-    folder_why: str = "default"
-    decided_by: str = "default"  # env | setting:<scope> | default
-    ignored: list[str] = field(default_factory=list)  # settings files Claude Code rejects
+    def __init__(self, enabled: bool, why: str, folder: Path, folder_why: str = "default",
+                 decided_by: str = "default", ignored: list[str] | None = None) -> None:
+        self.enabled = enabled
+        self.why = why  # which setting file or variable decided it
+        self.folder = folder
+        self.folder_why = folder_why
+        self.decided_by = decided_by  # env | setting:<scope> | default
+        self.ignored = ignored or []  # settings files Claude Code rejects
 
     @property
     def team(self) -> Path:
@@ -81,7 +82,9 @@ def _base36(n: int) -> str:
 
 
 def project_key(path: str) -> str:
-    key = re.sub(r"[^a-zA-Z0-9]", "-", path)
+    # JavaScript replaces each UTF-16 unit: a character beyond the BMP becomes two dashes.
+    key = "".join(c if c.isascii() and c.isalnum() else "--" if ord(c) > 0xFFFF else "-"
+                  for c in path)
     if len(key) <= MAX_KEY:
         return key
     return f"{key[:MAX_KEY]}-{_base36(abs(_java_hash(path)))}"
@@ -245,8 +248,8 @@ def read_note(path: Path) -> str:
         return ""
 
 
-_LINK_TO_NOTE = re.compile(r"\]\([^)\s]+\.md\)")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_LINK_TO_NOTE = r"\]\([^)\s]+\.md\)"  # compiled on use (re caches): not at hook import
+_BULLET = r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?"
 
 
 def statements(text: str) -> list[tuple[int, str, dict[str, str]]]:
@@ -275,9 +278,9 @@ def statements(text: str) -> list[tuple[int, str, dict[str, str]]]:
             continue
         if fence or not stripped or stripped.startswith(("#", "<!--", "|", ">")):
             continue
-        if _LINK_TO_NOTE.search(stripped):
+        if re.search(_LINK_TO_NOTE, stripped):
             continue
-        body = " ".join(_BULLET.sub("", stripped).split())
+        body = " ".join(re.sub(_BULLET, "", stripped).split())
         if len(body) < 8 or body.lower() in seen:
             continue
         seen.add(body.lower())
@@ -318,10 +321,51 @@ def default_folder(project: str) -> Path:
     return config_dir() / "projects" / project_key(canonical_root(project)) / MEMORY_DIR
 
 
-def needs_sweep(conn: object, project: str) -> bool:
+MARKERS = "native-memory"  # in the data dir: the last sweep's signatures, per project
+
+
+def marker_path(project: str) -> Path:
+    """Named as Claude Code names the project (no hashlib: its import costs a hook ~4 ms);
+    two projects with one name share a file, and the `project` inside tells them apart."""
+    from reviewer import paths
+
+    return paths.home() / MARKERS / (project_key(project) + ".json")
+
+
+def write_marker(project: str, signatures: dict[str, str]) -> None:
+    """What the hooks compare against without opening the store (the worker and install
+    write it after each sweep; the store's native_folder rows remain the record)."""
+    from reviewer import paths
+
+    target = marker_path(project)
+    paths.make_private_dirs(target.parent)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump({"project": project, "folders": signatures}, fh)
+    os.replace(tmp, target)
+
+
+def unchanged(project: str) -> bool | None:
+    """True when every folder the last sweep recorded for `project` is as it was (a read
+    of one small file and a stat of each folder and note); None without a record."""
+    try:
+        with open(marker_path(project), "rb") as fh:
+            data = json.loads(fh.read(64 * 1024))
+        folders = data["folders"]
+        if data.get("project") != project or not isinstance(folders, dict) or not folders:
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return all(isinstance(sig, str) and sig and signature(Path(folder)) == sig
+               for folder, sig in folders.items())
+
+
+def needs_sweep(conn: object, project: str, register: object = None) -> bool:
     """Whether a memory folder of `project` changed since the worker last swept it: a
-    stat of each recorded folder and its notes, nothing read. A folder never seen gets a
-    row with no signature, so the worker sweeps it. `conn` is a sqlite3 connection."""
+    stat of each recorded folder and its notes, nothing read. A folder never seen is
+    registered (a row with no signature, written by `register(sql, args)` when given, else
+    on `conn`), so the worker sweeps it. `conn` is a sqlite3 connection."""
     rows = conn.execute(  # type: ignore[attr-defined]
         "SELECT folder, signature FROM native_folder WHERE project = ?", (project,)
     ).fetchall()
@@ -333,8 +377,8 @@ def needs_sweep(conn: object, project: str) -> bool:
             "SELECT signature FROM native_folder WHERE folder = ?", (str(folder),)).fetchone()
         if shared is not None:  # another checkout of the same repository swept it
             return bool(signature(folder) != shared[0])
-        conn.execute(  # type: ignore[attr-defined]
-            "INSERT OR IGNORE INTO native_folder (folder, project, signature) VALUES (?, ?, '')",
-            (str(folder), project))
+        sql = "INSERT OR IGNORE INTO native_folder (folder, project, signature) VALUES (?, ?, '')"
+        write = register if callable(register) else conn.execute  # type: ignore[attr-defined]
+        write(sql, (str(folder), project))
         return True
     return any(signature(Path(folder)) != sig for folder, sig in rows)

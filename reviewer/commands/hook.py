@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reviewer.log import log
 
@@ -87,26 +87,35 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
 
 def _native_memory(payload: dict[str, object]) -> None:
     """Wake the worker when Claude Code's memory folder changed: it imports the new notes
-    as pending (capture/native_import.py). Here only a stat of the folder and its notes."""
+    as pending (capture/native_import.py). When nothing changed: a read of the last sweep's
+    record (a small file) and a stat of the folder and its notes. Otherwise the store, on a
+    read-only connection (closing a writer would checkpoint the WAL: milliseconds)."""
     try:
         import os
         import sqlite3
 
-        from reviewer.claude_code.native_memory import needs_sweep
+        from reviewer import paths
+        from reviewer.claude_code.native_memory import (
+            default_folder,
+            needs_sweep,
+            notes,
+            unchanged,
+        )
         from reviewer.project import project_root
-        from reviewer.store import db
 
         cwd = payload.get("cwd")
         if not isinstance(cwd, str) or not cwd:
             cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-        conn = _light_connection()
+        root = project_root(cwd)
+        state = unchanged(root)  # the common case ends here: one small file, some stats
+        if state is True or (state is None and not notes(default_folder(root))):
+            return
+        if not paths.db_path().exists():
+            return  # nothing captured yet: the store's first sweep is install's or the worker's
+        paths.check_home()
+        conn = sqlite3.connect(f"file:{paths.db_path()}?mode=ro", uri=True, timeout=0.8)
         try:
-            try:
-                changed = needs_sweep(conn, project_root(cwd))
-            except sqlite3.OperationalError:  # a store from before the sweep's tables
-                conn.close()
-                conn = db.connect()
-                changed = needs_sweep(conn, project_root(cwd))
+            changed = needs_sweep(conn, root, register=_register)
         finally:
             conn.close()
         if changed:
@@ -117,21 +126,16 @@ def _native_memory(payload: dict[str, object]) -> None:
         log("hook", f"native memory check skipped: {type(exc).__name__}: {exc}")
 
 
-def _light_connection() -> Any:
-    """The store without db.connect's schema check and pragmas (a tenth of the cost): the
-    event's own work has just opened, checked and upgraded it."""
-    import sqlite3
-
-    from reviewer import paths
+def _register(sql: str, args: tuple[object, ...]) -> None:
+    """Write the row for a memory folder seen for the first time (rare: a writer)."""
     from reviewer.store import db
 
-    if not paths.db_path().exists():
-        return db.connect()
-    paths.check_home()
-    conn = sqlite3.connect(f"file:{paths.db_path()}?mode=rw", uri=True, timeout=0.8,
-                           isolation_level=None)
-    conn.execute("PRAGMA busy_timeout=800")
-    return conn
+    conn = db.connect()
+    try:
+        conn.execute("PRAGMA busy_timeout=800")
+        conn.execute(sql, args)
+    finally:
+        conn.close()
 
 
 def _session_start(payload: dict[str, object]) -> str | None:
