@@ -14,7 +14,8 @@ Read from the pinned CLI (2.1.332) and measured against it (GUIDE §6c):
   `CLAUDE_CODE_SIMPLE`, then `autoMemoryEnabled` in the settings (local over project over
   user), and it is on when nothing says otherwise.
 
-Stdlib only: the hooks call `signature` (a stat of the folder and of each note in it).
+Stdlib only: the hooks call `unchanged` (the last sweep's record, then a stat of the folder
+and of each note in it).
 """
 
 from __future__ import annotations
