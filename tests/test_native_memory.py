@@ -173,6 +173,18 @@ def test_open_door_is_a_cross_with_the_command_that_closes_it(
     assert _door(project, "team memory").ok
 
 
+def test_an_overflowing_memory_index_is_said(world: dict[str, Path]) -> None:
+    lines = "".join(f"- Note number {i} about the shop.\n" for i in range(250))
+    (world["folder"] / "MEMORY.md").write_text(lines)
+    auto = _door(str(world["project"]), "Claude Code auto memory")
+    assert "MEMORY.md is 250 lines" in auto.detail and "over the 200-line" in auto.detail
+    store = Store()
+    try:
+        assert sweep(store, str(world["project"]), world["folder"]).added == 250
+    finally:
+        store.close()
+
+
 def test_other_session_start_hooks_and_instruction_files_are_listed(
     world: dict[str, Path],
 ) -> None:

@@ -72,6 +72,7 @@ def _auto(project: str, auto: native_memory.AutoMemory,
     where = f"{auto.folder}" + ("" if auto.folder_why == "default" else f" ({auto.folder_why})")
     held = (f"{files} note(s), {lines} line(s); {pending} pending review, {waiting} not "
             "imported yet")
+    held += _overflow(auto.folder / native_memory.INDEX)
     if not auto.enabled:
         return Door("Claude Code auto memory", True, True, False,
                     f"off ({auto.why}); {where}: {held}; notes reach Claude only once "
@@ -80,6 +81,20 @@ def _auto(project: str, auto: native_memory.AutoMemory,
                 f"ON ({auto.why}); {where}: {held}; MEMORY.md, and whatever Claude writes "
                 "there, reaches sessions unreviewed",
                 _close_auto(auto), notes=files)
+
+
+INDEX_LINES, INDEX_BYTES = 200, 25 * 1024  # what Claude Code loads of MEMORY.md (measured)
+
+
+def _overflow(index: Path) -> str:
+    """Claude Code cuts MEMORY.md at 200 lines / 25 KB (measured with 2.1.332: lines 1-200
+    reached the request, then a warning); the rest is silently lost to it, not to us."""
+    text = native_memory.read_note(index)
+    lines, size = len(text.splitlines()), len(text.encode())
+    if lines <= INDEX_LINES and size <= INDEX_BYTES:
+        return ""
+    return (f"; MEMORY.md is {lines} lines / {size:,} bytes, over the {INDEX_LINES}-line / "
+            "25 KB Claude Code loads (every line is imported for review all the same)")
 
 
 def _close_auto(auto: native_memory.AutoMemory) -> str:
