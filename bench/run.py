@@ -49,6 +49,7 @@ def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]
     return [
         ("hook-end", ("hook-end",), hooks.run_end),
         ("hook-start", ("hook-start",), hooks.run_start),
+        ("hook-sweep", ("hook-sweep",), hooks.run_sweep),
         ("hook-start-shared", ("hook-start-shared",), sharing.run),
         ("tui", ("tui-start", "tui-keys-j", "tui-keys-filter", "tui-memory"), tui.run),
         ("staleness", ("staleness", "staleness-full", "staleness-repeat", "staleness-cold"),

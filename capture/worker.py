@@ -130,6 +130,7 @@ def _drain(
         if reclaimed:
             log("worker", f"put back {reclaimed} job(s) left running by a stopped worker")
         _rescan(conn)
+        _native_memory(store)
         while True:
             job = queue.claim(conn, os.getpid())
             if job is None:
@@ -192,6 +193,21 @@ def _put_back(conn: Any, job: queue.Claimed) -> None:
         log("worker", f"job {job.id} could not be put back after Ctrl-C: {exc}")
     else:
         log("worker", f"job {job.id} put back in the queue after Ctrl-C")
+
+
+def _native_memory(store: Any) -> None:
+    """Claude Code's memory notes written since the last sweep become pending; never fatal."""
+    from capture.native_import import sweep_changed
+
+    try:
+        swept = sweep_changed(store)
+    except Exception as exc:
+        log("worker", f"native memory sweep skipped: {type(exc).__name__}: {exc}")
+        return
+    for one in swept:
+        if one.added:
+            log("worker", f"imported {one.added} Claude Code memory note(s) from {one.folder} "
+                "as pending")
 
 
 def _unexpected(conn: Any, job: queue.Claimed, exc: Exception) -> None:

@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.claude_code import settings_file
+from reviewer.claude_code import memory_switch, settings_file
 from reviewer.commands import doctor
 from reviewer.store import db, schema
 
 BIN = Path(sys.executable).parent
+DOORS = [f"memory door: {name}" for name in (
+    "mem-review facts", "Claude Code auto memory", "team memory", "account memory",
+    "CLAUDE.md and rules")]
 
 
 @pytest.fixture(autouse=True)
@@ -38,6 +41,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def healthy(project: Path) -> Path:
     settings_file.install("project", project)  # the real console script of this venv
+    memory_switch.turn_off("project", str(project), guard=False)  # as `install` does
     db.connect().close()
     return project
 
@@ -88,6 +92,7 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
         "worker",
         "queue",
         "last error",
+        *DOORS,
     ]
     detail = {c.name: c.detail for c in checks}
     assert "project (" in detail["hooks"]
@@ -107,7 +112,9 @@ def test_cli_exit_status_and_one_line_per_check(healthy: Path, tmp_path: Path) -
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 9 and all(line.startswith("✓ ") for line in lines)
+    assert len(lines) == 9 + 5 and all(line.startswith("✓ ") for line in lines)
+    # The doors: mem-review's facts, auto memory, team memory, account memory, CLAUDE.md.
+    assert all(line.startswith("✓ memory door: ") for line in lines[9:])
 
     env.pop("ANTHROPIC_API_KEY")
     done = subprocess.run(
@@ -128,7 +135,7 @@ def test_cli_exit_status_and_one_line_per_check(healthy: Path, tmp_path: Path) -
 def test_no_hooks(project: Path) -> None:
     db.connect().close()
     problems = bad(project)
-    assert set(problems) == {"hooks"}
+    assert set(problems) == {"hooks", "memory door: Claude Code auto memory"}
     assert "missing session-start, session-end, pre-compact" in problems["hooks"]
     assert "mem-review install" in problems["hooks"]
 

@@ -121,3 +121,97 @@ def run_start(ctx: Ctx) -> list[Result]:
         res.notes.append(f"stdout is not the SessionStart JSON: {out[:120]!r}")
     return [res]
 
+
+
+SWEEP_NOTES = 30  # a well-used auto-memory folder: MEMORY.md and 29 topic files
+SWEEP_LINES = 40
+
+
+def _memory_home(ctx: Ctx, name: str, notes: int) -> dict[str, str]:
+    """A scratch HOME whose Claude Code memory folder for the bench repo holds `notes`
+    notes; the store's record says they were all swept already (nothing changed)."""
+    from reviewer.claude_code import native_memory
+    from reviewer.project import project_root
+    from reviewer.store import db
+
+    user = ctx.fx.work / name
+    store = ctx.fx.work / f"{name}-store"
+    project = project_root(str(ctx.fx.repo))
+    folder = (user / ".claude" / "projects"
+              / native_memory.project_key(native_memory.canonical_root(project)) / "memory")
+    user.mkdir(parents=True, exist_ok=True)
+    if notes:
+        folder.mkdir(parents=True, exist_ok=True)
+    for i in range(notes):
+        note = folder / ("MEMORY.md" if i == 0 else f"topic_{i}.md")
+        note.write_text("".join(f"- Note {i} line {k}: the shop deploys with blue-green.\n"
+                                for k in range(SWEEP_LINES)))
+    store.mkdir(mode=0o700, exist_ok=True)
+    if notes:  # swept as the worker sweeps: the store's rows and the hooks' record
+        from capture.native_import import sweep
+        from reviewer.store.facts import Store
+
+        before = os.environ.get("MEM_REVIEW_HOME")
+        os.environ["MEM_REVIEW_HOME"] = str(store)
+        one = Store(store / "store.db")
+        try:
+            sweep(one, project, folder, force=True)
+        finally:
+            one.close()
+            if before is None:
+                del os.environ["MEM_REVIEW_HOME"]
+            else:
+                os.environ["MEM_REVIEW_HOME"] = before
+    else:
+        db.connect(store / "store.db").close()
+    return {"HOME": str(user), "MEM_REVIEW_HOME": str(store)}
+
+
+def run_sweep(ctx: Ctx) -> list[Result]:
+    """SessionEnd with a swept, unchanged memory folder of 30 notes against SessionEnd with
+    no memory folder at all: what the sweep check costs a hook when nothing changed."""
+    key = "hook-sweep"
+    title = f"hook session-end, {SWEEP_NOTES} unchanged Claude Code memory notes"
+    budget = "≤ 1.25×"
+    if ctx.exe is None:
+        return [missing(key, title, budget, "no mem-review console script")]
+    if not has_module("reviewer.claude_code.native_memory"):
+        return [missing(key, title, budget, "reviewer/claude_code/native_memory.py")]
+    payload = json.dumps({
+        "session_id": "bench-sweep", "transcript_path": str(BIG_TRANSCRIPT),
+        "cwd": str(ctx.fx.repo), "hook_event_name": "SessionEnd", "reason": "other",
+    }).encode()
+    hook = [str(ctx.exe), "hook", "session-end"]
+    full = {**os.environ, "MEM_REVIEW_NO_SPAWN": "1",
+            **_memory_home(ctx, "home-sweep", SWEEP_NOTES)}
+    none = {**os.environ, "MEM_REVIEW_NO_SPAWN": "1", **_memory_home(ctx, "home-nomem", 0)}
+    codes: list[int] = []
+
+    def a() -> float:
+        dt, _, rc = _run(hook, payload, full)
+        codes.append(rc)
+        return dt
+
+    def b() -> float:
+        return _run(hook, payload, none)[0]
+
+    samples = interleave([a, b], ctx.cheap_reps)
+    res = Result(key, title, "", value=ms(samples[0]), baseline=ms(samples[1]),
+                 baseline_title="the same hook, no memory folder", limit=1.25, budget=budget)
+    res.notes.append("unchanged: one small record read, a stat of the folder and of each "
+                     "note; the import itself runs in the worker")
+    if any(codes):
+        res.status = "ERROR"
+        res.notes.append(f"exit codes {sorted(set(codes))}")
+    conn = sqlite3.connect(os.path.join(full["MEM_REVIEW_HOME"], "store.db"))
+    try:
+        left = conn.execute("SELECT COUNT(*) FROM native_folder WHERE signature = ''").fetchone()
+        pending = conn.execute("SELECT COUNT(*) FROM fact WHERE source = 'claude-code memory'"
+                               ).fetchone()
+    finally:
+        conn.close()
+    if left[0] or not pending[0]:
+        res.status = "ERROR"
+        res.notes.append("the fixture's notes were not swept, or the hook took an unchanged "
+                         "folder for a new one")
+    return [res.judge()]

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import os
 import re
@@ -156,6 +157,8 @@ def check(payload: object) -> str | None:
         elif isinstance(target, str) and REF_FILES.search(target.replace(os.sep, "/")):
             reason = (f"{tool} would rewrite git's record of the remote, which vouches for "
                       "shared facts")
+        elif isinstance(target, str) and _in_memory_folder(target, cwd):
+            return _deny(MEMORY_DENIED.format(tool=tool))
     elif tool == "Bash":
         command = tool_input.get("command")
         if isinstance(command, str):
@@ -168,17 +171,57 @@ def check(payload: object) -> str | None:
                 reason = f"the command could not be checked ({type(exc).__name__})"
     if reason is None:
         return None
+    if reason == MEMORY_WRITE:
+        return _deny(MEMORY_DENIED.format(tool=tool))
+    return _deny(
+        f"mem-review guard: {reason}. Facts in mem-review are approved only by a "
+        "person in its review screen, so this tool call is not allowed "
+        "(reading with `mem-review list` is fine)."
+    )
+
+
+MEMORY_DENIED = (
+    "mem-review guard: {tool} would write into Claude Code's auto-memory folder, which "
+    "mem-review keeps behind a person's review. To remember something, call the MCP tool "
+    "`remember` of the mem-review server (mcp__mem-review__remember) with the fact, its "
+    "category and the files it is about: it is stored as a pending candidate for the "
+    "person to approve."
+)
+
+
+def _deny(reason: str) -> str:
     return json.dumps({
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
-            "permissionDecisionReason": (
-                f"mem-review guard: {reason}. Facts in mem-review are approved only by a "
-                "person in its review screen, so this tool call is not allowed "
-                "(reading with `mem-review list` is fine)."
-            ),
+            "permissionDecisionReason": reason,
         }
     })
+
+
+MEMORY_WRITE = "the command writes into Claude Code's auto-memory folder"
+
+
+def _in_memory_folder(target: str, cwd: str) -> bool:
+    """Inside Claude Code's auto-memory (or team memory) folder of the session's project."""
+    if not target or "\0" in target:
+        return False
+    path = Path(os.path.expanduser(target))
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    resolved = Path(os.path.realpath(path))
+    real = _memory_root(cwd, os.environ.get("HOME", ""), os.environ.get("CLAUDE_CONFIG_DIR", ""))
+    return resolved == real or real in resolved.parents
+
+
+@functools.lru_cache(maxsize=8)
+def _memory_root(cwd: str, _home: str, _config: str) -> Path:
+    """The session's auto-memory folder (the team folder is inside it), resolved once per
+    hook process: the settings that move it are read a single time."""
+    from reviewer.claude_code.native_memory import memory_folders
+    from reviewer.project import project_root
+
+    return Path(os.path.realpath(memory_folders(project_root(cwd))[0]))
 
 
 # ---- the shell ----------------------------------------------------------------------
@@ -714,6 +757,8 @@ def _paths_reason(words: list[str], writes: list[str], sh: _Shell, *, reader: bo
     for target in writes:
         if _touches_data_dir(target, sh):
             return f"the command writes inside mem-review's data directory ({paths.home()})"
+        if _in_memory_folder(_resolve(target, sh), sh.cwd):
+            return MEMORY_WRITE
         if _claude_settings(_resolve(target, sh)):
             return "the command writes Claude Code's settings, which hold this guard"
     if reader:
@@ -723,6 +768,8 @@ def _paths_reason(words: list[str], writes: list[str], sh: _Shell, *, reader: bo
     for w in words[1:] if words else []:
         if _touches_data_dir(w, sh) or _mentions_data_dir(w):
             return f"the command touches mem-review's data directory ({paths.home()})"
+        if _in_memory_folder(_resolve(w, sh), sh.cwd):
+            return MEMORY_WRITE
         if not git_reads and SETTINGS_NAME.search(w) and _claude_settings(_resolve(w, sh)):
             return "the command changes Claude Code's settings, which hold this guard"
     if words and (_touches_data_dir(words[0], sh)):

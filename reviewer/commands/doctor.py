@@ -61,15 +61,15 @@ def checks(project: str) -> list[Check]:
     out.append(check_extractor(cfg))
     home = check_data_dir()
     out.append(home)
-    if not home.ok:
-        return out
-    store, conn = check_store()
-    out.append(store)
-    if conn is not None:
-        try:
-            out.extend(check_queue(conn))
-        finally:
-            conn.close()
+    if home.ok:
+        store, conn = check_store()
+        out.append(store)
+        if conn is not None:
+            try:
+                out.extend(check_queue(conn))
+            finally:
+                conn.close()
+    out.extend(check_doors(project, store=home.ok))
     return out
 
 
@@ -128,6 +128,25 @@ def check_hooks(project: str) -> list[Check]:
     for exe in sorted(e for e in exes if e):
         out.append(check_executable(exe))
     return out
+
+
+def check_doors(project: str, *, store: bool = True) -> list[Check]:
+    """Each door memory reaches a session through (reviewer/claude_code/doors.py); the
+    store is read only when the data dir is sound."""
+    from reviewer import paths
+    from reviewer.claude_code.doors import doors
+
+    conn = None
+    try:
+        if store and paths.db_path().exists():
+            conn = sqlite3.connect(f"file:{paths.db_path()}?mode=ro", uri=True, timeout=5)
+    except (sqlite3.Error, OSError):
+        conn = None
+    try:
+        return [Check(d.ok, f"memory door: {d.name}", d.line()) for d in doors(project, conn)]
+    finally:
+        if conn is not None:
+            conn.close()
 
 
 def _install_advice(unreadable: dict[str, Path]) -> str:

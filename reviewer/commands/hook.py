@@ -80,6 +80,8 @@ def _dispatch(event: str, payload: dict[str, object]) -> str | None:
 
             enqueue_session(payload, EVENTS[event])
             answer = None
+        if event in ("session-start", "session-end"):
+            _native_memory(payload)
     if stray.getvalue():
         log("hook", f"{event}: discarded {len(stray.getvalue())} stray characters of stdout")
     return answer
@@ -96,6 +98,59 @@ def _record_session(payload: dict[str, object]) -> None:
     if isinstance(cwd, str) and isinstance(session_id, str) and isinstance(transcript, str):
         record(project_root(cwd), session_id,
                transcript)
+
+
+def _native_memory(payload: dict[str, object]) -> None:
+    """Wake the worker when Claude Code's memory folder changed: it imports the new notes
+    as pending (capture/native_import.py). When nothing changed: a read of the last sweep's
+    record (a small file) and a stat of the folder and its notes. Otherwise the store, on a
+    read-only connection (closing a writer would checkpoint the WAL: milliseconds)."""
+    try:
+        import os
+        import sqlite3
+
+        from reviewer import paths
+        from reviewer.claude_code.native_memory import (
+            default_folder,
+            needs_sweep,
+            notes,
+            unchanged,
+        )
+        from reviewer.project import project_root
+
+        cwd = payload.get("cwd")
+        if not isinstance(cwd, str) or not cwd:
+            cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        root = project_root(cwd)
+        state = unchanged(root)  # the common case ends here: one small file, some stats
+        if state is True or (state is None and not notes(default_folder(root))):
+            return
+        if not paths.db_path().exists():
+            return  # nothing captured yet: the store's first sweep is install's or the worker's
+        paths.check_home()
+        conn = sqlite3.connect(f"file:{paths.db_path()}?mode=ro", uri=True, timeout=0.8)
+        try:
+            changed = needs_sweep(conn, root, register=_register)
+        finally:
+            conn.close()
+        if changed:
+            from capture.enqueue import start_worker
+
+            start_worker()
+    except Exception as exc:  # never costs the session anything but a log line
+        log("hook", f"native memory check skipped: {type(exc).__name__}: {exc}")
+
+
+def _register(sql: str, args: tuple[object, ...]) -> None:
+    """Write the row for a memory folder seen for the first time (rare: a writer)."""
+    from reviewer.store import db
+
+    conn = db.connect()
+    try:
+        conn.execute("PRAGMA busy_timeout=800")
+        conn.execute(sql, args)
+    finally:
+        conn.close()
 
 
 def _session_start(payload: dict[str, object]) -> str | None:

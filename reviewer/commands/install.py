@@ -29,6 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "approve facts (a PreToolUse hook)")
     parser.add_argument("--project", metavar="DIR",
                         help="the project to install into (default: the current one)")
+    from reviewer.commands import memory_door
+
+    memory_door.configure(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
 
         if (excluded := git_exclude.keep_out(project)) is not None:
             print(f"kept .claude/settings.local.json out of git status ({excluded})")
+    from reviewer.commands import memory_door
+
+    memory_door.on_install(args, project)
     if args.guard and args.portable:
         print("note: the native permissions.deny rules name this machine's data directory, "
               "so --portable leaves them out of the shared file; each person adds them with "

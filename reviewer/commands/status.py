@@ -105,9 +105,16 @@ def gather(project: str) -> dict[str, Any]:
                 "extractor_reason": choice.reason,
             },
             "worker_running": is_running(),
+            "doors": _doors(project, conn),
         }
     finally:
         conn.close()
+
+
+def _doors(project: str, conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    from reviewer.claude_code.doors import doors
+
+    return [d.as_dict() for d in doors(project, conn)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,6 +152,9 @@ def render(data: dict[str, Any]) -> str:
         )
     for x in data["failures"]:
         lines.append(f"failed   job {x['id']} ({x['session_id']}): {x['error']}")
+    for door in data.get("doors", []):
+        if not door["ok"]:
+            lines.append(f"memory   ✗ {door['name']}: open, unreviewed; {door['fix']}")
     lines.append(f"store    {data['store']} · log {data['log']}")
     return "\n".join(lines) + "\n"
 

@@ -19,6 +19,9 @@ def run(args: argparse.Namespace) -> int:
     from reviewer.claude_code import mcp_config, settings_file
 
     project = project_dir(args.project)
+    from reviewer.commands import memory_door
+
+    memory_door.on_uninstall(args.scope, project)
     # Permissions first: the hooks' uninstall then finds the file as it was backed up.
     allowed = mcp_config.disallow(args.scope, project)
     if allowed.changed:

@@ -144,3 +144,27 @@ class VerdictMemo(SQLModel, table=True):
     files_key: str
     verdicts: str
     at: float
+
+
+class NativeFolder(SQLModel, table=True):
+    """A Claude Code memory folder and its fingerprint at the last sweep (schema V9)."""
+
+    __tablename__ = "native_folder"
+
+    folder: str = Field(primary_key=True)
+    project: str
+    signature: str = ""
+    swept_at: float | None = None
+
+
+class NativeNote(SQLModel, table=True):
+    """A statement of a Claude Code memory note already imported, by content hash (V9)."""
+
+    __tablename__ = "native_note"
+
+    project: str = Field(primary_key=True)
+    hash: str = Field(primary_key=True)
+    file: str
+    line: int
+    fact_id: int | None = None
+    imported_at: float

@@ -240,9 +240,32 @@ V8_JOB_FIRST_FAILED_AT = """
 ALTER TABLE job ADD COLUMN first_failed_at REAL;
 """
 
+# Claude Code's own memory (reviewer/claude_code/native_memory.py): each memory folder's
+# last swept fingerprint (the hooks compare it with a stat), and each note statement
+# already imported (by content hash), so a note becomes pending once, never twice.
+# Self-contained: renumber freely at merge.
+V9_NATIVE_MEMORY = """
+CREATE TABLE native_folder (
+    folder TEXT PRIMARY KEY,
+    project TEXT NOT NULL,
+    signature TEXT NOT NULL DEFAULT '',
+    swept_at REAL
+);
+CREATE INDEX native_folder_project ON native_folder(project);
+CREATE TABLE native_note (
+    project TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    file TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    fact_id INTEGER,
+    imported_at REAL NOT NULL,
+    PRIMARY KEY (project, hash)
+);
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
-    V8_JOB_FIRST_FAILED_AT,
+    V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY,
 ]
 VERSION = len(MIGRATIONS)
 

@@ -109,6 +109,7 @@ class MainScreen(Screen[None]):
         self.undo_stack = triage.UndoStack()
         self.counts = triage.Counts()
         self.jobs: dict[str, int] = {}
+        self.doors = ""  # Claude Code memory reaching sessions unreviewed (doors.header)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._review: Review | None = None
         self._keys_state: tuple[bool, ...] | None = None
@@ -306,13 +307,15 @@ class MainScreen(Screen[None]):
                     log("tui", f"staleness failed: {type(exc).__name__}: {exc}")
                 rows = load_rows(conn, self.review.project)
                 jobs = queue_counts(conn)
+                doors = _doors_header(conn, self.review.project)
             finally:
                 conn.close()
         except Exception as exc:
             self.run_later(functools.partial(self._load_failed, exc))
             return
         if not get_current_worker().is_cancelled:
-            self.run_later(functools.partial(self._loaded_everything, rows, jobs, found))
+            self.run_later(functools.partial(self._loaded_everything, rows, jobs, found,
+                                             doors))
 
     def _load_failed(self, exc: Exception) -> None:
         from reviewer.log import log
@@ -323,8 +326,10 @@ class MainScreen(Screen[None]):
         self.painted.set()
 
     def _loaded_everything(
-        self, rows: list[FactRow], jobs: dict[str, int], found: stale.Scan | None = None
+        self, rows: list[FactRow], jobs: dict[str, int], found: stale.Scan | None = None,
+        doors: str = "",
     ) -> None:
+        self.doors = doors
         # Rows already shown keep their objects: a decision made meanwhile stays made.
         self._set_all([self.by_id.get(r.id, r) for r in rows])
         if found is not None:
@@ -405,6 +410,7 @@ class MainScreen(Screen[None]):
         self.query_one(StatusBar).show(self.view, counts_variants(
             self.counts, marked=len(self.marks), query=self.query_text, shown=shown,
             queued=self.jobs.get("queued", 0), failed=self.jobs.get("failed", 0),
+            doors=self.doors,
         ))
 
     def _changed(self, rows: list[FactRow]) -> None:
@@ -1060,3 +1066,16 @@ class MainScreen(Screen[None]):
             return
         with contextlib.suppress(RuntimeError):  # the loop is closed: the app is gone
             loop.call_soon_threadsafe(fn)
+
+
+def _doors_header(conn: object, project: str) -> str:
+    """Claude Code's own memory, when it reaches Claude around the review; advisory."""
+    try:
+        from reviewer.claude_code.doors import doors, header
+
+        return header(doors(project, conn))  # type: ignore[arg-type]
+    except Exception as exc:
+        from reviewer.log import log
+
+        log("tui", f"memory doors unknown: {type(exc).__name__}: {exc}")
+        return ""

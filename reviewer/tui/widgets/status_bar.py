@@ -25,13 +25,15 @@ def matches_label(n: int) -> str:
 
 def counts_variants(
     counts: Counts, *, marked: int = 0, query: str = "", shown: int | None = None,
-    queued: int = 0, failed: int = 0,
+    queued: int = 0, failed: int = 0, doors: str = "",
 ) -> list[Content]:
     """The counts line, longest first, each shorter one dropping the least needed words:
     at 80 columns the full line was cut mid-word ("… 3 st…"). What is marked, matched,
     pending, stale or failed stays to the last."""
     def line(today: str | None, with_queued: bool) -> Content:
         pieces: list[Content] = []
+        if doors:  # memory reaching Claude around the review: before anything else
+            pieces.append(Content.styled(doors, "bold $text-error"))
         if marked:
             pieces.append(Content.styled(f"{marked} marked", "bold $text-warning"))
         if query:
