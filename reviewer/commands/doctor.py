@@ -58,6 +58,7 @@ def checks(project: str) -> list[Check]:
     else:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
+    out.extend(check_sandbox(project))
     out.append(check_extractor(cfg))
     home = check_data_dir()
     out.append(home)
@@ -128,6 +129,26 @@ def check_hooks(project: str) -> list[Check]:
     for exe in sorted(e for e in exes if e):
         out.append(check_executable(exe))
     return out
+
+
+def check_sandbox(project: str) -> list[Check]:
+    """Whether Claude Code's OS sandbox really runs here (only when the guard is set up)."""
+    from reviewer.claude_code import sandbox, settings_file
+    from reviewer.errors import UserError
+
+    scopes = {}
+    for scope in settings_file.SCOPES:
+        try:
+            data, _ = settings_file.load(settings_file.settings_path(scope, project))
+        except UserError:  # check_hooks reports an unreadable file
+            continue
+        if isinstance(data.get("sandbox"), dict) or any(
+                arg == settings_file.GUARD.arg for _, arg, _ in settings_file.entries(data)):
+            scopes[scope] = data
+    if not scopes:
+        return []
+    ok, detail = sandbox.check(scopes, project)
+    return [Check(ok, "sandbox", detail)]
 
 
 def _install_advice(unreadable: dict[str, Path]) -> str:

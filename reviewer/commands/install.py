@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     mcp_exe = settings_file.EXE_NAME if args.portable else settings_file.executable()
     _report(mcp_config.install(args.scope, project, exe=mcp_exe))
     _report(mcp_config.allow(args.scope, project, hooks_written=change.changed))
+    if args.guard and not args.portable:
+        _report_sandbox()
     if args.guard and args.portable:
         print("note: the native permissions.deny rules name this machine's data directory, "
               "so --portable leaves them out of the shared file; each person adds them with "
@@ -58,6 +60,18 @@ def run(args: argparse.Namespace) -> int:
         print("note: .claude/settings.json is usually committed, and these hooks name this "
               "machine's executable; `--portable` writes a form that works on every clone")
     return 0
+
+
+def _report_sandbox() -> None:
+    """What turning Claude Code's sandbox on changes, and whether it can run here."""
+    from reviewer.claude_code import sandbox
+
+    print(sandbox.CHANGES)
+    works, why = sandbox.probe()
+    if not works:
+        print(f"warning: the sandbox cannot start on this machine ({why}); Claude Code will "
+              "refuse to start until it can, or remove sandbox.failIfUnavailable to run "
+              "with the guard as a tripwire only")
 
 
 def _report(change: Change) -> None:
