@@ -81,13 +81,12 @@ def protected_paths(project: str | os.PathLike[str]) -> list[str]:
 
 
 def edit_rules(project: str | os.PathLike[str]) -> list[str]:
-    """`permissions.deny` rules for the file tools: `//` marks an absolute path; a folder
-    gets itself and everything under it."""
+    """`permissions.deny` rules for the file tools: `//` marks an absolute path; each path
+    and everything under it (the same rules whether it exists yet or is a file or a
+    folder, so uninstall removes exactly what install added)."""
     rules = []
     for path in protected_paths(project):
-        rules.append(f"Edit(/{path})")
-        if not os.path.isfile(path):
-            rules.append(f"Edit(/{path.rstrip('/')}/**)")
+        rules += [f"Edit(/{path})", f"Edit(/{path.rstrip('/')}/**)"]
     return rules
 
 
