@@ -22,7 +22,7 @@ SQL_TYPES = {"INTEGER": "INTEGER", "VARCHAR": "TEXT", "FLOAT": "REAL", "TEXT": "
 @pytest.mark.parametrize(
     "model",
     [models.Job, models.Fact, models.FactHistory, models.Injection, models.HashCache,
-     models.FactRev, models.VerdictMemo],
+     models.FactRev, models.VerdictMemo, models.ShareRemote, models.ShareTrust],
 )
 def test_model_matches_sql(tmp_path: Path, model: type[SQLModel]) -> None:
     conn = db.connect(tmp_path / "s.db")
@@ -55,6 +55,8 @@ def test_every_table_has_a_model(tmp_path: Path) -> None:
             models.HashCache,
             models.FactRev,
             models.VerdictMemo,
+            models.ShareRemote,
+            models.ShareTrust,
         )
     }
 
