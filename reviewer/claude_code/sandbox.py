@@ -13,7 +13,10 @@ disabled: … dependencies are missing" and running commands unconfined. The fil
 What is denied: the store and its data dir, the installed mem-review (venv, entry point,
 for an editable install the package source), every settings file that configures hooks,
 permissions or the sandbox (user, project, local; `~/.claude.json` for MCP servers),
-Claude Code's auto memory folder of the project, and the shared folder `.mem-review/`.
+Claude Code's auto memory folder of the project, the shared folder `.mem-review/`, and
+the repository's `.git/hooks` and `.git/config` (code git would run for the person
+later, unconfined; the CLI guards them for Bash itself, not for Write), and a worktree's
+`commondir` where there is one.
 The person's other sandbox settings (network, their own paths) are left as they are;
 uninstall puts back each key install set, exactly as the backup held it.
 """
@@ -58,6 +61,31 @@ def installed_paths() -> list[Path]:
     return out
 
 
+def git_code_paths(project: str | os.PathLike[str]) -> list[Path]:
+    """Where git finds code to run for the person later, outside the sandbox (hooks;
+    `core.hooksPath`, `core.fsmonitor`, `!` aliases, the editor in its config): the
+    repository's `hooks/` and `config`, for a worktree its own and the common ones."""
+    dot = Path(project) / ".git"
+    dirs = [dot] if dot.is_dir() else []
+    if dot.is_file():
+        try:
+            line = dot.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            line = ""
+        if line.startswith("gitdir:"):
+            gitdir = (Path(project) / line[7:].strip()).resolve()
+            dirs.append(gitdir)
+            try:
+                common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+                dirs.append((gitdir / common).resolve())
+            except OSError:
+                pass
+    # Only what exists: the sandbox masks a missing path with an unreadable file, and a
+    # masked `commondir` stops git from working at all.
+    return [d / name for d in dirs for name in ("hooks", "config", "commondir")
+            if (d / name).exists()]
+
+
 def protected_paths(project: str | os.PathLike[str]) -> list[str]:
     """Exact paths (each also as its real path) no sandboxed command may write."""
     base = Path(project)
@@ -71,6 +99,7 @@ def protected_paths(project: str | os.PathLike[str]) -> list[str]:
         base / ".claude" / "settings.local.json",
         memory_dir(project),
         base / SHARED_FOLDER,
+        *git_code_paths(project),
     ]
     out: list[str] = []
     for path in wanted:
