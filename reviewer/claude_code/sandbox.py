@@ -109,14 +109,27 @@ def protected_paths(project: str | os.PathLike[str]) -> list[str]:
     return out
 
 
+# Files in HOME that run code for the person later, unconfined (shell start-up, git's
+# global config, ssh, user site-packages, PATH shims, user services) and the user-wide
+# CLAUDE.md. Bash cannot write HOME in the sandbox anyway; the file tools (Write, Edit)
+# are not sandboxed, so with permissions bypassed only a deny rule keeps them out.
+HOME_CODE = (
+    ".gitconfig", ".config/git", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
+    ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".config/fish", ".ssh",
+    ".local/bin", ".local/lib", ".config/systemd", ".config/autostart", ".pam_environment",
+    ".claude/CLAUDE.md", ".claude/hooks", ".claude/agents", ".claude/commands",
+)
+
+
 def edit_rules(project: str | os.PathLike[str]) -> list[str]:
     """`permissions.deny` rules for the file tools: `//` marks an absolute path; each path
     and everything under it (the same rules whether it exists yet or is a file or a
     folder, so uninstall removes exactly what install added)."""
+    home = Path.home()
     rules = []
-    for path in protected_paths(project):
+    for path in [*protected_paths(project), *(str(home / rel) for rel in HOME_CODE)]:
         rules += [f"Edit(/{path})", f"Edit(/{path.rstrip('/')}/**)"]
-    return rules
+    return list(dict.fromkeys(rules))
 
 
 # ---- settings: in and out exactly ------------------------------------------------------
