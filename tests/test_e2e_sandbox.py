@@ -62,12 +62,16 @@ END;
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_venv(tmp_path_factory.mktemp("venv"))
+
+
+def make_venv(base: Path) -> Path:
     """A scratch venv holding a copy of mem-review's packages and the console script pip
     would write (its dependencies borrowed from the test venv through a `.pth`), so an
     attack that got through could not reach the developer's venv or source."""
     import shutil
 
-    env = tmp_path_factory.mktemp("venv") / "env"
+    env = base / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / "bin" / "python"
     site = Path(subprocess.run(
