@@ -84,7 +84,7 @@ def _verify_shared() -> None:
     try:
         for project in remote_trust.due(conn):
             try:
-                remote_trust.verify(conn, project)
+                remote_trust.refresh(conn, project)
             except remote_trust.VerifyError as exc:
                 log("worker", f"shared facts of {project} not verified: {exc}")
     finally:

@@ -105,6 +105,6 @@ def verify(root: Path) -> None:
 
     conn = db.connect()
     try:
-        remote_trust.verify(conn, root, setup=True)
+        remote_trust.refresh(conn, root, setup=True)
     finally:
         conn.close()

@@ -246,7 +246,7 @@ class Scene:
         from reviewer.store import db
 
         with contextlib.suppress(remote_trust.VerifyError), closing(db.connect()) as conn:
-            remote_trust.verify(conn, self.world.project)
+            remote_trust.refresh(conn, self.world.project)
         if any(f.text == FORGED for f in reading.read(self.world.project).approved):
             return True
         text, _ = render_context(self.world.project)

@@ -235,7 +235,7 @@ def test_the_record_is_the_url_recorded_at_setup(world: dict[str, Path]) -> None
     try:
         assert remote_trust.recorded_url(conn, world["bob"]) == str(world["remote"])
         set_origin_url(world)
-        assert remote_trust.verify(conn, world["bob"], setup=True).url == str(world["remote"])
+        assert remote_trust.refresh(conn, world["bob"], setup=True).url == str(world["remote"])
     finally:
         conn.close()
 

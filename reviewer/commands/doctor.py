@@ -179,7 +179,7 @@ def check_remote_trust(conn: sqlite3.Connection, project: str) -> list[Check]:
     if url is None and not setup:
         return []
     try:
-        got = remote_trust.verify(conn, project, setup=setup)
+        got = remote_trust.refresh(conn, project, setup=setup)
     except remote_trust.VerifyError as exc:
         return [Check(False, "shared facts", f"cannot verify against {url}: {exc}; shared "
                       "facts count as last verified")]

@@ -63,7 +63,7 @@ def _verify(conn: sqlite3.Connection, project: str) -> None:
 
     first = remote_trust.recorded_url(conn, project) is None
     try:
-        got = remote_trust.verify(conn, project, setup=True)
+        got = remote_trust.refresh(conn, project, setup=True)
     except remote_trust.VerifyError as exc:
         print(f"note: shared facts not verified against the remote: {exc}")
         return

@@ -170,7 +170,7 @@ def record_url(conn: sqlite3.Connection, root: str | os.PathLike[str], url: str)
             "last_error = NULL", (key(root), url, time.time()))
 
 
-def verify(conn: sqlite3.Connection, root: str | os.PathLike[str], *,
+def refresh(conn: sqlite3.Connection, root: str | os.PathLike[str], *,
            setup: bool = False) -> Verified:
     """Ask the recorded remote and keep what it holds; `setup` records origin's URL (as
     the repository's own config spells it) when none is recorded yet. Raises VerifyError
