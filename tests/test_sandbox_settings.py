@@ -149,3 +149,20 @@ def test_doctor_flags_a_sandbox_switched_off(isolated: Path) -> None:
 def test_doctor_is_silent_without_the_guard(isolated: Path) -> None:
     settings_file.install("local", isolated, exe=EXE)
     assert doctor.check_sandbox(str(isolated)) == []
+
+
+def test_install_says_what_the_sandbox_changes(isolated: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    env = {**os.environ, "MEM_REVIEW_HOME": str(tmp_path / "data"),
+           "HOME": str(tmp_path / "userhome")}
+    done = subprocess.run([EXE, "install", "--guard", "--project", str(isolated)], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Claude Code's sandbox is on for this scope" in done.stdout
+    assert "fail instead of running unconfined" in done.stdout
+    assert "sandbox.filesystem.denyWrite: " + str(isolated / ".mem-review") in done.stdout
+    gone = subprocess.run([EXE, "uninstall", "--project", str(isolated)], env=env,
+                          capture_output=True, text=True, check=False)
+    assert gone.returncode == 0, gone.stderr
+    assert not (isolated / ".claude" / "settings.local.json").exists()
