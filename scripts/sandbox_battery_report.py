@@ -68,6 +68,7 @@ def main() -> int:
             won = e2e.judge(scene, results, attacks)
             scene.kill_leftovers()
         finally:
+            scene.restore_host()
             mp.undo()
         achieved = {i for ids in won.values() for i in ids}
         for a in attacks:

@@ -121,13 +121,20 @@ HOME_CODE = (
 )
 
 
+# Claude Code's managed settings (they can switch every hook off): writable only by an
+# administrator, which a person running Claude Code as root is (found by the red team's
+# held-out half, after it was measured).
+MANAGED = ("/etc/claude-code", "/Library/Application Support/ClaudeCode")
+
+
 def edit_rules(project: str | os.PathLike[str]) -> list[str]:
     """`permissions.deny` rules for the file tools: `//` marks an absolute path; each path
     and everything under it (the same rules whether it exists yet or is a file or a
     folder, so uninstall removes exactly what install added)."""
     home = Path.home()
     rules = []
-    for path in [*protected_paths(project), *(str(home / rel) for rel in HOME_CODE)]:
+    for path in [*protected_paths(project), *(str(home / rel) for rel in HOME_CODE),
+                 *MANAGED]:
         rules += [f"Edit(/{path})", f"Edit(/{path.rstrip('/')}/**)"]
     return list(dict.fromkeys(rules))
 
