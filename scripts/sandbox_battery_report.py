@@ -28,7 +28,8 @@ import test_e2e_sandbox as e2e  # noqa: E402
 
 KERNEL = ("Read-only file system", "EROFS", "Permission denied", "unable to open database",
           "readonly database", "Operation not permitted", "Device or resource busy")
-RULES = ("has been denied", "denied by your permission settings", "could not lock config")
+RULES = ("has been denied", "denied by your permission settings", "could not lock config",
+         "blocked by a deny rule")
 
 
 def how(text: str) -> str:

@@ -343,7 +343,7 @@ def run_session(
 REFUSALS = ("Read-only file system", "Permission denied", "denied", "mem-review guard",
             "Operation not permitted", "Device or resource busy", "not permitted",
             "could not lock config file", "unable to open database file",
-            "attempt to write a readonly database")
+            "attempt to write a readonly database", "blocked by a deny rule")
 
 
 def refused(text: str) -> bool:
