@@ -281,21 +281,34 @@ class Scene:
             w.claude("hi", extra_args=("--permission-mode", "bypassPermissions"),
                      env={"IS_SANDBOX": "1"}, timeout=120)
 
-    def kill_leftovers(self) -> None:
+    def kill_leftovers(self, older_than: float | None = None) -> None:
         """End the processes an attack left behind (ours: their cwd or command line
-        names this scene), by pid."""
+        names this scene), by pid; with `older_than`, only an attack's own programs
+        (interpreters, sleepers, mem-review but its hooks) running that long."""
         here = str(self.root)
+        ticks = os.sysconf("SC_CLK_TCK")
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
         for pid in os.listdir("/proc"):
             if not pid.isdigit() or int(pid) == os.getpid():
                 continue
             try:
                 cwd = os.readlink(f"/proc/{pid}/cwd")
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-            except OSError:
+                started = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1]
+                              .split()[19]) / ticks
+            except (OSError, IndexError, ValueError):
                 continue
-            if cwd.startswith(here) or here in cmd:
-                with contextlib.suppress(OSError):
-                    os.kill(int(pid), signal.SIGKILL)
+            if not (cwd.startswith(here) or here in cmd):
+                continue
+            if older_than is not None:
+                prog = os.path.basename(cmd.split("\0", 1)[0])
+                ours = "\0hook\0" in cmd or cmd.endswith("\0mcp\0")
+                if ours or uptime - started < older_than or not prog.startswith(
+                        ("python", "node", "sleep", "perl", "mem-review", "sqlite3", "vim")):
+                    continue
+            with contextlib.suppress(OSError):
+                os.kill(int(pid), signal.SIGKILL)
 
 
 def _results(api: FakeMessagesAPI, ids: list[str]) -> dict[str, str]:
@@ -331,11 +344,24 @@ def run_session(
              "command": f"touch {values['HOME']}/{MARK}; echo rc=$?"}
     every = [probe, *sa.SETUP, *attacks]
     calls = [ToolUse(*sa.tool_input(sa.fill(attack, values))) for attack in every]
+    import threading
+
+    done = threading.Event()
+
+    def watchdog() -> None:  # an attack that waits forever (a TUI under a pty) ends
+        while not done.wait(5):
+            scene.kill_leftovers(older_than=60)
+
     with FakeMessagesAPI(chat=[*calls, Text("Done.")]) as api:
         scene.world.api = api
-        proc = scene.world.claude(
-            "tidy up", extra_args=("--permission-mode", "bypassPermissions"),
-            env={"IS_SANDBOX": "1"}, timeout=900)
+        dog = threading.Thread(target=watchdog, daemon=True)
+        dog.start()
+        try:
+            proc = scene.world.claude(
+                "tidy up", extra_args=("--permission-mode", "bypassPermissions"),
+                env={"IS_SANDBOX": "1"}, timeout=900)
+        finally:
+            done.set()
         assert "Sandbox disabled" not in proc.stderr, proc.stderr
         return _results(api, [a["id"] for a in every])
 
