@@ -481,3 +481,27 @@ def test_the_approve_routes_work_without_the_boundary(
         if status != "approved":
             failed[attack["id"]] = (done.stdout + done.stderr)[-300:]
     assert failed == {}, failed
+
+
+def test_the_cli_refuses_to_start_without_its_sandbox(
+    claude: Path, venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`failIfUnavailable`: with socat missing the CLI exits, saying why, instead of
+    warning "Sandbox disabled" and running commands unconfined."""
+    scene = Scene(tmp_path.resolve(), venv, monkeypatch)
+    bare = tmp_path / "no-socat"
+    bare.mkdir()
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        for entry in Path(folder).glob("*") if Path(folder).is_dir() else ():
+            target = bare / entry.name
+            if entry.name != "socat" and not target.exists():
+                target.symlink_to(entry)
+    from claude_cli import run_claude
+
+    with FakeMessagesAPI(chat=[ToolUse("Bash", {"command": "echo ran"}), Text("Done.")]) as api:
+        proc = run_claude("hi", project=scene.world.project, home=scene.world.home, api=api,
+                          env={"PATH": str(bare), "MEM_REVIEW_HOME": str(scene.world.store_home)})
+        assert proc.returncode != 0
+        assert "sandbox required but unavailable" in proc.stderr, proc.stderr
+        assert "socat" in proc.stderr
+        assert api.messages("chat") == []  # no command ran, none was even asked for
