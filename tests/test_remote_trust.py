@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,18 @@ def test_without_a_recorded_remote_nothing_counts(
     got = reading.read(world["bob"])
     assert got.approved == []
     assert all("no verified" in e.reason for e in got.entries)
+
+
+def test_the_worker_refreshes_an_old_record(world: dict[str, Path]) -> None:
+    """A person's push lands on the remote; the worker, finding the record older than
+    STALE_SECONDS, asks again, and the new fact counts."""
+    from capture.worker import _verify_shared
+
+    bob = world["bob"]
+    git(bob, "push", "-q", "origin", "HEAD:main")  # Bob (a person) pushes the fact
+    _verify_shared()
+    assert _approved(bob) == [REAL]  # verified a moment ago: not due yet
+    with closing(db.connect()) as conn, conn:
+        conn.execute("UPDATE share_remote SET verified_at = 0")
+    _verify_shared()
+    assert _approved(bob) == sorted([REAL, FORGED])
