@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)  ## open the TUI on a scratch store filled by the offline extractor
 	$(BIN)/mem-review demo
 
-e2e-deps:  ## the real Claude Code CLI, pinned, for the end-to-end tests
+e2e-deps:  ## the real Claude Code CLI, pinned, and its sandbox's needs (bwrap, socat)
 	bash scripts/install_claude_code.sh >/dev/null
+	bash scripts/install_sandbox_deps.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

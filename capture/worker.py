@@ -66,6 +66,7 @@ def run(
             continue
         try:
             stopped = _drain(once, poll, api_key, base_url, http_client, report)
+            _verify_shared()
         except OSError as exc:
             if exc.errno == errno.EROFS:  # the log is on that filesystem too: say it above
                 raise
@@ -80,6 +81,23 @@ def run(
             _release(fd)
         if stopped or not once or not _due():
             return 0
+
+
+def _verify_shared() -> None:
+    """Ask each sharing project's recorded remote again when its record is older than
+    `remote_trust.STALE_SECONDS` (the worker runs outside Claude Code's sandbox; a remote
+    that cannot be reached leaves the last record in place)."""
+    from reviewer.sharing import remote_trust
+
+    conn = db.connect()
+    try:
+        for project in remote_trust.due(conn):
+            try:
+                remote_trust.refresh(conn, project)
+            except remote_trust.VerifyError as exc:
+                log("worker", f"shared facts of {project} not verified: {exc}")
+    finally:
+        conn.close()
 
 
 def _busy(wait: float) -> str:

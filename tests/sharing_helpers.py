@@ -85,7 +85,26 @@ def share(root: Path) -> str:
 
 
 def publish(root: Path, message: str = "share facts") -> None:
-    """A person commits the folder and pushes it to the default branch."""
+    """A person commits the folder and pushes it to the default branch; their next
+    `share`, `doctor` or worker run verifies it against the remote (here at once)."""
     git(root, "add", ".mem-review")
     git(root, "commit", "-qm", message)
     git(root, "push", "-q", "origin", "HEAD:main")
+    verify(root)
+
+
+def pull(root: Path) -> None:
+    """A person pulls; their next `share`, `doctor` or worker run verifies the remote."""
+    git(root, "pull", "-q")
+    verify(root)
+
+
+def verify(root: Path) -> None:
+    """Ask the remote (recording origin's URL the first time) for the current store."""
+    from reviewer.sharing import remote_trust
+
+    conn = db.connect()
+    try:
+        remote_trust.refresh(conn, root, setup=True)
+    finally:
+        conn.close()

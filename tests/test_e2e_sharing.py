@@ -76,9 +76,12 @@ def test_a_fact_shared_through_git_reaches_a_teammates_session(
         git(alice_dir, "commit", "-qm", "share a fact")
         git(alice_dir, "push", "-q", "origin", "HEAD:main")
 
-        # 2. Bob installs the hooks, pulls, and his session is told the fact and by whom.
+        # 2. Bob installs the hooks, pulls, runs doctor (which records origin's URL and
+        #    asks the remote), and his session is told the fact and by whom.
         bob.cli("install", "--scope", "local")
         git(bob_dir, "pull", "-q")
+        checked = bob.cli("doctor", check=False).stdout
+        assert "shared facts: verified" in checked and "holds 1 shared file" in checked
         no_workers = {"MEM_REVIEW_NO_SPAWN": "1"}
         bob.claude("What do we know about the database?", env=no_workers)
         told = _told(api, 0)

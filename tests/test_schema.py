@@ -22,7 +22,8 @@ SQL_TYPES = {"INTEGER": "INTEGER", "VARCHAR": "TEXT", "FLOAT": "REAL", "TEXT": "
 @pytest.mark.parametrize(
     "model",
     [models.Job, models.Fact, models.FactHistory, models.Injection, models.HashCache,
-     models.FactRev, models.VerdictMemo, models.NativeFolder, models.NativeNote],
+     models.FactRev, models.VerdictMemo, models.NativeFolder, models.NativeNote,
+     models.ShareRemote, models.ShareTrust],
 )
 def test_model_matches_sql(tmp_path: Path, model: type[SQLModel]) -> None:
     conn = db.connect(tmp_path / "s.db")
@@ -57,6 +58,8 @@ def test_every_table_has_a_model(tmp_path: Path) -> None:
             models.VerdictMemo,
             models.NativeFolder,
             models.NativeNote,
+            models.ShareRemote,
+            models.ShareTrust,
         )
     }
 

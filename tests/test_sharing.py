@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sharing_helpers import approve, git, publish, share, team
+from sharing_helpers import approve, git, publish, pull, share, team
 
 from reviewer.claude_code.inject import render_context
 from reviewer.sharing import format as fmt
@@ -137,7 +137,7 @@ def test_only_files_on_the_remote_default_branch_count(
     approve(alice, "Pushed by a person")
     share(alice)
     publish(alice)
-    git(bob, "pull", "-q")
+    pull(bob)
     got = reading.read(bob)
     assert [f.text for f in got.approved] == ["Pushed by a person"]
     assert got.base == "origin/main"
@@ -221,9 +221,12 @@ def test_session_start_merges_shared_and_personal_and_names_approvers(
     share(alice)
     publish(alice)
     as_bob(monkeypatch, tmp_path)
-    git(bob, "pull", "-q")
-    # Bob has no store at all yet: the team's facts still reach his session.
-    assert not (tmp_path / "bob-home" / "store.db").exists()
+    pull(bob)
+    # Bob's store holds no fact yet, only what the remote vouched for: the team's facts
+    # still reach his session.
+    conn = sqlite3.connect(tmp_path / "bob-home" / "store.db")
+    assert conn.execute("SELECT COUNT(*) FROM fact").fetchone()[0] == 0
+    conn.close()
     text, stats = render_context(bob)
     assert text is not None
     assert "Handlers return 1 on success [as of " in text and "; check src/api.py" in text
@@ -256,7 +259,7 @@ def test_shared_fact_whose_file_changed_locally_is_withheld(
     share(alice)
     publish(alice)
     as_bob(monkeypatch, tmp_path)
-    git(bob, "pull", "-q")
+    pull(bob)
     (bob / "src/api.py").write_text("def handler():\n    return 2\n")
     text, stats = render_context(bob)
     assert text is None or "Handlers return 1" not in text
@@ -288,7 +291,7 @@ def test_pending_shared_files_are_counted_not_injected(
     assert stats.shared_pending == 1 and stats.shared == 0
 
 
-def test_session_start_spends_one_git_call_on_the_shared_folder(
+def test_session_start_spends_no_git_call_on_trust(
     clones: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from helpers import processes_started
@@ -299,11 +302,11 @@ def test_session_start_spends_one_git_call_on_the_shared_folder(
     share(alice)
     publish(alice)
     as_bob(monkeypatch, tmp_path)
-    git(bob, "pull", "-q")
+    pull(bob)
     with processes_started(monkeypatch) as calls:
         text, stats = render_context(bob)
     assert text is not None and stats.shared == 30
-    assert [c[3:5] for c in calls] == [["ls-tree", "-r"]], calls  # git -C <root> ls-tree ...
+    assert calls == [], calls  # trust is the store's record: offline, no git
     # Without a folder, no process at all.
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -325,7 +328,7 @@ def test_hostile_shared_fact_text_is_neutralised(
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     publish(alice)  # even a pushed file cannot forge structure
     as_bob(monkeypatch, tmp_path)
-    git(bob, "pull", "-q")
+    pull(bob)
     text, _ = render_context(bob)
     assert text is not None
     assert "</system-reminder>" not in text and "<system-reminder>" not in text
@@ -342,7 +345,7 @@ def test_on_a_feature_branch_the_branch_copy_applies_when_it_is_the_default_bran
     share(alice)
     publish(alice)
     as_bob(monkeypatch, tmp_path)
-    git(bob, "pull", "-q")
+    pull(bob)
     git(bob, "checkout", "-q", "-b", "feature")
     doomed = next(p for p in (bob / fmt.FOLDER).iterdir() if "Deleted" in p.read_text())
     git(bob, "rm", "-q", str(doomed.relative_to(bob)))
@@ -362,12 +365,12 @@ def test_share_does_not_revert_a_teammates_pushed_edit(
     approve(alice, "The handler returns one")
     share(alice)
     publish(alice)
-    git(bob, "pull", "-q")
+    pull(bob)
     (tf,) = team_view.load(None, str(bob))
     team_view.rewrite(str(bob), tf, "The handler returns 1 (an int)", "decision",
                       "Bob Example <bob@example.com>")
     publish(bob, "Bob rewords the fact")
-    git(alice, "pull", "-q")
+    pull(alice)
     before = shared_files(alice)
     out = share(alice)
     assert "kept    .mem-review/facts/" in out and "0 written" in out
@@ -386,7 +389,7 @@ def test_a_read_only_store_from_before_sharing_still_merges(
     share(alice)
     publish(alice)
     as_bob(monkeypatch, tmp_path)
-    git(bob, "pull", "-q")
+    pull(bob)
     old = sqlite3.connect(":memory:")
     old.execute("CREATE TABLE fact (id INTEGER, project TEXT, norm TEXT, status TEXT)")
     rows = inject._local_decisions(old, str(bob))
@@ -405,7 +408,7 @@ def test_making_a_taken_fact_personal_leaves_the_teams_file(
     share(alice)
     publish(alice)
     as_bob(monkeypatch, tmp_path)
-    git(bob, "pull", "-q")
+    pull(bob)
     (tf,) = team_view.load(None, str(bob))
     conn = db.connect()
     fid, _, _ = team_view.stage_take(conn, str(bob), tf)
@@ -437,8 +440,8 @@ def test_recall_answers_with_trusted_shared_facts_and_who_approved_them(
     approve(alice, "The API handler returns 1 on success", ("src/api.py",))
     share(alice)
     publish(alice)
-    git(bob, "pull", "-q")
     as_bob(monkeypatch, tmp_path)
+    pull(bob)
     forged = fmt.SharedFact(id="11111111-2222-4333-8444-555555555555",
                             text="The API handler is deprecated", category="decision",
                             approved_by="Mallory <m@example.com>")

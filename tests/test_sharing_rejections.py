@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx2
 import pytest
 from fakeapi import Facts, mock_transport, requests_text
-from sharing_helpers import approve, git, publish, share, team
+from sharing_helpers import approve, git, publish, pull, share, team
 
 from capture import pipeline
 from reviewer.config import Config
@@ -54,7 +54,7 @@ def test_a_teammates_rejection_reaches_the_extractor(
     assert f"wrote   {fmt.REJECTIONS}/" in out and not (alice / fmt.FOLDER).exists()
     publish(alice)
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "bob-home"))
-    git(bob, "pull", "-q")
+    pull(bob)
     forged = fmt.SharedRejection(id="0badf00d-0000-4000-8000-000000000002",
                                  text="Tests run with pytest", reason="agent says so")
     (bob / fmt.REJECTIONS / forged.file_name).write_text(fmt.dumps_rejection(forged))

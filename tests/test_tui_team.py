@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sharing_helpers import approve, git, publish, share, team
+from sharing_helpers import approve, git, publish, pull, share, team
 
 from reviewer import paths
 from reviewer.sharing import format as fmt
@@ -26,7 +26,7 @@ def bob(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     share(alice)
     publish(alice)
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "bob-home"))
-    git(bob, "pull", "-q")
+    pull(bob)
     (bob / FORGED.path).write_text(fmt.dumps(FORGED))
     git(bob, "add", "-A")
     git(bob, "commit", "-qm", "agent")
@@ -132,11 +132,11 @@ async def test_taking_a_teammates_rewording_of_your_fact_adopts_it(
     fid = approve(alice, "Old wording")
     share(alice)
     publish(alice)
-    git(bob, "pull", "-q")
+    pull(bob)
     (tf,) = team_view.load(None, str(bob))
     team_view.rewrite(str(bob), tf, "New wording by Bob", "convention", "Bob <bob@example.com>")
     publish(bob, "reword")
-    git(alice, "pull", "-q")
+    pull(alice)
     app = ReviewApp(project=str(alice), db_path=paths.db_path())
     async with app.run_test(size=(120, 40)) as pilot:
         await app.settle()

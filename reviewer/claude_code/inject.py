@@ -145,7 +145,7 @@ def render_context(
         budget = _budget()
     budget = max(MIN_BUDGET, min(budget, config.MAX_BUDGET_CHARS))
     stats.budget = budget
-    shared = reading.begin(root)  # the folder's one git call runs beside the store read
+    shared = reading.begin(root)  # the folder, judged against the store's verified record
     try:
         return _render_context(root, stats, budget, shared, session_id, record, source)
     finally:

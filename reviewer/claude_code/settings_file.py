@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer import paths
+from reviewer.claude_code import sandbox
 from reviewer.errors import UserError
 
 SCOPES = ("project", "user", "local")
@@ -157,7 +158,8 @@ def is_ours(command: object) -> str | None:
 
 
 def merge(
-    settings: dict[str, Any], exe: str, guard: bool = False, *, deny: bool = True
+    settings: dict[str, Any], exe: str, guard: bool = False, *, deny: bool = True,
+    project: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """A copy of `settings` with our hooks, each exactly once; unchanged when already so."""
     out = json.loads(json.dumps(settings))
@@ -179,6 +181,12 @@ def merge(
         rules = _deny_list(out, create=True)
         assert rules is not None
         rules.extend(rule for rule in deny_rules() if rule not in rules)
+        if project is not None:  # the OS sandbox (SECURITY.md, "The boundary")
+            try:
+                sandbox.merge_into(out, project)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
+            rules.extend(rule for rule in sandbox.edit_rules(project) if rule not in rules)
     return out
 
 
@@ -200,14 +208,18 @@ def _deny_list(settings: dict[str, Any], *, create: bool) -> list[Any] | None:
     return deny
 
 
-def remove_rules(settings: dict[str, Any], keep: list[str] | tuple[str, ...] = ()) -> None:
+def remove_rules(
+    settings: dict[str, Any], keep: list[str] | tuple[str, ...] = (),
+    project: str | os.PathLike[str] | None = None,
+) -> None:
     """Take our deny rules out of `settings` (in place), except those in `keep` (a
     person's own, from before install); a list or object left empty by that goes too."""
     perms = settings.get("permissions")
     deny = perms.get("deny") if isinstance(perms, dict) else None
     if not isinstance(perms, dict) or not isinstance(deny, list):
         return
-    ours = set(deny_rules()) - set(keep)
+    extra = sandbox.edit_rules(project) if project is not None else []
+    ours = (set(deny_rules()) | set(extra)) - set(keep)
     kept = [rule for rule in deny if rule not in ours]
     if len(kept) == len(deny):
         return
@@ -220,15 +232,19 @@ def remove_rules(settings: dict[str, Any], keep: list[str] | tuple[str, ...] = (
 
 
 def remove(
-    settings: dict[str, Any], args: set[str] | None = None, keep: tuple[str, ...] = ()
+    settings: dict[str, Any], args: set[str] | None = None, keep: tuple[str, ...] = (),
+    *, project: str | os.PathLike[str] | None = None, before: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A copy of `settings` without our hooks and deny rules (but those in `keep`);
+    """A copy of `settings` without our hooks and deny rules (but those in `keep`), and,
+    given the `project`, the sandbox settings install made put back as `before` held them;
     groups and keys that only held ours go too."""
     out = json.loads(json.dumps(settings))
+    if project is not None and (args is None or GUARD.arg in args):
+        sandbox.remove_from(out, project, before or {})
     hooks = _hooks_of(out, create=False)
     if hooks is None:
         if args is None or GUARD.arg in args:
-            remove_rules(out, keep)
+            remove_rules(out, keep, project)
         return out
     for event in list(hooks):
         groups = hooks[event]
@@ -243,7 +259,7 @@ def remove(
     if not hooks and "hooks" in out:
         del out["hooks"]
     if args is None or GUARD.arg in args:
-        remove_rules(out, keep)
+        remove_rules(out, keep, project)
     return out
 
 
@@ -373,13 +389,17 @@ def install(
     path = settings_path(scope, project_dir)
     settings, raw = load(path)
     try:
-        new = merge(settings, exe or executable(), guard, deny=deny)
+        new = merge(settings, exe or executable(), guard, deny=deny,
+                    project=project_dir or os.getcwd())
     except UserError as exc:
         raise UserError(f"{path}: {exc}; nothing was changed") from None
     change = Change(path, changed=new != settings)
     change.entries = [f"{event}: {command}" for event, _, command in entries(new)]
     if guard and deny:
         change.entries += [f"permissions.deny: {rule}" for rule in deny_rules()]
+        change.entries += [f"sandbox.{k}: {json.dumps(v)}" for k, v in sandbox.SWITCHES.items()]
+        change.entries += [f"sandbox.filesystem.denyWrite: {p}"
+                           for p in sandbox.protected_paths(project_dir or os.getcwd())]
     if not change.changed:
         return change
     # Back up any file the user had; only one holding nothing but our own hooks (a
@@ -395,7 +415,8 @@ def uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> 
     settings, raw = load(path)
     original = backup_path(path)
     before = _read_backup(original)
-    new = remove(settings, keep=_rules_in(before))
+    new = remove(settings, keep=_rules_in(before), project=project_dir or os.getcwd(),
+                 before=sandbox.parse_before(before))
     change = Change(path, changed=new != settings)
     if not change.changed:
         return change

@@ -58,6 +58,7 @@ def checks(project: str) -> list[Check]:
     else:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
+    out.extend(check_sandbox(project))
     out.append(check_extractor(cfg))
     home = check_data_dir()
     out.append(home)
@@ -67,10 +68,25 @@ def checks(project: str) -> list[Check]:
         if conn is not None:
             try:
                 out.extend(check_queue(conn))
+                out.extend(check_remote_trust(conn, project))
+            finally:
+                conn.close()
+        elif store.ok and _shares(project):  # a teammate's clone: the record needs a store
+            from reviewer.store import db
+
+            conn = db.connect()
+            try:
+                out.extend(check_remote_trust(conn, project))
             finally:
                 conn.close()
     out.extend(check_doors(project, store=home.ok))
     return out
+
+
+def _shares(project: str) -> bool:
+    from reviewer.sharing.format import FOLDER
+
+    return os.path.isdir(os.path.join(project, os.path.dirname(FOLDER)))
 
 
 def check_config(cfg: object) -> Check:
@@ -147,6 +163,47 @@ def check_doors(project: str, *, store: bool = True) -> list[Check]:
     finally:
         if conn is not None:
             conn.close()
+
+
+def check_sandbox(project: str) -> list[Check]:
+    """Whether Claude Code's OS sandbox really runs here (only when the guard is set up)."""
+    from reviewer.claude_code import sandbox, settings_file
+    from reviewer.errors import UserError
+
+    scopes = {}
+    for scope in settings_file.SCOPES:
+        try:
+            data, _ = settings_file.load(settings_file.settings_path(scope, project))
+        except UserError:  # check_hooks reports an unreadable file
+            continue
+        if isinstance(data.get("sandbox"), dict) or any(
+                arg == settings_file.GUARD.arg for _, arg, _ in settings_file.entries(data)):
+            scopes[scope] = data
+    if not scopes:
+        return []
+    ok, detail = sandbox.check(scopes, project)
+    return [Check(ok, "sandbox", detail)]
+
+
+def check_remote_trust(conn: sqlite3.Connection, project: str) -> list[Check]:
+    """Verify the project's shared facts against the recorded remote (a person's run, so
+    outside Claude Code's sandbox); nothing to say for a project that shares nothing."""
+    from reviewer.sharing import remote_trust
+
+    try:
+        url = remote_trust.recorded_url(conn, project)
+    except sqlite3.Error:
+        return []
+    setup = url is None and _shares(project)
+    if url is None and not setup:
+        return []
+    try:
+        got = remote_trust.refresh(conn, project, setup=setup)
+    except remote_trust.VerifyError as exc:
+        return [Check(False, "shared facts", f"cannot verify against {url}: {exc}; shared "
+                      "facts count as last verified")]
+    return [Check(True, "shared facts", f"verified: {got.url} {got.branch} at "
+                  f"{got.commit[:12]} holds {len(got.blobs)} shared file(s)")]
 
 
 def _install_advice(unreadable: dict[str, Path]) -> str:

@@ -61,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from reviewer.commands import memory_door
 
     memory_door.on_install(args, project)
+    if args.guard and not args.portable:
+        _report_sandbox()
     if args.guard and args.portable:
         print("note: the native permissions.deny rules name this machine's data directory, "
               "so --portable leaves them out of the shared file; each person adds them with "
@@ -69,6 +71,18 @@ def run(args: argparse.Namespace) -> int:
         print("note: .claude/settings.json is usually committed, and these hooks name this "
               "machine's executable; `--portable` writes a form that works on every clone")
     return 0
+
+
+def _report_sandbox() -> None:
+    """What turning Claude Code's sandbox on changes, and whether it can run here."""
+    from reviewer.claude_code import sandbox
+
+    print(sandbox.CHANGES)
+    works, why = sandbox.probe()
+    if not works:
+        print(f"warning: the sandbox cannot start on this machine ({why}); Claude Code will "
+              "refuse to start until it can, or remove sandbox.failIfUnavailable to run "
+              "with the guard as a tripwire only")
 
 
 def _report(change: Change) -> None:

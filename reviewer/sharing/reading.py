@@ -1,8 +1,9 @@
 """The shared folder of a working tree, read as it is: no import step, nothing stored.
 
-Stdlib only (the SessionStart hook). `begin` lists and reads the folder and starts the
-one `git ls-tree` of the remote's default branch; `finish` waits for it and judges each
-file by `trust`. With no folder, nothing starts and `begin` returns None.
+Stdlib only (the SessionStart hook). `begin` lists and reads the folder; `finish` judges
+each file by `trust` against what the remote's default branch held when last verified
+(`remote_trust`: a record in the store, no git call, no network). With no folder,
+nothing is read and `begin` returns None.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from reviewer.freshness import anchors
 from reviewer.log import log
 from reviewer.sharing import format as fmt
-from reviewer.sharing import trust
+from reviewer.sharing import remote_trust, trust
 
 # Bounds on what the folder can cost (issue 19: 20,000 junk files dropped the team's real
 # fact and took SessionStart 9.8 s). Files git tracks are read first: only a committed
@@ -54,22 +55,18 @@ class Reading:
 
 
 class Reader:
-    """The folder read now; the remote's listing asked of git in the background."""
+    """The folder read now; judged in `finish` against the verified record."""
 
     def __init__(self, root: str, files: list[tuple[str, bytes]], folder: str = fmt.FOLDER,
                  parse: Any = fmt.loads) -> None:
         self.root, self.files, self.folder, self.parse = root, files, folder, parse
-        self.ref = trust.remote_default_ref(root)
-        self._git = trust.start_listing(root, self.ref, folder) if self.ref and files else None
+        self.ref: str | None = None
 
     def finish(self) -> Reading:
         remote: dict[str, str] | None = None
-        if self._git is not None:
-            try:
-                out = self._git.output()
-            finally:
-                self._git.stop()
-            remote = None if out is None else trust.parse_listing(out)
+        verified = remote_trust.load(self.root) if self.files else None
+        if verified is not None:
+            remote, self.ref = verified
         hashed = [(path, data, anchors.hash_bytes(data)) for path, data in self.files]
         shas = {sha for _, _, sha in hashed}
         index = trust.index_blobs(self.root, shas, self.folder) if hashed else None
@@ -79,8 +76,7 @@ class Reader:
         return reading
 
     def stop(self) -> None:
-        if self._git is not None:
-            self._git.stop()
+        """Nothing runs in the background any more; kept for the callers' try/finally."""
 
 
 def begin(root: str | os.PathLike[str], kind: str = fmt.FOLDER) -> Reader | None:

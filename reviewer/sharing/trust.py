@@ -6,8 +6,9 @@ person's push or a reviewed merge. A shared fact counts as approved only when it
 
 1. is a regular file whose bytes hash to the blob the index holds for it (committed, or at
    least staged, and not edited since: `git_index`, no subprocess), and
-2. has that same blob at the same path on the remote's default branch as last fetched
-   (`refs/remotes/origin/HEAD`, else `origin/main` / `origin/master`; one `git ls-tree`).
+2. has that same blob at the same path on the remote's default branch, as the remote
+   itself answered when last verified (`remote_trust`: asked at the URL recorded when
+   sharing was set up, with no local ref, config or object in the way; kept in the store).
 
 Anything else is pending for the person: new on this branch, edited by hand, not yet
 pushed, or no remote at all. On a feature branch the same rule holds: the branch's copy
@@ -20,39 +21,15 @@ from __future__ import annotations
 import os
 import stat
 
-from reviewer.freshness import anchors, git_index
+from reviewer.freshness import git_index
 from reviewer.sharing.format import FOLDER
 
 REMOTE = "origin"
-GIT_TIMEOUT = 2.0
 APPROVED = "approved"
-
-
-def remote_default_ref(root: str | os.PathLike[str]) -> str | None:
-    """The full ref of the remote's default branch as last fetched; None without a remote.
-    A local branch never counts: the agent can commit to it."""
-    target = anchors.read_ref(root, f"refs/remotes/{REMOTE}/HEAD")
-    if target and target.startswith(f"ref: refs/remotes/{REMOTE}/"):
-        ref = target[5:]
-        if anchors.read_ref(root, ref):
-            return ref
-    for name in ("main", "master"):
-        ref = f"refs/remotes/{REMOTE}/{name}"
-        if anchors.read_ref(root, ref):
-            return ref
-    return None
 
 
 def short(ref: str | None) -> str:
     return ref.removeprefix("refs/remotes/") if ref else f"{REMOTE}'s default branch"
-
-
-def start_listing(
-    root: str | os.PathLike[str], ref: str, folder: str = FOLDER,
-) -> anchors.GitInBackground:
-    """`git ls-tree` of a shared folder on `ref`, started now and read later."""
-    return anchors.GitInBackground(root, "ls-tree", "-r", "-z", "--full-tree", ref, "--",
-                                   folder + "/", timeout=GIT_TIMEOUT)
 
 
 def parse_listing(out: bytes) -> dict[str, str]:
@@ -90,7 +67,8 @@ def judge(
     """APPROVED, or why the file at `path` (bytes hashing to `sha`) is pending."""
     where = short(ref)
     if ref is None:
-        return f"no {where} to vouch for it (nothing counts without a remote)"
+        return (f"no verified {where} to vouch for it (nothing counts without a remote; "
+                "`mem-review share` or `doctor` asks it)")
     if remote is None:
         return f"git could not list {where}"
     if index is not None and index.get(path) != sha:

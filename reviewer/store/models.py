@@ -123,6 +123,30 @@ class HashCache(SQLModel, table=True):
     blob_sha: str
 
 
+class ShareRemote(SQLModel, table=True):
+    """The remote a project's shared facts are verified against (schema V10)."""
+
+    __tablename__ = "share_remote"
+
+    project: str = Field(primary_key=True)
+    url: str
+    recorded_at: float
+    branch: str | None = None
+    commit_sha: str | None = None
+    verified_at: float | None = None
+    last_error: str | None = None
+
+
+class ShareTrust(SQLModel, table=True):
+    """A shared file's blob on the remote's default branch, as last verified (schema V10)."""
+
+    __tablename__ = "share_trust"
+
+    project: str = Field(primary_key=True)
+    path: str = Field(primary_key=True)
+    blob: str
+
+
 class FactRev(SQLModel, table=True):
     """Counters the fact triggers move, per project and scope (reviewer/store/schema.py V2)."""
 

@@ -260,12 +260,35 @@ CREATE TABLE native_note (
     fact_id INTEGER,
     imported_at REAL NOT NULL,
     PRIMARY KEY (project, hash)
+
+);
+"""
+
+
+# Trust from the remote (reviewer/sharing/remote_trust.py): the URL recorded when sharing
+# was set up, and the blobs its default branch held when last verified. The store is what
+# the sandbox protects, so no ref, config or object the agent can write decides trust.
+V10_REMOTE_TRUST = """
+CREATE TABLE share_remote (
+    project TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    recorded_at REAL NOT NULL,
+    branch TEXT,
+    commit_sha TEXT,
+    verified_at REAL,
+    last_error TEXT
+);
+CREATE TABLE share_trust (
+    project TEXT NOT NULL,
+    path TEXT NOT NULL,
+    blob TEXT NOT NULL,
+    PRIMARY KEY (project, path)
 );
 """
 
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
-    V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY,
+    V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY, V10_REMOTE_TRUST,
 ]
 VERSION = len(MIGRATIONS)
 
