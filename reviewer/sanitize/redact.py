@@ -1357,6 +1357,20 @@ def _gated() -> list[tuple[int, str, str, str, Finder]]:
 
 _GATED = _gated()
 
+# Finders added by ``reviewer.sanitize.detect`` (gitleaks' rules, the values a job already
+# redacted): the worker, ``preview`` and the store's door load them; a hook never does, so
+# its import stays this module's alone.
+_EXTRA: list[Finder] = []
+# While a job runs, every value redact replaces is also added to each of these sets
+# (``detect.collecting``): the store's door hides a repeat of one that lacks its context.
+_SINKS: list[set[str]] = []
+
+
+def add_finder(find: Finder) -> None:
+    """Run ``find`` with the built-in rules from now on, in this process (idempotent)."""
+    if find not in _EXTRA:
+        _EXTRA.append(find)
+
 
 # --------------------------------------------------------------------------- assembly
 
@@ -1407,6 +1421,8 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
         if not need or ((starts is None or not key2 or key2 in starts) and need in hay[where])
         for s, e, kind in rule(text, low)
     ]
+    for prio, rule in enumerate(_EXTRA, start=len(_GATED)):
+        spans.extend((s, e, prio, kind) for s, e, kind in rule(text, low))
     if spans and markers:
         spans = [
             sp for sp in _clip(spans, markers) if any(c.isalnum() for c in text[sp[0] : sp[1]])
@@ -1471,6 +1487,8 @@ def _one_pass(text: str, counts: Counter[str]) -> str:
         out.append(text[pos:s])
         out.append(_marker(kind))
         counts[kind] += 1
+        for sink in _SINKS:
+            sink.add(text[s:e])
         pos = e
     out.append(text[pos:])
     return "".join(out)
