@@ -121,7 +121,8 @@ def table(groups: dict[str, Group]) -> str:
         tot.items += g.items
         tot.not_sent += g.not_sent
         tot.not_stored += g.not_stored
-    lines.append(f"| **total** | **{tot.not_sent}/{tot.items}** | **{tot.not_stored}/{tot.items}** |")
+    lines.append(f"| **total** | **{tot.not_sent}/{tot.items}** | "
+                 f"**{tot.not_stored}/{tot.items}** |")
     o = groups.get("ordinary", Group())
     lines.append(f"\nOrdinary strings unchanged: {o.untouched}/{o.items}")
     return "\n".join(lines)

@@ -1,9 +1,10 @@
 """gitleaks' maintained rule set, loaded as data: the provider shapes we do not hand-write.
 
 ``gitleaks/gitleaks.toml`` is gitleaks' own default configuration (MIT, its LICENSE and
-the commit it came from beside it); updating the rules is replacing that file. This
-module reads it with ``tomllib`` on first use and applies each rule the way gitleaks does:
-a rule runs only on a text holding one of its keywords (case-insensitive), its regex
+the commit it came from beside it); updating the rules is replacing that file and running
+``scripts/gitleaks_rules.py``. This module reads the same data (as ``rules.json``) on
+first use and applies each rule the way gitleaks does: a rule runs only on a text
+holding one of its keywords (case-insensitive), its regex
 (Go RE2 syntax, translated once to Python's), the secret is its ``secretGroup`` or first
 non-empty group, then its entropy floor, its allowlists and the global one.
 
@@ -23,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-RULES_FILE = Path(__file__).with_name("gitleaks") / "gitleaks.toml"
+# gitleaks.toml as JSON (scripts/gitleaks_rules.py; a test keeps them equal): no TOML
+# parser on the worker's or preview's path.
+RULES_FILE = Path(__file__).with_name("gitleaks") / "rules.json"
 # Rules we leave out, and why: each is covered by a context layer of our own that keeps
 # the text readable (only the value goes), or fires on ordinary prose and code.
 SKIPPED = frozenset({
@@ -53,20 +56,33 @@ class _Allow:
         return all(checks) if self.all_of else any(checks)
 
 
-@dataclass(frozen=True)
+_NEVER = re.compile(r"(?!)")
+
+
+@dataclass
 class Rule:
+    """One gitleaks rule; its regexes are compiled the first time a text holds one of its
+    keywords (most rules never are, in a given process)."""
+
     id: str
     pattern: str
     keywords: tuple[str, ...]
     entropy: float
     group: int
-    allow: tuple[_Allow, ...]
+    allow_specs: tuple[dict[str, Any], ...]
 
     @functools.cached_property
     def regex(self) -> re.Pattern[str]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            return re.compile(self.pattern)
+        try:
+            with warnings.catch_warnings():  # "possible nested set": valid RE2, valid here
+                warnings.simplefilter("ignore", FutureWarning)
+                return re.compile(go_to_python(self.pattern))
+        except re.error:
+            return _NEVER  # a construct Python lacks: one rule less, never a crash
+
+    @functools.cached_property
+    def allow(self) -> tuple[_Allow, ...]:
+        return tuple(a for a in (_allow(x) for x in self.allow_specs) if a is not None)
 
 
 _FLAG_RE = re.compile(r"\(\?([imsU]+)\)")
@@ -129,7 +145,9 @@ def _allow(spec: dict[str, Any]) -> _Allow | None:
     regexes = []
     for r in spec.get("regexes", ()):
         try:
-            regexes.append(re.compile(go_to_python(r)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                regexes.append(re.compile(go_to_python(r)))
         except re.error:
             continue
     stop = tuple(w.lower() for w in spec.get("stopwords", ()))
@@ -142,26 +160,18 @@ def _allow(spec: dict[str, Any]) -> _Allow | None:
 @functools.cache
 def rules() -> tuple[tuple[Rule, ...], _Allow | None]:
     """The rules that apply to text, and the global allowlist (parsed once)."""
-    import tomllib
+    import json
 
-    data = tomllib.loads(RULES_FILE.read_text(encoding="utf-8"))
+    data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
     out = []
     for spec in data.get("rules", ()):
         if spec["id"] in SKIPPED or "regex" not in spec or spec.get("path"):
             continue
-        pattern = go_to_python(spec["regex"])
-        try:
-            with warnings.catch_warnings():  # "possible nested set": valid RE2, valid here
-                warnings.simplefilter("ignore", FutureWarning)
-                re.compile(pattern)
-        except re.error:
-            continue  # a construct Python lacks: one rule less, never a crash
-        allows = tuple(a for a in (_allow(x) for x in spec.get("allowlists", ())) if a)
         out.append(Rule(
-            id=spec["id"], pattern=pattern,
+            id=spec["id"], pattern=spec["regex"],
             keywords=tuple(k.lower() for k in spec.get("keywords", ())),
             entropy=float(spec.get("entropy", 0.0)), group=int(spec.get("secretGroup", 0)),
-            allow=allows,
+            allow_specs=tuple(spec.get("allowlists", ())),
         ))
     glob = data.get("allowlist")
     return tuple(out), (_allow(glob) if glob else None)
@@ -201,6 +211,39 @@ def _line(text: str, s: int, e: int) -> str:
     return text[text.rfind("\n", 0, s) + 1 : (text.find("\n", e) + 1 or len(text) + 1) - 1]
 
 
+_WINDOW_MIN_TEXT = 8192  # below this, one pass over the text costs less than windows
+_BEFORE, _AFTER = 96, 2048  # a match starts at most this far before its keyword…
+
+
+def _matches(rule: Rule, text: str, low: str) -> Iterator[re.Match[str]]:
+    """The rule's matches. In a long text, only near its keywords: many rules begin with
+    ``[\\w.-]{0,50}?`` before the keyword, which ``re`` tries at every position of the
+    text (a third of a second per megabyte each); gitleaks needs a keyword in a match, so
+    a window around each occurrence finds the same matches. Key blocks, which may run for
+    kilobytes, are matched on the whole text."""
+    if len(text) < _WINDOW_MIN_TEXT or "[\\s\\S" in rule.pattern:
+        yield from rule.regex.finditer(text)
+        return
+    windows: list[list[int]] = []
+    for k in rule.keywords:
+        at = low.find(k)
+        while at >= 0:
+            windows.append([max(0, at - _BEFORE), min(len(text), at + len(k) + _AFTER)])
+            at = low.find(k, at + 1)
+    windows.sort()
+    merged: list[list[int]] = []
+    for w in windows:
+        if merged and w[0] <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], w[1])
+        else:
+            merged.append(w)
+    done = 0
+    for lo, hi in merged:
+        for m in rule.regex.finditer(text, max(lo, done), hi):
+            done = m.end()
+            yield m
+
+
 def find(text: str, low: str) -> Iterator[tuple[int, int, str]]:
     """Every gitleaks finding in ``text``: (start, end, kind) of the secret part."""
     glob = rules()[1]
@@ -213,7 +256,7 @@ def find(text: str, low: str) -> Iterator[tuple[int, int, str]]:
             if rule.id in seen:
                 continue
             seen.add(rule.id)
-            for m in rule.regex.finditer(text):
+            for m in _matches(rule, text, low):
                 s, e = _secret_span(rule, m)
                 secret = text[s:e]
                 if not secret or (rule.entropy and entropy(secret) < rule.entropy):

@@ -147,6 +147,10 @@ _METAVAR_RE = re.compile(r"^[A-Z][A-Z0-9_-]*$")
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 _B64ISH_RE = re.compile(r"^[A-Za-z0-9+/=_.\-]+$")
+_NAMED_DIGEST_RE = re.compile(
+    r"^[a-z][a-z0-9_.]*(?:-[a-z][a-z0-9_.]*)*-(?:[0-9a-f]{40}|[0-9a-f]{64}"
+    r"|[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$"
+)
 
 
 def _is_literal(value: str) -> bool:
@@ -176,6 +180,8 @@ def _looks_random(s: str) -> bool:
     """Long, dense in information, varied: a key, not a word, path, UUID or identifier."""
     if not 16 <= len(s) <= 4096 or not _B64ISH_RE.match(s) or _UUID_RE.match(s):
         return False
+    if _NAMED_DIGEST_RE.match(s):
+        return False  # "node-modules-<sha1>", "build-<uuid>": a name and a digest or id
     has_lower = _LOWER_RE.search(s) is not None
     has_upper = _UPPER_RE.search(s) is not None
     has_digit = _DIGIT_RE.search(s) is not None
@@ -1123,7 +1129,8 @@ _NOT_SECRET_PREV = frozenset(
         "public publishable pub primary foreign sort partition cache lookup unique composite "
         "idempotency row object dict map hot max min num total input output next page "
         "continuation group shortcut translation i18n react hash dedupe dedup index host known "
-        "ssh gpg pgp verify verification pagination cursor range"
+        "ssh gpg pgp verify verification pagination cursor range restore save artifact "
+        "checksum fingerprint etag"
     )
 )
 # a name, not a secret: letters, "_", ".", "-" only (unless long and mixed-case, like a key)

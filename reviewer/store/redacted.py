@@ -155,9 +155,11 @@ class Memory:
 
 def forms_of(value: str) -> set[str]:
     """What is hashed for one value: itself trimmed, and its long space-free pieces."""
+    if _MARKER_RE.search(value):
+        return set()  # the job's own markers, never a secret
     v = value.strip().rstrip(_TRAIL) if len(value.strip()) > MIN_LEN else value.strip()
     out = set()
-    if len(v) >= MIN_LEN and not _MARKER_RE.fullmatch(v):
+    if len(v) >= MIN_LEN:
         out.add(v)
     if any(c.isspace() for c in v):
         out.update(p for p in v.split() if len(p) >= MIN_PIECE)
