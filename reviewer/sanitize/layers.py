@@ -17,6 +17,7 @@ import functools
 import re
 from collections.abc import Iterator
 
+from reviewer.sanitize import gitleaks
 from reviewer.sanitize import redact as _redact
 
 Span = tuple[int, int, str]
@@ -281,7 +282,10 @@ def _at_commands(text: str, low: str, cmds: tuple[str, ...], rx: re.Pattern[str]
     """``rx`` tried where one of ``cmds`` starts a word (found by ``str.find``: the
     pattern has no literal prefix, which ``re`` would try at every position)."""
     starts = set()
+    heads = gitleaks.word_starts(low)
     for c in cmds:
+        if c[:2].isalnum() and c[:2] not in heads:
+            continue  # no word of the text starts like this command
         at = low.find(c)
         while at >= 0:
             if at == 0 or low[at - 1] in _CMD_LEFT or low[at - 2 : at] == "\\n":
