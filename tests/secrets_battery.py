@@ -34,6 +34,7 @@ DATA = Path(__file__).resolve().parent / "data" / "secrets_battery.json"
 @dataclass
 class Group:
     items: int = 0
+    redactor: int = 0  # the detector alone hides every secret of the item
     not_sent: int = 0
     not_stored: int = 0
     untouched: int = 0
@@ -43,6 +44,32 @@ class Group:
 def load(half: str | None = None, path: Path = DATA) -> list[dict[str, Any]]:
     items = json.loads(path.read_text(encoding="utf-8"))
     return [it for it in items if half is None or it.get("half") == half]
+
+
+def place(t: Any, it: dict[str, Any]) -> None:
+    """Put an item where the battery says it was (``where``) in a transcript."""
+    where, text = it.get("where", "prompt"), it["text"]
+    if it.get("split_parts"):
+        for part in it["split_parts"]:
+            t.user(part)
+    elif where == "assistant":
+        t.assistant([{"type": "text", "text": text}])
+        t.places += 1
+    elif where == "bash_command":
+        t.tool("Bash", {"command": text, "description": "run"}, "ok")
+    elif where == "mcp_args":
+        try:
+            args = json.loads(text)
+        except ValueError:
+            args = None
+        t.tool("mcp__ops__call", args if isinstance(args, dict) else {"input": text}, "ok")
+    elif where in ("tool_result", "config_file", "diff", "commit", "error"):
+        command = {"config_file": "cat config/app.conf", "diff": "git diff",
+                   "commit": "git log -1", "error": "./deploy.sh"}.get(where, "./run.sh")
+        t.tool("Bash", {"command": command, "description": "run"}, text,
+               error=where == "error")
+    else:  # prompt, summary, any
+        t.user(text)
 
 
 def _echoes(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -78,7 +105,7 @@ def measure(items: list[dict[str, Any]], work: Path) -> dict[str, Group]:
     repo = make_repo(work / "repo", {"README.md": "demo\n"})
     t = Transcript(repo)
     for it in items:
-        t.user(it["text"])
+        place(t, it)
     transcript = t.write(work / "transcript.jsonl")
     with FakeMessagesAPI() as api:
         api.script(Facts(_echoes(items)), lane="extract")
@@ -95,34 +122,40 @@ def measure(items: list[dict[str, Any]], work: Path) -> dict[str, Group]:
     for it in items:
         g = out["ordinary" if not it["secrets"] else it["group"]]
         g.items += 1
+        red = redact(it["text"])
         if not it["secrets"]:
-            ok = redact(it["text"]) == it["text"] and it["text"].strip() in sent
+            keep = it.get("keep") or [it["text"]]
+            ok = all(k in red and k in sent for k in keep)
             g.untouched += ok
             if not ok:
-                g.misses.append(f"touched: {it['text'][:100]!r}")
+                g.misses.append(f"touched: {it['id']} {red[:160]!r}")
             continue
+        g.redactor += not any(s in red for s in it["secrets"])
         s_ok = not any(s in sent for s in it["secrets"])
         st_ok = not any(s.encode() in stored for s in it["secrets"])
         g.not_sent += s_ok
         g.not_stored += st_ok
         if not (s_ok and st_ok):
             g.misses.append(f"{'sent' if not s_ok else ''}{'+' if not (s_ok or st_ok) else ''}"
-                            f"{'stored' if not st_ok else ''}: {it['text'][:100]!r}")
+                            f"{'stored' if not st_ok else ''}: {it['id']} {red[:160]!r}")
     return dict(out)
 
 
 def table(groups: dict[str, Group]) -> str:
     """The issue's table: per group not sent and not stored; ordinary untouched."""
-    lines = ["| group | not sent | not stored |", "|---|---|---|"]
+    lines = ["| group | not sent | not stored (echoing model) | redactor alone |",
+             "|---|---|---|---|"]
     tot = Group()
     for name in sorted(k for k in groups if k != "ordinary"):
         g = groups[name]
-        lines.append(f"| {name} | {g.not_sent}/{g.items} | {g.not_stored}/{g.items} |")
+        lines.append(f"| {name} | {g.not_sent}/{g.items} | {g.not_stored}/{g.items} | "
+                     f"{g.redactor}/{g.items} |")
         tot.items += g.items
         tot.not_sent += g.not_sent
         tot.not_stored += g.not_stored
+        tot.redactor += g.redactor
     lines.append(f"| **total** | **{tot.not_sent}/{tot.items}** | "
-                 f"**{tot.not_stored}/{tot.items}** |")
+                 f"**{tot.not_stored}/{tot.items}** | **{tot.redactor}/{tot.items}** |")
     o = groups.get("ordinary", Group())
     lines.append(f"\nOrdinary strings unchanged: {o.untouched}/{o.items}")
     return "\n".join(lines)

@@ -21,6 +21,8 @@ The worker, ``preview`` and the store's door import this; a hook never does
 from __future__ import annotations
 
 import contextlib
+import functools
+import re
 from collections.abc import Iterator
 
 from reviewer.sanitize import gitleaks, layers
@@ -33,13 +35,44 @@ REMEMBERED = "remembered"  # marker kind of a value seen redacted earlier in the
 _MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everywhere
 
 
+_PIECE_SPLIT_RE = re.compile(r"(?:\\[nrt]|[&;,\s\"'<>])+")  # between values
+_SUBPIECE_SPLIT_RE = re.compile(r"[:/@]+")  # inside one: user:password, a/b/c
+_ASCII_RUN_RE = re.compile(r"[\x21-\x7e]{8,}")  # a value glued to words of another script
+_MIN_PIECE = 8
+
+
+@functools.lru_cache(maxsize=8192)
+def forms(value: str) -> frozenset[str]:
+    """What a redacted span is remembered as: itself, and each long piece of it that looks
+    like a credential (a span may carry more than the secret: ``tok&dry_run=0``, a whole
+    ``a=1;b=2`` line, ``user:password``, a key block's lines, ``改成了<password>``), so a
+    model repeating only the secret is caught too."""
+    v = value.strip()
+    if len(v) < _MIN_REMEMBERED or MARKER_RE.search(v):
+        return frozenset()
+    out = {v}
+    pieces = set(_PIECE_SPLIT_RE.split(v)) | set(_ASCII_RUN_RE.findall(v))
+    for p in list(pieces):
+        pieces.update(_SUBPIECE_SPLIT_RE.split(p))
+    for piece in pieces:
+        p = piece.strip("-.,;:!?")
+        if p != v and len(p) >= _MIN_PIECE and _credential_like(p):
+            out.add(p)
+    return frozenset(out)
+
+
+def _credential_like(p: str) -> bool:
+    has_alpha = any(c.isalpha() for c in p)
+    has_digit = any(c.isdigit() for c in p)
+    return has_alpha and (has_digit or any(not c.isalnum() for c in p)) and "=" not in p[1:-2]
+
+
 def _remembered(text: str, low: str) -> Iterator[tuple[int, int, str]]:
     """Every occurrence of a value this job already redacted (whatever surrounds it)."""
     if not _redact._SINKS:
         return
-    values = {v for sink in _redact._SINKS for v in sink if len(v.strip()) >= _MIN_REMEMBERED}
-    for value in values:
-        v = value.strip()
+    values = remembered({v for sink in _redact._SINKS for v in sink})
+    for v in values:
         start = text.find(v)
         while start >= 0:
             yield start, start + len(v), REMEMBERED
@@ -60,11 +93,9 @@ def collecting() -> Iterator[set[str]]:
 
 def remembered(values: set[str]) -> set[str]:
     """The values worth remembering: no markers, not too short."""
-    out = set()
+    out: set[str] = set()
     for value in values:
-        v = value.strip()
-        if len(v) >= _MIN_REMEMBERED and not MARKER_RE.fullmatch(v):
-            out.add(v)
+        out |= forms(value)
     return out
 
 

@@ -89,54 +89,184 @@ def find_wrapped_base64(text: str, low: str) -> Iterator[Span]:
 # Words that say a credential is near, in any phrasing and word order ("I changed the
 # staging password to …", "Das Passwort ist jetzt …", "パスワードは … です", "creds are
 # admin / …"): redact's phrase rule wants a verb right after the word; this one takes a
-# strong password (a digit and a capital or a sign, 8+ characters) within a few words.
-_NEAR_WORDS = (
-    *_redact._PASSWORD_WORDS, "creds", "credentials", "credential", "login", "passwd",
-    "pass", "pw", "pin", "passphrase", "secret", "token", "api key", "apikey", "access key",
-    "wachtwoord", "lozinka", "geslo", "jelszó", "parool", "slaptažodis", "parole",
-    "password", "zugangsdaten", "identifiants", "credenciales", "credenziali",
+# strong password (8+ characters, a digit, and a capital or a sign) within a few words
+# after it on the same line. A longer word may carry an ending ("passordet",
+# "adgangskoden", "salasanaksi", "jelszót").
+_PASSWORD_NEAR = (
+    *_redact._PASSWORD_WORDS, "creds", "credentials", "credential", "login", "pass", "pw",
+    "pin", "lozinka", "geslo", "parool", "slaptažodis", "parole", "zugangsdaten",
+    "identifiants", "credenciales", "credenziali", "kata sandi", "sandi", "nenosiri",
+    "κωδικ", "συνθηματικ", "كلمة مرور", "كلمة سر", "رمز عبور", "گذرواژه", "पासवर्ड",
+    "পাসওয়ার্ড", "পাসওয়ার্ড", "পাসওয়ার্ড", "পাসওয়ার্ড", "পাস", "პაროლ", "የይለፍ ቃ", "ይለፍ",
+    "пароль", "лозинка", "парола", "гасло", "құпия сөз", "нууц үг", "รหัส", "mật khẩu",
+    "암호", "비번", "密码", "密碼", "口令", "パスワード", "סיסמ", "şifre", "parolă", "heslo",
+    "geslo", "jelszó", "salasana", "lösenord", "passord", "adgangskode", "wachtwoord",
+)
+# Words for a key or token: a token-like value after them, or just before them ("use …
+# as the key", "usa … como clave", "nimm … als Schlüssel").
+_TOKEN_NEAR = (
+    "key", "token", "secret", "api key", "apikey", "access key", "private key", "clé",
+    "cle", "clave", "chave", "schlüssel", "schluessel", "chiave", "sleutel", "klucz",
+    "nøgle", "nyckel", "nøkkel", "avain", "kulcs", "anahtar", "cheie", "ключ", "токен",
+    "секрет", "キー", "鍵", "密钥", "秘钥", "令牌", "토큰", "키", "مفتاح", "رمز", "कुंजी",
+    "टोकन", "jeton", "kunci", "ufunguo", "gizli", "wallet", "mnemonic", "seed",
 )
 _NEAR_TOKENS = 6
-_NEAR_CHARS = 120
+_BACK_TOKENS = 3
+_NEAR_CHARS = 160
 _PIECE_RE = re.compile(r"[^\s\\\"'`“”«»„<>()（）「」『』：，、。;]+")
 _EOL_RE = re.compile(r"\n|\\n")
 _TRIM = ".,;:!?)]}"
 _KWARG_RE = re.compile(r"[A-Za-z_][\w.\-]*=")
-_IDENT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+_EMAILISH_RE = re.compile(r"@[\w\-]+\.[A-Za-z]{2,}")
+_PROTOCOL_RE = re.compile(r"[A-Z]{2,10}/\d")  # HTTP/1.1, TLS/1.3
+_SHORT_ENDING = 4  # letters a long word may carry after it (Nordic articles, case endings)
+_ETH_KEY_RE = re.compile(r"(?:0x)?[0-9a-fA-F]{64}")
+_TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
+
+
+def _near_password(v: str) -> bool:
+    """A strong password as a person types one: 8–128 characters, a letter, a digit, and
+    a capital or a sign; not a URL, e-mail, path, reference, version, option or key."""
+    if not 8 <= len(v) <= 128 or _redact.MARKER_RE.search(v) or "://" in v:
+        return False
+    if v.startswith(("$", "/", "~", "./", "-", "AAAA", "%")) or "${" in v or "$(" in v:
+        return False
+    if _KWARG_RE.match(v) or _EMAILISH_RE.search(v) or _PROTOCOL_RE.match(v):
+        return False
+    if _redact._FORMAT_RE.search(v) or re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
+        return False
+    has_alpha = any(c.isalpha() for c in v)
+    has_digit = any(c.isdigit() for c in v)
+    has_upper = any(c.isupper() for c in v)
+    has_sign = any(not c.isalnum() and c not in "_-." for c in v)
+    return has_alpha and has_digit and (has_upper or has_sign)
+
+
+def _near_token(v: str) -> bool:
+    """A token-like value: 12+ characters of a token alphabet, letters and digits mixed."""
+    if _ETH_KEY_RE.fullmatch(v):
+        return True
+    if not _TOKENISH_RE.fullmatch(v) or _redact.MARKER_RE.search(v) or _redact._UUID_RE.match(v):
+        return False
+    if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
+        return False
+    has_digit = any(c.isdigit() for c in v)
+    has_lower = any(c.islower() for c in v)
+    has_upper = any(c.isupper() for c in v)
+    if not has_digit or not (has_lower or has_upper):
+        return False
+    return (has_lower and has_upper) or _redact._looks_random(v)
 
 
 @functools.cache
 def _near_words_re() -> re.Pattern[str]:
-    words = sorted({w.lower() for w in _NEAR_WORDS}, key=len, reverse=True)
+    words = sorted({w.lower() for w in (*_PASSWORD_NEAR, *_TOKEN_NEAR)}, key=len, reverse=True)
     return re.compile("|".join(re.escape(w) for w in words))
 
 
+_TOKEN_SET = frozenset(w.lower() for w in _TOKEN_NEAR)
+
+
+def _word_end(low: str, m: re.Match[str]) -> int | None:
+    """Where the word really ends (past a short ending), or None if it is part of a
+    longer word or a name ("compass", "keyboard", "PASSWORD_MIN_LENGTH")."""
+    w, s, e = m.group(), m.start(), m.end()
+    if not w.isascii():
+        return e
+    if s > 0 and low[s - 1].isalpha():
+        return None
+    end = e
+    while end < len(low) and low[end].isalpha() and end - e <= _SHORT_ENDING:
+        end += 1
+    if end == e:
+        return e if end >= len(low) or low[end] not in "0123456789_" else None
+    if len(w) <= 5 or (end < len(low) and low[end].isalpha()):
+        return None  # "keys" is fine below; "keyboard", "tokens…" are other words
+    return end
+
+
 def find_password_nearby(text: str, low: str) -> Iterator[Span]:
-    """A strong password within a few words after (or just before) a password word."""
+    """A strong password within a few words after a password word, or a token-like value
+    near a key word (after it, or just before it)."""
     for m in _near_words_re().finditer(low):
         w = m.group()
-        if w.isascii() and (
-            (m.start() > 0 and low[m.start() - 1].isalpha())
-            or (m.end() < len(low) and low[m.end()] in _IDENT)
-        ):
-            continue  # part of a longer word or name ("compass", "PASSWORD_MIN_LENGTH")
-        after = text[m.end() : m.end() + _NEAR_CHARS]
+        end = _word_end(low, m)
+        if end is None:
+            if w in ("key", "token", "secret") and low[m.end() : m.end() + 1] == "s":
+                end = m.end() + 1  # plural
+            else:
+                continue
+        token_word = w in _TOKEN_SET
+        if token_word and _prev_word(low, m.start()) in _redact._NOT_SECRET_PREV:
+            continue  # "cache key …", "primary key …", "idempotency key …"
+        ok = _near_token if token_word else _near_password
+        after = text[end : end + _NEAR_CHARS]
         cut = _EOL_RE.search(after)
         if cut is not None:
-            after = after[: cut.start()]  # a password word speaks for its own line only
+            after = after[: cut.start()]  # a word speaks for its own line only
         for n, p in enumerate(_PIECE_RE.finditer(after)):
             if n >= _NEAR_TOKENS:
                 break
-            v = p.group()
-            lead = len(v) - len(v.lstrip("=:-—>"))
-            v = v[lead:]
-            while v and v[-1] in _TRIM:
-                v = v[:-1]
-            if _KWARG_RE.match(v) or "://" in v or "@" in v or v.startswith("AAAA"):
-                continue  # a URL (its own rule hides its password), a public key
-            if _redact._password_like(v) and _redact._strong_password(v):
-                s = m.end() + p.start() + lead
-                yield s, s + len(v), "password"
+            span = _trimmed(after, p)
+            if span is not None and ok(after[span[0] : span[1]]):
+                yield end + span[0], end + span[1], "password" if not token_word else "secret-value"
+        if not token_word:
+            continue
+        line_start = max(0, m.start() - _NEAR_CHARS)
+        before = text[line_start : m.start()]
+        cut_at = max(before.rfind("\n"), before.rfind("\\n") + 1)
+        if cut_at > 0:
+            before, line_start = before[cut_at:], line_start + cut_at
+        pieces = list(_PIECE_RE.finditer(before))[-_BACK_TOKENS:]
+        for p in pieces:
+            span = _trimmed(before, p)
+            if span is not None and _near_token(before[span[0] : span[1]]):
+                yield line_start + span[0], line_start + span[1], "secret-value"
+
+
+def _prev_word(low: str, at: int) -> str:
+    m = _PREV_WORD_RE.search(low, max(0, at - 40), at)
+    return m.group(1) if m is not None else ""
+
+
+_PREV_WORD_RE = re.compile(r"([a-z0-9]+)[ \t_\-.]*\Z")
+
+
+def _trimmed(hay: str, p: re.Match[str]) -> tuple[int, int] | None:
+    s, e = p.span()
+    while s < e and hay[s] in "=:-—>":
+        s += 1
+    while e > s and hay[e - 1] in _TRIM:
+        e -= 1
+    return (s, e) if e > s else None
+
+
+# "For reference the value I used is …" after a secret's name earlier in the text.
+_VALUE_PHRASE_RE = re.compile(
+    r"(?:the |its |that )?(?:value|valor|valeur|wert|waarde|valore)\b[^.\n]{0,40}?"
+    r"\b(?:is|was|=|:|es|est|ist|é|è|era)[ \t]+[\"'`]?(?P<v>[^\s\"'`;,]{8,256})"
+)
+_SECRET_NAME_RE = re.compile(
+    r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:SECRET|TOKEN|KEY|PASSWORD|PASS|PAT|PWD|APIKEY|"
+    r"CREDENTIALS?)\b"
+)
+
+
+def find_named_value(text: str, low: str) -> Iterator[Span]:
+    """"I exported WECHAT_APP_SECRET … the value I used is …": the value a sentence gives
+    for a secret it named before."""
+    if "value" not in low and "valor" not in low and "valeur" not in low and "wert" not in low:
+        return
+    for m in _VALUE_PHRASE_RE.finditer(low):
+        if _SECRET_NAME_RE.search(text, max(0, m.start() - 400), m.start()) is None:
+            continue
+        s, e = m.span("v")
+        while e > s and text[e - 1] in _TRIM:
+            e -= 1
+        v = text[s:e]
+        if _near_token(v) or _near_password(v) or _redact._looks_random(v):
+            yield s, e, "secret-value"
 
 
 # --------------------------------------------------------------------------- code and config
@@ -148,7 +278,8 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
 _SECRET_WORD_RE = re.compile(r"pass|pwd|secret|token|key|auth|cred|pin|signature|cookie")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ASSIGN_TAIL_RE = re.compile(
-    r"(?P<kq>[\"'`]?)[ \t]*\]?[ \t]*\)?[ \t]*(?:=|:=|=>|->|,|:|\+=|\?\?=|\|\|=)[ \t]*"
+    r"(?P<kq>[\"'`]?)[ \t]*\]?[ \t]*\)?[ \t]*(?::[ \t]*[A-Za-z_][\w.<>\[\]?|]{0,40}[ \t]*)?"
+    r"(?:=|:=|=>|->|,|:|\+=|\?\?=|\|\|=)[ \t]*"
     r"(?:[rbuRBU]|@|new[ \t]+String\()?(?P<q>[\"'`])(?P<v>[^\"'`\n]{1,400})(?P=q)"
 )
 
@@ -315,5 +446,76 @@ def find_cli_flags(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), "cli-password"
 
 
-FINDERS = (find_wrapped_base64, find_password_nearby, find_code_assignments, find_xml_values,
-           find_cli_flags)
+# --------------------------------------------------------------------------- URLs and DSNs
+
+# Query and form parameters that carry a credential, by name: ``appid=``, ``sig=``,
+# ``X-Amz-Signature=``, ``Signature=``, ``refresh_token=``, ``client_secret=``…
+_QUERY_RE = re.compile(r"[?&;](?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,40})=(?P<v>[^&#\s\"'<>\\]{6,2048})")
+_QUERY_NAMES = frozenset(_redact._words(
+    "appid app_id apikey api_key api-key key token access_token refresh_token id_token "
+    "auth auth_token sig signature x-amz-signature x-amz-security-token x-amz-credential "
+    "x-goog-signature x-goog-credential client_secret password pwd pass passwd secret "
+    "private_token session sessionid session_id jwt hmac code_verifier apitoken "
+    "access-token accesstoken authtoken auth-token subscription-key"
+))
+
+
+def find_query_secrets(text: str, low: str) -> Iterator[Span]:
+    if "=" not in text:
+        return
+    for m in _QUERY_RE.finditer(text):
+        k = m.group("k").lower()
+        v = m.group("v")
+        if k not in _QUERY_NAMES and _redact._key_strength(m.group("k")) not in (
+                "password", "strong"):
+            continue
+        if not _redact._is_literal(v) or _redact.MARKER_RE.search(v) or _redact.placeholder(v):
+            continue
+        if k in ("key", "code", "session") and not (_near_token(v) or _redact._looks_random(v)):
+            continue
+        yield *m.span("v"), "url-secret"
+
+
+# Oracle's ``user/password@//host:port/service`` and ``user/password@host:1521/…``
+_ORACLE_RE = re.compile(
+    r"(?<![\w/.\-])[A-Za-z_][\w$#.]{0,60}/(?P<v>[^\s/@\"'`]{3,128})@(?=//|[\w.\-]+:\d{2,5}"
+    r"|\(description)"
+)
+# ``echo 'pw' | docker login … --password-stdin`` (and kin)
+_STDIN_PW_RE = re.compile(
+    r"(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?:[\"'](?:%s\\n[\"'][ \t]+[\"'])?)?"
+    r"(?P<v>[^\s\"'`|;&]{3,256})[\"']?[ \t]*\|[ \t]*[^\n|;&]{0,120}?"
+    r"(?:--password-stdin|--pass-stdin|passwd[ \t]+--stdin|chpasswd)"
+)
+# ``net use Z: \\host\share PASSWORD /user:DOMAIN\name``
+_NET_USE_RE = re.compile(
+    r"net[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S+[ \t]+(?P<v>[^\s/\"'][^\s\"']{2,127})"
+    r"[ \t]+/user:"
+)
+# A Solana keypair file: a JSON array of 64 bytes.
+_BYTE_ARRAY_RE = re.compile(r"\[[ \t]*(?P<v>\d{1,3}(?:[ \t]*,[ \t]*\d{1,3}){63})[ \t]*\]")
+
+
+def find_odd_places(text: str, low: str) -> Iterator[Span]:
+    if "@" in text:
+        for m in _ORACLE_RE.finditer(text):
+            v = m.group("v")
+            if _redact._is_literal(v) and not _redact.MARKER_RE.search(v):
+                yield *m.span("v"), "url-password"
+    if "stdin" in low or "chpasswd" in low:
+        for m in _STDIN_PW_RE.finditer(text):
+            v = m.group("v")
+            if _redact._is_literal(v) and not v.startswith("$"):
+                yield *m.span("v"), "cli-password"
+    if "net" in low and "/user:" in low:
+        for m in _NET_USE_RE.finditer(text):
+            if _redact._is_literal(m.group("v")):
+                yield *m.span("v"), "cli-password"
+    if "," in text and "[" in text:
+        for m in _BYTE_ARRAY_RE.finditer(text):
+            if all(int(x) < 256 for x in m.group("v").split(",")):
+                yield *m.span("v"), "private-key"
+
+
+FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
+           find_xml_values, find_cli_flags, find_query_secrets, find_odd_places)

@@ -1179,8 +1179,8 @@ def _key_strength(key: str) -> str | None:
         return "password"
     if last in _STRONG or (last == "key" and prev in _KEY_QUALIFIERS):
         return "strong"
-    if last == "pat":
-        return "strong" if prev in _PAT_QUALIFIERS else None
+    if last == "pat":  # ASANA_PAT, GH_PAT: a token; "pat" alone is a name
+        return "strong" if prev in _PAT_QUALIFIERS or _ENV_KEY_RE.match(key) else None
     if last.endswith(_STRONG_SUFFIX):
         return "strong"
     if last in _WEAK:
@@ -1434,8 +1434,35 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
         spans = [
             sp for sp in _clip(spans, markers) if any(c.isalnum() for c in text[sp[0] : sp[1]])
         ]
+    if spans:
+        spans = [sp for sp in spans if not placeholder(text[sp[0] : sp[1]])]
     spans.sort()
     return spans
+
+
+_PLACEHOLDER_PREFIX_RE = re.compile(r"[A-Za-z]{1,10}[_\-](?:[A-Za-z0-9]{1,10}[_\-]){0,2}")
+_PLACEHOLDER_WORDS = frozenset(
+    _words("replace_me replaceme changeme change_me your_key_here your-key-here yourkey "
+           "your_token your_api_key xxxxxxxx redacted dummy example")
+)
+
+
+def placeholder(value: str) -> bool:
+    """A value that stands for a secret without being one: ``sk-...``, ``sk_live_xxxx…``,
+    ``ghp_XXXXXXXX``, ``********``, ``<your-key-here>``, ``REPLACE_ME``. A truncated real
+    key (``sk-ant-api03-Xq9…``) is not: only a bare prefix may come before the dots."""
+    v = value.strip().strip("\"'`<>")
+    if not v:
+        return False
+    if v.lower() in _PLACEHOLDER_WORDS:
+        return True
+    if v.endswith(("...", "…")):
+        head = v.rstrip(".…")
+        return len(head) <= 8 or _PLACEHOLDER_PREFIX_RE.fullmatch(head) is not None
+    m = _PLACEHOLDER_PREFIX_RE.match(v)
+    tail = v[m.end() :] if m is not None and m.end() < len(v) else v
+    body = tail.rstrip(".…")
+    return len(body) >= 4 and len(set(body.lower())) == 1 and body[0].lower() in "x*#0."
 
 
 _MAX_PASSES = 8
