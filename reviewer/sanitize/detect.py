@@ -36,7 +36,7 @@ _MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everyw
 
 
 _PIECE_SPLIT_RE = re.compile(r"(?:\\[nrt]|[&;,\s\"'<>])+")  # between values
-_SUBPIECE_SPLIT_RE = re.compile(r"[:/@]+")  # inside one: user:password, a/b/c
+_SUBPIECE_SPLIT_RE = re.compile(r"[:/@=]+")  # inside one: user:password, a/b/c, k=v
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]{8,}")  # a value glued to words of another script
 _MIN_PIECE = 8
 
@@ -54,6 +54,7 @@ def forms(value: str) -> frozenset[str]:
     pieces = set(_PIECE_SPLIT_RE.split(v)) | set(_ASCII_RUN_RE.findall(v))
     for p in list(pieces):
         pieces.update(_SUBPIECE_SPLIT_RE.split(p))
+    pieces.update(p[2:] for p in list(pieces) if p.startswith("0x"))
     for piece in pieces:
         p = piece.strip("-.,;:!?")
         if p != v and len(p) >= _MIN_PIECE and _credential_like(p):

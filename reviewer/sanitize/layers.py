@@ -130,8 +130,10 @@ def _near_password(v: str) -> bool:
     a capital or a sign; not a URL, e-mail, path, reference, version, option or key."""
     if not 8 <= len(v) <= 128 or _redact.MARKER_RE.search(v) or "://" in v:
         return False
-    if v.startswith(("$", "/", "~", "./", "-", "AAAA", "%")) or "${" in v or "$(" in v:
+    if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA", "%")) or "${" in v or "$(" in v:
         return False
+    if "=" in v.rstrip("=") or ("&" in v and "=" in v):
+        return False  # "q=password+reset&page=2": a query string, not a password
     if _KWARG_RE.match(v) or _EMAILISH_RE.search(v) or _PROTOCOL_RE.match(v):
         return False
     if _redact._FORMAT_RE.search(v) or re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
@@ -140,7 +142,10 @@ def _near_password(v: str) -> bool:
     has_digit = any(c.isdigit() for c in v)
     has_upper = any(c.isupper() for c in v)
     has_sign = any(not c.isalnum() and c not in "_-." for c in v)
-    return has_alpha and has_digit and (has_upper or has_sign)
+    if has_alpha and has_digit and (has_upper or has_sign):
+        return True
+    has_lower = any(c.islower() for c in v)
+    return len(v) >= 10 and has_upper and has_lower and has_sign  # "gUSHvU@mIFgw%lSZJ"
 
 
 def _near_token(v: str) -> bool:

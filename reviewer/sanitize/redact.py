@@ -653,7 +653,7 @@ _REGEX_RULES: list[Finder] = [
     _tok("huggingface-token", r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"),
     _tok("sendgrid-key", r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}(?![A-Za-z0-9_\-])"),
     _tok("twilio-key", r"SK[0-9a-f]{32}(?![A-Za-z0-9])"),
-    _tok("twilio-key", r"AC[0-9a-f]{32}(?![A-Za-z0-9])"),
+    # (an Account SID, AC + 32 hex, is a public identifier: only its auth token nearby goes)
     _rx("azure-connection-string", r"AccountKey=(?P<v>[^;\"'\s\\]{8,})", left=_W),
     _rx(
         "azure-connection-string", r"SharedAccess(?:Key|Signature)=(?P<v>[^;\"'\s\\]{8,})", left=_W
@@ -1456,7 +1456,7 @@ def placeholder(value: str) -> bool:
         return False
     if v.lower() in _PLACEHOLDER_WORDS:
         return True
-    if v.endswith(("...", "…")):
+    if v.endswith(("..", "…")):
         head = v.rstrip(".…")
         return len(head) <= 8 or _PLACEHOLDER_PREFIX_RE.fullmatch(head) is not None
     m = _PLACEHOLDER_PREFIX_RE.match(v)

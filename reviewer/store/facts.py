@@ -546,8 +546,11 @@ def _scrub_new_fact(nf: NewFact, memory: redacted.Memory, values: Iterable[str])
     from reviewer.store import redacted
     from reviewer.store.dedupe import fact_key
 
+    values = list(values)
+    pieces = redacted.pieces_of(values)
+
     def scrub(text: str) -> str:
-        return memory.scrub(redacted.replace_values(text, values))
+        return memory.scrub(redacted.replace_values(text, values, pieces))
 
     text = scrub(nf.text)
     if text != nf.text:

@@ -213,8 +213,25 @@ def _replace(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def replace_values(text: str, values: Iterable[str]) -> str:
-    """``text`` with every occurrence of each raw value (this job's) redacted."""
+PIECE = 16  # a run this long of a value the job redacted is a leak of that value
+
+
+def pieces_of(values: Iterable[str]) -> frozenset[str]:
+    """Every PIECE-character slice of the values: a model that repeats part of one (a
+    cookie's first half, a key cut short) is caught at the door too."""
+    return frozenset(
+        v[i : i + PIECE] for v in values if len(v) >= PIECE
+        for i in range(len(v) - PIECE + 1)
+    )
+
+
+_RUN_RE = re.compile(r"[^\s\"'`<>,;()\[\]{}]{" + str(PIECE) + ",}")
+
+
+def replace_values(text: str, values: Iterable[str], pieces: frozenset[str] = frozenset()
+                   ) -> str:
+    """``text`` with every occurrence of each raw value (this job's) redacted, and every
+    run of characters holding a PIECE-long slice of one."""
     if not text:
         return text
     spans: list[tuple[int, int]] = []
@@ -223,4 +240,9 @@ def replace_values(text: str, values: Iterable[str]) -> str:
         while start >= 0:
             spans.append((start, start + len(v)))
             start = text.find(v, start + len(v))
+    if pieces:
+        for run in _RUN_RE.finditer(text):
+            r = run.group()
+            if any(r[i : i + PIECE] in pieces for i in range(len(r) - PIECE + 1)):
+                spans.append(run.span())
     return _replace(text, spans)
