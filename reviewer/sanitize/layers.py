@@ -138,6 +138,8 @@ def _near_password(v: str) -> bool:
         return False
     if _redact._FORMAT_RE.search(v) or re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
         return False
+    if _redact._TECH_RE.search(v.lower()):
+        return False  # "SHA256-hashed", "AES256-encrypted": how it is kept, not what it is
     has_alpha = any(c.isalpha() for c in v)
     has_digit = any(c.isdigit() for c in v)
     has_upper = any(c.isupper() for c in v)
@@ -155,6 +157,8 @@ def _near_token(v: str) -> bool:
     if not _TOKENISH_RE.fullmatch(v) or _redact.MARKER_RE.search(v) or _redact._UUID_RE.match(v):
         return False
     if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
+        return False
+    if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
         return False
     has_digit = any(c.isdigit() for c in v)
     has_lower = any(c.islower() for c in v)
