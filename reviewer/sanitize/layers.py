@@ -168,10 +168,24 @@ def _near_token(v: str) -> bool:
     return (has_lower and has_upper) or _redact._looks_random(v)
 
 
-@functools.cache
-def _near_words_re() -> re.Pattern[str]:
-    words = sorted({w.lower() for w in (*_PASSWORD_NEAR, *_TOKEN_NEAR)}, key=len, reverse=True)
-    return re.compile("|".join(re.escape(w) for w in words))
+_NEAR_WORDS = tuple(sorted({w.lower() for w in (*_PASSWORD_NEAR, *_TOKEN_NEAR)}))
+_NEAR_ASCII = tuple((w[:2], w) for w in _NEAR_WORDS if w.isascii())
+_NEAR_OTHER = tuple(w for w in _NEAR_WORDS if not w.isascii())
+
+
+@functools.lru_cache(maxsize=256)
+def _words_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+
+
+def _near_words_re(low: str) -> re.Pattern[str] | None:
+    """One alternation of the words this text holds (an ASCII word only where a word of
+    the text starts like it; the rest only in a text that is not all ASCII)."""
+    heads = gitleaks.word_starts(low)
+    found = [w for head, w in _NEAR_ASCII if head in heads and w in low]
+    if not low.isascii():
+        found.extend(w for w in _NEAR_OTHER if w in low)
+    return _words_re(tuple(found)) if found else None
 
 
 _TOKEN_SET = frozenset(w.lower() for w in _TOKEN_NEAR)
@@ -198,7 +212,10 @@ def _word_end(low: str, m: re.Match[str]) -> int | None:
 def find_password_nearby(text: str, low: str) -> Iterator[Span]:
     """A strong password within a few words after a password word, or a token-like value
     near a key word (after it, or just before it)."""
-    for m in _near_words_re().finditer(low):
+    words = _near_words_re(low)
+    if words is None:
+        return
+    for m in words.finditer(low):
         w = m.group()
         end = _word_end(low, m)
         if end is None:
