@@ -147,3 +147,32 @@ def test_ordinary_words_and_short_values_are_not_remembered(tmp_path: Path) -> N
     text = "Staging deploys run on Mondays; see deploy.sh (Tr0ub4dor is a comic)."
     assert memory.scrub(text) == text
     assert not os.path.exists(tmp_path / "nothing")
+
+
+def test_a_value_redacted_in_an_edit_is_remembered_for_the_next_write(
+    home: Path, repo: Path
+) -> None:
+    """A person types "the password is …" into an edit: it is redacted there, and a later
+    MCP proposal that repeats the bare value (no context words) is redacted too."""
+    from reviewer.claude_code.remember import remember
+    from reviewer.store import db
+
+    other = "Qz8-lantern-Vex4"
+    store = Store()
+    try:
+        store.import_facts([NewFact(project=str(repo), text="Staging deploys on Fridays.",
+                                    norm="staging deploys on fridays", category="convention")],
+                           keep_status=False)
+        (fact,) = store.facts(str(repo))
+        assert fact.id is not None
+        store.edit(fact.id, f"Staging deploys on Fridays; the password is {other}", "convention")
+    finally:
+        store.close()
+    conn = db.connect()
+    try:
+        proposal = remember(conn, repo, f"Ops said to use {other} for the staging box.",
+                            "environment")
+    finally:
+        conn.close()
+    assert other not in proposal.text and redacted.MARKER in proposal.text
+    assert other.encode() not in _store_bytes(home)

@@ -23,11 +23,11 @@ from typing import Any
 
 from reviewer.claude_code.recall import RecallError, parse
 from reviewer.freshness.anchors import blob_sha, git_head
-from reviewer.sanitize.detect import redact
+from reviewer.sanitize.detect import collecting, redact, remembered
 from reviewer.sanitize.visible import strip as strip_invisible
 from reviewer.store import db
 from reviewer.store.dedupe import FactIndex, fact_key
-from reviewer.store.redacted import Memory, dir_of
+from reviewer.store.redacted import Memory, dir_of, replace_values
 from reviewer.store.schema import CATEGORIES
 
 SOURCE = "agent"
@@ -102,12 +102,19 @@ def remember(
     # Nothing the person could not see is stored (reviewer/sanitize/visible.py), and
     # stripping comes before redaction, so a secret split by a zero-width character is whole.
     # And no value redacted before (in any job, edit or import) lands here either.
-    scrub = Memory(dir_of(conn)).scrub
-    text = " ".join(scrub(redact(strip_invisible(text))).split())
-    quote = scrub(redact(strip_invisible(quote))).strip()
+    memory = Memory(dir_of(conn))
+    scrub = memory.scrub
+    with collecting() as found:
+        text = " ".join(redact(strip_invisible(text)).split())
+        quote = redact(strip_invisible(quote)).strip()
+        cited = [redact(strip_invisible(f)) for f in cited]
+    values = remembered(found)
+    memory.remember(values)  # the agent may repeat it bare in its next proposal
+    text = " ".join(scrub(replace_values(text, values)).split())
+    quote = scrub(replace_values(quote, values)).strip()
     if not text:
         raise RememberError("fact is empty after redaction")
-    cited = _relative([scrub(redact(strip_invisible(f))) for f in cited], root)
+    cited = _relative([scrub(replace_values(f, values)) for f in cited], root)
     grounded = checks.grounded(text, quote) if quote else False
     missing = [f for f in cited if not _inside_and_exists(root, f)]
     anchors = {f: (None if f in missing else blob_sha(Path(root) / f)) for f in cited}

@@ -91,6 +91,16 @@ class Store:
         self._engine: Engine | None = None
         self._memory: redacted.Memory | None = None
 
+    def _redact(self, text: str) -> str:
+        """A person's text: redacted, checked against the remembered values, and what
+        redaction found here is remembered too (the next edit may repeat it bare)."""
+        from reviewer.sanitize.detect import collecting, redact, remembered
+
+        with collecting() as found:
+            out = redact(text)
+        self.memory.remember(remembered(found))
+        return self.memory.scrub(out)
+
     @property
     def memory(self) -> redacted.Memory:
         """The keyed hashes of what redaction found (reviewer/store/redacted.py)."""
@@ -309,9 +319,8 @@ class Store:
     def reject(
         self, ids: Sequence[int], reason: str, *, actor: str = "tui"
     ) -> list[tuple[int, Snapshot]]:
-        from reviewer.sanitize.detect import redact  # what a person types must not land either
 
-        changes = {"status": "rejected", "reject_reason": self.memory.scrub(redact(reason))}
+        changes = {"status": "rejected", "reject_reason": self._redact(reason)}
         return self._change(ids, actor, "rejected", changes)
 
     def edit(
@@ -320,10 +329,9 @@ class Store:
     ) -> list[tuple[int, Snapshot]]:
         """Save a person's wording; editing is approving what they wrote."""
         _person(actor)
-        from reviewer.sanitize.detect import redact
         from reviewer.store.dedupe import fact_key
 
-        text = self.memory.scrub(redact(visible.strip(text).strip()))
+        text = self._redact(visible.strip(text).strip())
         if not text:
             raise ValueError("a fact cannot be empty")
         changes = {
@@ -390,6 +398,7 @@ class Store:
         from sqlalchemy import insert
         from sqlmodel import select
 
+        from reviewer.sanitize.detect import collecting, remembered
         from reviewer.store.models import Fact, FactHistory
 
         now = db.now()
@@ -405,8 +414,11 @@ class Store:
                 seen.add((nf.project, nf.norm))
                 if not keep_status:
                     nf.status, nf.reject_reason, nf.decided_at = "pending", None, None
-                _redact_new_fact(nf)  # an export is input like any other: nothing raw lands
-                _scrub_new_fact(nf, self.memory, ())
+                with collecting() as found:  # an export is input like any other
+                    _redact_new_fact(nf)
+                values = remembered(found)
+                self.memory.remember(values)
+                _scrub_new_fact(nf, self.memory, values)
                 rows.append(_fact_from(nf, now).model_dump(exclude={"id"}))
             if rows:
                 # Bulk statements: ten thousand ORM flushes take seconds, these take a fraction.
