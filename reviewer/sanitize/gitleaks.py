@@ -203,14 +203,23 @@ def _head(k: str) -> str:
     return "" if k in _ANYWHERE or not k[:2].isalnum() or not k[:2].isascii() else k[:2]
 
 
-@functools.cache
-def _by_keyword_str() -> tuple[tuple[str, str, tuple[Rule, ...]], ...]:
-    return tuple((_head(k), k, rs) for k, rs in _by_keyword().items())
+Keyword = str | bytes
 
 
 @functools.cache
-def _by_keyword_bytes() -> tuple[tuple[str, bytes, tuple[Rule, ...]], ...]:
-    return tuple((_head(k), k.encode(), rs) for k, rs in _by_keyword().items())
+def _by_head(as_bytes: bool) -> tuple[dict[str, list[tuple[Keyword, tuple[Rule, ...]]]],
+                                      list[tuple[Keyword, tuple[Rule, ...]]]]:
+    """Keywords by their first two characters, and those looked for in any text."""
+    by_head: dict[str, list[tuple[Keyword, tuple[Rule, ...]]]] = {}
+    other: list[tuple[Keyword, tuple[Rule, ...]]] = []
+    for k, rs in _by_keyword().items():
+        key: Keyword = k.encode() if as_bytes else k
+        head = _head(k)
+        if head:
+            by_head.setdefault(head, []).append((key, rs))
+        else:
+            other.append((key, rs))
+    return by_head, other
 
 
 @functools.lru_cache(maxsize=4)
@@ -284,8 +293,9 @@ def find(text: str, low: str) -> Iterator[tuple[int, int, str]]:
     glob = rules()[1]
     starts = word_starts(low)
     hay = _haystack(low)
-    pairs = _by_keyword_bytes() if isinstance(hay, bytes) else _by_keyword_str()
-    present = [rs for head, k, rs in pairs if (not head or head in starts) and k in hay]
+    by_head, other = _by_head(isinstance(hay, bytes))
+    present = [rs for head in starts & by_head.keys() for k, rs in by_head[head] if k in hay]
+    present += [rs for k, rs in other if k in hay]
     if not present:
         return
     seen: set[str] = set()

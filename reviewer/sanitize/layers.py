@@ -434,15 +434,27 @@ def _cli_res() -> tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]:
 _CMD_LEFT = frozenset(" \t\n/|;&(`$\"'>")
 
 
+@functools.cache
+def _cli_by_head() -> tuple[dict[str, list[tuple[str, int]]], list[tuple[str, int]]]:
+    """Each client's command names by their first two characters (and those that start
+    otherwise): a short text costs a lookup per word start, not one per command."""
+    by_head: dict[str, list[tuple[str, int]]] = {}
+    other: list[tuple[str, int]] = []
+    for i, (cmds, _) in enumerate(_cli_res()):
+        for c in cmds:
+            if c[:2].isalnum():
+                by_head.setdefault(c[:2], []).append((c, i))
+            else:
+                other.append((c, i))
+    return by_head, other
+
+
 def _at_commands(text: str, low: str, cmds: tuple[str, ...], rx: re.Pattern[str]
                  ) -> Iterator[re.Match[str]]:
     """``rx`` tried where one of ``cmds`` starts a word (found by ``str.find``: the
     pattern has no literal prefix, which ``re`` would try at every position)."""
     starts = set()
-    heads = gitleaks.word_starts(low)
     for c in cmds:
-        if c[:2].isalnum() and c[:2] not in heads:
-            continue  # no word of the text starts like this command
         at = low.find(c)
         while at >= 0:
             if at == 0 or low[at - 1] in _CMD_LEFT or low[at - 2 : at] == "\\n":
@@ -459,8 +471,17 @@ def _at_commands(text: str, low: str, cmds: tuple[str, ...], rx: re.Pattern[str]
 
 
 def find_cli_flags(text: str, low: str) -> Iterator[Span]:
-    for cmds, rx in _cli_res():
-        for m in _at_commands(text, low, cmds, rx):
+    by_head, other = _cli_by_head()
+    heads = gitleaks.word_starts(low)
+    wanted: dict[int, list[str]] = {}
+    for head in heads & by_head.keys():
+        for c, i in by_head[head]:
+            wanted.setdefault(i, []).append(c)
+    for c, i in other:
+        wanted.setdefault(i, []).append(c)
+    res = _cli_res()
+    for i in sorted(wanted):
+        for m in _at_commands(text, low, tuple(wanted[i]), res[i][1]):
             v = m.group("v")
             start = m.start("v")
             if text[start - 5 : start] == "file:" or text[start - 4 : start] == "env:":
