@@ -208,3 +208,37 @@ def test_the_detector_runs_inside_redact_once_imported() -> None:
 
     assert gitleaks.find in base._EXTRA
     assert all(base._EXTRA.count(f) == 1 for f in layers.FINDERS)
+
+
+def test_a_hook_never_loads_the_detector(tmp_path: object) -> None:
+    """SessionStart and SessionEnd run in Claude Code's critical path: they log through
+    the stdlib redactor and never import the detector or its rules (a fresh interpreter
+    per hook, its real stdin; the modules it loaded are listed as it exits)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    work = Path(str(tmp_path))
+    (work / "t.jsonl").write_text("{}\n")
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + ' '.join(sorted(m for m in "
+        "sys.modules if m.startswith(('reviewer.sanitize', 'reviewer.store.redacted'))))))\n"
+        "from reviewer.cli import main\n"
+        "sys.exit(main(['hook', sys.argv[1]]))\n"
+    )
+    env = {**os.environ, "MEM_REVIEW_HOME": str(work / "home"), "MEM_REVIEW_NO_SPAWN": "1"}
+    payload = json.dumps({"session_id": "s", "transcript_path": str(work / "t.jsonl"),
+                          "cwd": str(work), "hook_event_name": "SessionEnd",
+                          "source": "startup", "reason": "exit"}).encode()
+    for event in ("session-start", "session-end"):
+        out = subprocess.run([sys.executable, "-c", code, event], cwd=root, env=env,
+                             input=payload, capture_output=True, timeout=60, check=True)
+        loaded = out.stderr.decode().rsplit("MODULES", 1)[1].split()
+        assert "reviewer.sanitize.redact" in loaded or event == "session-start", loaded
+        assert not {"reviewer.sanitize.detect", "reviewer.sanitize.gitleaks",
+                    "reviewer.sanitize.layers", "reviewer.store.redacted"} & set(loaded)
+    assert "not a Claude Code transcript" in (work / "home" / "mem-review.log").read_text()
