@@ -242,3 +242,13 @@ def test_a_hook_never_loads_the_detector(tmp_path: object) -> None:
         assert not {"reviewer.sanitize.detect", "reviewer.sanitize.gitleaks",
                     "reviewer.sanitize.layers", "reviewer.store.redacted"} & set(loaded)
     assert "not a Claude Code transcript" in (work / "home" / "mem-review.log").read_text()
+
+
+def test_many_remembered_values_are_all_found() -> None:
+    """Past a few dozen values the job's memory is one alternation: same result."""
+    values = [f"Zq{i:03d}-secret-{_r(8)}" for i in range(60)]
+    with detect.collecting() as found:
+        for v in values:
+            redact(f"the password is {v}")
+        out = redact("repeated: " + " and ".join(values[::-1]))
+    assert len(found) >= 60 and not any(v in out for v in values)

@@ -73,11 +73,23 @@ def _remembered(text: str, low: str) -> Iterator[tuple[int, int, str]]:
     if not _redact._SINKS:
         return
     values = remembered({v for sink in _redact._SINKS for v in sink})
+    if len(values) > _FIND_EACH:  # one pass over the text, not one per value
+        for m in _alternation(frozenset(values)).finditer(text):
+            yield m.start(), m.end(), REMEMBERED
+        return
     for v in values:
         start = text.find(v)
         while start >= 0:
             yield start, start + len(v), REMEMBERED
             start = text.find(v, start + len(v))
+
+
+_FIND_EACH = 24
+
+
+@functools.lru_cache(maxsize=4)
+def _alternation(values: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))
 
 
 @contextlib.contextmanager
