@@ -44,7 +44,7 @@ RESULTS = ROOT / "bench" / "results"
 
 def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]]:
     """(group, result keys, runner) in the order of the budget table."""
-    from bench.rows import hooks, mcp, preview, sharing, staleness, transcripts, tui
+    from bench.rows import detector, hooks, mcp, preview, sharing, staleness, transcripts, tui
 
     return [
         ("hook-end", ("hook-end",), hooks.run_end),
@@ -55,6 +55,7 @@ def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]
         ("staleness", ("staleness", "staleness-full", "staleness-repeat", "staleness-cold"),
          staleness.run),
         ("preview", ("preview",), preview.run),
+        ("detector", ("detector",), detector.run),
         ("bytes", ("bytes",), transcripts.run_bytes),
         ("cost", ("cost", "cost-full"), transcripts.run_cost),
         ("mcp", ("mcp-recall", "mcp-start", "mcp-memory"), mcp.run),

@@ -21,7 +21,7 @@ from capture.condense import excerpt, find_turn, split_windows
 from capture.fit import budget_for, fit
 from capture.transcript import Turn, read_turns
 from reviewer.config import Config
-from reviewer.sanitize.redact import redact
+from reviewer.sanitize.detect import collecting, redact
 from reviewer.sanitize.visible import has_invisible
 from reviewer.sanitize.visible import strip as strip_invisible
 
@@ -229,7 +229,6 @@ def process(
     Unexpected exceptions propagate (the worker requeues the job and logs the traceback).
     """
     from capture.extractors import UnknownExtractor, choose
-    from capture.extractors.base import ExtractionError, Request
 
     try:
         chosen = choose(
@@ -238,6 +237,18 @@ def process(
     except UnknownExtractor as exc:
         queue.fail(conn, job.id, str(exc))
         return Outcome(job.id, "failed", error=str(exc))
+    # Every value redacted from here on is remembered: a careless model may repeat one
+    # without the words that gave it away, and the store's door hides it there too.
+    with collecting() as found:
+        return _process(store, conn, job, cfg, chosen, found)
+
+
+def _process(
+    store: Store, conn: sqlite3.Connection, job: queue.Claimed, cfg: Config, chosen: Any,
+    found: set[str],
+) -> Outcome:
+    from capture.extractors.base import ExtractionError, Request
+
     try:
         sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars, cfg.send_ratio)
     except OSError as exc:
@@ -253,7 +264,7 @@ def process(
             f"{max_line_bytes():,} bytes in {job.transcript_path}")
 
     if not sent.windows:  # nothing new since the last capture of this file
-        store.record_extraction(job.id, [], [], end_cursor=sent.end_offset)
+        store.record_extraction(job.id, [], [], redacted=found, end_cursor=sent.end_offset)
         return Outcome(job.id, "done")
 
     why_not = chosen.unavailable()
@@ -310,6 +321,7 @@ def process(
         job.id,
         new,
         out.seen_again,
+        redacted=found,
         end_cursor=sent.end_offset,
         model=result.model,
         input_tokens=tin,

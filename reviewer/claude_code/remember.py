@@ -24,10 +24,11 @@ from typing import Any
 from reviewer.claude_code.recall import RecallError, parse
 from reviewer.freshness import cited as cited_files
 from reviewer.freshness.anchors import git_head
-from reviewer.sanitize.redact import redact
+from reviewer.sanitize.detect import collecting, redact, remembered
 from reviewer.sanitize.visible import strip as strip_invisible
 from reviewer.store import db
 from reviewer.store.dedupe import FactIndex, fact_key
+from reviewer.store.redacted import Memory, dir_of, replace_values
 from reviewer.store.schema import CATEGORIES, MAX_FACT_CHARS
 
 SOURCE = "agent"
@@ -107,11 +108,20 @@ def remember(
     text, cat, cited, quote = _validate(fact, category, files, evidence)
     # Nothing the person could not see is stored (reviewer/sanitize/visible.py), and
     # stripping comes before redaction, so a secret split by a zero-width character is whole.
-    text = " ".join(redact(strip_invisible(text)).split())
-    quote = redact(strip_invisible(quote)).strip()
+    # And no value redacted before (in any job, edit or import) lands here either.
+    memory = Memory(dir_of(conn))
+    scrub = memory.scrub
+    with collecting() as found:
+        text = " ".join(redact(strip_invisible(text)).split())
+        quote = redact(strip_invisible(quote)).strip()
+        cited = [redact(strip_invisible(f)) for f in cited]
+    values = remembered(found)
+    memory.remember(values)  # the agent may repeat it bare in its next proposal
+    text = " ".join(scrub(replace_values(text, values)).split())
+    quote = scrub(replace_values(quote, values)).strip()
     if not text:
         raise RememberError("fact is empty after redaction")
-    cited = _relative([redact(strip_invisible(f)) for f in cited], root)
+    cited = _relative([scrub(replace_values(f, values)) for f in cited], root)
     grounded = checks.grounded(text, quote) if quote else False
     missing = [f for f in cited if not _inside_and_exists(root, f)]
     anchors, unread = cited_files.anchor(root, [f for f in cited if f not in missing])

@@ -147,6 +147,10 @@ _METAVAR_RE = re.compile(r"^[A-Z][A-Z0-9_-]*$")
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 _B64ISH_RE = re.compile(r"^[A-Za-z0-9+/=_.\-]+$")
+_NAMED_DIGEST_RE = re.compile(
+    r"^[a-z][a-z0-9_.]*(?:-[a-z][a-z0-9_.]*)*-(?:[0-9a-f]{40}|[0-9a-f]{64}"
+    r"|[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$"
+)
 
 
 def _is_literal(value: str) -> bool:
@@ -176,6 +180,8 @@ def _looks_random(s: str) -> bool:
     """Long, dense in information, varied: a key, not a word, path, UUID or identifier."""
     if not 16 <= len(s) <= 4096 or not _B64ISH_RE.match(s) or _UUID_RE.match(s):
         return False
+    if _NAMED_DIGEST_RE.match(s):
+        return False  # "node-modules-<sha1>", "build-<uuid>": a name and a digest or id
     has_lower = _LOWER_RE.search(s) is not None
     has_upper = _UPPER_RE.search(s) is not None
     has_digit = _DIGIT_RE.search(s) is not None
@@ -647,7 +653,7 @@ _REGEX_RULES: list[Finder] = [
     _tok("huggingface-token", r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"),
     _tok("sendgrid-key", r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}(?![A-Za-z0-9_\-])"),
     _tok("twilio-key", r"SK[0-9a-f]{32}(?![A-Za-z0-9])"),
-    _tok("twilio-key", r"AC[0-9a-f]{32}(?![A-Za-z0-9])"),
+    # (an Account SID, AC + 32 hex, is a public identifier: only its auth token nearby goes)
     _rx("azure-connection-string", r"AccountKey=(?P<v>[^;\"'\s\\]{8,})", left=_W),
     _rx(
         "azure-connection-string", r"SharedAccess(?:Key|Signature)=(?P<v>[^;\"'\s\\]{8,})", left=_W
@@ -1123,7 +1129,8 @@ _NOT_SECRET_PREV = frozenset(
         "public publishable pub primary foreign sort partition cache lookup unique composite "
         "idempotency row object dict map hot max min num total input output next page "
         "continuation group shortcut translation i18n react hash dedupe dedup index host known "
-        "ssh gpg pgp verify verification pagination cursor range"
+        "ssh gpg pgp verify verification pagination cursor range restore save artifact "
+        "checksum fingerprint etag"
     )
 )
 # a name, not a secret: letters, "_", ".", "-" only (unless long and mixed-case, like a key)
@@ -1172,8 +1179,8 @@ def _key_strength(key: str) -> str | None:
         return "password"
     if last in _STRONG or (last == "key" and prev in _KEY_QUALIFIERS):
         return "strong"
-    if last == "pat":
-        return "strong" if prev in _PAT_QUALIFIERS else None
+    if last == "pat":  # ASANA_PAT, GH_PAT: a token; "pat" alone is a name
+        return "strong" if prev in _PAT_QUALIFIERS or _ENV_KEY_RE.match(key) else None
     if last.endswith(_STRONG_SUFFIX):
         return "strong"
     if last in _WEAK:
@@ -1357,6 +1364,20 @@ def _gated() -> list[tuple[int, str, str, str, Finder]]:
 
 _GATED = _gated()
 
+# Finders added by ``reviewer.sanitize.detect`` (gitleaks' rules, the values a job already
+# redacted): the worker, ``preview`` and the store's door load them; a hook never does, so
+# its import stays this module's alone.
+_EXTRA: list[Finder] = []
+# While a job runs, every value redact replaces is also added to each of these sets
+# (``detect.collecting``): the store's door hides a repeat of one that lacks its context.
+_SINKS: list[set[str]] = []
+
+
+def add_finder(find: Finder) -> None:
+    """Run ``find`` with the built-in rules from now on, in this process (idempotent)."""
+    if find not in _EXTRA:
+        _EXTRA.append(find)
+
 
 # --------------------------------------------------------------------------- assembly
 
@@ -1407,12 +1428,41 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
         if not need or ((starts is None or not key2 or key2 in starts) and need in hay[where])
         for s, e, kind in rule(text, low)
     ]
+    for prio, rule in enumerate(_EXTRA, start=len(_GATED)):
+        spans.extend((s, e, prio, kind) for s, e, kind in rule(text, low))
     if spans and markers:
         spans = [
             sp for sp in _clip(spans, markers) if any(c.isalnum() for c in text[sp[0] : sp[1]])
         ]
+    if spans:
+        spans = [sp for sp in spans if not placeholder(text[sp[0] : sp[1]])]
     spans.sort()
     return spans
+
+
+_PLACEHOLDER_PREFIX_RE = re.compile(r"[A-Za-z]{1,10}[_\-](?:[A-Za-z0-9]{1,10}[_\-]){0,2}")
+_PLACEHOLDER_WORDS = frozenset(
+    _words("replace_me replaceme changeme change_me your_key_here your-key-here yourkey "
+           "your_token your_api_key xxxxxxxx redacted dummy example")
+)
+
+
+def placeholder(value: str) -> bool:
+    """A value that stands for a secret without being one: ``sk-...``, ``sk_live_xxxx…``,
+    ``ghp_XXXXXXXX``, ``********``, ``<your-key-here>``, ``REPLACE_ME``. A truncated real
+    key (``sk-ant-api03-Xq9…``) is not: only a bare prefix may come before the dots."""
+    v = value.strip().strip("\"'`<>")
+    if not v:
+        return False
+    if v.lower() in _PLACEHOLDER_WORDS:
+        return True
+    if v.endswith(("..", "…")):
+        head = v.rstrip(".…")
+        return len(head) <= 8 or _PLACEHOLDER_PREFIX_RE.fullmatch(head) is not None
+    m = _PLACEHOLDER_PREFIX_RE.match(v)
+    tail = v[m.end() :] if m is not None and m.end() < len(v) else v
+    body = tail.rstrip(".…")
+    return len(body) >= 4 and len(set(body.lower())) == 1 and body[0].lower() in "x*#0."
 
 
 _MAX_PASSES = 8
@@ -1471,6 +1521,8 @@ def _one_pass(text: str, counts: Counter[str]) -> str:
         out.append(text[pos:s])
         out.append(_marker(kind))
         counts[kind] += 1
+        for sink in _SINKS:
+            sink.add(text[s:e])
         pos = e
     out.append(text[pos:])
     return "".join(out)

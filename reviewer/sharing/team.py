@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewer.freshness import staleness
-from reviewer.sanitize.redact import redact
+from reviewer.sanitize.detect import redact
 from reviewer.sharing import format as fmt
 from reviewer.sharing import reading, trust
 from reviewer.store import db

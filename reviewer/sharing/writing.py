@@ -26,7 +26,7 @@ from pathlib import Path
 
 from reviewer.errors import UserError
 from reviewer.freshness import anchors
-from reviewer.sanitize.redact import redact
+from reviewer.sanitize.detect import redact
 from reviewer.sharing import format as fmt
 from reviewer.store import db
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
     from sqlmodel import Session
 
+    from reviewer.store import redacted
     from reviewer.store.models import Fact, FactHistory
 
 # The fields a decision may change; a snapshot of them is what undo restores.
@@ -88,6 +89,26 @@ class Store:
         self.path = path
         self._conn: sqlite3.Connection | None = None
         self._engine: Engine | None = None
+        self._memory: redacted.Memory | None = None
+
+    def _redact(self, text: str) -> str:
+        """A person's text: redacted, checked against the remembered values, and what
+        redaction found here is remembered too (the next edit may repeat it bare)."""
+        from reviewer.sanitize.detect import collecting, redact, remembered
+
+        with collecting() as found:
+            out = redact(text)
+        self.memory.remember(remembered(found))
+        return self.memory.scrub(out)
+
+    @property
+    def memory(self) -> redacted.Memory:
+        """The keyed hashes of what redaction found (reviewer/store/redacted.py)."""
+        if self._memory is None:
+            from reviewer.store import redacted
+
+            self._memory = redacted.Memory(redacted.data_dir(self.path))
+        return self._memory
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -201,6 +222,7 @@ class Store:
         new: Sequence[NewFact],
         seen_again: Sequence[int] = (),
         *,
+        redacted: Iterable[str] = (),
         end_cursor: int,
         model: str | None = None,
         input_tokens: int = 0,
@@ -214,13 +236,17 @@ class Store:
         """
         from sqlmodel import select
 
+        from reviewer.sanitize.detect import remembered
         from reviewer.store.models import Fact, Job
 
         now = db.now()
         ids: list[int] = []
+        values = remembered(set(redacted))
+        self.memory.remember(values)  # before the facts: a crash between leaves more hidden
         with self.session() as s:
             for nf in new:
                 _visible_new_fact(nf)
+                _scrub_new_fact(nf, self.memory, values)
                 if not nf.text.strip():  # nothing a person could read and approve
                     continue
                 exists = s.exec(
@@ -293,9 +319,8 @@ class Store:
     def reject(
         self, ids: Sequence[int], reason: str, *, actor: str = "tui"
     ) -> list[tuple[int, Snapshot]]:
-        from reviewer.sanitize.redact import redact  # what a person types must not land either
 
-        changes = {"status": "rejected", "reject_reason": redact(reason)}
+        changes = {"status": "rejected", "reject_reason": self._redact(reason)}
         return self._change(ids, actor, "rejected", changes)
 
     def edit(
@@ -304,10 +329,9 @@ class Store:
     ) -> list[tuple[int, Snapshot]]:
         """Save a person's wording; editing is approving what they wrote."""
         _person(actor)
-        from reviewer.sanitize.redact import redact
         from reviewer.store.dedupe import fact_key
 
-        text = redact(visible.strip(text).strip())
+        text = self._redact(visible.strip(text).strip())
         if not text:
             raise ValueError("a fact cannot be empty")
         _fits(text)
@@ -375,6 +399,7 @@ class Store:
         from sqlalchemy import insert
         from sqlmodel import select
 
+        from reviewer.sanitize.detect import collecting, remembered
         from reviewer.store.models import Fact, FactHistory
 
         now = db.now()
@@ -390,7 +415,11 @@ class Store:
                 seen.add((nf.project, nf.norm))
                 if not keep_status:
                     nf.status, nf.reject_reason, nf.decided_at = "pending", None, None
-                _redact_new_fact(nf)  # an export is input like any other: nothing raw lands
+                with collecting() as found:  # an export is input like any other
+                    _redact_new_fact(nf)
+                values = remembered(found)
+                self.memory.remember(values)
+                _scrub_new_fact(nf, self.memory, values)
                 rows.append(_fact_from(nf, now).model_dump(exclude={"id"}))
             if rows:
                 # Bulk statements: ten thousand ORM flushes take seconds, these take a fraction.
@@ -473,7 +502,7 @@ def _strip(value: str) -> str:
     by a zero-width character was not recognisable before."""
     out = visible.strip(value)
     if out != value:
-        from reviewer.sanitize.redact import redact
+        from reviewer.sanitize.detect import redact
 
         out = redact(out)
     return out
@@ -520,7 +549,7 @@ def _log(
 
 
 def _redact_new_fact(nf: NewFact) -> None:
-    from reviewer.sanitize.redact import redact
+    from reviewer.sanitize.detect import redact
     from reviewer.store.dedupe import fact_key
 
     text = redact(nf.text)
@@ -532,6 +561,30 @@ def _redact_new_fact(nf: NewFact) -> None:
     nf.files = [redact(f) for f in nf.files]
     nf.missing_files = [redact(f) for f in nf.missing_files]
     nf.anchors = {redact(f): sha for f, sha in nf.anchors.items()}
+
+
+def _scrub_new_fact(nf: NewFact, memory: redacted.Memory, values: Iterable[str]) -> None:
+    """The store's door: no text field keeps a value redaction found, in this job
+    (``values``, known in full) or before (``memory``, keyed hashes)."""
+    from reviewer.store import redacted
+    from reviewer.store.dedupe import fact_key
+
+    values = list(values)
+    pieces = redacted.pieces_of(values)
+
+    def scrub(text: str) -> str:
+        return memory.scrub(redacted.replace_values(text, values, pieces))
+
+    text = scrub(nf.text)
+    if text != nf.text:
+        nf.text, nf.norm = text, fact_key(text)
+    nf.category, nf.evidence, nf.context = scrub(nf.category), scrub(nf.evidence), scrub(
+        nf.context)
+    if nf.reject_reason:
+        nf.reject_reason = scrub(nf.reject_reason)
+    nf.files = [scrub(f) for f in nf.files]
+    nf.missing_files = [scrub(f) for f in nf.missing_files]
+    nf.anchors = {scrub(f): sha for f, sha in nf.anchors.items()}
 
 
 def _person(actor: str) -> None:

@@ -1,0 +1,116 @@
+"""The full secret detector: gitleaks' maintained rules under our own context layers.
+
+``reviewer.sanitize.redact`` holds the context layers (key names in many languages,
+command-line flags, config formats, code assignments, key blocks) and stays stdlib and
+small, because the hooks' log writer imports it. This module adds, in the process that
+imports it:
+
+- gitleaks' rule set, loaded as data (``reviewer.sanitize.gitleaks``): the provider
+  shapes of 200-odd services, maintained upstream;
+- more context layers (``reviewer.sanitize.layers``): base64 wrapped over lines (a PEM
+  encoded and wrapped at 76 columns) decoded as one run, connection strings, query
+  parameters, XML and ``.ini`` values;
+- memory: inside ``collecting()``, every value redacted is kept, and any later
+  occurrence of it in any text is redacted too, context words or not (a model that
+  repeats ``hunter2!x`` without "password" before it).
+
+The worker, ``preview`` and the store's door import this; a hook never does
+(pyproject's import-linter contract keeps it off their path).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Iterator
+
+from reviewer.sanitize import gitleaks, layers
+from reviewer.sanitize import redact as _redact
+from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
+
+__all__ = ["MARKER_RE", "collecting", "redact", "redact_obj", "redact_report", "remembered"]
+
+REMEMBERED = "remembered"  # marker kind of a value seen redacted earlier in the same job
+_MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everywhere
+
+
+_PIECE_SPLIT_RE = re.compile(r"(?:\\[nrt]|[&;,\s\"'<>])+")  # between values
+_SUBPIECE_SPLIT_RE = re.compile(r"[:/@=]+")  # inside one: user:password, a/b/c, k=v
+_ASCII_RUN_RE = re.compile(r"[\x21-\x7e]{8,}")  # a value glued to words of another script
+_MIN_PIECE = 8
+
+
+@functools.lru_cache(maxsize=8192)
+def forms(value: str) -> frozenset[str]:
+    """What a redacted span is remembered as: itself, and each long piece of it that looks
+    like a credential (a span may carry more than the secret: ``tok&dry_run=0``, a whole
+    ``a=1;b=2`` line, ``user:password``, a key block's lines, ``改成了<password>``), so a
+    model repeating only the secret is caught too."""
+    v = value.strip()
+    if len(v) < _MIN_REMEMBERED or MARKER_RE.search(v):
+        return frozenset()
+    out = {v}
+    pieces = set(_PIECE_SPLIT_RE.split(v)) | set(_ASCII_RUN_RE.findall(v))
+    for p in list(pieces):
+        pieces.update(_SUBPIECE_SPLIT_RE.split(p))
+    pieces.update(p[2:] for p in list(pieces) if p.startswith("0x"))
+    for piece in pieces:
+        p = piece.strip("-.,;:!?")
+        if p != v and len(p) >= _MIN_PIECE and _credential_like(p):
+            out.add(p)
+    return frozenset(out)
+
+
+def _credential_like(p: str) -> bool:
+    has_alpha = any(c.isalpha() for c in p)
+    has_digit = any(c.isdigit() for c in p)
+    return has_alpha and (has_digit or any(not c.isalnum() for c in p)) and "=" not in p[1:-2]
+
+
+def _remembered(text: str, low: str) -> Iterator[tuple[int, int, str]]:
+    """Every occurrence of a value this job already redacted (whatever surrounds it)."""
+    if not _redact._SINKS:
+        return
+    values = remembered({v for sink in _redact._SINKS for v in sink})
+    if len(values) > _FIND_EACH:  # one pass over the text, not one per value
+        for m in _alternation(frozenset(values)).finditer(text):
+            yield m.start(), m.end(), REMEMBERED
+        return
+    for v in values:
+        start = text.find(v)
+        while start >= 0:
+            yield start, start + len(v), REMEMBERED
+            start = text.find(v, start + len(v))
+
+
+_FIND_EACH = 24
+
+
+@functools.lru_cache(maxsize=4)
+def _alternation(values: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[set[str]]:
+    """Within the block, every value any ``redact`` call replaces is added to the set
+    yielded, and is redacted wherever it appears again (this thread's job)."""
+    found: set[str] = set()
+    _redact._SINKS.append(found)
+    try:
+        yield found
+    finally:
+        _redact._SINKS.remove(found)
+
+
+def remembered(values: set[str]) -> set[str]:
+    """The values worth remembering: no markers, not too short."""
+    out: set[str] = set()
+    for value in values:
+        out |= forms(value)
+    return out
+
+
+for _find in (gitleaks.find, *layers.FINDERS, _remembered):
+    _redact.add_finder(_find)

@@ -1,0 +1,318 @@
+"""gitleaks' maintained rule set, loaded as data: the provider shapes we do not hand-write.
+
+``gitleaks/gitleaks.toml`` is gitleaks' own default configuration (MIT, its LICENSE and
+the commit it came from beside it); updating the rules is replacing that file and running
+``scripts/gitleaks_rules.py``. This module reads the same data (as ``rules.json``) on
+first use and applies each rule the way gitleaks does: a rule runs only on a text
+holding one of its keywords (case-insensitive), its regex
+(Go RE2 syntax, translated once to Python's), the secret is its ``secretGroup`` or first
+non-empty group, then its entropy floor, its allowlists and the global one.
+
+Not on any hook's path: only ``reviewer.sanitize.detect`` imports this, and that is
+imported by the worker, ``preview`` and the store's door.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# gitleaks.toml as JSON (scripts/gitleaks_rules.py; a test keeps them equal): no TOML
+# parser on the worker's or preview's path.
+RULES_FILE = Path(__file__).with_name("gitleaks") / "rules.json"
+# Rules we leave out, and why: each is covered by a context layer of our own that keeps
+# the text readable (only the value goes), or fires on ordinary prose and code.
+SKIPPED = frozenset({
+    "generic-api-key",  # a key name then any value: reviewer/sanitize/redact.py's assignments
+    "pkcs12-file",  # a path rule (a .p12 file), not text
+})
+_MARKER_MAX = 40
+
+
+@dataclass(frozen=True)
+class _Allow:
+    regexes: tuple[re.Pattern[str], ...]
+    stopwords: tuple[str, ...]
+    target: str  # "secret" | "match" | "line"
+    all_of: bool  # condition AND
+
+    def allows(self, secret: str, match: str, line: str) -> bool:
+        if self.all_of and not self.regexes and not self.stopwords:
+            return False
+        target = {"match": match, "line": line}.get(self.target, secret)
+        checks: list[bool] = []
+        if self.regexes:
+            checks.append(any(r.search(target) for r in self.regexes))
+        if self.stopwords:
+            low = secret.lower()
+            checks.append(any(w in low for w in self.stopwords))
+        return all(checks) if self.all_of else any(checks)
+
+
+_NEVER = re.compile(r"(?!)")
+
+
+@dataclass
+class Rule:
+    """One gitleaks rule; its regexes are compiled the first time a text holds one of its
+    keywords (most rules never are, in a given process)."""
+
+    id: str
+    pattern: str
+    keywords: tuple[str, ...]
+    entropy: float
+    group: int
+    allow_specs: tuple[dict[str, Any], ...]
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        try:
+            with warnings.catch_warnings():  # "possible nested set": valid RE2, valid here
+                warnings.simplefilter("ignore", FutureWarning)
+                return re.compile(go_to_python(self.pattern))
+        except re.error:
+            return _NEVER  # a construct Python lacks: one rule less, never a crash
+
+    @functools.cached_property
+    def allow(self) -> tuple[_Allow, ...]:
+        return tuple(a for a in (_allow(x) for x in self.allow_specs) if a is not None)
+
+
+_FLAG_RE = re.compile(r"\(\?([imsU]+)\)")
+
+
+def go_to_python(pattern: str) -> str:
+    """RE2 → Python ``re``: a flag group ``(?i)`` that is not at the start applies to the
+    rest of its enclosing group in Go, so it becomes a scoped ``(?i:…)`` closed there;
+    ``\\z`` is Python's ``\\Z``."""
+    out: list[str] = []
+    opened: list[int] = []  # per open paren depth: scoped groups to close at its end
+    depth_closes: list[int] = [0]
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            out.append("\\Z" if nxt == "z" and not in_class else c + nxt)
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+            out.append(c)
+            i += 1
+            continue
+        if c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and pattern[i] == "]":
+                out.append("\\]")
+                i += 1
+            continue
+        m = _FLAG_RE.match(pattern, i)
+        if m is not None and i > 0:
+            out.append(f"(?{m.group(1).replace('U', '')}:")
+            depth_closes[-1] += 1
+            i = m.end()
+            continue
+        if c == "(":
+            depth_closes.append(0)
+            opened.append(i)
+        elif c == ")" and len(depth_closes) > 1:
+            out.append(")" * depth_closes.pop())
+            opened.pop()
+        out.append(c)
+        i += 1
+    out.append(")" * depth_closes[0])
+    return "".join(out)
+
+
+def _allow(spec: dict[str, Any]) -> _Allow | None:
+    if spec.get("paths") and spec.get("condition", "OR").upper() == "AND":
+        return None  # needs a file path to match: never true for a text
+    regexes = []
+    for r in spec.get("regexes", ()):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                regexes.append(re.compile(go_to_python(r)))
+        except re.error:
+            continue
+    stop = tuple(w.lower() for w in spec.get("stopwords", ()))
+    if not regexes and not stop:
+        return None
+    return _Allow(tuple(regexes), stop, spec.get("regexTarget", "secret"),
+                  spec.get("condition", "OR").upper() == "AND")
+
+
+@functools.cache
+def rules() -> tuple[tuple[Rule, ...], _Allow | None]:
+    """The rules that apply to text, and the global allowlist (parsed once)."""
+    import json
+
+    data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
+    out = []
+    for spec in data.get("rules", ()):
+        if spec["id"] in SKIPPED or "regex" not in spec or spec.get("path"):
+            continue
+        out.append(Rule(
+            id=spec["id"], pattern=spec["regex"],
+            keywords=tuple(k.lower() for k in spec.get("keywords", ())),
+            entropy=float(spec.get("entropy", 0.0)), group=int(spec.get("secretGroup", 0)),
+            allow_specs=tuple(spec.get("allowlists", ())),
+        ))
+    glob = data.get("allowlist")
+    return tuple(out), (_allow(glob) if glob else None)
+
+
+@functools.cache
+def _by_keyword() -> dict[str, tuple[Rule, ...]]:
+    index: dict[str, list[Rule]] = {}
+    for rule in rules()[0]:
+        for k in rule.keywords:
+            index.setdefault(k, []).append(rule)
+    return {k: tuple(v) for k, v in index.items()}
+
+
+# Where a word (or a part of a name, after "_", "-", ".") starts: its first two letters. A
+# keyword that begins with two letters or digits is looked for only when some word of the
+# text starts with them: one pass over the text instead of one per keyword (~240).
+_STARTS_RE = re.compile(r"(?<![a-z0-9])([a-z0-9]{2})")
+_ANYWHERE = frozenset({"q~"})  # keywords seen inside a token (Azure's "…8Q~…")
+
+
+@functools.lru_cache(maxsize=4)
+def word_starts(low: str) -> frozenset[str]:
+    """The first two characters of every word (and part of a name) of a lowercased text."""
+    return frozenset(_STARTS_RE.findall(low))
+
+
+def _head(k: str) -> str:
+    return "" if k in _ANYWHERE or not k[:2].isalnum() or not k[:2].isascii() else k[:2]
+
+
+Keyword = str | bytes
+
+
+@functools.cache
+def _by_head(as_bytes: bool) -> tuple[dict[str, list[tuple[Keyword, tuple[Rule, ...]]]],
+                                      list[tuple[Keyword, tuple[Rule, ...]]]]:
+    """Keywords by their first two characters, and those looked for in any text."""
+    by_head: dict[str, list[tuple[Keyword, tuple[Rule, ...]]]] = {}
+    other: list[tuple[Keyword, tuple[Rule, ...]]] = []
+    for k, rs in _by_keyword().items():
+        key: Keyword = k.encode() if as_bytes else k
+        head = _head(k)
+        if head:
+            by_head.setdefault(head, []).append((key, rs))
+        else:
+            other.append((key, rs))
+    return by_head, other
+
+
+@functools.lru_cache(maxsize=4)
+def _haystack(low: str) -> bytes | str:
+    """Where ~240 keywords are looked for: the text as UTF-8 bytes when it holds any
+    non-ASCII character (a str of 2 or 4 bytes a character is slower to search than its
+    bytes), else the text itself."""
+    return low if low.isascii() else low.encode("utf-8", "surrogatepass")
+
+
+def entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+def kind_of(rule_id: str) -> str:
+    """A marker kind (``[a-z0-9-]{1,40}``) from a gitleaks rule id."""
+    kind = re.sub(r"[^a-z0-9-]+", "-", rule_id.lower()).strip("-")
+    return kind[:_MARKER_MAX].rstrip("-") or "secret"
+
+
+def _secret_span(rule: Rule, m: re.Match[str]) -> tuple[int, int]:
+    if m.re.groups:
+        if rule.group and rule.group <= m.re.groups and m.group(rule.group):
+            return m.span(rule.group)
+        for g in range(1, m.re.groups + 1):
+            if m.group(g):
+                return m.span(g)
+    return m.span()
+
+
+def _line(text: str, s: int, e: int) -> str:
+    return text[text.rfind("\n", 0, s) + 1 : (text.find("\n", e) + 1 or len(text) + 1) - 1]
+
+
+_WINDOW_MIN_TEXT = 2048  # below this, one pass over the text costs less than windows
+_BEFORE, _AFTER = 96, 640  # a match starts at most this far before its keyword…
+
+
+def _matches(rule: Rule, text: str, low: str) -> Iterator[re.Match[str]]:
+    """The rule's matches. In a long text, only near its keywords: many rules begin with
+    ``[\\w.-]{0,50}?`` before the keyword, which ``re`` tries at every position of the
+    text (a third of a second per megabyte each); gitleaks needs a keyword in a match, so
+    a window around each occurrence finds the same matches. Key blocks, which may run for
+    kilobytes, are matched on the whole text."""
+    if len(text) < _WINDOW_MIN_TEXT or "[\\s\\S" in rule.pattern:
+        yield from rule.regex.finditer(text)
+        return
+    windows: list[list[int]] = []
+    for k in rule.keywords:
+        at = low.find(k)
+        while at >= 0:
+            windows.append([max(0, at - _BEFORE), min(len(text), at + len(k) + _AFTER)])
+            at = low.find(k, at + 1)
+    windows.sort()
+    merged: list[list[int]] = []
+    for w in windows:
+        if merged and w[0] <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], w[1])
+        else:
+            merged.append(w)
+    done = 0
+    for lo, hi in merged:
+        for m in rule.regex.finditer(text, max(lo, done), hi):
+            done = m.end()
+            yield m
+
+
+def find(text: str, low: str) -> Iterator[tuple[int, int, str]]:
+    """Every gitleaks finding in ``text``: (start, end, kind) of the secret part."""
+    glob = rules()[1]
+    starts = word_starts(low)
+    hay = _haystack(low)
+    by_head, other = _by_head(isinstance(hay, bytes))
+    present = [rs for head in starts & by_head.keys() for k, rs in by_head[head] if k in hay]
+    present += [rs for k, rs in other if k in hay]
+    if not present:
+        return
+    seen: set[str] = set()
+    for group in present:
+        for rule in group:
+            if rule.id in seen:
+                continue
+            seen.add(rule.id)
+            for m in _matches(rule, text, low):
+                s, e = _secret_span(rule, m)
+                secret = text[s:e]
+                if not secret or (rule.entropy and entropy(secret) < rule.entropy):
+                    continue
+                if glob is not None and glob.allows(secret, m.group(), ""):
+                    continue
+                if rule.allow:
+                    line = _line(text, s, e)
+                    if any(a.allows(secret, m.group(), line) for a in rule.allow):
+                        continue
+                yield s, e, kind_of(rule.id)

@@ -1,0 +1,568 @@
+"""Context layers the full detector adds to ``redact``'s (``reviewer.sanitize.detect``).
+
+Each finder takes ``(text, text.lower())`` and yields ``(start, end, kind)`` spans, like
+redact's own; they run only in a process that imported ``detect`` (never a hook).
+
+- base64 wrapped over lines (a PEM, a .env or a kubeconfig encoded and wrapped at 64 or
+  76 columns, in YAML, a quoted string list or a Read's numbered lines): the lines are
+  joined and decoded as one run, and hidden whole when what they decode to holds a
+  secret; each line alone decodes to garbage, so a per-run rule misses all but the first.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import re
+from collections.abc import Iterator
+
+from reviewer.sanitize import gitleaks
+from reviewer.sanitize import redact as _redact
+
+Span = tuple[int, int, str]
+
+# One line of a wrapped base64 block: optional indentation, quote marks, a Read line
+# number, list dashes; then only base64 characters.
+_B64_LINE_RE = re.compile(
+    r"[ \t>\-]*(?:\d+→)?[ \t]*[\"'`]?(?P<b>[A-Za-z0-9+/]{16,}={0,2})[\"'`]?[ \t,+;\\]*"
+)
+_LINE_BREAK_RE = re.compile(r"\r?\n|\\r\\n|\\n")
+_MAX_BLOCK = 256 * 1024
+_MIN_LINES = 2
+
+
+def _lines(text: str) -> Iterator[tuple[int, int]]:
+    pos = 0
+    for m in _LINE_BREAK_RE.finditer(text):
+        yield pos, m.start()
+        pos = m.end()
+    yield pos, len(text)
+
+
+def _decodes_to_secret(body: str) -> bool:
+    body = body.rstrip("=")
+    if len(body) % 4 == 1:
+        return False
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if "PRIVATE KEY" in decoded:
+        return True
+    return _redact.redact(decoded) != decoded
+
+
+def find_wrapped_base64(text: str, low: str) -> Iterator[Span]:
+    """Runs of two or more lines of base64, decoded together."""
+    if "\n" not in text and "\\n" not in text:
+        return
+    run: list[tuple[int, int, str]] = []  # (start, end, base64) of each line of the run
+
+    def flush() -> Iterator[Span]:
+        if len(run) >= _MIN_LINES:
+            body = "".join(b for _, _, b in run)
+            if len(body) <= _MAX_BLOCK and _decodes_to_secret(body):
+                yield run[0][0], run[-1][1], "base64-secret"
+        run.clear()
+
+    for s, e in _lines(text):
+        m = _B64_LINE_RE.fullmatch(text, s, e)
+        if m is None:
+            yield from flush()
+            continue
+        b = m.group("b")
+        if run and len(run[-1][2]) < len(b):
+            yield from flush()  # a shorter line ends a block: this one starts another
+        run.append((m.start("b"), m.end("b"), b))
+        if b.endswith("="):
+            yield from flush()
+    yield from flush()
+
+
+# --------------------------------------------------------------------------- nearby words
+
+# Words that say a credential is near, in any phrasing and word order ("I changed the
+# staging password to …", "Das Passwort ist jetzt …", "パスワードは … です", "creds are
+# admin / …"): redact's phrase rule wants a verb right after the word; this one takes a
+# strong password (8+ characters, a digit, and a capital or a sign) within a few words
+# after it on the same line. A longer word may carry an ending ("passordet",
+# "adgangskoden", "salasanaksi", "jelszót").
+_PASSWORD_NEAR = (
+    *_redact._PASSWORD_WORDS, "creds", "credentials", "credential", "login", "pass", "pw",
+    "pin", "lozinka", "geslo", "parool", "slaptažodis", "parole", "zugangsdaten",
+    "identifiants", "credenciales", "credenziali", "kata sandi", "sandi", "nenosiri",
+    "κωδικ", "συνθηματικ", "كلمة مرور", "كلمة سر", "رمز عبور", "گذرواژه", "पासवर्ड",
+    "পাসওয়ার্ড", "পাসওয়ার্ড", "পাসওয়ার্ড", "পাসওয়ার্ড", "পাস", "პაროლ", "የይለፍ ቃ", "ይለፍ",
+    "пароль", "лозинка", "парола", "гасло", "құпия сөз", "нууц үг", "รหัส", "mật khẩu",
+    "암호", "비번", "密码", "密碼", "口令", "パスワード", "סיסמ", "şifre", "parolă", "heslo",
+    "geslo", "jelszó", "salasana", "lösenord", "passord", "adgangskode", "wachtwoord",
+)
+# Words for a key or token: a token-like value after them, or just before them ("use …
+# as the key", "usa … como clave", "nimm … als Schlüssel").
+_TOKEN_NEAR = (
+    "key", "token", "secret", "api key", "apikey", "access key", "private key", "clé",
+    "cle", "clave", "chave", "schlüssel", "schluessel", "chiave", "sleutel", "klucz",
+    "nøgle", "nyckel", "nøkkel", "avain", "kulcs", "anahtar", "cheie", "ключ", "токен",
+    "секрет", "キー", "鍵", "密钥", "秘钥", "令牌", "토큰", "키", "مفتاح", "رمز", "कुंजी",
+    "टोकन", "jeton", "kunci", "ufunguo", "gizli", "wallet", "mnemonic", "seed",
+)
+_NEAR_TOKENS = 6
+_BACK_TOKENS = 3
+_NEAR_CHARS = 160
+_PIECE_RE = re.compile(r"[^\s\\\"'`“”«»„<>()（）「」『』：，、。;]+")
+_EOL_RE = re.compile(r"\n|\\n")
+_TRIM = ".,;:!?)]}"
+_KWARG_RE = re.compile(r"[A-Za-z_][\w.\-]*=")
+_EMAILISH_RE = re.compile(r"@[\w\-]+\.[A-Za-z]{2,}")
+_PROTOCOL_RE = re.compile(r"[A-Z]{2,10}/\d")  # HTTP/1.1, TLS/1.3
+_SHORT_ENDING = 4  # letters a long word may carry after it (Nordic articles, case endings)
+_ETH_KEY_RE = re.compile(r"(?:0x)?[0-9a-fA-F]{64}")
+_TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
+
+
+def _near_password(v: str) -> bool:
+    """A strong password as a person types one: 8–128 characters, a letter, a digit, and
+    a capital or a sign; not a URL, e-mail, path, reference, version, option or key."""
+    if not 8 <= len(v) <= 128 or _redact.MARKER_RE.search(v) or "://" in v:
+        return False
+    if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA", "%")) or "${" in v or "$(" in v:
+        return False
+    if "=" in v.rstrip("=") or ("&" in v and "=" in v):
+        return False  # "q=password+reset&page=2": a query string, not a password
+    if _KWARG_RE.match(v) or _EMAILISH_RE.search(v) or _PROTOCOL_RE.match(v):
+        return False
+    if _redact._FORMAT_RE.search(v) or re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
+        return False
+    if _redact._TECH_RE.search(v.lower()):
+        return False  # "SHA256-hashed", "AES256-encrypted": how it is kept, not what it is
+    has_alpha = any(c.isalpha() for c in v)
+    has_digit = any(c.isdigit() for c in v)
+    has_upper = any(c.isupper() for c in v)
+    has_sign = any(not c.isalnum() and c not in "_-." for c in v)
+    if has_alpha and has_digit and (has_upper or has_sign):
+        return True
+    has_lower = any(c.islower() for c in v)
+    return len(v) >= 10 and has_upper and has_lower and has_sign  # "gUSHvU@mIFgw%lSZJ"
+
+
+def _near_token(v: str) -> bool:
+    """A token-like value: 12+ characters of a token alphabet, letters and digits mixed."""
+    if _ETH_KEY_RE.fullmatch(v):
+        return True
+    if not _TOKENISH_RE.fullmatch(v) or _redact.MARKER_RE.search(v) or _redact._UUID_RE.match(v):
+        return False
+    if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
+        return False
+    if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
+        return False
+    has_digit = any(c.isdigit() for c in v)
+    has_lower = any(c.islower() for c in v)
+    has_upper = any(c.isupper() for c in v)
+    if not has_digit or not (has_lower or has_upper):
+        return False
+    return (has_lower and has_upper) or _redact._looks_random(v)
+
+
+_NEAR_WORDS = tuple(sorted({w.lower() for w in (*_PASSWORD_NEAR, *_TOKEN_NEAR)}))
+_NEAR_ASCII = tuple((w[:2], w) for w in _NEAR_WORDS if w.isascii())
+_NEAR_OTHER = tuple(w for w in _NEAR_WORDS if not w.isascii())
+
+
+@functools.lru_cache(maxsize=256)
+def _words_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+
+
+def _near_words_re(low: str) -> re.Pattern[str] | None:
+    """One alternation of the words this text holds (an ASCII word only where a word of
+    the text starts like it; the rest only in a text that is not all ASCII)."""
+    heads = gitleaks.word_starts(low)
+    found = [w for head, w in _NEAR_ASCII if head in heads and w in low]
+    if not low.isascii():
+        found.extend(w for w in _NEAR_OTHER if w in low)
+    return _words_re(tuple(found)) if found else None
+
+
+_TOKEN_SET = frozenset(w.lower() for w in _TOKEN_NEAR)
+
+
+def _word_end(low: str, m: re.Match[str]) -> int | None:
+    """Where the word really ends (past a short ending), or None if it is part of a
+    longer word or a name ("compass", "keyboard", "PASSWORD_MIN_LENGTH")."""
+    w, s, e = m.group(), m.start(), m.end()
+    if not w.isascii():
+        return e
+    if s > 0 and low[s - 1].isalpha():
+        return None
+    end = e
+    while end < len(low) and low[end].isalpha() and end - e <= _SHORT_ENDING:
+        end += 1
+    if end == e:
+        return e if end >= len(low) or low[end] not in "0123456789_" else None
+    if len(w) <= 5 or (end < len(low) and low[end].isalpha()):
+        return None  # "keys" is fine below; "keyboard", "tokens…" are other words
+    return end
+
+
+def find_password_nearby(text: str, low: str) -> Iterator[Span]:
+    """A strong password within a few words after a password word, or a token-like value
+    near a key word (after it, or just before it)."""
+    words = _near_words_re(low)
+    if words is None:
+        return
+    for m in words.finditer(low):
+        w = m.group()
+        end = _word_end(low, m)
+        if end is None:
+            if w in ("key", "token", "secret") and low[m.end() : m.end() + 1] == "s":
+                end = m.end() + 1  # plural
+            else:
+                continue
+        token_word = w in _TOKEN_SET
+        if token_word and _prev_word(low, m.start()) in _redact._NOT_SECRET_PREV:
+            continue  # "cache key …", "primary key …", "idempotency key …"
+        ok = _near_token if token_word else _near_password
+        after = text[end : end + _NEAR_CHARS]
+        cut = _EOL_RE.search(after)
+        if cut is not None:
+            after = after[: cut.start()]  # a word speaks for its own line only
+        for n, p in enumerate(_PIECE_RE.finditer(after)):
+            if n >= _NEAR_TOKENS:
+                break
+            span = _trimmed(after, p)
+            if span is not None and ok(after[span[0] : span[1]]):
+                yield end + span[0], end + span[1], "password" if not token_word else "secret-value"
+        if not token_word:
+            continue
+        line_start = max(0, m.start() - _NEAR_CHARS)
+        before = text[line_start : m.start()]
+        cut_at = max(before.rfind("\n"), before.rfind("\\n") + 1)
+        if cut_at > 0:
+            before, line_start = before[cut_at:], line_start + cut_at
+        pieces = list(_PIECE_RE.finditer(before))[-_BACK_TOKENS:]
+        for p in pieces:
+            span = _trimmed(before, p)
+            if span is not None and _near_token(before[span[0] : span[1]]):
+                yield line_start + span[0], line_start + span[1], "secret-value"
+
+
+def _prev_word(low: str, at: int) -> str:
+    m = _PREV_WORD_RE.search(low, max(0, at - 40), at)
+    return m.group(1) if m is not None else ""
+
+
+_PREV_WORD_RE = re.compile(r"([a-z0-9]+)[ \t_\-.]*\Z")
+
+
+def _trimmed(hay: str, p: re.Match[str]) -> tuple[int, int] | None:
+    s, e = p.span()
+    while s < e and hay[s] in "=:-—>":
+        s += 1
+    while e > s and hay[e - 1] in _TRIM:
+        e -= 1
+    return (s, e) if e > s else None
+
+
+# "For reference the value I used is …" after a secret's name earlier in the text.
+_VALUE_PHRASE_RE = re.compile(
+    r"(?:the |its |that )?(?:value|valor|valeur|wert|waarde|valore)\b[^.\n]{0,40}?"
+    r"\b(?:is|was|=|:|es|est|ist|é|è|era)[ \t]+[\"'`]?(?P<v>[^\s\"'`;,]{8,256})"
+)
+_SECRET_NAME_RE = re.compile(
+    r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:SECRET|TOKEN|KEY|PASSWORD|PASS|PAT|PWD|APIKEY|"
+    r"CREDENTIALS?)\b"
+)
+
+
+def find_named_value(text: str, low: str) -> Iterator[Span]:
+    """"I exported WECHAT_APP_SECRET … the value I used is …": the value a sentence gives
+    for a secret it named before."""
+    if "value" not in low and "valor" not in low and "valeur" not in low and "wert" not in low:
+        return
+    for m in _VALUE_PHRASE_RE.finditer(low):
+        if _SECRET_NAME_RE.search(text, max(0, m.start() - 400), m.start()) is None:
+            continue
+        s, e = m.span("v")
+        while e > s and text[e - 1] in _TRIM:
+            e -= 1
+        v = text[s:e]
+        if _near_token(v) or _near_password(v) or _redact._looks_random(v):
+            yield s, e, "secret-value"
+
+
+# --------------------------------------------------------------------------- code and config
+
+# A key that names a secret, then a quoted literal: ``os.environ["DB_PASSWORD"] = "…"``,
+# ``ENV['SECRET_KEY'] = '…'``, ``System.setProperty("db.password", "…")``,
+# ``$env:API_KEY = "…"``, ``config.secret_key = "…"``, ``client(api_key="…")``, ``{"token":
+# "…"}``. Found from the secret word, walked out to the whole key, then the tail.
+_SECRET_WORD_RE = re.compile(r"pass|pwd|secret|token|key|auth|cred|pin|signature|cookie")
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+_ASSIGN_TAIL_RE = re.compile(
+    r"(?P<kq>[\"'`]?)[ \t]*\]?[ \t]*\)?[ \t]*(?::[ \t]*[A-Za-z_][\w.<>\[\]?|]{0,40}[ \t]*)?"
+    r"(?:=|:=|=>|->|,|:|\+=|\?\?=|\|\|=)[ \t]*"
+    r"(?:[rbuRBU]|@|new[ \t]+String\()?(?P<q>[\"'`])(?P<v>[^\"'`\n]{1,400})(?P=q)"
+)
+
+
+def _value_ok(key: str, value: str) -> str | None:
+    """The marker kind if ``value`` under ``key`` is a secret (redact's judgement)."""
+    strength = _redact._key_strength(key)
+    if strength is None or not _redact._is_literal(value) or _redact.MARKER_RE.search(value):
+        return None
+    if strength == "password":
+        if _redact._IDENT_CHAIN_RE.match(value) and not any(c.isdigit() for c in value):
+            return None  # a name ("password = db_password") rather than a password
+        return _redact._refine(key, "secret-assignment")
+    if strength == "strong":
+        return None if _redact._not_a_token(value) else _redact._refine(key, "secret-assignment")
+    return _redact._refine(key, "high-entropy") if _redact._looks_random(value) else None
+
+
+def find_code_assignments(text: str, low: str) -> Iterator[Span]:
+    done = 0
+    for m in _SECRET_WORD_RE.finditer(low):
+        if m.start() < done:
+            continue
+        ks, ke = m.start(), m.end()
+        while ks > 0 and low[ks - 1] in _KEY_CHARS:
+            ks -= 1
+        while ke < len(low) and low[ke] in _KEY_CHARS:
+            ke += 1
+        t = _ASSIGN_TAIL_RE.match(text, ke)
+        if t is None:
+            continue
+        key = text[ks:ke].strip(".-")
+        kind = _value_ok(key, t.group("v"))
+        done = t.end()
+        if kind is not None:
+            yield *t.span("v"), kind
+
+
+# XML and .config files: ``<password>…</password>``, ``<add key="DbPassword" value="…"/>``,
+# ``<property name="password" value="…"/>``, ``<entry key="api.token">…</entry>``.
+_XML_ELEMENT_RE = re.compile(r"<(?P<tag>[A-Za-z_][\w.:\-]{0,80})(?:[ \t][^<>]{0,200})?>"
+                             r"(?P<v>[^<>\n]{1,400})</(?P=tag)>")
+_XML_NAMED_RE = re.compile(
+    r"(?:key|name|id)[ \t]*=[ \t]*(?P<q1>[\"'])(?P<k>[^\"'<>]{1,120})(?P=q1)[ \t]+"
+    r"(?:value|content)[ \t]*=[ \t]*(?P<q2>[\"'])(?P<v>[^\"'<>]{1,400})(?P=q2)"
+)
+_XML_NAMED_TEXT_RE = re.compile(
+    r"(?:key|name)[ \t]*=[ \t]*(?P<q1>[\"'])(?P<k>[^\"'<>]{1,120})(?P=q1)[^<>]{0,100}>"
+    r"(?P<v>[^<>\n]{1,400})</"
+)
+
+
+def find_xml_values(text: str, low: str) -> Iterator[Span]:
+    if "<" not in text:
+        return
+    for m in _XML_ELEMENT_RE.finditer(text):
+        tag = m.group("tag").rsplit(":", 1)[-1]
+        kind = _value_ok(tag, m.group("v").strip())
+        if kind is not None:
+            yield *m.span("v"), kind
+    if "=" not in text:
+        return
+    for rx in (_XML_NAMED_RE, _XML_NAMED_TEXT_RE):
+        for m in rx.finditer(text):
+            kind = _value_ok(m.group("k"), m.group("v").strip())
+            if kind is not None:
+                yield *m.span("v"), kind
+
+
+# --------------------------------------------------------------------------- CLI flags
+
+# Password flags of common command-line clients, each only on its own command's line:
+# (commands, flags). A flag's value may be glued (``-pSECRET``), after ``=`` or a space.
+_CLI_FLAGS: tuple[tuple[str, str], ...] = (
+    ("sqlcmd|bcp|osql|isql", "-P"),
+    ("ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd|ldapcompare", "-w"),
+    ("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop",
+     "-p|--password"),
+    ("mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump", "--password"),
+    ("az", "-p|--password|--secret|--client-secret"),
+    ("openssl", "-passin|-passout|-pass|-k|-password"),
+    ("keytool|jarsigner", "-storepass|-keypass|-srcstorepass|-deststorepass|-srckeypass"
+     "|-destkeypass"),
+    ("wget", "--password|--http-password|--ftp-password|--proxy-password"),
+    ("helm", "--password|-p"),
+    ("docker|podman|buildah|skopeo|nerdctl|crane|oras|regctl", "--password|-p"),
+    ("cqlsh", "-p|--password"),
+    ("influx", "-password|--password|-t|--token"),
+    ("zip|7z|7za|unzip|rar|unrar", "-P|-p"),
+    ("useradd|usermod", "-p|--password"),
+    ("rabbitmqctl", "add_user [^ \t]+|change_password [^ \t]+"),
+    ("redis-cli|valkey-cli|keydb-cli", "-a|--pass|--askpass|--user [^ \t]+ --pass"),
+    ("psql|pg_dump|pg_restore", "--password"),
+    ("lftp", "-u [^ \t,]+,"),
+    ("rclone", "--password|--pass"),
+    ("vault", "login"),
+    ("snowsql|sf", "-p|--password"),
+    ("gh|glab", "--token|-t"),
+    ("npm|yarn|pnpm", "--_authToken|--otp"),
+    ("twine", "-p|--password"),
+    ("ftp|ncftp|smbclient|rdesktop|xfreerdp", "-p|/p:|--password"),
+    ("java", "-Djavax.net.ssl.keyStorePassword|-Djavax.net.ssl.trustStorePassword"),
+    ("sshpass", "-p"),
+    ("kinit|curl", "--password|--pass"),
+    ("mc", "alias set [^ \t]+ [^ \t]+ [^ \t]+"),
+    ("ansible|ansible-playbook", "--extra-vars [\"']?ansible_(?:become_)?password="),
+    ("net", "user [^ \t]+"),
+)
+_CMD_END = r"[^\n|;&]*?"
+_CLI_VALUE = r"(?:[ \t]*=[ \t]*|[ \t]+|(?<=-p)|(?<=-P)|(?<=/p:)|(?<=pass:)|(?<=,))"
+
+
+@functools.cache
+def _cli_res() -> tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]:
+    out = []
+    for cmds, flags in _CLI_FLAGS:
+        rx = re.compile(
+            r"(?:" + cmds + r")(?:\.exe)?(?=[ \t])" + _CMD_END
+            + r"[ \t](?:" + flags + r")" + _CLI_VALUE
+            + r"(?:pass:|env:|file:)?[\"']?(?P<v>[^\s\"'`|;&]{3,256})"
+        )
+        out.append((tuple(cmds.split("|")), rx))
+    return tuple(out)
+
+
+_CMD_LEFT = frozenset(" \t\n/|;&(`$\"'>")
+
+
+@functools.cache
+def _cli_by_head() -> tuple[dict[str, list[tuple[str, int]]], list[tuple[str, int]]]:
+    """Each client's command names by their first two characters (and those that start
+    otherwise): a short text costs a lookup per word start, not one per command."""
+    by_head: dict[str, list[tuple[str, int]]] = {}
+    other: list[tuple[str, int]] = []
+    for i, (cmds, _) in enumerate(_cli_res()):
+        for c in cmds:
+            if c[:2].isalnum():
+                by_head.setdefault(c[:2], []).append((c, i))
+            else:
+                other.append((c, i))
+    return by_head, other
+
+
+def _at_commands(text: str, low: str, cmds: tuple[str, ...], rx: re.Pattern[str]
+                 ) -> Iterator[re.Match[str]]:
+    """``rx`` tried where one of ``cmds`` starts a word (found by ``str.find``: the
+    pattern has no literal prefix, which ``re`` would try at every position)."""
+    starts = set()
+    for c in cmds:
+        at = low.find(c)
+        while at >= 0:
+            if at == 0 or low[at - 1] in _CMD_LEFT or low[at - 2 : at] == "\\n":
+                starts.add(at)
+            at = low.find(c, at + 1)
+    end = 0
+    for at in sorted(starts):
+        if at < end:
+            continue
+        m = rx.match(text, at)
+        if m is not None:
+            end = m.end()
+            yield m
+
+
+def find_cli_flags(text: str, low: str) -> Iterator[Span]:
+    by_head, other = _cli_by_head()
+    heads = gitleaks.word_starts(low)
+    wanted: dict[int, list[str]] = {}
+    for head in heads & by_head.keys():
+        for c, i in by_head[head]:
+            wanted.setdefault(i, []).append(c)
+    for c, i in other:
+        wanted.setdefault(i, []).append(c)
+    res = _cli_res()
+    for i in sorted(wanted):
+        for m in _at_commands(text, low, tuple(wanted[i]), res[i][1]):
+            v = m.group("v")
+            start = m.start("v")
+            if text[start - 5 : start] == "file:" or text[start - 4 : start] == "env:":
+                continue  # a file or variable that holds it, not the value
+            if v.startswith("-") or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
+                continue
+            if _redact._METAVAR_RE.match(v) or v.startswith(("$", "%")):
+                continue
+            yield *m.span("v"), "cli-password"
+
+
+# --------------------------------------------------------------------------- URLs and DSNs
+
+# Query and form parameters that carry a credential, by name: ``appid=``, ``sig=``,
+# ``X-Amz-Signature=``, ``Signature=``, ``refresh_token=``, ``client_secret=``…
+_QUERY_RE = re.compile(r"[?&;](?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,40})=(?P<v>[^&#\s\"'<>\\]{6,2048})")
+_QUERY_NAMES = frozenset(_redact._words(
+    "appid app_id apikey api_key api-key key token access_token refresh_token id_token "
+    "auth auth_token sig signature x-amz-signature x-amz-security-token x-amz-credential "
+    "x-goog-signature x-goog-credential client_secret password pwd pass passwd secret "
+    "private_token session sessionid session_id jwt hmac code_verifier apitoken "
+    "access-token accesstoken authtoken auth-token subscription-key"
+))
+
+
+def find_query_secrets(text: str, low: str) -> Iterator[Span]:
+    if "=" not in text:
+        return
+    for m in _QUERY_RE.finditer(text):
+        k = m.group("k").lower()
+        v = m.group("v")
+        if k not in _QUERY_NAMES and _redact._key_strength(m.group("k")) not in (
+                "password", "strong"):
+            continue
+        if not _redact._is_literal(v) or _redact.MARKER_RE.search(v) or _redact.placeholder(v):
+            continue
+        if k in ("key", "code", "session") and not (_near_token(v) or _redact._looks_random(v)):
+            continue
+        yield *m.span("v"), "url-secret"
+
+
+# Oracle's ``user/password@//host:port/service`` and ``user/password@host:1521/…``
+_ORACLE_RE = re.compile(
+    r"(?<![\w/.\-])[A-Za-z_][\w$#.]{0,60}/(?P<v>[^\s/@\"'`]{3,128})@(?=//|[\w.\-]+:\d{2,5}"
+    r"|\(description)"
+)
+# ``echo 'pw' | docker login … --password-stdin`` (and kin)
+_STDIN_PW_RE = re.compile(
+    r"(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?:[\"'](?:%s\\n[\"'][ \t]+[\"'])?)?"
+    r"(?P<v>[^\s\"'`|;&]{3,256})[\"']?[ \t]*\|[ \t]*[^\n|;&]{0,120}?"
+    r"(?:--password-stdin|--pass-stdin|passwd[ \t]+--stdin|chpasswd)"
+)
+# ``net use Z: \\host\share PASSWORD /user:DOMAIN\name``
+_NET_USE_RE = re.compile(
+    r"net[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S+[ \t]+(?P<v>[^\s/\"'][^\s\"']{2,127})"
+    r"[ \t]+/user:"
+)
+# A Solana keypair file: a JSON array of 64 bytes.
+_BYTE_ARRAY_RE = re.compile(r"\[[ \t]*(?P<v>\d{1,3}(?:[ \t]*,[ \t]*\d{1,3}){63})[ \t]*\]")
+
+
+def find_odd_places(text: str, low: str) -> Iterator[Span]:
+    if "@" in text:
+        for m in _ORACLE_RE.finditer(text):
+            v = m.group("v")
+            if _redact._is_literal(v) and not _redact.MARKER_RE.search(v):
+                yield *m.span("v"), "url-password"
+    if "stdin" in low or "chpasswd" in low:
+        for m in _STDIN_PW_RE.finditer(text):
+            v = m.group("v")
+            if _redact._is_literal(v) and not v.startswith("$"):
+                yield *m.span("v"), "cli-password"
+    if "net" in low and "/user:" in low:
+        for m in _NET_USE_RE.finditer(text):
+            if _redact._is_literal(m.group("v")):
+                yield *m.span("v"), "cli-password"
+    if "," in text and "[" in text:
+        for m in _BYTE_ARRAY_RE.finditer(text):
+            if all(int(x) < 256 for x in m.group("v").split(",")):
+                yield *m.span("v"), "private-key"
+
+
+FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
+           find_xml_values, find_cli_flags, find_query_secrets, find_odd_places)
