@@ -228,10 +228,11 @@ def process(
 
     Unexpected exceptions propagate (the worker requeues the job and logs the traceback).
     """
-    from capture.extractors import UnknownExtractor, choose
+    from capture.extractors import UnknownExtractor, choose, resolve
     from capture.extractors.base import ExtractionError, Request
 
     try:
+        waits = resolve(cfg, extractor, api_key=api_key).waiting
         chosen = choose(
             cfg, extractor, api_key=api_key, base_url=base_url, http_client=http_client
         )
@@ -256,6 +257,8 @@ def process(
         store.record_extraction(job.id, [], [], end_cursor=sent.end_offset)
         return Outcome(job.id, "done")
 
+    if waits:
+        return _stage_and_wait(store, conn, job, sent, chosen)
     why_not = chosen.unavailable()
     if why_not:
         queue.requeue(conn, job.id, why_not, delay=0, count_attempt=False)
@@ -318,6 +321,28 @@ def process(
     )
     if sent.more:
         _follow_up(conn, job, sent.end_offset)
+    return out
+
+
+def _stage_and_wait(
+    store: Store, conn: sqlite3.Connection, job: queue.Claimed, sent: _Sent, rules: Any
+) -> Outcome:
+    """No model can run (issue 21): the rules stage what they find now, and the job stays
+    queued for a model, which reads the whole session once it can (the rules' facts are
+    then among the known facts it is told of, and same-text repeats merge). Each pass
+    stages only what is new: the store keeps one fact per (job, text), and a repeat of a
+    staged fact is not counted as seen again."""
+    from capture.extractors.base import Request
+    from reviewer.store import waiting
+
+    result = rules.extract(Request(sent.windows, sent.turns))
+    out = Outcome(job.id, "queued")
+    new = _triage(store, job, sent, result.candidates, rules.source, result.model, out)
+    out.new_ids = store.record_extraction(job.id, new, end_cursor=sent.end_offset,
+                                          model=result.model, finish=False)
+    out.seen_again = []
+    out.error = waiting.reason(waiting.staged(conn, job.id))
+    queue.requeue(conn, job.id, out.error, delay=waiting.RECHECK_SECONDS, count_attempt=False)
     return out
 
 

@@ -206,8 +206,10 @@ class Store:
         input_tokens: int = 0,
         output_tokens: int = 0,
         cost_usd: float = 0.0,
+        finish: bool = True,
     ) -> list[int]:
-        """Store a job's facts and mark it done, all or nothing.
+        """Store a job's facts and mark it done, all or nothing (with `finish` False, only
+        the facts: a job waiting for a model keeps its state and cursor).
 
         One transaction, and `UNIQUE(job_id, norm)`, make a job's facts impossible to
         store twice, even when a worker is killed and the job is claimed again.
@@ -242,7 +244,7 @@ class Store:
                 fact.updated_at = now
                 s.add(fact)
                 s.add(_history(fact_id, "worker", "seen_again", None, {"job_id": job_id}, now))
-            job = s.get(Job, job_id)
+            job = s.get(Job, job_id) if finish else None
             if job is not None:
                 job.state = "done"
                 job.end_cursor = end_cursor

@@ -312,6 +312,6 @@ def load_history(conn: sqlite3.Connection, fact_id: int) -> list[HistoryRow]:
 
 def queue_counts(conn: sqlite3.Connection) -> dict[str, int]:
     """Jobs by state (queued, running, done, failed), for the empty state and the bar."""
-    from reviewer.store import queue
+    from reviewer.store import queue, waiting
 
-    return queue.counts(conn)
+    return {**queue.counts(conn), "waiting_for_model": waiting.count(conn)}

@@ -296,6 +296,7 @@ class MainScreen(Screen[None]):
         self.query_one(StatusBar).show(self.view, counts_content(
             self.counts, marked=len(self.marks), query=self.query_text, shown=shown,
             queued=self.jobs.get("queued", 0), failed=self.jobs.get("failed", 0),
+            waiting=self.jobs.get("waiting_for_model", 0),
         ))
 
     def _changed(self, rows: list[FactRow]) -> None:

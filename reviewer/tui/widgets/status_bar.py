@@ -25,7 +25,7 @@ def matches_label(n: int) -> str:
 
 def counts_content(
     counts: Counts, *, marked: int = 0, query: str = "", shown: int | None = None,
-    queued: int = 0, failed: int = 0,
+    queued: int = 0, failed: int = 0, waiting: int = 0,
 ) -> Content:
     pieces: list[Content] = []
     if marked:  # first: at 80 columns the end of the line is cut
@@ -37,6 +37,9 @@ def counts_content(
         pieces.append(Content.styled(f"{queued} queued", "$text-muted"))
     if failed:
         pieces.append(Content.styled(f"{failed} failed", "$text-error"))
+    if waiting:  # sessions no model has read yet: say the step that unblocks them
+        pieces.append(Content.styled(f"{waiting} wait for a model: sign in to Claude Code "
+                                     "or set ANTHROPIC_API_KEY", "bold $text-warning"))
     return Content(" · ").join(pieces)
 
 
