@@ -472,7 +472,8 @@ def _triage(
         files = _clean_files(cand.files, job.project)
         missing = missing_files(files, job.project)
         anchors = {f: (None if f in missing else blob_sha(Path(job.project) / f)) for f in files}
-        verdict = verify(text, evidence, sent.turns, confidence=cand.confidence)
+        verdict = verify(text, evidence, sent.turns, confidence=cand.confidence,
+                         said_by=cand.source)
         at = verdict.turn
         if at is None and evidence:
             at = find_turn(sent.turns, evidence)
@@ -489,6 +490,7 @@ def _triage(
                 context=context,
                 grounded=verdict.supported,
                 check=verdict.check,
+                hint=f"{verdict.hint}: {verdict.hint_detail}" if verdict.hint else None,
                 evidence_turn=verdict.turn,
                 evidence_speaker=verdict.speaker,
                 evidence_source=cand.source,

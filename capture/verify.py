@@ -32,6 +32,11 @@ CHECKS = (
     "identifier_mismatch", "tool_line", "summary_only", "identifier_missing",
     "corrected_later",
 )
+# What the checks know marks a candidate ungrounded; what they only suspect is a hint
+# beside the evidence (issue 21: a true fact flagged costs the reviewer's trust as much
+# as a false one passed). `corrected_later` is a hint now, kept in CHECKS for old rows.
+KNOWN = tuple(c for c in CHECKS if c != "corrected_later")
+HINTS = ("corrected_later", "hedged", "speaker")
 SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
@@ -50,12 +55,16 @@ _LABEL = re.compile(r"(?:^|(?<=\s))(?:user|assistant|human|claude)\s*:\s+")
 _TOOL_PREFIX = re.compile(r"^\s*(?:[·!]\s+)")
 _WORD = re.compile(r"[\w']+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_NUMBER = re.compile(r"(?:(?<=\bv)|(?<![\w.]))\d+(?:[.,:]\d+)*(?![\w])")
+# A number alone or with its unit (`209s`, `48.7s`, `500ms`, `10x`, `4kb`): the unit is
+# not part of what is compared, the value is.
+_NUMBER = re.compile(r"(?:(?<=\bv)|(?<![\w.]))\d+(?:[.,:]\d+)*"
+                     r"(?=(?:ms|us|ns|s|sec|secs|m|min|mins|h|hr|hrs|d|x|k|kb|mb|gb|tb|px|%)?"
+                     r"(?![\w]))")
 _PATH = re.compile(r"(?:~|\.{1,2})?/?[\w.@-]+(?:/[\w.@-]+)+/?")
 _DOTTED = re.compile(r"\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+\b")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b")
-_FLAG = re.compile(r"(?<![\w-])--?[a-z][\w-]*")
+_FLAG = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.,:/+-]+)?")  # `--diff-filter=M` whole
 _CAPS = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 _TICKED = re.compile(r"`([^`\n]{2,80})`")
 _NOT_IDENTS = {"e.g", "i.e", "etc", "vs"}
@@ -77,12 +86,29 @@ _STOP = {
     "get", "got", "one", "so", "very", "too", "only", "now", "let", "me", "my", "our", "your",
     "seem", "seems", "appear", "appears", "such",
 }
-# A later turn that says the earlier statement was wrong, or that the opposite holds.
+# A later turn that says the earlier statement was wrong, or that the opposite holds, or
+# that a step did not work. A cue is only a cue at a sentence's start ("No, …", "Wait,
+# …": the punctuation after it is part of the cue) or as a verdict on something ("that
+# is wrong", "didn't work"); a bare "wrong" or "despite" says nothing by itself (an
+# issue title, "if it gets that wrong").
 _CORRECTION = re.compile(
-    r"(?:^|[.!?;:\n]\s*|\s—\s*)(?:actually|no[,.!]|nope|wait[,.!]|correction|oops"
-    r"|my (?:mistake|bad)|i was wrong|i misread|turns out|it turns out|in fact"
-    r"|that's (?:wrong|not (?:right|true|it))|not quite)\b"
-    r"|\b(?:wrong|incorrect|mistaken|despite|contrary to|isn't true|not true|was mistaken)\b",
+    r"(?:^|[.!?;:]\s*|\s[—-]\s*)(?:actually\b|no(?=[,.!:—-])|nope\b|wait(?=[,.!:—-])"
+    r"|correction\b|oops\b|my (?:mistake|bad)\b|i misread\b|(?:it )?turns out\b"
+    r"|in fact\b|not quite\b|scratch that\b)"
+    r"|\b(?:(?:is|was|were|are|that's|that is|it's|i was|you're|you are) (?:wrong|incorrect|"
+    r"mistaken|not (?:right|true|correct))|isn't (?:true|right|correct)|wasn't (?:true|right)"
+    r"|(?:didn't|did not|doesn't|does not|won't|will not) (?:work|help|fix|solve)"
+    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging)"
+    r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
+    r"|contrary to)\b",
+)
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
+_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
+# Words that say a claim is a guess or an opinion, not something found.
+_HEDGE = re.compile(
+    r"\b(?:might|may be|maybe|perhaps|possibly|probably|likely|unlikely|i think|i believe"
+    r"|i suspect|i guess|it seems|seems to|appears to|could be|should be|hypothes\w*"
+    r"|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd prefer|i prefer)\b"
 )
 # An assistant's claim that something works, which a later failure of it contradicts.
 _SUCCESS = re.compile(r"\b(?:works?|passe?s?|compiles?(?: clean)?|succeed(?:s|ed)?|fixed|"
@@ -102,6 +128,10 @@ class Verdict:
     turn: int | None = None
     speaker: str | None = None
     detail: str = ""
+    # A suspicion (one of HINTS) about a supported quote, and what it rests on (the later
+    # turn that may correct it, quoted): shown beside the evidence, never a verdict.
+    hint: str | None = None
+    hint_detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -330,20 +360,35 @@ def key_values(text: str) -> dict[str, str]:
 
 def corrects(later: str, quote: str, fact: str) -> bool:
     """Does a later turn correct the quote: a changed value for one of its names, or a
-    correction cue in a turn that speaks of the same named thing?"""
+    correction cue whose own sentence (with the next one: "No. The port is 8081.")
+    speaks of the same claim?"""
     before = key_values(quote)
     if before:
         after = key_values(later)
         if any(k in after and after[k] != v for k, v in before.items()):
             return True
-    if not _CORRECTION.search(normalise(later)):
-        return False
-    return bool(_shared_terms(later, quote + "\n" + fact))
+    text = normalise(later)
+    claim = quote + "\n" + fact
+    for m in _CORRECTION.finditer(text):
+        if _CONDITIONAL.search(text[max(0, m.start() - 60): m.start()]):
+            continue  # "if it gets that wrong": not a verdict
+        lo = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())), default=0)
+        ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
+        hi = ends[-1] if ends else len(text)
+        if _shared_terms(text[lo:hi], claim, strict=True):
+            return True
+    return False
 
 
-def _shared_terms(a: str, b: str) -> set[str]:
+def hedged(text: str) -> bool:
+    """The text says it is a guess or an opinion ("might", "I think", "probably")."""
+    return bool(_HEDGE.search(normalise(text)))
+
+
+def _shared_terms(a: str, b: str, *, strict: bool = False) -> set[str]:
     """What makes two texts speak of the same thing: a name both use, one long word
-    (7+ letters, stemmed) or two medium ones (5+). Empty when they only share chatter."""
+    (7+ letters, stemmed) or two medium ones (5+); `strict`: two long or three medium
+    ones when no name is shared. Empty when they only share chatter."""
     na, nb = normalise(a), normalise(b)
     shared = {i for i in {i.casefold() for i in identifiers(b)} if _present(i, na)}
     if shared:
@@ -354,10 +399,10 @@ def _shared_terms(a: str, b: str) -> set[str]:
         return {_root(w) for w in _WORD.findall(text) if len(w) >= size and w not in _STOP}
 
     long_ = stems(na, 7) & stems(nb, 7)
-    if long_:
+    if long_ and (not strict or len(long_) >= 2):
         return long_
     medium = stems(na, 5) & stems(nb, 5)
-    return medium if len(medium) >= 2 else set()
+    return medium if len(medium) >= (3 if strict else 2) else set()
 
 
 # --------------------------------------------------------------------------- locating
@@ -443,11 +488,13 @@ def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
 
 
 def _locate_pieces(
-    pieces: list[str], texts: list[str], turns: Sequence[Turn]
+    pieces: list[str], texts: list[str], turns: Sequence[Turn],
+    changed: list[tuple[_Hit, str, str]] | None = None,
 ) -> list[_Hit] | None:
     """Each piece's hit, in order (an elided or multi-turn quote). Every place the first
     piece occurs is tried ("the file" is everywhere); the first whose other pieces follow
-    close by wins, else the preferred one (which then reads as stitched)."""
+    close by wins, else the preferred one (which then reads as stitched). A piece found
+    only nearly, with a negation, number or name changed, goes in `changed`."""
     found: list[list[_Hit]] = []
     for piece in pieces:
         hits = _find_all(piece, texts)
@@ -456,6 +503,9 @@ def _locate_pieces(
             if fz is None:
                 return None
             hits = [fz[0]]
+            why = region_differs(piece, fz[1])
+            if why is not None and changed is not None:
+                changed.append((fz[0], why, fz[1]))
         found.append(hits)
     starts = sorted(found[0], key=lambda h: _rank(h, turns), reverse=True)
     best: list[_Hit] | None = None
@@ -493,9 +543,13 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
         return _pick(hits, turns), None, ""
     pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
     if len(pieces) > 1:
-        found = _locate_pieces(pieces, texts, turns)
+        changed: list[tuple[_Hit, str, str]] = []
+        found = _locate_pieces(pieces, texts, turns, changed)
         if found is None:
             return None, "not_found", "a piece of the elided quote is not in the transcript"
+        if changed:  # a long quote with "…" that flips a negation inside one piece
+            hit, why, region = changed[0]
+            return hit, why, f"the transcript says: {region[:120]}"
         if not _span_ok(found):
             return found[0], "stitched", "the pieces come from distant turns"
         for a, b in pairwise(found):
@@ -548,8 +602,8 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
     claims_success = bool(_SUCCESS.search(normalise(quote)))
     for j in range(at + 1, len(turns)):
         t = turns[j]
-        if t.kind == "tool_call" or is_summary(t):
-            continue
+        if t.kind in ("tool_call", "detail") or is_summary(t):
+            continue  # a call line, a commit message or an issue body corrects nothing
         if corrects(t.text, quote, fact):
             return j
         if claims_success and t.kind == "tool_error" and _failed_call_names(turns, j, quote):
@@ -575,9 +629,13 @@ def _names_shared(a: str, b: str) -> bool:
 
 
 def verify(
-    fact: str, evidence: str, turns: Sequence[Turn], *, confidence: float = 1.0
+    fact: str, evidence: str, turns: Sequence[Turn], *, confidence: float = 1.0,
+    said_by: str | None = None,
 ) -> Verdict:
-    """Check that `evidence` is a real, whole, uncorrected quote supporting `fact`."""
+    """Check that `evidence` is a real, whole quote supporting `fact`: a failed check
+    (what is known: not there, changed, a call line, a summary's only) is unsupported;
+    a suspicion (corrected later, hedged, another speaker than `said_by`) is a hint on a
+    supported verdict."""
     quote = clean_quote(evidence)
     if not quote:
         return Verdict(False, "not_found", detail="no evidence given")
@@ -600,8 +658,21 @@ def verify(
         return _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
     if idents:
         return _fail("identifier_missing", hit, turns, "not near the quote: " + ", ".join(idents))
+    speaker = speaker_of(turn)
     later = _correction(turns, hit.turn, quote, fact)
     if later is not None:
-        return _fail("corrected_later", hit, turns,
-                     f"turn {later}: {clean_quote(turns[later].text)[:120]}")
-    return Verdict(True, None, hit.turn, speaker_of(turn))
+        said = " ".join(render_turn(turns[later]).split())
+        return Verdict(True, None, hit.turn, speaker, hint="corrected_later",
+                       hint_detail=f"turn {later}: “{_clip(said, 200)}”")
+    if hedged(quote) and not hedged(fact):
+        return Verdict(True, None, hit.turn, speaker, hint="hedged",
+                       hint_detail="the quote is a guess or an opinion; the fact states it "
+                       "as found")
+    if said_by in SPEAKERS and said_by != speaker:
+        return Verdict(True, None, hit.turn, speaker, hint="speaker",
+                       hint_detail=f"the quote is the {speaker}'s, the model said {said_by}")
+    return Verdict(True, None, hit.turn, speaker)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -141,3 +141,34 @@ def test_many_waiting_sessions_are_all_staged(
     assert worker.run(once=True) == 0
     assert all(waiting.is_waiting(job(i)["last_error"]) for i in ids)
     assert len(rows("SELECT * FROM fact")) == 3
+
+
+def test_a_suspicion_is_stored_and_listed_not_a_verdict(
+    home: Path, repo: Path, tmp_path: Path, api: FakeMessagesAPI,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 21: "corrected later" is a hint stored beside a supported candidate, quoting
+    the later turn; `list --json` shows it."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        _line("assistant", "The staging database listens on port 5433 behind the bastion.")
+        + _line("user", "No, the staging database moved to port 6432 with pgbouncer.")
+    )
+    _sign_in(monkeypatch, api)
+    api.script(Facts([fact("The staging database listens on port 5433.",
+                           "The staging database listens on port 5433 behind the bastion.")
+                      | {"source": "assistant"}]), lane="extract")
+    enqueue(path, repo)
+    assert worker.run(once=True) == 0
+    (row,) = rows("SELECT grounded, verify_check, verify_hint FROM fact")
+    assert (row["grounded"], row["verify_check"]) == (1, None)
+    assert row["verify_hint"].startswith("corrected_later: turn 1:")
+    assert "port 6432" in row["verify_hint"]
+    done = subprocess.run([sys.executable, "-m", "reviewer.cli", "list", "--json",
+                           "--project", str(repo)], capture_output=True, text=True,
+                          timeout=120, check=True)
+    (listed,) = json.loads(done.stdout)
+    assert listed["hint"] == row["verify_hint"] and listed["check"] is None

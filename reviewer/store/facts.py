@@ -63,6 +63,7 @@ class NewFact:
     created_at: float | None = None
     decided_at: float | None = None
     check: str | None = None  # capture.verify: the failed check, None when supported
+    hint: str | None = None  # capture.verify: a suspicion and what it rests on
     evidence_turn: int | None = None
     evidence_speaker: str | None = None
     evidence_source: str | None = None
@@ -545,7 +546,7 @@ def _fact_from(nf: NewFact, now: float) -> Fact:
         input_tokens=nf.input_tokens, output_tokens=nf.output_tokens,
         created_at=nf.created_at or now, updated_at=now,
         decided_at=nf.decided_at if nf.status != "pending" else None,
-        verify_check=nf.check, evidence_turn=nf.evidence_turn,
+        verify_check=nf.check, verify_hint=nf.hint, evidence_turn=nf.evidence_turn,
         evidence_speaker=nf.evidence_speaker, evidence_source=nf.evidence_source,
         supersedes=nf.supersedes,
     )

@@ -236,9 +236,16 @@ V8_JOB_FIRST_FAILED_AT = """
 ALTER TABLE job ADD COLUMN first_failed_at REAL;
 """
 
+# The verifier's suspicion about a supported quote (capture/verify.py HINTS, issue 21):
+# "corrected_later: turn 12: “No, …”", shown beside the evidence, never a verdict.
+# Self-contained: renumber freely at merge.
+V9_VERIFY_HINT = """
+ALTER TABLE fact ADD COLUMN verify_hint TEXT;
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
-    V8_JOB_FIRST_FAILED_AT,
+    V8_JOB_FIRST_FAILED_AT, V9_VERIFY_HINT,
 ]
 VERSION = len(MIGRATIONS)
 
