@@ -12,6 +12,7 @@ flagged candidate tells the person why, and a true one is rarely flagged.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -100,16 +101,56 @@ _CORRECTION = re.compile(
     r"|(?:didn't|did not|doesn't|does not|won't|will not) (?:work|help|fix|solve)"
     r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging)"
     r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
-    r"|contrary to)\b",
+    r"|(?:is|are) (?:now )?(?:unused|no longer (?:used|needed|required|necessary))"
+    r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed))"
+    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})",
 )
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
 # Words that say a claim is a guess or an opinion, not something found.
 _HEDGE = re.compile(
     r"\b(?:might|may be|maybe|perhaps|possibly|probably|likely|unlikely|i think|i believe"
-    r"|i suspect|i guess|it seems|seems to|appears to|could be|should be|hypothes\w*"
-    r"|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd prefer|i prefer)\b"
+    r"|i suspect|i guess|i feel|seems?|seemed|seemingly|appears to|could be|should be"
+    r"|hypothes\w*|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd (?:prefer|say)"
+    r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?)\b"
+    r"|~\s?\d"
 )
+# Verbs whose opposite says the opposite without a "not": a fact "gained a flag" from a
+# quote "removed the flag" is an inversion. Groups of (affirming, denying) stems.
+_ANTONYMS = (
+    ({"add", "gain", "introduc", "creat", "insert", "install", "enabl", "includ", "allow",
+      "keep", "kept"},
+     {"remov", "drop", "delet", "uninstal", "disabl", "exclud", "forbid", "block", "strip",
+      "lost", "los"}),
+    ({"pass", "succeed", "succeed", "work"}, {"fail", "broke", "break"}),
+    ({"increas", "rais", "grow", "grew"}, {"decreas", "lower", "shrink", "shrank", "reduc"}),
+)
+
+
+def _verb_stems(text: str) -> set[str]:
+    return {re.sub(r"(?:ing|ed|es|s|e)$", "", w) for w in _WORD.findall(normalise(text))
+            if len(w) > 2}
+
+
+def flips_meaning(fact: str, quote: str) -> bool:
+    """The fact uses a verb's opposite where the quote uses the verb ("gained" / "removed")
+    about a thing both name (an identifier, or most content words)."""
+    fs, qs = _verb_stems(fact), _verb_stems(quote)
+    for yes, no in _ANTONYMS:
+        flip = ((fs & yes and qs & no and not qs & yes and not fs & no)
+                or (fs & no and qs & yes and not qs & no and not fs & yes))
+        if not flip:
+            continue
+        shared = {i.casefold() for i in identifiers(fact)} & {
+            i.casefold() for i in identifiers(quote)}
+        if shared:
+            return True
+        f_all, q_all = (lambda a: a[0] | a[1])(polarity(fact)), (lambda a: a[0] | a[1])(
+            polarity(quote))
+        if f_all and q_all and len(f_all & q_all) >= INVERSION_OVERLAP * min(
+                len(f_all), len(q_all)):
+            return True
+    return False
 # An assistant's claim that something works, which a later failure of it contradicts.
 _SUCCESS = re.compile(r"\b(?:works?|passe?s?|compiles?(?: clean)?|succeed(?:s|ed)?|fixed|"
                       r"is clean|all green|no errors)\b")
@@ -372,6 +413,12 @@ def corrects(later: str, quote: str, fact: str) -> bool:
     for m in _CORRECTION.finditer(text):
         if _CONDITIONAL.search(text[max(0, m.start() - 60): m.start()]):
             continue  # "if it gets that wrong": not a verdict
+        if m.group("despite"):  # "tracked despite the gitignore": only about its object
+            if {_stem(w) for w in _WORD.findall(m.group("object")) if len(w) >= 5
+                and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(claim))
+                                       if len(w) >= 5}:
+                return True
+            continue
         lo = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())), default=0)
         ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
         hi = ends[-1] if ends else len(text)
@@ -596,7 +643,16 @@ def _neighbourhood(turns: Sequence[Turn], i: int) -> str:
 
 
 def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | None:
-    """The first later turn that corrects an assistant's (or summary's) statement."""
+    """The first later turn that corrects an assistant's (or summary's) statement, or the
+    failure of the very call a quoted tool-call line ran (a refuted step)."""
+    if turns[at].kind == "tool_call":
+        for j in range(at + 1, min(len(turns), at + 12)):
+            t = turns[j]
+            if t.kind in ("prompt", "prose", "summary"):
+                return None
+            if t.kind == "tool_error" and t.tool == turns[at].tool and t.text != "Rejected by the user.":
+                return j
+        return None
     if speaker_of(turns[at]) != "assistant":
         return None  # a person or a tool result is what corrects; they are not guesses
     claims_success = bool(_SUCCESS.search(normalise(quote)))
@@ -645,33 +701,77 @@ def verify(
                      f"{len(words(quote))} words")
     hit, check, detail = locate(quote, turns)
     if check is not None or hit is None:
-        return _fail(check or "not_found", hit, turns, detail)
+        return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
+                          turns, said_by)
     turn = turns[hit.turn]
+    failed: Verdict | None = None
     if turn.kind == "tool_call":
-        return _fail("tool_line", hit, turns, "a tool call says what was run, not what is true")
-    if is_summary(turn) and confidence >= CONFIDENT:
-        return _fail("summary_only", hit, turns, "only a compaction summary says so")
-    if flips_negation(fact, quote):
-        return _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
-    idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
-    if nums:
-        return _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
-    if idents:
-        return _fail("identifier_missing", hit, turns, "not near the quote: " + ", ".join(idents))
+        failed = _fail("tool_line", hit, turns, "a tool call says what was run, not what is "
+                       "true")
+    elif is_summary(turn) and confidence >= CONFIDENT:
+        failed = _fail("summary_only", hit, turns, "only a compaction summary says so")
+    elif flips_negation(fact, quote) or flips_meaning(fact, quote):
+        failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    else:
+        idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
+        if nums:
+            failed = _fail("number_mismatch", hit, turns, "not near the quote: "
+                           + ", ".join(nums))
+        elif idents:
+            nowhere = missing_terms(" ".join(idents), "\n".join(_texts(turns)))[0]
+            if nowhere:  # named nowhere in the session: known wrong
+                failed = _fail("identifier_missing", hit, turns, "not in the session: "
+                               + ", ".join(nowhere))
+            else:  # said elsewhere: the fact may join two places; a hint
+                return _with_hint(Verdict(
+                    True, None, hit.turn, speaker_of(turn), hint="identifier_missing",
+                    hint_detail="named elsewhere in the session, not near the quote: "
+                    + ", ".join(idents)), fact, quote, turns, said_by)
+    return _with_hint(failed or Verdict(True, None, hit.turn, speaker_of(turn)), fact, quote,
+                      turns, said_by)
+
+
+# A fact that says who said or did it ("the user decided", "Claude found").
+_FACT_SPEAKER = re.compile(
+    r"\b(?:(?P<user>the user|the person|the developer|the human|user's)|(?P<assistant>"
+    r"claude|the assistant|the agent|the model))\b"
+    r"(?:'s)?\s+(?:\w+ly\s+)?(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
+    r"diagnosed|found|noticed|noted|reported|prefers|preferred|chose|requested|insisted|"
+    r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
+    r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed)\b"
+)
+
+
+def fact_speaker(fact: str) -> str | None:
+    """Who the fact says spoke, when it says so ("The user decided …")."""
+    m = _FACT_SPEAKER.search(normalise(fact))
+    if m is None:
+        return None
+    return "user" if m.group("user") else "assistant"
+
+
+def _with_hint(
+    verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None
+) -> Verdict:
+    """The first suspicion about the quote, if any, added to a verdict with a turn."""
+    if verdict.turn is None or verdict.hint:
+        return verdict
+    at = verdict.turn
+    turn = turns[at]
     speaker = speaker_of(turn)
-    later = _correction(turns, hit.turn, quote, fact)
+    later = _correction(turns, at, quote, fact)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
-        return Verdict(True, None, hit.turn, speaker, hint="corrected_later",
-                       hint_detail=f"turn {later}: “{_clip(said, 200)}”")
+        return dataclasses.replace(verdict, hint="corrected_later",
+                                   hint_detail=f"turn {later}: “{_clip(said, 200)}”")
     if hedged(quote) and not hedged(fact):
-        return Verdict(True, None, hit.turn, speaker, hint="hedged",
-                       hint_detail="the quote is a guess or an opinion; the fact states it "
-                       "as found")
-    if said_by in SPEAKERS and said_by != speaker:
-        return Verdict(True, None, hit.turn, speaker, hint="speaker",
-                       hint_detail=f"the quote is the {speaker}'s, the model said {said_by}")
-    return Verdict(True, None, hit.turn, speaker)
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            "the quote is a guess, an estimate or an opinion; the fact states it as found"))
+    claimed = fact_speaker(fact) or (said_by if said_by in SPEAKERS else None)
+    if claimed and claimed != speaker and speaker != "tool":
+        return dataclasses.replace(verdict, hint="speaker", hint_detail=(
+            f"the quote is the {speaker}'s, not the {claimed}'s"))
+    return verdict
 
 
 def _clip(text: str, limit: int) -> str:
