@@ -30,6 +30,15 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Literal
 
+from capture.noise import (
+    SIBLING,
+    output_errors,
+    strip_ansi,
+    task_outcome,
+    terminal_command,
+)
+from capture.written import cut_middle, heredoc_files, written_detail
+
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
 #   question or to a plan); prose: assistant text; tool_call: one line per call;
@@ -407,6 +416,9 @@ def _one_line(text: str, limit: int) -> str:
 # --------------------------------------------------------------------------- tools
 
 _BASH_LIMIT = 160
+# A shell command's first line: long ones carry what the session did (a `sed -i` rule, a
+# `curl` with its flags); `capture.fit` sheds call lines before prose anyway.
+_COMMAND_LIMIT = 400
 _ERROR_LIMIT = 200
 _ARG_LIMIT = 120
 # For tools we do not know, the first of these arguments names what the call was about.
@@ -441,7 +453,7 @@ def tool_summary(name: str, inp: Any, cwd: str | None = None) -> str:
         if cwd and len(cwd) > 1:
             cmd = cmd.replace(cwd.rstrip("/") + "/", "")
         first, _, rest = cmd.partition("\n")
-        first = _one_line(first, _BASH_LIMIT)
+        first = _one_line(first, _COMMAND_LIMIT)
         if rest.strip() and not first.endswith("…"):
             first += " …"
         return f"Bash: {first}".rstrip()
@@ -723,7 +735,7 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "queued", "seen", "tools")
+    __slots__ = ("details", "last_queued", "pull_back", "queued", "seen", "tools")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -732,6 +744,8 @@ class _State:
         # may come again as a user record once the queue is drained.
         self.queued: Counter[str] = Counter()
         self.details: set[str] = set()  # a commit retried sends the same message again
+        self.last_queued: Turn | None = None  # the last prompt kept from the queue
+        self.pull_back = False  # a `remove` took `last_queued` back
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -824,8 +838,14 @@ def _record_turns(
         if btype == "text":
             text = b.get("text")
             if isinstance(text, str):
+                outcome = _task_turn(text, line, offset, ts)
+                if outcome is not None:
+                    turns.append(outcome)
+                    continue
                 text = clean_prompt(text)
-                if text and st.queued[text] > 0:
+                if text and terminal_command(text):
+                    reason = "terminal_command"  # /exit, /clear: steering, not words
+                elif text and st.queued[text] > 0:
                     st.queued[text] -= 1  # already kept when it was queued
                     reason = "queued_again"
                 elif text:
@@ -837,7 +857,9 @@ def _record_turns(
             name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
             body = _result_text(b.get("content"))
             if b.get("is_error") is True:
-                if body.startswith(_REJECTED):
+                if SIBLING in body[:300]:
+                    reason = "sibling_error"  # a parallel call cancelled: says nothing
+                elif body.startswith(_REJECTED):
                     turns.append(
                         Turn("user", "tool_error", "Rejected by the user.", line, offset, ts, name)
                     )
@@ -848,6 +870,15 @@ def _record_turns(
                 else:
                     text = _failure_lines(body)
                     turns.append(Turn("user", "tool_error", text, line, offset, ts, name))
+            elif name in _OUTPUT_CHECKED and (errs := output_errors(body)):
+                # Exit 0, but the output names an error (a panic piped through `tee`).
+                turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
+                                  offset, ts, name))
+            elif name in ("Task", "Agent") and body.strip():
+                # A subagent's report: what it found, in its own words (the end holds
+                # its conclusion), hung under the call as a detail.
+                turns.append(Turn("user", "detail", cut_middle(strip_ansi(body),
+                                  AGENT_REPORT_CHARS), line, offset, ts, name))
             elif name == "ExitPlanMode" and body.strip():
                 # The person's answer to a plan (approved; a rejection is an error above).
                 answer = _one_line(body.strip().partition("\n")[0], _ERROR_LINE_LIMIT)
@@ -865,15 +896,41 @@ def _record_turns(
     return turns, reason
 
 
+_OUTPUT_CHECKED = frozenset({"Bash", "BashOutput", "TaskOutput"})
+OUTPUT_ERROR = "exit 0 · "  # a successful result's error lines start with this
+AGENT_REPORT_CHARS = 1500
+_TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled")
+
+
+def _task_turn(text: str, line: int, offset: int, ts: Any) -> Turn | None:
+    """A background task notification as its outcome: a failure is a `tool_error` of
+    the `Background` tool, a completion a call line (machine text either way)."""
+    if "<task-notification>" not in text:
+        return None
+    outcome = task_outcome(text)
+    if outcome is None:
+        return None
+    status, summary = outcome
+    said = summary or f"background task {status}"
+    if status in _TASK_FAILED or " failed" in summary:
+        return Turn("user", "tool_error", said, line, offset, ts, "Background")
+    return Turn("user", "tool_call", f"Background: {said}", line, offset, ts, "Background")
+
+
 def _call_detail(name: str, inp: Any) -> str:
     """The decision text a call carries (see Kind "detail"); "" for most calls."""
     if not isinstance(inp, dict):
         return ""
+    if name in ("Write", "Edit", "MultiEdit", "NotebookEdit"):
+        return written_detail(name, inp)
     if name == "ExitPlanMode":
         plan = _s(inp, "plan").strip()
         return _cap(plan, PLAN_BYTES) if "\n" in plan or len(plan) > _BASH_LIMIT else ""
     if name == "Bash":
-        return bash_detail(_s(inp, "command"))
+        command = _s(inp, "command")
+        decided = bash_detail(command)
+        wrote = heredoc_files(command[:_DETAIL_SCAN]) if "<<" in command else ""
+        return "\n".join(p for p in (decided, wrote) if p)
     if name.startswith("mcp__") and _TRACKER_TOOL_RE.search(name):
         # An issue tracker's MCP tool (GitHub, Linear, Jira…): what it was told to file.
         parts = [_s(inp, k).strip() for k in _TRACKER_FIELDS]
@@ -892,15 +949,20 @@ def _queued_prompt(
     """A prompt typed while the assistant worked (Claude Code 2.1.x records it only as
     `queue-operation` / `enqueue` with `content`); background task notices queued the
     same way are machine text and `clean_prompt` drops them."""
+    if rec.get("operation") == "remove" and st.last_queued is not None:
+        st.pull_back = True  # the person took the last queued prompt back to edit it
+        return [], "queue-removed"
     if rec.get("operation") != "enqueue" or (rec.get("isSidechain") and not include_sidechains):
         return [], "queue-operation"
-    content = rec.get("content")
+    content = rec.get("content")  # a task notification queued comes again as a user record
     text = clean_prompt(content) if isinstance(content, str) else ""
-    if not text:
+    if not text or terminal_command(text):
         return [], "queue-operation"
     st.queued[text] += 1
     ts = rec.get("timestamp")
-    return [Turn("user", "prompt", text, line, offset, ts if isinstance(ts, str) else None)], ""
+    turn = Turn("user", "prompt", text, line, offset, ts if isinstance(ts, str) else None)
+    st.last_queued = turn
+    return [turn], ""
 
 
 SUMMARY_BYTES = 12_000  # cap before fitting; `capture.fit` sheds it first
@@ -992,10 +1054,12 @@ def read_turns(
             stats.bad_lines += 1
             continue
         got, reason = _record_turns(rec, lineno, offset, st, include_sidechains)
+        if st.pull_back:
+            _pull_back(turns, st)
         if got:
             stats.kept += 1
             turns.extend(
-                _bounded(t if t.text.isascii() else _without_surrogates(t)) for t in got
+                _bounded(_clean_turn(t)) for t in got
             )
             chars += sum(len(t.text) for t in turns[-len(got):])
             if max_chars is not None and chars >= max_chars:
@@ -1006,4 +1070,41 @@ def read_turns(
                 break
         else:
             dropped[reason] += 1
-    return turns, stats, start + stats.bytes_read
+    return _without_repeats(turns), stats, start + stats.bytes_read
+
+
+def _clean_turn(t: Turn) -> Turn:
+    """Surrogates replaced, ANSI colour codes dropped."""
+    if t.text.isascii():
+        return replace(t, text=strip_ansi(t.text)) if "\x1b" in t.text else t
+    t = _without_surrogates(t)
+    return replace(t, text=strip_ansi(t.text)) if "\x1b" in t.text else t
+
+
+def _pull_back(turns: list[Turn], st: _State) -> None:
+    """Drop the queued prompt a person took back to edit (its final version comes as a
+    new prompt)."""
+    st.pull_back = False
+    gone, st.last_queued = st.last_queued, None
+    if gone is None:
+        return
+    for i in range(len(turns) - 1, -1, -1):
+        if turns[i] is gone:
+            del turns[i]
+            st.queued[gone.text] = max(0, st.queued[gone.text] - 1)
+            return
+
+
+def _without_repeats(turns: list[Turn]) -> list[Turn]:
+    """A prompt sent again with nothing said in between (an API retry, a resend) once."""
+    out: list[Turn] = []
+    last_prompt: str | None = None
+    for t in turns:
+        if t.kind == "prompt":
+            if t.text == last_prompt:
+                continue
+            last_prompt = t.text
+        elif t.kind in ("prose", "summary"):
+            last_prompt = None
+        out.append(t)
+    return out

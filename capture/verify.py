@@ -122,7 +122,7 @@ _ANTONYMS = (
       "keep", "kept"},
      {"remov", "drop", "delet", "uninstal", "disabl", "exclud", "forbid", "block", "strip",
       "lost", "los"}),
-    ({"pass", "succeed", "succeed", "work"}, {"fail", "broke", "break"}),
+    ({"pass", "succeed", "work"}, {"fail", "broke", "break"}),
     ({"increas", "rais", "grow", "grew"}, {"decreas", "lower", "shrink", "shrank", "reduc"}),
 )
 
@@ -145,8 +145,9 @@ def flips_meaning(fact: str, quote: str) -> bool:
             i.casefold() for i in identifiers(quote)}
         if shared:
             return True
-        f_all, q_all = (lambda a: a[0] | a[1])(polarity(fact)), (lambda a: a[0] | a[1])(
-            polarity(quote))
+        f_neg, f_aff = polarity(fact)
+        q_neg, q_aff = polarity(quote)
+        f_all, q_all = f_neg | f_aff, q_neg | q_aff
         if f_all and q_all and len(f_all & q_all) >= INVERSION_OVERLAP * min(
                 len(f_all), len(q_all)):
             return True
@@ -650,7 +651,8 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
             t = turns[j]
             if t.kind in ("prompt", "prose", "summary"):
                 return None
-            if t.kind == "tool_error" and t.tool == turns[at].tool and t.text != "Rejected by the user.":
+            if t.kind == "tool_error" and t.tool == turns[at].tool \
+                    and t.text != "Rejected by the user.":
                 return j
         return None
     if speaker_of(turns[at]) != "assistant":
@@ -768,7 +770,7 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
     claimed = fact_speaker(fact) or (said_by if said_by in SPEAKERS else None)
-    if claimed and claimed != speaker and speaker != "tool":
+    if claimed and speaker not in (claimed, "tool"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
             f"the quote is the {speaker}'s, not the {claimed}'s"))
     return verdict

@@ -217,7 +217,8 @@ def run() -> list[Row]:
             "facts": t["facts"], "carried": t["carried"], "share": _pct(t["carried"], t["facts"]),
             "sent/file": f"1/{t['file B'] / max(1, t['sent B']):.0f}",
             "misleading": t["misleading"], "flagged": t["flagged"],
-            "for its reason": f"{t['for its reason']} ({_pct(t['for its reason'], t['misleading'])})",
+            "for its reason":
+                f"{t['for its reason']} ({_pct(t['for its reason'], t['misleading'])})",
             "true": t["true"],
             "wrongly flagged": f"{t['wrongly flagged']} ({_pct(t['wrongly flagged'], t['true'])})",
             "hinted": t["hinted"],
