@@ -92,6 +92,9 @@ class _Sent:
     end_offset: int
     long_lines: int = 0  # lines over the reader's cap, skipped unread
     more: bool = False  # stopped at job_chars(): the rest of the file is a follow-up job
+    # What tools were given and gave back (never sent): where the verifier looks for a
+    # quote the conversation lacks. Not redacted: nothing of it is stored or shown.
+    tool_texts: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -113,7 +116,7 @@ def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent
     ])
     sent = fit(turns, budget_for(stats.bytes_read, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
-    return _Sent(turns, windows, end, stats.long_lines, stats.more)
+    return _Sent(turns, windows, end, stats.long_lines, stats.more, stats.tool_texts)
 
 
 def job_chars() -> int:
@@ -473,7 +476,7 @@ def _triage(
         missing = missing_files(files, job.project)
         anchors = {f: (None if f in missing else blob_sha(Path(job.project) / f)) for f in files}
         verdict = verify(text, evidence, sent.turns, confidence=cand.confidence,
-                         said_by=cand.source)
+                         said_by=cand.source, tool_texts=sent.tool_texts)
         at = verdict.turn
         if at is None and evidence:
             at = find_turn(sent.turns, evidence)

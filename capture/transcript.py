@@ -78,6 +78,10 @@ class ReadStats:
     bytes_read: int = 0  # bytes consumed: end_offset - start
     pending_bytes: int = 0  # bytes of a cut-off last line left for a later read
     more: bool = False  # stopped at `max_chars`: complete lines remain after end_offset
+    # What tools were given and gave back, never sent: the verifier looks there for a quote
+    # the conversation lacks (issue 21: a quote from a tool's output is in the transcript).
+    # ("input" | "output", tool name, text), at most TOOL_TEXT_CHARS in all.
+    tool_texts: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- lines
@@ -730,15 +734,43 @@ def bash_detail(command: str) -> str:
 # --------------------------------------------------------------------------- records
 
 
+TOOL_TEXT_CHARS = 2 << 20  # all tool inputs and outputs kept for the verifier, at most
+TOOL_TEXT_EACH = 20_000  # of one input or output
+
+
+def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
+    """Remember what a tool was given or gave back, bounded (see ReadStats.tool_texts)."""
+    if not text.strip() or st.tool_chars >= TOOL_TEXT_CHARS:
+        return
+    if len(text) > TOOL_TEXT_EACH:
+        text = text[: TOOL_TEXT_EACH // 2] + "\n" + text[-TOOL_TEXT_EACH // 2:]
+    st.tool_texts.append((which, name, text))
+    st.tool_chars += len(text)
+
+
+def _input_text(inp: Any) -> str:
+    """The string values a tool was given (a command, a file's new text), joined."""
+    if isinstance(inp, str):
+        return inp
+    if isinstance(inp, dict):
+        return "\n".join(t for t in (_input_text(v) for v in inp.values()) if t)
+    if isinstance(inp, list):
+        return "\n".join(t for t in (_input_text(v) for v in inp) if t)
+    return ""
+
+
 class _State:
     """Cross-line memory: tool names by id (an error names its tool), and what each
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "last_queued", "pull_back", "queued", "seen", "tools")
+    __slots__ = ("details", "last_queued", "pull_back", "queued", "seen", "tool_chars",
+                 "tool_texts", "tools")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
+        self.tool_texts: list[tuple[str, str, str]] = []
+        self.tool_chars = 0
         self.seen: dict[str, set[str]] = {}
         # Prompts already kept from `queue-operation` records, by text: the same words
         # may come again as a user record once the queue is drained.
@@ -816,6 +848,7 @@ def _record_turns(
                     st.tools[tid] = name
                 key = "u:" + (tid if isinstance(tid, str) else repr(b.get("input"))[:200])
                 if st.first_time(msg_id, key):
+                    _keep_tool_text(st, "input", name, _input_text(b.get("input")))
                     text = tool_summary(name, b.get("input"), cwd)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
                     detail = _call_detail(name, b.get("input"))
@@ -856,6 +889,7 @@ def _record_turns(
             tid = b.get("tool_use_id")
             name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
             body = _result_text(b.get("content"))
+            _keep_tool_text(st, "output", name, body)
             if b.get("is_error") is True:
                 if SIBLING in body[:300]:
                     reason = "sibling_error"  # a parallel call cancelled: says nothing
@@ -1070,6 +1104,7 @@ def read_turns(
                 break
         else:
             dropped[reason] += 1
+    stats.tool_texts = st.tool_texts
     return _without_repeats(turns), stats, start + stats.bytes_read
 
 

@@ -132,9 +132,29 @@ def _verb_stems(text: str) -> set[str]:
             if len(w) > 2}
 
 
+def _verb_before(text: str, ident: str) -> str | None:
+    """The stem of the affirming or denying verb just before `ident` in text, if any."""
+    low = normalise(text)
+    at = low.find(ident)
+    if at < 0:
+        return None
+    for w in reversed(_WORD.findall(low[max(0, at - 60): at])[-4:]):
+        stem = re.sub(r"(?:ing|ed|es|s|e)$", "", w)
+        if any(stem in yes or stem in no for yes, no in _ANTONYMS):
+            return stem
+    return None
+
+
 def flips_meaning(fact: str, quote: str) -> bool:
     """The fact uses a verb's opposite where the quote uses the verb ("gained" / "removed")
     about a thing both name (an identifier, or most content words)."""
+    shared = {i.casefold() for i in identifiers(fact)} & {
+        i.casefold() for i in identifiers(quote)}
+    for ident in shared:
+        a, b = _verb_before(fact, ident), _verb_before(quote, ident)
+        if a and b and any((a in yes and b in no) or (a in no and b in yes)
+                           for yes, no in _ANTONYMS):
+            return True
     fs, qs = _verb_stems(fact), _verb_stems(quote)
     for yes, no in _ANTONYMS:
         flip = ((fs & yes and qs & no and not qs & yes and not fs & no)
@@ -688,49 +708,128 @@ def _names_shared(a: str, b: str) -> bool:
 
 def verify(
     fact: str, evidence: str, turns: Sequence[Turn], *, confidence: float = 1.0,
-    said_by: str | None = None,
+    said_by: str | None = None, tool_texts: Sequence[tuple[str, str, str]] = (),
 ) -> Verdict:
     """Check that `evidence` is a real, whole quote supporting `fact`: a failed check
-    (what is known: not there, changed, a call line, a summary's only) is unsupported;
-    a suspicion (corrected later, hedged, another speaker than `said_by`) is a hint on a
-    supported verdict."""
+    (what is known: not in the transcript, a negation, number, name or flag value
+    changed, only a call line, only a summary's) is unsupported; a suspicion (corrected
+    later, hedged, another speaker, a quote too short to say much, a look's call line)
+    is a hint on a supported verdict. `tool_texts` (what tools were given and gave back,
+    `ReadStats.tool_texts`) is where a quote the conversation lacks may still be."""
     quote = clean_quote(evidence)
     if not quote:
         return Verdict(False, "not_found", detail="no evidence given")
-    if too_short(quote):
+    short = too_short(quote)
+    if short:
         hits = _find_all(quote, _texts(turns))
-        return _fail("too_short", _pick(hits, turns) if hits else None, turns,
-                     f"{len(words(quote))} words")
-    hit, check, detail = locate(quote, turns)
+        hit, check, detail = (_pick(hits, turns), None, "") if hits else (
+            None, "not_found", "")
+    else:
+        hit, check, detail = locate(quote, turns)
+    if hit is None and check == "not_found" and tool_texts:
+        tooled = _from_tools(fact, quote, tool_texts)
+        if tooled is not None:
+            return tooled
     if check is not None or hit is None:
         return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
                           turns, said_by)
     turn = turns[hit.turn]
     failed: Verdict | None = None
-    if turn.kind == "tool_call":
+    hint: tuple[str, str] | None = None
+    # The fact against its quote first: a changed value is the reason, wherever it is.
+    idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
+    nowhere = missing_terms(" ".join(idents), "\n".join(_texts(turns)))[0] if idents else []
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif nums:
+        failed = _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
+    elif nowhere:  # named nowhere in the session: known wrong
+        failed = _fail("identifier_missing", hit, turns, "not in the session: "
+                       + ", ".join(nowhere))
+    elif turn.kind == "tool_call" and not _is_look(turn):
         failed = _fail("tool_line", hit, turns, "a tool call says what was run, not what is "
                        "true")
     elif is_summary(turn) and confidence >= CONFIDENT:
         failed = _fail("summary_only", hit, turns, "only a compaction summary says so")
-    elif flips_negation(fact, quote) or flips_meaning(fact, quote):
-        failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
-    else:
-        idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
-        if nums:
-            failed = _fail("number_mismatch", hit, turns, "not near the quote: "
-                           + ", ".join(nums))
-        elif idents:
-            nowhere = missing_terms(" ".join(idents), "\n".join(_texts(turns)))[0]
-            if nowhere:  # named nowhere in the session: known wrong
-                failed = _fail("identifier_missing", hit, turns, "not in the session: "
-                               + ", ".join(nowhere))
-            else:  # said elsewhere: the fact may join two places; a hint
-                return _with_hint(Verdict(
-                    True, None, hit.turn, speaker_of(turn), hint="identifier_missing",
-                    hint_detail="named elsewhere in the session, not near the quote: "
-                    + ", ".join(idents)), fact, quote, turns, said_by)
-    return _with_hint(failed or Verdict(True, None, hit.turn, speaker_of(turn)), fact, quote,
-                      turns, said_by)
+    elif turn.kind == "tool_call":
+        hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
+    elif idents:  # said elsewhere: the fact may join two places
+        hint = ("identifier_missing", "named elsewhere in the session, not near the quote: "
+                + ", ".join(idents))
+    verdict = failed or Verdict(True, None, hit.turn, speaker_of(turn))
+    verdict = _with_hint(verdict, fact, quote, turns, said_by)
+    if verdict.hint is None and hint is not None:
+        verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
+    if verdict.hint is None and short:
+        verdict = dataclasses.replace(verdict, hint="too_short", hint_detail=(
+            f"{len(words(quote))} words: too short to say much on their own"))
+    return verdict
+
+
+_LOOK_CALL = re.compile(r"^(?:Read|Grep|Glob|LS|NotebookRead)\b")
+
+
+def _is_look(turn: Turn) -> bool:
+    """A call that only read (a Read, a `cat`): its line shows what exists."""
+    from capture.noise import read_only
+
+    text = turn.text
+    return bool(_LOOK_CALL.match(text)) or (text.startswith("Bash: ") and read_only(text[6:]))
+
+
+_TOOL_NORM: list[tuple[int, list[tuple[str, str, str]]]] = []  # one job's, reused
+
+
+def _tool_norm(tool_texts: Sequence[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    if _TOOL_NORM and _TOOL_NORM[0][0] == id(tool_texts) and len(_TOOL_NORM[0][1]) == len(
+            tool_texts):
+        return _TOOL_NORM[0][1]
+    out = [(which, name, normalise(text)) for which, name, text in tool_texts]
+    _TOOL_NORM[:] = [(id(tool_texts), out)]
+    return out
+
+
+def _from_tools(
+    fact: str, quote: str, tool_texts: Sequence[tuple[str, str, str]]
+) -> Verdict | None:
+    """A quote the conversation lacks, found in what a tool gave back (a file read, a
+    command's output: evidence, speaker "tool") or was given (a command, a file written:
+    a tool line). None when it is in neither. Nothing of these texts goes in a detail:
+    they are not redacted."""
+    pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
+    found: tuple[str, str] | None = None
+    for which, _name, text in _tool_norm(tool_texts):
+        if all(p in text for p in pieces):
+            found = (which, text)
+            if which == "output":
+                break
+    if found is None:
+        if len(pieces) > 1 and all(any(p in t for _, _, t in _tool_norm(tool_texts))
+                                   for p in pieces):
+            return Verdict(False, "stitched", speaker="tool",
+                           detail="the pieces come from different tool outputs")
+        return None
+    which, text = found
+    if which == "input":
+        return Verdict(False, "tool_line", speaker="tool",
+                       detail="only what a tool was given (a command, a file written) says so")
+    at = text.find(pieces[0])
+    near = text[max(0, at - 600): at + len(quote) + 600]
+    idents, nums = missing_terms(fact, near)
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        return Verdict(False, "negation_flip", speaker="tool",
+                       detail="the fact says the opposite of its quote")
+    if nums:
+        return Verdict(False, "number_mismatch", speaker="tool",
+                       detail="not near the quote: " + ", ".join(nums))
+    if idents:
+        return Verdict(True, None, speaker="tool", hint="identifier_missing",
+                       hint_detail="not near the quote in the tool's output: "
+                       + ", ".join(idents))
+    if too_short(quote):
+        return Verdict(True, None, speaker="tool", hint="too_short", hint_detail=(
+            f"{len(words(quote))} words of a tool's output"))
+    return Verdict(True, None, speaker="tool")
 
 
 # A fact that says who said or did it ("the user decided", "Claude found").

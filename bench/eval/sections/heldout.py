@@ -177,7 +177,8 @@ def run() -> list[Row]:
             cid = f"{path.stem[:8]}:{c.get('id', i)}"
             said = c.get("source") or c.get("speaker") or c.get("said_by")
             vd = verify(fact, quote, sent.turns, confidence=float(c.get("confidence", 0.8)),
-                        said_by=said if isinstance(said, str) else None)
+                        said_by=said if isinstance(said, str) else None,
+                        tool_texts=sent.tool_texts)
             named = {x for x in (vd.check, vd.hint) if x}
             if kind == "misleading":
                 t["misleading"] += 1
