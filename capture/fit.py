@@ -37,7 +37,7 @@ import re
 
 from capture.condense import render
 from capture.noise import read_only
-from capture.transcript import Turn, is_key_line
+from capture.transcript import OUTPUT_PREFIX, Turn, is_key_line
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -155,8 +155,10 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
 
 
 def _written(t: Turn) -> bool:
-    """A Write/Edit body or a subagent's report, hung under its call."""
-    return t.kind == "detail" and t.tool in WRITERS | REPORTERS
+    """A Write/Edit body, a subagent's report or a command's short output, hung under its
+    call."""
+    return t.kind == "detail" and (t.tool in WRITERS | REPORTERS
+                                   or t.text.startswith(OUTPUT_PREFIX))
 
 
 def _content_words(text: str) -> set[str]:

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from capture.noise import (
     SIBLING,
     output_errors,
+    read_only,
     strip_ansi,
     task_outcome,
     terminal_command,
@@ -764,13 +765,14 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "last_queued", "pull_back", "queued", "seen", "tool_chars",
-                 "tool_texts", "tools")
+    __slots__ = ("details", "last_queued", "looks", "pull_back", "queued", "seen",
+                 "tool_chars", "tool_texts", "tools")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
         self.tool_texts: list[tuple[str, str, str]] = []
         self.tool_chars = 0
+        self.looks: set[str] = set()  # ids of read-only shell calls
         self.seen: dict[str, set[str]] = {}
         # Prompts already kept from `queue-operation` records, by text: the same words
         # may come again as a user record once the queue is drained.
@@ -849,6 +851,9 @@ def _record_turns(
                 key = "u:" + (tid if isinstance(tid, str) else repr(b.get("input"))[:200])
                 if st.first_time(msg_id, key):
                     _keep_tool_text(st, "input", name, _input_text(b.get("input")))
+                    if name == "Bash" and isinstance(tid, str) and read_only(
+                            _s(b.get("input") or {}, "command")):
+                        st.looks.add(tid)
                     text = tool_summary(name, b.get("input"), cwd)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
                     detail = _call_detail(name, b.get("input"))
@@ -889,7 +894,7 @@ def _record_turns(
             tid = b.get("tool_use_id")
             name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
             body = _result_text(b.get("content"))
-            _keep_tool_text(st, "output", name, body)
+            _keep_tool_text(st, "error" if b.get("is_error") is True else "output", name, body)
             if b.get("is_error") is True:
                 if SIBLING in body[:300]:
                     reason = "sibling_error"  # a parallel call cancelled: says nothing
@@ -908,6 +913,9 @@ def _record_turns(
                 # Exit 0, but the output names an error (a panic piped through `tee`).
                 turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
                                   offset, ts, name))
+            elif name == "Bash" and (short := _short_output(body, st.looks, tid)):
+                # A command's short answer (`zfs list`, a status line) is a finding.
+                turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
             elif name in ("Task", "Agent") and body.strip():
                 # A subagent's report: what it found, in its own words (the end holds
                 # its conclusion), hung under the call as a detail.
@@ -934,6 +942,23 @@ _OUTPUT_CHECKED = frozenset({"Bash", "BashOutput", "TaskOutput"})
 OUTPUT_ERROR = "exit 0 · "  # a successful result's error lines start with this
 AGENT_REPORT_CHARS = 1500
 _TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled")
+
+
+OUTPUT_PREFIX = "→ "  # a command's short output, hung under its call as a detail
+SHORT_OUTPUT_CHARS = 200  # a status line or two, not a listing
+SHORT_OUTPUT_LINES = 6
+
+
+def _short_output(body: str, looks: set[str], tid: Any) -> str:
+    """The output of a command that changed or checked something, when it is short (a
+    look's output, `cat` or `ls`, is not: it is what was read)."""
+    if tid in looks:
+        return ""
+    body = strip_ansi(body).strip()
+    if not body or len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
+        return ""
+    return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
+                     if ln.strip())
 
 
 def _task_turn(text: str, line: int, offset: int, ts: Any) -> Turn | None:
@@ -1082,6 +1107,10 @@ def read_turns(
         reason = _peek_drop(raw, include_sidechains)
         if reason is not None:
             dropped[reason] += 1
+            if reason == "summary" and len(raw) < 4096:  # a session's title: the verifier's
+                title = _parse(raw)
+                if isinstance(title, dict) and isinstance(title.get("summary"), str):
+                    _keep_tool_text(st, "summary", "", title["summary"])
             continue
         rec = _parse(raw)
         if not isinstance(rec, dict):

@@ -746,7 +746,8 @@ def verify(
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
-    elif turn.kind == "tool_call" and not _is_look(turn):
+    elif (turn.kind == "tool_call" and not _is_look(turn)) or (
+            turn.kind == "detail" and turn.tool in _WRITERS):
         failed = _fail("tool_line", hit, turns, "a tool call says what was run, not what is "
                        "true")
     elif is_summary(turn) and confidence >= CONFIDENT:
@@ -766,6 +767,7 @@ def verify(
     return verdict
 
 
+_WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})  # a body written: a tool's
 _LOOK_CALL = re.compile(r"^(?:Read|Grep|Glob|LS|NotebookRead)\b")
 
 
@@ -798,11 +800,21 @@ def _from_tools(
     they are not redacted."""
     pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
     found: tuple[str, str] | None = None
-    for which, _name, text in _tool_norm(tool_texts):
+    texts = _tool_norm(tool_texts)
+    for k, (which, _name, text) in enumerate(texts):
         if all(p in text for p in pieces):
+            if which == "input":  # what was run: a tool line, even if its output echoes it
+                failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
+                                    if w in ("output", "error")), None) == "error"
+                return Verdict(False, "tool_line", speaker="tool", detail=(
+                    "only what a tool was given (a command, a file written) says so"),
+                    hint="corrected_later" if failed_next else None,
+                    hint_detail="the call it was part of failed" if failed_next else "")
+            if which == "summary":
+                return Verdict(False, "summary_only", speaker="tool",
+                               detail="only the session's generated title says so")
             found = (which, text)
-            if which == "output":
-                break
+            break
     if found is None:
         if len(pieces) > 1 and all(any(p in t for _, _, t in _tool_norm(tool_texts))
                                    for p in pieces):
@@ -810,9 +822,6 @@ def _from_tools(
                            detail="the pieces come from different tool outputs")
         return None
     which, text = found
-    if which == "input":
-        return Verdict(False, "tool_line", speaker="tool",
-                       detail="only what a tool was given (a command, a file written) says so")
     at = text.find(pieces[0])
     near = text[max(0, at - 600): at + len(quote) + 600]
     idents, nums = missing_terms(fact, near)

@@ -63,8 +63,9 @@ REASONS: list[tuple[re.Pattern[str], set[str]]] = [
     (re.compile(r"summar"), {"summary_only"}),
     (re.compile(r"elision|ellipsis|elided|left out|omit"), {"elision", "negation_flip"}),
     (re.compile(r"stitch|distant|joined|splice"), {"stitched"}),
+    # A fabricated quote: nobody said it, or not the one the fact says said it.
     (re.compile(r"not in the transcript|fabricat|invent|nowhere|hallucin|not found"),
-     {"not_found"}),
+     {"not_found", "speaker"}),
     (re.compile(r"short|too few words"), {"too_short"}),
 ]
 
