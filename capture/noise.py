@@ -73,6 +73,17 @@ def read_only(command: str) -> bool:
         _CD.match(p) for p in pieces)
 
 
+_READS_FILES = re.compile(
+    r"^(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|less|more|ls|ll|la|tree|find|fd|grep|egrep|rg|ag"
+    r"|sed|awk|wc|nl|jq|git\s+(?:show|diff|log|blame|ls-files))\b")
+
+
+def reads_files(command: str) -> bool:
+    """A look at files (`cat`, `ls`, `grep`, `git show`): its output is what was read.
+    A look at the system's state (`df`, `findmnt`, `git status`) answers a question."""
+    return bool(_READS_FILES.match(command.strip()))
+
+
 _TASK_STATUS = re.compile(r"<status>\s*([\w-]+)\s*</status>")
 _TASK_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.S)
 

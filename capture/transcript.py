@@ -33,7 +33,7 @@ from typing import Any, Literal
 from capture.noise import (
     SIBLING,
     output_errors,
-    read_only,
+    reads_files,
     strip_ansi,
     task_outcome,
     terminal_command,
@@ -851,7 +851,7 @@ def _record_turns(
                 key = "u:" + (tid if isinstance(tid, str) else repr(b.get("input"))[:200])
                 if st.first_time(msg_id, key):
                     _keep_tool_text(st, "input", name, _input_text(b.get("input")))
-                    if name == "Bash" and isinstance(tid, str) and read_only(
+                    if name == "Bash" and isinstance(tid, str) and reads_files(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
                     text = tool_summary(name, b.get("input"), cwd)
@@ -950,8 +950,8 @@ SHORT_OUTPUT_LINES = 6
 
 
 def _short_output(body: str, looks: set[str], tid: Any) -> str:
-    """The output of a command that changed or checked something, when it is short (a
-    look's output, `cat` or `ls`, is not: it is what was read)."""
+    """The output of a command that changed or checked something, when it is short (the
+    output of a look at files, `cat` or `ls`, is not: it is what was read)."""
     if tid in looks:
         return ""
     body = strip_ansi(body).strip()

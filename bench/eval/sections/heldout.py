@@ -41,7 +41,9 @@ def _default_dir() -> Path:
     return ROOT.parent / "heldout" / "sessions"
 
 
-HELDOUT = Path(os.environ.get("MEM_REVIEW_HELDOUT_DIR") or _default_dir())
+def heldout_dir() -> Path:
+    """MEM_REVIEW_HELDOUT_DIR, else ../heldout/sessions (read when the section runs)."""
+    return Path(os.environ.get("MEM_REVIEW_HELDOUT_DIR") or _default_dir())
 HALVES = ("tune", "heldout")
 # Which held-out items were lost or missed is not printed unless asked: reading them is
 # how a held-out half turns into a tuned one.
@@ -80,7 +82,7 @@ def expected_checks(why: str) -> set[str]:
     return out
 
 
-def label_files(root: Path = HELDOUT) -> list[Path]:
+def label_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.labels.json")) if root.is_dir() else []
 
 
@@ -131,10 +133,11 @@ def _norm(text: str) -> str:
 
 
 def run() -> list[Row]:
-    files = label_files()
+    root = heldout_dir()
+    files = label_files(root)
     if not files:
-        why = (f"{HELDOUT} is absent" if not HELDOUT.is_dir()
-               else f"no *.labels.json under {HELDOUT}")
+        why = (f"{root} is absent" if not root.is_dir()
+               else f"no *.labels.json under {root}")
         return [Row(SECTION, "skipped", {}, f"{why}: set MEM_REVIEW_HELDOUT_DIR to the "
                     "labelled sessions (never committed: public transcripts)")]
     from capture.verify import verify
@@ -148,7 +151,7 @@ def run() -> list[Row]:
         data = json.loads(lf.read_text(encoding="utf-8"))
         half = str(data.get("half", "?"))
         path = _transcript_of(lf, data)
-        name = str(path.relative_to(HELDOUT)) if path.is_relative_to(HELDOUT) else path.name
+        name = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
         if not path.is_file():
             rows.append(Row(SECTION, name, {"half": half}, "transcript absent: skipped"))
             continue
