@@ -99,7 +99,8 @@ _CORRECTION = re.compile(
     r"|\b(?:(?:is|was|were|are|that's|that is|it's|i was|you're|you are) (?:wrong|incorrect|"
     r"mistaken|not (?:right|true|correct))|isn't (?:true|right|correct)|wasn't (?:true|right)"
     r"|(?:didn't|did not|doesn't|does not|won't|will not) (?:work|help|fix|solve)"
-    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging)"
+    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging|shows?|displays?"
+    r"|says|reports?|at|only|the same)"
     r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
     r"|(?:is|are) (?:now )?(?:unused|no longer (?:used|needed|required|necessary))"
     r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed))"
@@ -467,7 +468,7 @@ def _shared_terms(a: str, b: str, *, strict: bool = False) -> set[str]:
         return {_root(w) for w in _WORD.findall(text) if len(w) >= size and w not in _STOP}
 
     long_ = stems(na, 7) & stems(nb, 7)
-    if long_ and (not strict or len(long_) >= 2):
+    if long_ and (not strict or len(long_) >= 2 or max(map(len, long_)) >= 9):
         return long_
     medium = stems(na, 5) & stems(nb, 5)
     return medium if len(medium) >= (3 if strict else 2) else set()
@@ -758,6 +759,11 @@ def verify(
         hint = ("identifier_missing", "named elsewhere in the session, not near the quote: "
                 + ", ".join(idents))
     verdict = failed or Verdict(True, None, hit.turn, speaker_of(turn))
+    if turn.kind == "tool_error" and not failed:
+        refuted = _in_a_failure(fact, quote, turn)
+        if refuted:
+            return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
+                f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
     verdict = _with_hint(verdict, fact, quote, turns, said_by)
     if verdict.hint is None and hint is not None:
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
@@ -768,6 +774,28 @@ def verify(
 
 
 _WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})  # a body written: a tool's
+_FAILURE_WORDS = re.compile(r"no such file|not found|cannot|can't|could not|failed|error|denied"
+                            r"|refused|invalid|unknown|missing|not recognized|traceback")
+
+
+def _in_a_failure(fact: str, quote: str, turn: Turn) -> str:
+    """The line of a failure the quote sits in, when that line says it failed and the
+    fact says nothing of a failure (a command named in "No such file", stated as the way
+    to do it); else ""."""
+    low = normalise(turn.text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    start = low.rfind("\n", 0, at) + 1
+    end = low.find("\n", at)
+    line = low[start: end if end >= 0 else len(low)]
+    if not _FAILURE_WORDS.search(line) or _FAILURE_WORDS.search(quote):
+        return ""
+    if _predicate_negations(fact) or _FAILURE_WORDS.search(normalise(fact)):
+        return ""
+    return line
+
+
 _LOOK_CALL = re.compile(r"^(?:Read|Grep|Glob|LS|NotebookRead)\b")
 
 
@@ -801,20 +829,23 @@ def _from_tools(
     pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
     found: tuple[str, str] | None = None
     texts = _tool_norm(tool_texts)
-    for k, (which, _name, text) in enumerate(texts):
-        if all(p in text for p in pieces):
-            if which == "input":  # what was run: a tool line, even if its output echoes it
-                failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
-                                    if w in ("output", "error")), None) == "error"
-                return Verdict(False, "tool_line", speaker="tool", detail=(
-                    "only what a tool was given (a command, a file written) says so"),
-                    hint="corrected_later" if failed_next else None,
-                    hint_detail="the call it was part of failed" if failed_next else "")
-            if which == "summary":
-                return Verdict(False, "summary_only", speaker="tool",
-                               detail="only the session's generated title says so")
-            found = (which, text)
-            break
+    holders = [k for k, (_w, _n, text) in enumerate(texts) if all(p in text for p in pieces)]
+    # What was run or written wins over an output that echoes it (a traceback, a file read).
+    holders.sort(key=lambda k: texts[k][0] != "input")
+    for k in holders:
+        which, _name, text = texts[k]
+        if which == "input":  # what was run: a tool line, even if its output echoes it
+            failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
+                                if w in ("output", "error")), None) == "error"
+            return Verdict(False, "tool_line", speaker="tool", detail=(
+                "only what a tool was given (a command, a file written) says so"),
+                hint="corrected_later" if failed_next else None,
+                hint_detail="the call it was part of failed" if failed_next else "")
+        if which == "summary":
+            return Verdict(False, "summary_only", speaker="tool",
+                           detail="only the session's generated title says so")
+        found = (which, text)
+        break
     if found is None:
         if len(pieces) > 1 and all(any(p in t for _, _, t in _tool_norm(tool_texts))
                                    for p in pieces):

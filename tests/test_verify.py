@@ -452,3 +452,39 @@ def test_a_refuted_step_and_a_fix_that_still_fails() -> None:
     got = verify("The login redirect loop in auth/session.py is fixed.",
                  "The login redirect loop in auth/session.py is fixed now.", fixed)
     assert got.hint == "corrected_later"
+
+
+def test_a_quote_only_a_tool_printed_is_in_the_transcript() -> None:
+    """The conversation lacks it, a tool's output has it: supported, said by the tool;
+    a changed number there is still known wrong; a quote of what was run is a tool line,
+    with a hint when that call then failed."""
+    outputs = [
+        ("input", "Bash", "cat package.json"),
+        ("output", "Bash", '{\n  "name": "slopus",\n  "version": "0.1.4",\n  "license": "MIT"\n}'),
+        ("input", "Bash", "python3 -c 'from app.db import Session; print(Session)'"),
+        ("error", "Bash", "ModuleNotFoundError: No module named 'app'"),
+    ]
+    ok = verify("The package is named slopus.", '"name": "slopus",', CHAT, tool_texts=outputs)
+    assert (ok.supported, ok.speaker, ok.hint) == (True, "tool", "too_short")
+    bad = verify("The package is at version 0.4.1.", '"version": "0.1.4",', CHAT,
+                 tool_texts=outputs)
+    assert (bad.supported, bad.check) == (False, "number_mismatch")
+    ran = verify("from app.db import Session works from the repo root.",
+                 "from app.db import Session", CHAT, tool_texts=outputs)
+    assert (ran.supported, ran.check, ran.hint) == (False, "tool_line", "corrected_later")
+    assert verify("x", "never printed by anything at all", CHAT,
+                  tool_texts=outputs).check == "not_found"
+
+
+def test_a_quote_inside_a_failure_stated_as_the_way_is_a_hint() -> None:
+    turns = convo(("call", "Bash: ./monitor-build.sh"),
+                  ("fail", "Exit code 127 · /bin/sh: ./monitor-build.sh: No such file or "
+                           "directory"))
+    # A fact that says it failed, from the same line, is what the line says.
+    failed = verify("./monitor-build.sh is missing: No such file on the runner.",
+                    "/bin/sh: ./monitor-build.sh", turns)
+    assert failed.hint != "corrected_later"
+    stated = verify("Build progress is watched with ./monitor-build.sh on the runner.",
+                    "/bin/sh: ./monitor-build.sh", turns)
+    assert (stated.supported, stated.hint) == (True, "corrected_later")
+    assert "No such file" in stated.hint_detail or "no such file" in stated.hint_detail
