@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/ beside the package
 
-from bench.eval.sections import heldout  # noqa: E402
+from bench.eval.sections import heldout
 
 
 def _line(role: str, content: str) -> str:
