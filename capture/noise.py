@@ -114,17 +114,33 @@ OUTPUT_LINES = 3
 _OUTPUT_SCAN = 64_000
 
 
+# Every pattern above holds one of these literally.
+_CUES = ("rror", "RROR", "atal", "ATAL", "panic", "FAIL", "Traceback", "E  ", "egmentation",
+         "not found", "o such file", "nvalid option", "nrecognized option", "denied",
+         "failed", "errors", "xit code", "xit status")
+_OUTPUT_ERROR_M = re.compile(_OUTPUT_ERROR.pattern, re.M)
+
+
 def output_errors(body: str) -> list[str]:
-    """Up to OUTPUT_LINES distinct lines of a successful result that name an error."""
+    """Up to OUTPUT_LINES distinct lines of a successful result that name an error (one
+    pass over the whole text: most results have none)."""
     if len(body) > _OUTPUT_SCAN:
         body = body[: _OUTPUT_SCAN // 2] + "\n" + body[-_OUTPUT_SCAN // 2:]
+    if not any(k in body for k in _CUES):  # memchr-fast: most outputs name no error
+        return []
     out: list[str] = []
-    for raw in strip_ansi(body).split("\n"):
-        line = raw.strip(" \t┃│|")
-        if len(line) >= 4 and _OUTPUT_ERROR.search(line) and not line.startswith(("#", "//")):
+    pos = 0
+    while len(out) < OUTPUT_LINES:
+        m = _OUTPUT_ERROR_M.search(body, pos)
+        if m is None:
+            break
+        start = body.rfind("\n", 0, m.start()) + 1
+        end = body.find("\n", m.end())
+        end = len(body) if end < 0 else end
+        pos = end + 1
+        line = strip_ansi(body[start:end]).strip(" \t┃│|")
+        if len(line) >= 4 and not line.startswith(("#", "//")):
             short = " ".join(line.split())[:200]
             if short not in out:
                 out.append(short)
-                if len(out) >= OUTPUT_LINES:
-                    break
     return out

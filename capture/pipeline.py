@@ -101,7 +101,9 @@ class _Sent:
         return "\n\n".join(self.windows)
 
 
-def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent:
+def _prepare(
+    path: str, start: int, window_chars: int, send_ratio: int, *, tool_texts: bool = False
+) -> _Sent:
     """Read and condense, drop the characters a terminal does not show (the model must
     read what a person can: reviewer/sanitize/visible.py; also rejoins a token split by a
     zero-width character), then redact each turn BEFORE windows are cut (a secret is never
@@ -109,7 +111,7 @@ def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent
     window again for good measure. OSError propagates."""
     # The turns only: `condense_file` would also render the whole text and cut windows
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
-    read, stats, end = read_turns(path, start, max_chars=job_chars())
+    read, stats, end = read_turns(path, start, max_chars=job_chars(), tool_texts=tool_texts)
     turns = redact_turns([
         dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
         for t in read
@@ -243,7 +245,8 @@ def process(
         queue.fail(conn, job.id, str(exc))
         return Outcome(job.id, "failed", error=str(exc))
     try:
-        sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars, cfg.send_ratio)
+        sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars, cfg.send_ratio,
+                        tool_texts=True)
     except OSError as exc:
         reason = f"transcript unreadable: {job.transcript_path}: {exc.strerror or exc}"
         queue.fail(conn, job.id, reason)

@@ -741,7 +741,7 @@ TOOL_TEXT_EACH = 20_000  # of one input or output
 
 def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
     """Remember what a tool was given or gave back, bounded (see ReadStats.tool_texts)."""
-    if not text.strip() or st.tool_chars >= TOOL_TEXT_CHARS:
+    if st.tool_chars >= TOOL_TEXT_CHARS or not text.strip():
         return
     if len(text) > TOOL_TEXT_EACH:
         text = text[: TOOL_TEXT_EACH // 2] + "\n" + text[-TOOL_TEXT_EACH // 2:]
@@ -850,7 +850,8 @@ def _record_turns(
                     st.tools[tid] = name
                 key = "u:" + (tid if isinstance(tid, str) else repr(b.get("input"))[:200])
                 if st.first_time(msg_id, key):
-                    _keep_tool_text(st, "input", name, _input_text(b.get("input")))
+                    if st.tool_chars < TOOL_TEXT_CHARS:
+                        _keep_tool_text(st, "input", name, _input_text(b.get("input")))
                     if name == "Bash" and isinstance(tid, str) and reads_files(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
@@ -1080,8 +1081,12 @@ def read_turns(
     include_sidechains: bool = False,
     first_line: int | None = None,
     max_chars: int | None = None,
+    tool_texts: bool = False,
 ) -> tuple[list[Turn], ReadStats, int]:
     """Read the conversation from byte `start`; return (turns, stats, end_offset).
+
+    With `tool_texts`, what tools were given and gave back is kept in
+    `stats.tool_texts` for the verifier (the worker's path; `preview` needs none).
 
     With `max_chars`, stop after the line whose turns reach that much text (`stats.more`
     then says the file goes on from `end_offset`): what one job holds stays bounded.
@@ -1097,6 +1102,8 @@ def read_turns(
     stats = ReadStats()
     turns: list[Turn] = []
     st = _State()
+    if not tool_texts:
+        st.tool_chars = TOOL_TEXT_CHARS  # full from the start: nothing is kept
     dropped = stats.dropped
     chars = 0
     lines = _iter_lines(path, start, stats, first_line)

@@ -14,6 +14,7 @@ from typing import Any
 
 WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
 DEFS_BYTES = 500  # the definitions a code change touches, at most
+DEFS_SCAN = 20_000  # of a code body, only this much is searched for them
 _DOC_EXT = (
     ".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json",
     ".jsonc", ".ini", ".cfg", ".conf", ".env", ".example", ".properties", ".mdc",
@@ -22,11 +23,11 @@ _DOC_EXT = (
 _DOC_NAMES = ("makefile", "dockerfile", "justfile", "procfile", "gemfile", "brewfile",
               "codeowners", "license", "readme")
 _DEF = re.compile(
-    r"^[ \t]*(?:export\s+(?:default\s+)?)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?(?:static\s+)?"
+    r"(?:export\s+(?:default\s+)?)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?(?:static\s+)?"
     r"(?:def|class|function|fn|func|interface|type|struct|enum|trait|impl|module|defmodule"
     r"|defp?|const|let|var|macro_rules!)\s+[\w$.:<>]+[^\n]{0,80}",
-    re.M,
 )
+_DEF_START = frozenset("edcfilmtsvpa")  # first letters of the words above
 _HEREDOC = re.compile(
     r"(?:(?:>>?|\btee(?:\s+-a)?)\s*['\"]?(?P<a>[^\s<>|;&'\"]+)['\"]?\s*<<-?\s*['\"]?(?P<w1>\w+)"
     r"|<<-?\s*['\"]?(?P<w2>\w+)['\"]?\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*['\"]?"
@@ -63,7 +64,11 @@ def describe(path: str, body: str) -> str:
         return cut_middle(body, WRITTEN_BYTES)
     defs: list[str] = []
     size = 0
-    for m in _DEF.finditer(body):
+    for raw in body[:DEFS_SCAN].split("\n"):
+        stripped = raw.lstrip()
+        m = _DEF.match(stripped) if stripped[:1] in _DEF_START else None
+        if m is None:
+            continue
         line = " ".join(m.group().split())
         if line in defs:
             continue

@@ -123,7 +123,7 @@ def _prepared(path: str) -> Any:
     from reviewer.config import Config
 
     cfg = Config()
-    return _prepare(path, 0, cfg.window_chars, cfg.send_ratio)
+    return _prepare(path, 0, cfg.window_chars, cfg.send_ratio, tool_texts=True)
 
 
 def _norm(text: str) -> str:
