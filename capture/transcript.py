@@ -38,7 +38,7 @@ from capture.noise import (
     task_outcome,
     terminal_command,
 )
-from capture.written import cut_middle, heredoc_files, written_detail
+from capture.written import cut_middle, heredoc_files, is_doc, written_detail
 
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
@@ -765,7 +765,7 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "last_queued", "looks", "pull_back", "queued", "seen",
+    __slots__ = ("details", "last_queued", "looks", "pull_back", "queued", "reads", "seen",
                  "tool_chars", "tool_texts", "tools")
 
     def __init__(self) -> None:
@@ -773,6 +773,7 @@ class _State:
         self.tool_texts: list[tuple[str, str, str]] = []
         self.tool_chars = 0
         self.looks: set[str] = set()  # ids of read-only shell calls
+        self.reads: dict[str, str] = {}  # Read calls' ids → the file read
         self.seen: dict[str, set[str]] = {}
         # Prompts already kept from `queue-operation` records, by text: the same words
         # may come again as a user record once the queue is drained.
@@ -852,6 +853,8 @@ def _record_turns(
                 if st.first_time(msg_id, key):
                     if st.tool_chars < TOOL_TEXT_CHARS:
                         _keep_tool_text(st, "input", name, _input_text(b.get("input")))
+                    if name == "Read" and isinstance(tid, str):
+                        st.reads[tid] = _s(b.get("input") or {}, "file_path")
                     if name == "Bash" and isinstance(tid, str) and reads_files(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
@@ -914,6 +917,10 @@ def _record_turns(
                 # Exit 0, but the output names an error (a panic piped through `tee`).
                 turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
                                   offset, ts, name))
+            elif name == "Read" and (doc := _small_doc(body, st.reads.get(tid, ""))):
+                # A small document or config file read (package.json, a rules file):
+                # what it says is the project's own statement.
+                turns.append(Turn("user", "detail", doc, line, offset, ts, "Read"))
             elif name == "Bash" and (short := _short_output(body, st.looks, tid)):
                 # A command's short answer (`zfs list`, a status line) is a finding.
                 turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
@@ -948,6 +955,21 @@ _TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled"
 OUTPUT_PREFIX = "→ "  # a command's short output, hung under its call as a detail
 SHORT_OUTPUT_CHARS = 200  # a status line or two, not a listing
 SHORT_OUTPUT_LINES = 6
+
+
+READ_DOC_CHARS = 1500
+_READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
+
+
+def _small_doc(body: str, path: str) -> str:
+    """A small document or config file's text as Read returned it (line numbers gone),
+    under its path; "" for code, a large file or an error."""
+    if not path or not is_doc(path) or len(body) > READ_DOC_CHARS * 2:
+        return ""
+    text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
+    if not text or len(text) > READ_DOC_CHARS:
+        return ""
+    return f"{path.rsplit('/', 1)[-1]} reads:\n{text}"
 
 
 def _short_output(body: str, looks: set[str], tid: Any) -> str:

@@ -220,6 +220,8 @@ def speaker_of(turn: Turn) -> str:
         return "user"
     if turn.kind in ("tool_call", "tool_error"):
         return "tool"
+    if turn.kind == "detail" and turn.role == "user" and turn.tool in ("Bash", "Read"):
+        return "tool"  # a command's short output, a small file read
     return "assistant"
 
 

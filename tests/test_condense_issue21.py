@@ -111,3 +111,17 @@ def test_a_compaction_summary_takes_a_bounded_share() -> None:
     out = fit(turns, budget)
     (kept,) = [x for x in out if x.kind == "summary"]
     assert len(kept.text.encode()) <= budget // SUMMARY_SHARE + 10
+
+
+def test_a_small_config_read_is_sent_code_read_is_not(tmp_path: Path) -> None:
+    pkg = '     1→{\n     2→  "name": "slopus",\n     3→  "bin": {"happy": "./bin/happy"}\n     4→}'
+    path = write_jsonl(tmp_path / "r.jsonl", [
+        user("What is this package?"),
+        call("Read", {"file_path": "/r/package.json"}, "a", "m1"),
+        result(pkg, "a"),
+        call("Read", {"file_path": "/r/src/index.ts"}, "b", "m2"),
+        result("     1→export function main() {}", "b"),
+    ])
+    sent = render(fit(read_turns(path)[0], 100_000))
+    assert '"name": "slopus",' in sent and '"happy": "./bin/happy"' in sent
+    assert "1→" not in sent and "export function main" not in sent
