@@ -146,6 +146,8 @@ def run() -> list[Row]:
     lost: dict[str, list[str]] = defaultdict(list)
     missed: dict[str, list[str]] = defaultdict(list)
     wrong: dict[str, list[str]] = defaultdict(list)
+    # half → why → [candidates, flagged for that reason]: counts only, for both halves
+    per_why: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     rows: list[Row] = []
     for lf in files:
         data = json.loads(lf.read_text(encoding="utf-8"))
@@ -186,10 +188,13 @@ def run() -> list[Row]:
             named = {x for x in (vd.check, vd.hint) if x}
             if kind == "misleading":
                 t["misleading"] += 1
+                why = str(c.get("why", "?"))
+                per_why[half][why][0] += 1
                 if named:
                     t["flagged"] += 1
-                    if named & expected_checks(str(c.get("why", ""))):
+                    if named & expected_checks(why):
                         t["for its reason"] += 1
+                        per_why[half][why][1] += 1
                     else:
                         missed[half].append(f"{cid} as {'/'.join(sorted(named))}")
                 else:
@@ -228,6 +233,8 @@ def run() -> list[Row]:
             "wrongly flagged": f"{t['wrongly flagged']} ({_pct(t['wrongly flagged'], t['true'])})",
             "hinted": t["hinted"],
         }, "; ".join(notes)))
+        rows.append(Row(SECTION, f"{half} by why", {"half": half}, ", ".join(
+            f"{why} {k}/{n}" for why, (n, k) in sorted(per_why[half].items()))))
     return rows
 
 
