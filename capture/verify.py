@@ -59,7 +59,8 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A number alone or with its unit (`209s`, `48.7s`, `500ms`, `10x`, `4kb`): the unit is
 # not part of what is compared, the value is.
 _NUMBER = re.compile(r"(?:(?<=\bv)|(?<![\w.]))\d+(?:[.,:]\d+)*"
-                     r"(?=(?:ms|us|ns|s|sec|secs|m|min|mins|h|hr|hrs|d|x|k|kb|mb|gb|tb|px|%)?"
+                     r"(?![.,:]\d)(?=(?i:ms|us|ns|s|sec|secs|m|min|mins|h|hr|hrs|d|x|k|kb|mb|gb|tb|kib|mib|gib"
+                     r"|tib|g|t|b|px|w|kw|hz|khz|mhz|ghz|fps|rps|qps|rpm|%)?"
                      r"(?![\w]))")
 _PATH = re.compile(r"(?:~|\.{1,2})?/?[\w.@-]+(?:/[\w.@-]+)+/?")
 _DOTTED = re.compile(r"\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+\b")
@@ -821,6 +822,40 @@ def _tool_norm(tool_texts: Sequence[tuple[str, str, str]]) -> list[tuple[str, st
     return out
 
 
+def _changed_against(
+    fact: str, quote: str, text: str, pieces: list[str]
+) -> Verdict | None:
+    """What is known wrong about a quote found in a tool's text: words left out by its
+    "…", a negation flipped, a number or name the fact changed."""
+    at = text.find(pieces[0])
+    for a, b in pairwise(pieces):
+        start = text.find(a, at)
+        end = text.find(b, start + len(a)) if start >= 0 else -1
+        if start < 0 or end < 0:
+            break
+        gap = text[start + len(a): end]
+        if dropped_words(gap):
+            return Verdict(False, "elision", speaker="tool",
+                           detail="the “…” leaves words out of a tool's output")
+        at = end
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        return Verdict(False, "negation_flip", speaker="tool",
+                       detail="the fact says the opposite of its quote")
+    first = text.find(pieces[0])
+    near = text[max(0, first - 600): first + len(quote) + 600]
+    idents, nums = missing_terms(fact, near)
+    if nums:
+        return Verdict(False, "number_mismatch", speaker="tool",
+                       detail="not near the quote: " + ", ".join(nums))
+    if idents and not any(i in text for i in (normalise(x) for x in idents)):
+        nowhere = missing_terms(" ".join(idents), "\n".join(t for _, _, t in _TOOL_NORM[0][1])
+                                if _TOOL_NORM else "")[0]
+        if nowhere:
+            return Verdict(False, "identifier_missing", speaker="tool",
+                           detail="not in the session: " + ", ".join(nowhere))
+    return None
+
+
 def _from_tools(
     fact: str, quote: str, tool_texts: Sequence[tuple[str, str, str]]
 ) -> Verdict | None:
@@ -836,6 +871,9 @@ def _from_tools(
     holders.sort(key=lambda k: texts[k][0] != "input")
     for k in holders:
         which, _name, text = texts[k]
+        changed = _changed_against(fact, quote, text, pieces)
+        if changed is not None:
+            return changed
         if which == "input":  # what was run: a tool line, even if its output echoes it
             failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
                                 if w in ("output", "error")), None) == "error"

@@ -488,3 +488,17 @@ def test_a_quote_inside_a_failure_stated_as_the_way_is_a_hint() -> None:
                     "/bin/sh: ./monitor-build.sh", turns)
     assert (stated.supported, stated.hint) == (True, "corrected_later")
     assert "No such file" in stated.hint_detail or "no such file" in stated.hint_detail
+
+
+def test_units_in_any_case_and_an_elision_inside_a_tool_output() -> None:
+    assert v.numbers("The venv was 4.2G; / is 32G with 785M free, limit 100.00 MB") == [
+        "100.00", "32", "4.2", "785"]
+    outputs = [("output", "Bash", "Filesystem Size Used\n/cow 32G 31G 785M 98% /\n"
+                "warning: the overlay is not resizable at runtime")]
+    got = verify("The overlay is resizable at runtime.",
+                 "warning: the overlay is … resizable at runtime", CHAT, tool_texts=outputs)
+    assert (got.supported, got.check) == (False, "elision")
+    ran = [("input", "Bash", "uv run pytest -x --tb=short"), ("output", "Bash", "1 passed")]
+    flag = verify("Tests run with uv run pytest -x --tb=long.", "uv run pytest -x --tb=short",
+                  CHAT, tool_texts=ran)
+    assert (flag.supported, flag.check) == (False, "identifier_missing")
