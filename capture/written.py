@@ -17,8 +17,14 @@ DEFS_BYTES = 500  # the definitions a code change touches, at most
 DEFS_SCAN = 20_000  # of a code body, only this much is searched for them
 _DOC_EXT = (
     ".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json",
-    ".jsonc", ".ini", ".cfg", ".conf", ".env", ".example", ".properties", ".mdc",
-    ".gitignore", ".dockerignore", ".editorconfig", ".npmrc", ".nvmrc", ".tool-versions",
+    ".jsonc", ".ini", ".cfg", ".conf", ".example", ".sample", ".template", ".properties",
+    ".mdc", ".gitignore", ".dockerignore", ".editorconfig", ".nvmrc", ".tool-versions",
+)
+# Files that hold secrets by their nature: never kept, whatever redaction would catch.
+_SECRET_NAME = re.compile(
+    r"(?i)^(?:\.env(?!\.(?:example|sample|template)$)(?:\..*)?|\.npmrc|\.pypirc|\.netrc"
+    r"|\.pgpass|\.htpasswd|id_[a-z0-9]+|.*\.(?:pem|key|p12|pfx|keystore|jks)"
+    r"|.*(?:secret|credential|password|token)s?(?:\..*)?)$"
 )
 _DOC_NAMES = ("makefile", "dockerfile", "justfile", "procfile", "gemfile", "brewfile",
               "codeowners", "license", "readme")
@@ -38,7 +44,9 @@ _HEREDOC = re.compile(
 def is_doc(path: str) -> bool:
     """A document, rule or config file (kept whole), not code."""
     name = path.rsplit("/", 1)[-1].casefold()
-    return name.endswith(_DOC_EXT) or name in _DOC_NAMES or name.startswith(".env")
+    if _SECRET_NAME.match(name):
+        return False
+    return name.endswith(_DOC_EXT) or name in _DOC_NAMES
 
 
 def cut_middle(text: str, limit: int) -> str:
@@ -58,7 +66,7 @@ def cut_middle(text: str, limit: int) -> str:
 
 def describe(path: str, body: str) -> str:
     """A written file's body as worth sending: a doc whole, code by its definitions."""
-    if not body.strip():
+    if not body.strip() or _SECRET_NAME.match(path.rsplit("/", 1)[-1]):
         return ""
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)

@@ -125,3 +125,23 @@ def test_a_small_config_read_is_sent_code_read_is_not(tmp_path: Path) -> None:
     sent = render(fit(read_turns(path)[0], 100_000))
     assert '"name": "slopus",' in sent and '"happy": "./bin/happy"' in sent
     assert "1→" not in sent and "export function main" not in sent
+
+
+def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
+    """A .env written or read is not a document: its body never goes out, even where no
+    redaction rule would recognise a value."""
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        user("Set up the env."),
+        call("Write", {"file_path": "/r/.env", "content": "DB_PASS=hunter2horse\n"}, "a", "m1"),
+        result("ok", "a"),
+        call("Bash", {"command": "cat > .env.local <<'EOF'\nADMIN_PIN=884412\nEOF"}, "b", "m2"),
+        result("", "b"),
+        call("Read", {"file_path": "/r/.npmrc"}, "c", "m3"),
+        result("     1→//registry.npmjs.org/:_authToken=abc123plain", "c"),
+        call("Write", {"file_path": "/r/.env.example", "content": "DB_PASS=changeme\n"}, "d",
+             "m4"),
+        result("ok", "d"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "hunter2horse" not in sent and "884412" not in sent and "abc123plain" not in sent
+    assert "DB_PASS=changeme" in sent  # an example file is a document

@@ -172,3 +172,23 @@ def test_a_suspicion_is_stored_and_listed_not_a_verdict(
                           timeout=120, check=True)
     (listed,) = json.loads(done.stdout)
     assert listed["hint"] == row["verify_hint"] and listed["check"] is None
+
+
+def test_the_tui_bar_counts_waiting_sessions_and_names_the_step(
+    home: Path, repo: Path, session: Path
+) -> None:
+    from reviewer.store import db
+    from reviewer.tui.rows import queue_counts
+    from reviewer.tui.triage import Counts
+    from reviewer.tui.widgets.status_bar import counts_content
+
+    enqueue(session, repo)
+    assert worker.run(once=True) == 0
+    conn = db.connect()
+    try:
+        jobs = queue_counts(conn)
+    finally:
+        conn.close()
+    assert jobs["waiting_for_model"] == 1 and jobs["queued"] == 1
+    bar = counts_content(Counts(), queued=jobs["queued"], waiting=jobs["waiting_for_model"])
+    assert "1 wait for a model: sign in to Claude Code or set ANTHROPIC_API_KEY" in bar.plain
