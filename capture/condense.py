@@ -174,8 +174,16 @@ def excerpt(
         raise IndexError(f"turn index {index} out of range (0..{len(turns) - 1})")
     center = _truncate(render_turn(turns[index]), max(max_chars, 80))
     left = max_chars - len(center)
-    lo = max(0, index - max(0, before))
-    hi = min(len(turns), index + max(0, after) + 1)
+    # A detail (a body written, a doc read, a commit message) hangs under its call: it
+    # does not use up a neighbour's place.
+    lo, n = index, 0
+    while lo > 0 and n < max(0, before):
+        lo -= 1
+        n += turns[lo].kind != "detail"
+    hi, n = index + 1, 0
+    while hi < len(turns) and n < max(0, after):
+        n += turns[hi].kind != "detail"
+        hi += 1
     # Nearest neighbours first, alternating before/after.
     order = sorted(
         (i for i in range(lo, hi) if i != index), key=lambda i: (abs(i - index), i > index)
