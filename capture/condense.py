@@ -16,7 +16,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from capture.transcript import ReadStats, Turn, read_turns
+from capture.transcript import OUTPUT_ERROR, ReadStats, Turn, read_turns
 
 CONTINUED = "[… continued: this part follows earlier parts of the same session …]"
 CONTINUES = "[… the session continues in the next part …]"
@@ -51,6 +51,9 @@ def render_turn(turn: Turn) -> str:
     tool = turn.tool or "Tool"
     if turn.text == _REJECTED:
         return f"  ! {tool} rejected by the user"
+    if turn.text.startswith(OUTPUT_ERROR):  # exit 0, but its output names an error
+        return f"  ! {tool} exited 0, but printed: " + turn.text[len(OUTPUT_ERROR):].replace(
+            "\n", "\n" + ERROR_PREFIX)
     return f"  ! {tool} failed: " + turn.text.replace("\n", "\n" + ERROR_PREFIX)
 
 
@@ -76,7 +79,7 @@ def _truncate(text: str, limit: int) -> str:
     # The marker's length depends on the number it shows; size it for the worst case.
     marker_room = len(_ELIDED.format(n=len(text)))
     keep = max(0, limit - marker_room)
-    head = keep * 2 // 3
+    head = keep // 3  # the end holds the conclusion: it gets the larger part
     tail = keep - head
     cut = len(text) - head - tail
     out = text[:head] + _ELIDED.format(n=cut) + (text[len(text) - tail :] if tail else "")
@@ -171,8 +174,16 @@ def excerpt(
         raise IndexError(f"turn index {index} out of range (0..{len(turns) - 1})")
     center = _truncate(render_turn(turns[index]), max(max_chars, 80))
     left = max_chars - len(center)
-    lo = max(0, index - max(0, before))
-    hi = min(len(turns), index + max(0, after) + 1)
+    # A detail (a body written, a doc read, a commit message) hangs under its call: it
+    # does not use up a neighbour's place.
+    lo, n = index, 0
+    while lo > 0 and n < max(0, before):
+        lo -= 1
+        n += turns[lo].kind != "detail"
+    hi, n = index + 1, 0
+    while hi < len(turns) and n < max(0, after):
+        n += turns[hi].kind != "detail"
+        hi += 1
     # Nearest neighbours first, alternating before/after.
     order = sorted(
         (i for i in range(lo, hi) if i != index), key=lambda i: (abs(i - index), i > index)

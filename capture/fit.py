@@ -36,7 +36,8 @@ import dataclasses
 import re
 
 from capture.condense import render
-from capture.transcript import Turn, is_key_line
+from capture.noise import read_only
+from capture.transcript import OUTPUT_PREFIX, Turn, is_key_line
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -48,6 +49,7 @@ SUMMARY_MIN = 600  # a compaction summary shorter than this says too little to s
 SHAREABLE = ("prose", "detail")  # the texts cut to an equal share
 CUT = " […]"  # marks a shortened text (grounding and excerpts look past it)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
+_WORDS = re.compile(r"[\w./-]+")
 
 
 def budget_for(source_bytes: int, ratio: int) -> int | None:
@@ -59,19 +61,33 @@ def budget_for(source_bytes: int, ratio: int) -> int | None:
 
 def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     """The turns, shed and shortened in the order above until `render` fits max_bytes."""
-    if max_bytes is None or _size(turns) <= max_bytes:
-        return turns
-    turns = _fit_summaries(turns, max_bytes)
-    if _size(turns) <= max_bytes:
+    if max_bytes is None:
         return turns
     # Narration is known while every call is in place; kept by identity, and the dict
     # holds each turn so that no id is reused by a new object during the fit.
     narration = {id(turns[i]): turns[i] for i in _narration(turns)}
     retries = {id(turns[i]): turns[i] for i in _retries(turns)}
-    turns = [t for t in turns if not (t.kind == "tool_call" and t.tool in LOOKUPS)]
+    # Looks (Read, Grep, `cat`, `ls`, `git log`) go whatever the room: a quarter to half
+    # of what was sent, saying nothing durable (issue 21).
+    turns = [t for t in turns if not _look(t)]
+    turns = _bound_summaries(turns, max_bytes)
+    if _size(turns) <= max_bytes:
+        return turns
+    turns = _fit_summaries(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
     turns = _shorten_narration(turns, max_bytes, narration)
+    if _size(turns) <= max_bytes:
+        return turns
+    turns = _older_versions(turns, max_bytes)
+    if _size(turns) <= max_bytes:
+        return turns
+    turns = _shorten_written(turns, max_bytes)
+    if _size(turns) <= max_bytes:
+        return turns
+    # Still over: what was written or reported by a subagent goes before the prose is
+    # cut below a paragraph (the session's own words come first).
+    turns = [t for t in turns if not _written(t)]
     if _size(turns) <= max_bytes:
         return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
@@ -96,6 +112,82 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [t for t in turns if id(t) not in narration and id(t) not in retries]
     rest = [t for t in turns if t.kind not in SHAREABLE]
     return _share_prose(turns, max_bytes, 0) or _drop_headless(rest)
+
+
+def _look(t: Turn) -> bool:
+    """A successful call that only read: a lookup tool, or a read-only shell command."""
+    if t.kind != "tool_call":
+        return False
+    if t.tool in LOOKUPS:
+        return True
+    return t.tool == "Bash" and t.text.startswith("Bash: ") and not t.text.endswith("…") \
+        and read_only(t.text[6:])
+
+
+SUMMARY_SHARE = 8  # a compaction summary takes at most 1/8 of the budget (one took 15%)
+WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+REPORTERS = frozenset({"Task", "Agent", "Read"})  # a report, a small doc read
+WRITTEN_SHARE = 480  # a written file's body when the room is short (then shared as prose)
+SAME_THING = 0.5  # share of words two texts have in common to describe the same thing
+
+
+def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """Each compaction summary cut to its share of the budget, the end kept."""
+    cap = max(SUMMARY_MIN, max_bytes // SUMMARY_SHARE)
+    return [_cut(t, _middle(t.text, cap)) if t.kind == "summary" and _bytes(t.text) > cap
+            else t for t in turns]
+
+
+def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """What a Write/Edit carried cut to WRITTEN_SHARE bytes (head and end), longest
+    first, until the text fits."""
+    out = list(turns)
+    over = _size(out) - max_bytes
+    order = sorted((i for i, t in enumerate(out) if _written(t)
+                    and _bytes(t.text) > WRITTEN_SHARE), key=lambda i: -_bytes(out[i].text))
+    for i in order:
+        if over <= 0:
+            break
+        short = _cut(out[i], _middle(out[i].text, WRITTEN_SHARE))
+        over -= _bytes(out[i].text) - _bytes(short.text)
+        out[i] = short
+    return out
+
+
+def _written(t: Turn) -> bool:
+    """A Write/Edit body, a subagent's report or a command's short output, hung under its
+    call."""
+    return t.kind == "detail" and (t.tool in WRITERS | REPORTERS
+                                   or t.text.startswith(OUTPUT_PREFIX))
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORDS.findall(text.casefold()) if len(w) > 3}
+
+
+def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """When the assistant describes the same thing again later (a design, a change log),
+    the latest description wins: an earlier one that shares most of its words with a
+    later, at least as long one is cut to its first sentence, oldest first."""
+    prose = [i for i, t in enumerate(turns) if t.kind == "prose" and _bytes(t.text) > GOOD_SHARE]
+    words = {i: _content_words(turns[i].text) for i in prose}
+    out = list(turns)
+    over = _size(out) - max_bytes
+    for n, i in enumerate(prose):
+        if over <= 0:
+            break
+        mine = words[i]
+        if not mine:
+            continue
+        for j in prose[n + 1:]:
+            later = words[j]
+            if len(mine & later) >= SAME_THING * min(len(mine), len(later)) and \
+                    _bytes(turns[j].text) * 2 >= _bytes(turns[i].text):
+                short = _cut(out[i], _first_sentence(out[i].text))
+                over -= _bytes(out[i].text) - _bytes(short.text)
+                out[i] = short
+                break
+    return out
 
 
 def _drop_headless(turns: list[Turn]) -> list[Turn]:
@@ -227,7 +319,7 @@ def _share_prose(
     for i in prose:
         text = out[i].text
         if _bytes(text) > share:
-            out[i] = _cut(out[i], _head(text, share))
+            out[i] = _cut(out[i], _middle(text, share))
     out = [t for t in out if t.kind not in SHAREABLE or t.text != CUT.strip()]
     return out if _size(out) <= max_bytes or not must_fit else None
 
@@ -237,6 +329,31 @@ def _head(text: str, limit: int) -> str:
     head = text.encode("utf-8", "surrogatepass")[: max(0, limit)].decode("utf-8", "ignore")
     space = head.rfind(" ", len(head) // 2)
     return (head[:space] if space > 0 else head).rstrip()
+
+
+_MID = " […] "
+
+
+def _middle(text: str, limit: int) -> str:
+    """At most `limit` bytes of `text`: its opening and, larger, its end (where a
+    message's conclusion, a list's last items, the fix command sit), the middle marked
+    cut. Too little room for both: the opening alone."""
+    if _bytes(text) <= limit:
+        return text
+    if limit < 3 * GOOD_SHARE // 2:
+        return _head(text, limit)
+    room = limit - _bytes(_MID) - _bytes(CUT)
+    head = _head(text, room // 3)
+    tail = _tail(text, room - _bytes(head))
+    return head + _MID + tail if tail else head
+
+
+def _tail(text: str, limit: int) -> str:
+    """At most `limit` bytes of the end of `text`, started at a word boundary."""
+    raw = text.encode("utf-8", "surrogatepass")
+    tail = raw[max(0, len(raw) - max(0, limit)):].decode("utf-8", "ignore")
+    space = tail.find(" ", 0, len(tail) // 2)
+    return (tail[space + 1:] if space >= 0 else tail).lstrip()
 
 
 def _first_sentence(text: str) -> str:

@@ -92,13 +92,18 @@ class _Sent:
     end_offset: int
     long_lines: int = 0  # lines over the reader's cap, skipped unread
     more: bool = False  # stopped at job_chars(): the rest of the file is a follow-up job
+    # What tools were given and gave back (never sent): where the verifier looks for a
+    # quote the conversation lacks. Not redacted: nothing of it is stored or shown.
+    tool_texts: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return "\n\n".join(self.windows)
 
 
-def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent:
+def _prepare(
+    path: str, start: int, window_chars: int, send_ratio: int, *, tool_texts: bool = False
+) -> _Sent:
     """Read and condense, drop the characters a terminal does not show (the model must
     read what a person can: reviewer/sanitize/visible.py; also rejoins a token split by a
     zero-width character), then redact each turn BEFORE windows are cut (a secret is never
@@ -106,14 +111,14 @@ def _prepare(path: str, start: int, window_chars: int, send_ratio: int) -> _Sent
     window again for good measure. OSError propagates."""
     # The turns only: `condense_file` would also render the whole text and cut windows
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
-    read, stats, end = read_turns(path, start, max_chars=job_chars())
+    read, stats, end = read_turns(path, start, max_chars=job_chars(), tool_texts=tool_texts)
     turns = redact_turns([
         dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
         for t in read
     ])
     sent = fit(turns, budget_for(stats.bytes_read, send_ratio))
     windows = [redact(w) for w in split_windows(sent, window_chars)]
-    return _Sent(turns, windows, end, stats.long_lines, stats.more)
+    return _Sent(turns, windows, end, stats.long_lines, stats.more, stats.tool_texts)
 
 
 def job_chars() -> int:
@@ -228,9 +233,10 @@ def process(
 
     Unexpected exceptions propagate (the worker requeues the job and logs the traceback).
     """
-    from capture.extractors import UnknownExtractor, choose
+    from capture.extractors import UnknownExtractor, choose, resolve
 
     try:
+        waits = resolve(cfg, extractor, api_key=api_key).waiting
         chosen = choose(
             cfg, extractor, api_key=api_key, base_url=base_url, http_client=http_client
         )
@@ -240,17 +246,18 @@ def process(
     # Every value redacted from here on is remembered: a careless model may repeat one
     # without the words that gave it away, and the store's door hides it there too.
     with collecting() as found:
-        return _process(store, conn, job, cfg, chosen, found)
+        return _process(store, conn, job, cfg, chosen, found, waits=waits)
 
 
 def _process(
     store: Store, conn: sqlite3.Connection, job: queue.Claimed, cfg: Config, chosen: Any,
-    found: set[str],
+    found: set[str], *, waits: bool = False,
 ) -> Outcome:
     from capture.extractors.base import ExtractionError, Request
 
     try:
-        sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars, cfg.send_ratio)
+        sent = _prepare(job.transcript_path, job.start_cursor, cfg.window_chars, cfg.send_ratio,
+                        tool_texts=True)
     except OSError as exc:
         reason = f"transcript unreadable: {job.transcript_path}: {exc.strerror or exc}"
         queue.fail(conn, job.id, reason)
@@ -267,6 +274,8 @@ def _process(
         store.record_extraction(job.id, [], [], redacted=found, end_cursor=sent.end_offset)
         return Outcome(job.id, "done")
 
+    if waits:
+        return _stage_and_wait(store, conn, job, sent, chosen, found)
     why_not = chosen.unavailable()
     if why_not:
         queue.requeue(conn, job.id, why_not, delay=0, count_attempt=False)
@@ -330,6 +339,30 @@ def _process(
     )
     if sent.more:
         _follow_up(conn, job, sent.end_offset)
+    return out
+
+
+def _stage_and_wait(
+    store: Store, conn: sqlite3.Connection, job: queue.Claimed, sent: _Sent, rules: Any,
+    found: set[str] | None = None,
+) -> Outcome:
+    """No model can run (issue 21): the rules stage what they find now, and the job stays
+    queued for a model, which reads the whole session once it can (the rules' facts are
+    then among the known facts it is told of, and same-text repeats merge). Each pass
+    stages only what is new: the store keeps one fact per (job, text), and a repeat of a
+    staged fact is not counted as seen again."""
+    from capture.extractors.base import Request
+    from reviewer.store import waiting
+
+    result = rules.extract(Request(sent.windows, sent.turns))
+    out = Outcome(job.id, "queued")
+    new = _triage(store, job, sent, result.candidates, rules.source, result.model, out)
+    out.new_ids = store.record_extraction(job.id, new, redacted=found or (),
+                                          end_cursor=sent.end_offset, model=result.model,
+                                          finish=False)
+    out.seen_again = []
+    out.error = waiting.reason(waiting.staged(conn, job.id))
+    queue.requeue(conn, job.id, out.error, delay=waiting.RECHECK_SECONDS, count_attempt=False)
     return out
 
 
@@ -470,7 +503,8 @@ def _triage(
             missing.append(f)
         anchors.update(dict.fromkeys(missing))
         anchors = {f: anchors[f] for f in files}
-        verdict = verify(text, evidence, sent.turns, confidence=cand.confidence)
+        verdict = verify(text, evidence, sent.turns, confidence=cand.confidence,
+                         said_by=cand.source, tool_texts=sent.tool_texts)
         at = verdict.turn
         if at is None and evidence:
             at = find_turn(sent.turns, evidence)
@@ -487,6 +521,7 @@ def _triage(
                 context=context,
                 grounded=verdict.supported,
                 check=verdict.check,
+                hint=f"{verdict.hint}: {verdict.hint_detail}" if verdict.hint else None,
                 evidence_turn=verdict.turn,
                 evidence_speaker=verdict.speaker,
                 evidence_source=cand.source,

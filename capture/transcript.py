@@ -30,6 +30,16 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Literal
 
+from capture.noise import (
+    SIBLING,
+    output_errors,
+    reads_files,
+    strip_ansi,
+    task_outcome,
+    terminal_command,
+)
+from capture.written import cut_middle, heredoc_files, is_doc, written_detail
+
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
 #   question or to a plan); prose: assistant text; tool_call: one line per call;
@@ -69,6 +79,10 @@ class ReadStats:
     bytes_read: int = 0  # bytes consumed: end_offset - start
     pending_bytes: int = 0  # bytes of a cut-off last line left for a later read
     more: bool = False  # stopped at `max_chars`: complete lines remain after end_offset
+    # What tools were given and gave back, never sent: the verifier looks there for a quote
+    # the conversation lacks (issue 21: a quote from a tool's output is in the transcript).
+    # ("input" | "output", tool name, text), at most TOOL_TEXT_CHARS in all.
+    tool_texts: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- lines
@@ -407,6 +421,9 @@ def _one_line(text: str, limit: int) -> str:
 # --------------------------------------------------------------------------- tools
 
 _BASH_LIMIT = 160
+# A shell command's first line: long ones carry what the session did (a `sed -i` rule, a
+# `curl` with its flags); `capture.fit` sheds call lines before prose anyway.
+_COMMAND_LIMIT = 400
 _ERROR_LIMIT = 200
 _ARG_LIMIT = 120
 # For tools we do not know, the first of these arguments names what the call was about.
@@ -441,7 +458,7 @@ def tool_summary(name: str, inp: Any, cwd: str | None = None) -> str:
         if cwd and len(cwd) > 1:
             cmd = cmd.replace(cwd.rstrip("/") + "/", "")
         first, _, rest = cmd.partition("\n")
-        first = _one_line(first, _BASH_LIMIT)
+        first = _one_line(first, _COMMAND_LIMIT)
         if rest.strip() and not first.endswith("…"):
             first += " …"
         return f"Bash: {first}".rstrip()
@@ -718,20 +735,52 @@ def bash_detail(command: str) -> str:
 # --------------------------------------------------------------------------- records
 
 
+TOOL_TEXT_CHARS = 2 << 20  # all tool inputs and outputs kept for the verifier, at most
+TOOL_TEXT_EACH = 20_000  # of one input or output
+
+
+def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
+    """Remember what a tool was given or gave back, bounded (see ReadStats.tool_texts)."""
+    if st.tool_chars >= TOOL_TEXT_CHARS or not text.strip():
+        return
+    if len(text) > TOOL_TEXT_EACH:
+        text = text[: TOOL_TEXT_EACH // 2] + "\n" + text[-TOOL_TEXT_EACH // 2:]
+    st.tool_texts.append((which, name, text))
+    st.tool_chars += len(text)
+
+
+def _input_text(inp: Any) -> str:
+    """The string values a tool was given (a command, a file's new text), joined."""
+    if isinstance(inp, str):
+        return inp
+    if isinstance(inp, dict):
+        return "\n".join(t for t in (_input_text(v) for v in inp.values()) if t)
+    if isinstance(inp, list):
+        return "\n".join(t for t in (_input_text(v) for v in inp) if t)
+    return ""
+
+
 class _State:
     """Cross-line memory: tool names by id (an error names its tool), and what each
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "queued", "seen", "tools")
+    __slots__ = ("details", "last_queued", "looks", "pull_back", "queued", "reads", "seen",
+                 "tool_chars", "tool_texts", "tools")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
+        self.tool_texts: list[tuple[str, str, str]] = []
+        self.tool_chars = 0
+        self.looks: set[str] = set()  # ids of read-only shell calls
+        self.reads: dict[str, str] = {}  # Read calls' ids → the file read
         self.seen: dict[str, set[str]] = {}
         # Prompts already kept from `queue-operation` records, by text: the same words
         # may come again as a user record once the queue is drained.
         self.queued: Counter[str] = Counter()
         self.details: set[str] = set()  # a commit retried sends the same message again
+        self.last_queued: Turn | None = None  # the last prompt kept from the queue
+        self.pull_back = False  # a `remove` took `last_queued` back
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -802,6 +851,13 @@ def _record_turns(
                     st.tools[tid] = name
                 key = "u:" + (tid if isinstance(tid, str) else repr(b.get("input"))[:200])
                 if st.first_time(msg_id, key):
+                    if st.tool_chars < TOOL_TEXT_CHARS:
+                        _keep_tool_text(st, "input", name, _input_text(b.get("input")))
+                    if name == "Read" and isinstance(tid, str):
+                        st.reads[tid] = _s(b.get("input") or {}, "file_path")
+                    if name == "Bash" and isinstance(tid, str) and reads_files(
+                            _s(b.get("input") or {}, "command")):
+                        st.looks.add(tid)
                     text = tool_summary(name, b.get("input"), cwd)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
                     detail = _call_detail(name, b.get("input"))
@@ -824,8 +880,14 @@ def _record_turns(
         if btype == "text":
             text = b.get("text")
             if isinstance(text, str):
+                outcome = _task_turn(text, line, offset, ts)
+                if outcome is not None:
+                    turns.append(outcome)
+                    continue
                 text = clean_prompt(text)
-                if text and st.queued[text] > 0:
+                if text and terminal_command(text):
+                    reason = "terminal_command"  # /exit, /clear: steering, not words
+                elif text and st.queued[text] > 0:
                     st.queued[text] -= 1  # already kept when it was queued
                     reason = "queued_again"
                 elif text:
@@ -836,8 +898,11 @@ def _record_turns(
             tid = b.get("tool_use_id")
             name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
             body = _result_text(b.get("content"))
+            _keep_tool_text(st, "error" if b.get("is_error") is True else "output", name, body)
             if b.get("is_error") is True:
-                if body.startswith(_REJECTED):
+                if SIBLING in body[:300]:
+                    reason = "sibling_error"  # a parallel call cancelled: says nothing
+                elif body.startswith(_REJECTED):
                     turns.append(
                         Turn("user", "tool_error", "Rejected by the user.", line, offset, ts, name)
                     )
@@ -848,6 +913,22 @@ def _record_turns(
                 else:
                     text = _failure_lines(body)
                     turns.append(Turn("user", "tool_error", text, line, offset, ts, name))
+            elif name in _OUTPUT_CHECKED and (errs := output_errors(body)):
+                # Exit 0, but the output names an error (a panic piped through `tee`).
+                turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
+                                  offset, ts, name))
+            elif name == "Read" and (doc := _small_doc(body, st.reads.get(tid, ""))):
+                # A small document or config file read (package.json, a rules file):
+                # what it says is the project's own statement.
+                turns.append(Turn("user", "detail", doc, line, offset, ts, "Read"))
+            elif name == "Bash" and (short := _short_output(body, st.looks, tid)):
+                # A command's short answer (`zfs list`, a status line) is a finding.
+                turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
+            elif name in ("Task", "Agent") and body.strip():
+                # A subagent's report: what it found, in its own words (the end holds
+                # its conclusion), hung under the call as a detail.
+                turns.append(Turn("user", "detail", cut_middle(strip_ansi(body),
+                                  AGENT_REPORT_CHARS), line, offset, ts, name))
             elif name == "ExitPlanMode" and body.strip():
                 # The person's answer to a plan (approved; a rejection is an error above).
                 answer = _one_line(body.strip().partition("\n")[0], _ERROR_LINE_LIMIT)
@@ -865,15 +946,73 @@ def _record_turns(
     return turns, reason
 
 
+_OUTPUT_CHECKED = frozenset({"Bash", "BashOutput", "TaskOutput"})
+OUTPUT_ERROR = "exit 0 · "  # a successful result's error lines start with this
+AGENT_REPORT_CHARS = 1500
+_TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled")
+
+
+OUTPUT_PREFIX = "→ "  # a command's short output, hung under its call as a detail
+SHORT_OUTPUT_CHARS = 200  # a status line or two, not a listing
+SHORT_OUTPUT_LINES = 6
+
+
+READ_DOC_CHARS = 1500
+_READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
+
+
+def _small_doc(body: str, path: str) -> str:
+    """A small document or config file's text as Read returned it (line numbers gone),
+    under its path; "" for code, a large file or an error."""
+    if not path or not is_doc(path) or len(body) > READ_DOC_CHARS * 2:
+        return ""
+    text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
+    if not text or len(text) > READ_DOC_CHARS:
+        return ""
+    return f"{path.rsplit('/', 1)[-1]} reads:\n{text}"
+
+
+def _short_output(body: str, looks: set[str], tid: Any) -> str:
+    """The output of a command that changed or checked something, when it is short (the
+    output of a look at files, `cat` or `ls`, is not: it is what was read)."""
+    if tid in looks:
+        return ""
+    body = strip_ansi(body).strip()
+    if not body or len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
+        return ""
+    return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
+                     if ln.strip())
+
+
+def _task_turn(text: str, line: int, offset: int, ts: Any) -> Turn | None:
+    """A background task notification as its outcome: a failure is a `tool_error` of
+    the `Background` tool, a completion a call line (machine text either way)."""
+    if "<task-notification>" not in text:
+        return None
+    outcome = task_outcome(text)
+    if outcome is None:
+        return None
+    status, summary = outcome
+    said = summary or f"background task {status}"
+    if status in _TASK_FAILED or " failed" in summary:
+        return Turn("user", "tool_error", said, line, offset, ts, "Background")
+    return Turn("user", "tool_call", f"Background: {said}", line, offset, ts, "Background")
+
+
 def _call_detail(name: str, inp: Any) -> str:
     """The decision text a call carries (see Kind "detail"); "" for most calls."""
     if not isinstance(inp, dict):
         return ""
+    if name in ("Write", "Edit", "MultiEdit", "NotebookEdit"):
+        return written_detail(name, inp)
     if name == "ExitPlanMode":
         plan = _s(inp, "plan").strip()
         return _cap(plan, PLAN_BYTES) if "\n" in plan or len(plan) > _BASH_LIMIT else ""
     if name == "Bash":
-        return bash_detail(_s(inp, "command"))
+        command = _s(inp, "command")
+        decided = bash_detail(command)
+        wrote = heredoc_files(command[:_DETAIL_SCAN]) if "<<" in command else ""
+        return "\n".join(p for p in (decided, wrote) if p)
     if name.startswith("mcp__") and _TRACKER_TOOL_RE.search(name):
         # An issue tracker's MCP tool (GitHub, Linear, Jira…): what it was told to file.
         parts = [_s(inp, k).strip() for k in _TRACKER_FIELDS]
@@ -892,15 +1031,20 @@ def _queued_prompt(
     """A prompt typed while the assistant worked (Claude Code 2.1.x records it only as
     `queue-operation` / `enqueue` with `content`); background task notices queued the
     same way are machine text and `clean_prompt` drops them."""
+    if rec.get("operation") == "remove" and st.last_queued is not None:
+        st.pull_back = True  # the person took the last queued prompt back to edit it
+        return [], "queue-removed"
     if rec.get("operation") != "enqueue" or (rec.get("isSidechain") and not include_sidechains):
         return [], "queue-operation"
-    content = rec.get("content")
+    content = rec.get("content")  # a task notification queued comes again as a user record
     text = clean_prompt(content) if isinstance(content, str) else ""
-    if not text:
+    if not text or terminal_command(text):
         return [], "queue-operation"
     st.queued[text] += 1
     ts = rec.get("timestamp")
-    return [Turn("user", "prompt", text, line, offset, ts if isinstance(ts, str) else None)], ""
+    turn = Turn("user", "prompt", text, line, offset, ts if isinstance(ts, str) else None)
+    st.last_queued = turn
+    return [turn], ""
 
 
 SUMMARY_BYTES = 12_000  # cap before fitting; `capture.fit` sheds it first
@@ -959,8 +1103,12 @@ def read_turns(
     include_sidechains: bool = False,
     first_line: int | None = None,
     max_chars: int | None = None,
+    tool_texts: bool = False,
 ) -> tuple[list[Turn], ReadStats, int]:
     """Read the conversation from byte `start`; return (turns, stats, end_offset).
+
+    With `tool_texts`, what tools were given and gave back is kept in
+    `stats.tool_texts` for the verifier (the worker's path; `preview` needs none).
 
     With `max_chars`, stop after the line whose turns reach that much text (`stats.more`
     then says the file goes on from `end_offset`): what one job holds stays bounded.
@@ -976,6 +1124,8 @@ def read_turns(
     stats = ReadStats()
     turns: list[Turn] = []
     st = _State()
+    if not tool_texts:
+        st.tool_chars = TOOL_TEXT_CHARS  # full from the start: nothing is kept
     dropped = stats.dropped
     chars = 0
     lines = _iter_lines(path, start, stats, first_line)
@@ -986,16 +1136,22 @@ def read_turns(
         reason = _peek_drop(raw, include_sidechains)
         if reason is not None:
             dropped[reason] += 1
+            if reason == "summary" and len(raw) < 4096:  # a session's title: the verifier's
+                title = _parse(raw)
+                if isinstance(title, dict) and isinstance(title.get("summary"), str):
+                    _keep_tool_text(st, "summary", "", title["summary"])
             continue
         rec = _parse(raw)
         if not isinstance(rec, dict):
             stats.bad_lines += 1
             continue
         got, reason = _record_turns(rec, lineno, offset, st, include_sidechains)
+        if st.pull_back:
+            _pull_back(turns, st)
         if got:
             stats.kept += 1
             turns.extend(
-                _bounded(t if t.text.isascii() else _without_surrogates(t)) for t in got
+                _bounded(_clean_turn(t)) for t in got
             )
             chars += sum(len(t.text) for t in turns[-len(got):])
             if max_chars is not None and chars >= max_chars:
@@ -1006,4 +1162,42 @@ def read_turns(
                 break
         else:
             dropped[reason] += 1
-    return turns, stats, start + stats.bytes_read
+    stats.tool_texts = st.tool_texts
+    return _without_repeats(turns), stats, start + stats.bytes_read
+
+
+def _clean_turn(t: Turn) -> Turn:
+    """Surrogates replaced, ANSI colour codes dropped."""
+    if t.text.isascii():
+        return replace(t, text=strip_ansi(t.text)) if "\x1b" in t.text else t
+    t = _without_surrogates(t)
+    return replace(t, text=strip_ansi(t.text)) if "\x1b" in t.text else t
+
+
+def _pull_back(turns: list[Turn], st: _State) -> None:
+    """Drop the queued prompt a person took back to edit (its final version comes as a
+    new prompt)."""
+    st.pull_back = False
+    gone, st.last_queued = st.last_queued, None
+    if gone is None:
+        return
+    for i in range(len(turns) - 1, -1, -1):
+        if turns[i] is gone:
+            del turns[i]
+            st.queued[gone.text] = max(0, st.queued[gone.text] - 1)
+            return
+
+
+def _without_repeats(turns: list[Turn]) -> list[Turn]:
+    """A prompt sent again with nothing said in between (an API retry, a resend) once."""
+    out: list[Turn] = []
+    last_prompt: str | None = None
+    for t in turns:
+        if t.kind == "prompt":
+            if t.text == last_prompt:
+                continue
+            last_prompt = t.text
+        elif t.kind in ("prose", "summary"):
+            last_prompt = None
+        out.append(t)
+    return out

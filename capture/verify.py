@@ -12,6 +12,7 @@ flagged candidate tells the person why, and a true one is rarely flagged.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,11 @@ CHECKS = (
     "identifier_mismatch", "tool_line", "summary_only", "identifier_missing",
     "corrected_later",
 )
+# What the checks know marks a candidate ungrounded; what they only suspect is a hint
+# beside the evidence (issue 21: a true fact flagged costs the reviewer's trust as much
+# as a false one passed). `corrected_later` is a hint now, kept in CHECKS for old rows.
+KNOWN = tuple(c for c in CHECKS if c != "corrected_later")
+HINTS = ("corrected_later", "hedged", "speaker")
 SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
@@ -50,12 +56,17 @@ _LABEL = re.compile(r"(?:^|(?<=\s))(?:user|assistant|human|claude)\s*:\s+")
 _TOOL_PREFIX = re.compile(r"^\s*(?:[·!]\s+)")
 _WORD = re.compile(r"[\w']+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_NUMBER = re.compile(r"(?:(?<=\bv)|(?<![\w.]))\d+(?:[.,:]\d+)*(?![\w])")
+# A number alone or with its unit (`209s`, `48.7s`, `500ms`, `10x`, `4kb`): the unit is
+# not part of what is compared, the value is.
+_NUMBER = re.compile(r"(?:(?<=\bv)|(?<![\w.]))\d+(?:[.,:]\d+)*"
+                     r"(?![.,:]\d)(?=(?i:ms|us|ns|s|sec|secs|m|min|mins|h|hr|hrs|d|x|k|kb|mb|gb|tb|kib|mib|gib"
+                     r"|tib|g|t|b|px|w|kw|hz|khz|mhz|ghz|fps|rps|qps|rpm|%)?"
+                     r"(?![\w]))")
 _PATH = re.compile(r"(?:~|\.{1,2})?/?[\w.@-]+(?:/[\w.@-]+)+/?")
 _DOTTED = re.compile(r"\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+\b")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b")
-_FLAG = re.compile(r"(?<![\w-])--?[a-z][\w-]*")
+_FLAG = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.,:/+-]+)?")  # `--diff-filter=M` whole
 _CAPS = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 _TICKED = re.compile(r"`([^`\n]{2,80})`")
 _NOT_IDENTS = {"e.g", "i.e", "etc", "vs"}
@@ -77,13 +88,92 @@ _STOP = {
     "get", "got", "one", "so", "very", "too", "only", "now", "let", "me", "my", "our", "your",
     "seem", "seems", "appear", "appears", "such",
 }
-# A later turn that says the earlier statement was wrong, or that the opposite holds.
+# A later turn that says the earlier statement was wrong, or that the opposite holds, or
+# that a step did not work. A cue is only a cue at a sentence's start ("No, …", "Wait,
+# …": the punctuation after it is part of the cue) or as a verdict on something ("that
+# is wrong", "didn't work"); a bare "wrong" or "despite" says nothing by itself (an
+# issue title, "if it gets that wrong").
 _CORRECTION = re.compile(
-    r"(?:^|[.!?;:\n]\s*|\s—\s*)(?:actually|no[,.!]|nope|wait[,.!]|correction|oops"
-    r"|my (?:mistake|bad)|i was wrong|i misread|turns out|it turns out|in fact"
-    r"|that's (?:wrong|not (?:right|true|it))|not quite)\b"
-    r"|\b(?:wrong|incorrect|mistaken|despite|contrary to|isn't true|not true|was mistaken)\b",
+    r"(?:^|[.!?;:]\s*|\s[—-]\s*)(?:actually\b|no(?=[,.!:—-])|nope\b|wait(?=[,.!:—-])"
+    r"|correction\b|oops\b|my (?:mistake|bad)\b|i misread\b|(?:it )?turns out\b"
+    r"|in fact\b|not quite\b|scratch that\b)"
+    r"|\b(?:(?:is|was|were|are|that's|that is|it's|i was|you're|you are) (?:wrong|incorrect|"
+    r"mistaken|not (?:right|true|correct))|isn't (?:true|right|correct)|wasn't (?:true|right)"
+    r"|(?:didn't|did not|doesn't|does not|won't|will not) (?:work|help|fix|solve)"
+    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging|shows?|displays?"
+    r"|says|reports?|at|only|the same)"
+    r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
+    r"|(?:is|are) (?:now )?(?:unused|no longer (?:used|needed|required|necessary))"
+    r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed))"
+    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})",
 )
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
+_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
+# Words that say a claim is a guess or an opinion, not something found.
+_HEDGE = re.compile(
+    r"\b(?:might|may be|maybe|perhaps|possibly|probably|likely|unlikely|i think|i believe"
+    r"|i suspect|i guess|i feel|seems?|seemed|seemingly|appears to|could be|should be"
+    r"|hypothes\w*|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd (?:prefer|say)"
+    r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?)\b"
+    r"|~\s?\d"
+)
+# Verbs whose opposite says the opposite without a "not": a fact "gained a flag" from a
+# quote "removed the flag" is an inversion. Groups of (affirming, denying) stems.
+_ANTONYMS = (
+    ({"add", "gain", "introduc", "creat", "insert", "install", "enabl", "includ", "allow",
+      "keep", "kept"},
+     {"remov", "drop", "delet", "uninstal", "disabl", "exclud", "forbid", "block", "strip",
+      "lost", "los"}),
+    ({"pass", "succeed", "work"}, {"fail", "broke", "break"}),
+    ({"increas", "rais", "grow", "grew"}, {"decreas", "lower", "shrink", "shrank", "reduc"}),
+)
+
+
+def _verb_stems(text: str) -> set[str]:
+    return {re.sub(r"(?:ing|ed|es|s|e)$", "", w) for w in _WORD.findall(normalise(text))
+            if len(w) > 2}
+
+
+def _verb_before(text: str, ident: str) -> str | None:
+    """The stem of the affirming or denying verb just before `ident` in text, if any."""
+    low = normalise(text)
+    at = low.find(ident)
+    if at < 0:
+        return None
+    for w in reversed(_WORD.findall(low[max(0, at - 60): at])[-4:]):
+        stem = re.sub(r"(?:ing|ed|es|s|e)$", "", w)
+        if any(stem in yes or stem in no for yes, no in _ANTONYMS):
+            return stem
+    return None
+
+
+def flips_meaning(fact: str, quote: str) -> bool:
+    """The fact uses a verb's opposite where the quote uses the verb ("gained" / "removed")
+    about a thing both name (an identifier, or most content words)."""
+    shared = {i.casefold() for i in identifiers(fact)} & {
+        i.casefold() for i in identifiers(quote)}
+    for ident in shared:
+        a, b = _verb_before(fact, ident), _verb_before(quote, ident)
+        if a and b and any((a in yes and b in no) or (a in no and b in yes)
+                           for yes, no in _ANTONYMS):
+            return True
+    fs, qs = _verb_stems(fact), _verb_stems(quote)
+    for yes, no in _ANTONYMS:
+        flip = ((fs & yes and qs & no and not qs & yes and not fs & no)
+                or (fs & no and qs & yes and not qs & no and not fs & yes))
+        if not flip:
+            continue
+        shared = {i.casefold() for i in identifiers(fact)} & {
+            i.casefold() for i in identifiers(quote)}
+        if shared:
+            return True
+        f_neg, f_aff = polarity(fact)
+        q_neg, q_aff = polarity(quote)
+        f_all, q_all = f_neg | f_aff, q_neg | q_aff
+        if f_all and q_all and len(f_all & q_all) >= INVERSION_OVERLAP * min(
+                len(f_all), len(q_all)):
+            return True
+    return False
 # An assistant's claim that something works, which a later failure of it contradicts.
 _SUCCESS = re.compile(r"\b(?:works?|passe?s?|compiles?(?: clean)?|succeed(?:s|ed)?|fixed|"
                       r"is clean|all green|no errors)\b")
@@ -102,6 +192,10 @@ class Verdict:
     turn: int | None = None
     speaker: str | None = None
     detail: str = ""
+    # A suspicion (one of HINTS) about a supported quote, and what it rests on (the later
+    # turn that may correct it, quoted): shown beside the evidence, never a verdict.
+    hint: str | None = None
+    hint_detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,6 +221,8 @@ def speaker_of(turn: Turn) -> str:
         return "user"
     if turn.kind in ("tool_call", "tool_error"):
         return "tool"
+    if turn.kind == "detail" and turn.role == "user" and turn.tool in ("Bash", "Read"):
+        return "tool"  # a command's short output, a small file read
     return "assistant"
 
 
@@ -330,20 +426,41 @@ def key_values(text: str) -> dict[str, str]:
 
 def corrects(later: str, quote: str, fact: str) -> bool:
     """Does a later turn correct the quote: a changed value for one of its names, or a
-    correction cue in a turn that speaks of the same named thing?"""
+    correction cue whose own sentence (with the next one: "No. The port is 8081.")
+    speaks of the same claim?"""
     before = key_values(quote)
     if before:
         after = key_values(later)
         if any(k in after and after[k] != v for k, v in before.items()):
             return True
-    if not _CORRECTION.search(normalise(later)):
-        return False
-    return bool(_shared_terms(later, quote + "\n" + fact))
+    text = normalise(later)
+    claim = quote + "\n" + fact
+    for m in _CORRECTION.finditer(text):
+        if _CONDITIONAL.search(text[max(0, m.start() - 60): m.start()]):
+            continue  # "if it gets that wrong": not a verdict
+        if m.group("despite"):  # "tracked despite the gitignore": only about its object
+            if {_stem(w) for w in _WORD.findall(m.group("object")) if len(w) >= 5
+                and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(claim))
+                                       if len(w) >= 5}:
+                return True
+            continue
+        lo = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())), default=0)
+        ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
+        hi = ends[-1] if ends else len(text)
+        if _shared_terms(text[lo:hi], claim, strict=True):
+            return True
+    return False
 
 
-def _shared_terms(a: str, b: str) -> set[str]:
+def hedged(text: str) -> bool:
+    """The text says it is a guess or an opinion ("might", "I think", "probably")."""
+    return bool(_HEDGE.search(normalise(text)))
+
+
+def _shared_terms(a: str, b: str, *, strict: bool = False) -> set[str]:
     """What makes two texts speak of the same thing: a name both use, one long word
-    (7+ letters, stemmed) or two medium ones (5+). Empty when they only share chatter."""
+    (7+ letters, stemmed) or two medium ones (5+); `strict`: two long or three medium
+    ones when no name is shared. Empty when they only share chatter."""
     na, nb = normalise(a), normalise(b)
     shared = {i for i in {i.casefold() for i in identifiers(b)} if _present(i, na)}
     if shared:
@@ -354,10 +471,10 @@ def _shared_terms(a: str, b: str) -> set[str]:
         return {_root(w) for w in _WORD.findall(text) if len(w) >= size and w not in _STOP}
 
     long_ = stems(na, 7) & stems(nb, 7)
-    if long_:
+    if long_ and (not strict or len(long_) >= 2 or max(map(len, long_)) >= 9):
         return long_
     medium = stems(na, 5) & stems(nb, 5)
-    return medium if len(medium) >= 2 else set()
+    return medium if len(medium) >= (3 if strict else 2) else set()
 
 
 # --------------------------------------------------------------------------- locating
@@ -443,11 +560,13 @@ def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
 
 
 def _locate_pieces(
-    pieces: list[str], texts: list[str], turns: Sequence[Turn]
+    pieces: list[str], texts: list[str], turns: Sequence[Turn],
+    changed: list[tuple[_Hit, str, str]] | None = None,
 ) -> list[_Hit] | None:
     """Each piece's hit, in order (an elided or multi-turn quote). Every place the first
     piece occurs is tried ("the file" is everywhere); the first whose other pieces follow
-    close by wins, else the preferred one (which then reads as stitched)."""
+    close by wins, else the preferred one (which then reads as stitched). A piece found
+    only nearly, with a negation, number or name changed, goes in `changed`."""
     found: list[list[_Hit]] = []
     for piece in pieces:
         hits = _find_all(piece, texts)
@@ -456,6 +575,9 @@ def _locate_pieces(
             if fz is None:
                 return None
             hits = [fz[0]]
+            why = region_differs(piece, fz[1])
+            if why is not None and changed is not None:
+                changed.append((fz[0], why, fz[1]))
         found.append(hits)
     starts = sorted(found[0], key=lambda h: _rank(h, turns), reverse=True)
     best: list[_Hit] | None = None
@@ -493,9 +615,13 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
         return _pick(hits, turns), None, ""
     pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
     if len(pieces) > 1:
-        found = _locate_pieces(pieces, texts, turns)
+        changed: list[tuple[_Hit, str, str]] = []
+        found = _locate_pieces(pieces, texts, turns, changed)
         if found is None:
             return None, "not_found", "a piece of the elided quote is not in the transcript"
+        if changed:  # a long quote with "…" that flips a negation inside one piece
+            hit, why, region = changed[0]
+            return hit, why, f"the transcript says: {region[:120]}"
         if not _span_ok(found):
             return found[0], "stitched", "the pieces come from distant turns"
         for a, b in pairwise(found):
@@ -542,14 +668,24 @@ def _neighbourhood(turns: Sequence[Turn], i: int) -> str:
 
 
 def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | None:
-    """The first later turn that corrects an assistant's (or summary's) statement."""
+    """The first later turn that corrects an assistant's (or summary's) statement, or the
+    failure of the very call a quoted tool-call line ran (a refuted step)."""
+    if turns[at].kind == "tool_call":
+        for j in range(at + 1, min(len(turns), at + 12)):
+            t = turns[j]
+            if t.kind in ("prompt", "prose", "summary"):
+                return None
+            if t.kind == "tool_error" and t.tool == turns[at].tool \
+                    and t.text != "Rejected by the user.":
+                return j
+        return None
     if speaker_of(turns[at]) != "assistant":
         return None  # a person or a tool result is what corrects; they are not guesses
     claims_success = bool(_SUCCESS.search(normalise(quote)))
     for j in range(at + 1, len(turns)):
         t = turns[j]
-        if t.kind == "tool_call" or is_summary(t):
-            continue
+        if t.kind in ("tool_call", "detail") or is_summary(t):
+            continue  # a call line, a commit message or an issue body corrects nothing
         if corrects(t.text, quote, fact):
             return j
         if claims_success and t.kind == "tool_error" and _failed_call_names(turns, j, quote):
@@ -575,33 +711,249 @@ def _names_shared(a: str, b: str) -> bool:
 
 
 def verify(
-    fact: str, evidence: str, turns: Sequence[Turn], *, confidence: float = 1.0
+    fact: str, evidence: str, turns: Sequence[Turn], *, confidence: float = 1.0,
+    said_by: str | None = None, tool_texts: Sequence[tuple[str, str, str]] = (),
 ) -> Verdict:
-    """Check that `evidence` is a real, whole, uncorrected quote supporting `fact`."""
+    """Check that `evidence` is a real, whole quote supporting `fact`: a failed check
+    (what is known: not in the transcript, a negation, number, name or flag value
+    changed, only a call line, only a summary's) is unsupported; a suspicion (corrected
+    later, hedged, another speaker, a quote too short to say much, a look's call line)
+    is a hint on a supported verdict. `tool_texts` (what tools were given and gave back,
+    `ReadStats.tool_texts`) is where a quote the conversation lacks may still be."""
     quote = clean_quote(evidence)
     if not quote:
         return Verdict(False, "not_found", detail="no evidence given")
-    if too_short(quote):
+    short = too_short(quote)
+    if short:
         hits = _find_all(quote, _texts(turns))
-        return _fail("too_short", _pick(hits, turns) if hits else None, turns,
-                     f"{len(words(quote))} words")
-    hit, check, detail = locate(quote, turns)
+        hit, check, detail = (_pick(hits, turns), None, "") if hits else (
+            None, "not_found", "")
+    else:
+        hit, check, detail = locate(quote, turns)
+    if hit is None and check == "not_found" and tool_texts:
+        tooled = _from_tools(fact, quote, tool_texts)
+        if tooled is not None:
+            return tooled
     if check is not None or hit is None:
-        return _fail(check or "not_found", hit, turns, detail)
+        return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
+                          turns, said_by)
     turn = turns[hit.turn]
-    if turn.kind == "tool_call":
-        return _fail("tool_line", hit, turns, "a tool call says what was run, not what is true")
-    if is_summary(turn) and confidence >= CONFIDENT:
-        return _fail("summary_only", hit, turns, "only a compaction summary says so")
-    if flips_negation(fact, quote):
-        return _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    failed: Verdict | None = None
+    hint: tuple[str, str] | None = None
+    # The fact against its quote first: a changed value is the reason, wherever it is.
     idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
+    nowhere = missing_terms(" ".join(idents), "\n".join(_texts(turns)))[0] if idents else []
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif nums:
+        failed = _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
+    elif nowhere:  # named nowhere in the session: known wrong
+        failed = _fail("identifier_missing", hit, turns, "not in the session: "
+                       + ", ".join(nowhere))
+    elif (turn.kind == "tool_call" and not _is_look(turn)) or (
+            turn.kind == "detail" and turn.tool in _WRITERS):
+        failed = _fail("tool_line", hit, turns, "a tool call says what was run, not what is "
+                       "true")
+    elif is_summary(turn) and confidence >= CONFIDENT:
+        failed = _fail("summary_only", hit, turns, "only a compaction summary says so")
+    elif turn.kind == "tool_call":
+        hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
+    elif idents:  # said elsewhere: the fact may join two places
+        hint = ("identifier_missing", "named elsewhere in the session, not near the quote: "
+                + ", ".join(idents))
+    verdict = failed or Verdict(True, None, hit.turn, speaker_of(turn))
+    if turn.kind == "tool_error" and not failed:
+        refuted = _in_a_failure(fact, quote, turn)
+        if refuted:
+            return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
+                f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
+    verdict = _with_hint(verdict, fact, quote, turns, said_by)
+    if verdict.hint is None and hint is not None:
+        verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
+    if verdict.hint is None and short:
+        verdict = dataclasses.replace(verdict, hint="too_short", hint_detail=(
+            f"{len(words(quote))} words: too short to say much on their own"))
+    return verdict
+
+
+_WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})  # a body written: a tool's
+_FAILURE_WORDS = re.compile(r"no such file|not found|cannot|can't|could not|failed|error|denied"
+                            r"|refused|invalid|unknown|missing|not recognized|traceback")
+
+
+def _in_a_failure(fact: str, quote: str, turn: Turn) -> str:
+    """The line of a failure the quote sits in, when that line says it failed and the
+    fact says nothing of a failure (a command named in "No such file", stated as the way
+    to do it); else ""."""
+    low = normalise(turn.text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    start = low.rfind("\n", 0, at) + 1
+    end = low.find("\n", at)
+    line = low[start: end if end >= 0 else len(low)]
+    if not _FAILURE_WORDS.search(line) or _FAILURE_WORDS.search(quote):
+        return ""
+    if _predicate_negations(fact) or _FAILURE_WORDS.search(normalise(fact)):
+        return ""
+    return line
+
+
+_LOOK_CALL = re.compile(r"^(?:Read|Grep|Glob|LS|NotebookRead)\b")
+
+
+def _is_look(turn: Turn) -> bool:
+    """A call that only read (a Read, a `cat`): its line shows what exists."""
+    from capture.noise import read_only
+
+    text = turn.text
+    return bool(_LOOK_CALL.match(text)) or (text.startswith("Bash: ") and read_only(text[6:]))
+
+
+_TOOL_NORM: list[tuple[int, list[tuple[str, str, str]]]] = []  # one job's, reused
+
+
+def _tool_norm(tool_texts: Sequence[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    if _TOOL_NORM and _TOOL_NORM[0][0] == id(tool_texts) and len(_TOOL_NORM[0][1]) == len(
+            tool_texts):
+        return _TOOL_NORM[0][1]
+    out = [(which, name, normalise(text)) for which, name, text in tool_texts]
+    _TOOL_NORM[:] = [(id(tool_texts), out)]
+    return out
+
+
+def _changed_against(
+    fact: str, quote: str, text: str, pieces: list[str]
+) -> Verdict | None:
+    """What is known wrong about a quote found in a tool's text: words left out by its
+    "…", a negation flipped, a number or name the fact changed."""
+    at = text.find(pieces[0])
+    for a, b in pairwise(pieces):
+        start = text.find(a, at)
+        end = text.find(b, start + len(a)) if start >= 0 else -1
+        if start < 0 or end < 0:
+            break
+        gap = text[start + len(a): end]
+        if dropped_words(gap):
+            return Verdict(False, "elision", speaker="tool",
+                           detail="the “…” leaves words out of a tool's output")
+        at = end
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        return Verdict(False, "negation_flip", speaker="tool",
+                       detail="the fact says the opposite of its quote")
+    first = text.find(pieces[0])
+    near = text[max(0, first - 600): first + len(quote) + 600]
+    idents, nums = missing_terms(fact, near)
     if nums:
-        return _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
+        return Verdict(False, "number_mismatch", speaker="tool",
+                       detail="not near the quote: " + ", ".join(nums))
+    if idents and not any(i in text for i in (normalise(x) for x in idents)):
+        nowhere = missing_terms(" ".join(idents), "\n".join(t for _, _, t in _TOOL_NORM[0][1])
+                                if _TOOL_NORM else "")[0]
+        if nowhere:
+            return Verdict(False, "identifier_missing", speaker="tool",
+                           detail="not in the session: " + ", ".join(nowhere))
+    return None
+
+
+def _from_tools(
+    fact: str, quote: str, tool_texts: Sequence[tuple[str, str, str]]
+) -> Verdict | None:
+    """A quote the conversation lacks, found in what a tool gave back (a file read, a
+    command's output: evidence, speaker "tool") or was given (a command, a file written:
+    a tool line). None when it is in neither. Nothing of these texts goes in a detail:
+    they are not redacted."""
+    pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
+    found: tuple[str, str] | None = None
+    texts = _tool_norm(tool_texts)
+    holders = [k for k, (_w, _n, text) in enumerate(texts) if all(p in text for p in pieces)]
+    # What was run or written wins over an output that echoes it (a traceback, a file read).
+    holders.sort(key=lambda k: texts[k][0] != "input")
+    for k in holders:
+        which, _name, text = texts[k]
+        changed = _changed_against(fact, quote, text, pieces)
+        if changed is not None:
+            return changed
+        if which == "input":  # what was run: a tool line, even if its output echoes it
+            failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
+                                if w in ("output", "error")), None) == "error"
+            return Verdict(False, "tool_line", speaker="tool", detail=(
+                "only what a tool was given (a command, a file written) says so"),
+                hint="corrected_later" if failed_next else None,
+                hint_detail="the call it was part of failed" if failed_next else "")
+        if which == "summary":
+            return Verdict(False, "summary_only", speaker="tool",
+                           detail="only the session's generated title says so")
+        found = (which, text)
+        break
+    if found is None:
+        if len(pieces) > 1 and all(any(p in t for _, _, t in _tool_norm(tool_texts))
+                                   for p in pieces):
+            return Verdict(False, "stitched", speaker="tool",
+                           detail="the pieces come from different tool outputs")
+        return None
+    which, text = found
+    at = text.find(pieces[0])
+    near = text[max(0, at - 600): at + len(quote) + 600]
+    idents, nums = missing_terms(fact, near)
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        return Verdict(False, "negation_flip", speaker="tool",
+                       detail="the fact says the opposite of its quote")
+    if nums:
+        return Verdict(False, "number_mismatch", speaker="tool",
+                       detail="not near the quote: " + ", ".join(nums))
     if idents:
-        return _fail("identifier_missing", hit, turns, "not near the quote: " + ", ".join(idents))
-    later = _correction(turns, hit.turn, quote, fact)
+        return Verdict(True, None, speaker="tool", hint="identifier_missing",
+                       hint_detail="not near the quote in the tool's output: "
+                       + ", ".join(idents))
+    if too_short(quote):
+        return Verdict(True, None, speaker="tool", hint="too_short", hint_detail=(
+            f"{len(words(quote))} words of a tool's output"))
+    return Verdict(True, None, speaker="tool")
+
+
+# A fact that says who said or did it ("the user decided", "Claude found").
+_FACT_SPEAKER = re.compile(
+    r"\b(?:(?P<user>the user|the person|the developer|the human|user's)|(?P<assistant>"
+    r"claude|the assistant|the agent|the model))\b"
+    r"(?:'s)?\s+(?:\w+ly\s+)?(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
+    r"diagnosed|found|noticed|noted|reported|prefers|preferred|chose|requested|insisted|"
+    r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
+    r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed)\b"
+)
+
+
+def fact_speaker(fact: str) -> str | None:
+    """Who the fact says spoke, when it says so ("The user decided …")."""
+    m = _FACT_SPEAKER.search(normalise(fact))
+    if m is None:
+        return None
+    return "user" if m.group("user") else "assistant"
+
+
+def _with_hint(
+    verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None
+) -> Verdict:
+    """The first suspicion about the quote, if any, added to a verdict with a turn."""
+    if verdict.turn is None or verdict.hint:
+        return verdict
+    at = verdict.turn
+    turn = turns[at]
+    speaker = speaker_of(turn)
+    later = _correction(turns, at, quote, fact)
     if later is not None:
-        return _fail("corrected_later", hit, turns,
-                     f"turn {later}: {clean_quote(turns[later].text)[:120]}")
-    return Verdict(True, None, hit.turn, speaker_of(turn))
+        said = " ".join(render_turn(turns[later]).split())
+        return dataclasses.replace(verdict, hint="corrected_later",
+                                   hint_detail=f"turn {later}: “{_clip(said, 200)}”")
+    if hedged(quote) and not hedged(fact):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            "the quote is a guess, an estimate or an opinion; the fact states it as found"))
+    claimed = fact_speaker(fact) or (said_by if said_by in SPEAKERS else None)
+    if claimed and speaker not in (claimed, "tool"):
+        return dataclasses.replace(verdict, hint="speaker", hint_detail=(
+            f"the quote is the {speaker}'s, not the {claimed}'s"))
+    return verdict
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -149,6 +149,7 @@ def _drain(
             log("worker", f"put back {reclaimed} job(s) left running by a stopped worker")
         _rescan(conn)
         _native_memory(store)
+        _wake_waiting(conn, cfg, api_key)
         while True:
             job = queue.claim(conn, os.getpid())
             if job is None:
@@ -186,6 +187,17 @@ def _drain(
     finally:
         store.close()
         conn.close()
+
+
+def _wake_waiting(conn: Any, cfg: Any, api_key: str | None) -> None:
+    """A model can run now: the sessions kept for one are due at once."""
+    from capture.extractors import resolve
+    from reviewer.store import waiting
+
+    if not resolve(cfg, api_key=api_key).waiting:
+        woken = waiting.wake(conn)
+        if woken:
+            log("worker", f"a model can run: {woken} waiting session(s) are due now")
 
 
 def _rescan(conn: Any) -> None:

@@ -69,6 +69,9 @@ class ExtractorChoice:
     name: str  # api | claude-code | rules
     reason: str
     claude: str | None = None  # the `claude` binary, when name is claude-code
+    # "auto" found no model: the rules stage what they can and the session waits for one
+    # (reviewer/store/waiting.py) instead of ending done unread.
+    waiting: bool = False
 
 
 def _executable(path: str) -> bool:
@@ -130,7 +133,7 @@ def resolve_extractor(
     if path:
         return ExtractorChoice("claude-code", f"auto: no ANTHROPIC_API_KEY; Claude Code at "
                                f"{where}", path)
-    return ExtractorChoice("rules", f"auto: no ANTHROPIC_API_KEY and {where}")
+    return ExtractorChoice("rules", f"auto: no ANTHROPIC_API_KEY and {where}", waiting=True)
 
 
 class ConfigError(UserError):

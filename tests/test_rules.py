@@ -221,3 +221,11 @@ def test_property_evidence_always_verbatim(text):
         assert cand.evidence and cand.evidence in text
         assert cand.fact.endswith(".") and cand.category in CATEGORIES
         assert 0.6 <= cand.confidence <= 0.9
+
+
+def test_the_speaker_given_is_the_person() -> None:
+    """The rules read only the person's prompts: a candidate must say the user said it
+    (the demo showed "(the model said assistant)" beside a user's quote)."""
+    turns = [Turn("user", "prompt", "Remember that we deploy with make ship.", 1, 0)]
+    (cand,) = extract_rules(turns)
+    assert cand.source == "user"

@@ -322,8 +322,9 @@ def test_a_secret_cut_by_a_one_line_summary_is_still_hidden(
     cases = 0
     for s in SECRETS:
         line = _first_line(s)
-        for pad in range(60, 200, 9):  # the secret straddles the 160/200-character cuts
-            t.tool("Bash", {"command": f"echo {'x' * pad} {line}"}, "ok")
+        for pad in range(60, 200, 9):  # the secret straddles the 400/200-character cuts
+            # (a command line keeps 400 characters since issue 21, a failure line 200)
+            t.tool("Bash", {"command": f"echo {'x' * (pad + 240)} {line}"}, "ok")
             t.tool("Bash", {"command": "./check.sh"}, f"Error: {'y' * pad} {line}", error=True)
             cases += 2
     shown = preview_text(t.write(tmp_path / "cut.jsonl"))

@@ -193,7 +193,7 @@ def test_human_prompts_are_kept_verbatim(transcripts: Path) -> None:
 
     assert texts(read_turns(transcripts / "spotter/tool_heavy.jsonl")[0], "prompt") == [
         "start phoenix in background",
-        "/mcp",
+        # "/mcp" was queued, then taken back (a `remove`): and it only steers the terminal.
         "scrolling back in xterm.js still does not work (maybe because outer web catches it)? "
         "websearch xterm.js tmux interactions",
     ]
@@ -203,7 +203,7 @@ def test_human_prompts_are_kept_verbatim(transcripts: Path) -> None:
         "can you read it back with Read tool?",
         "can you run `cat nonexistent.txt`",
         "do something requiring multiple tools in one turn,",
-        "/compact",
+        # "/compact" alone steers the terminal: not a person's words
     ]
     assert texts(read_turns(transcripts / VIEWER)[0], "prompt") == [
         "/orchestrator create TODO app by Next.js",
@@ -284,7 +284,10 @@ def test_tool_calls_are_one_line_summaries(transcripts: Path) -> None:
     }
     for n, lines in calls.items():
         for line in lines:
-            assert "\n" not in line and 0 < len(line) <= 200, (n, line)
+            # A shell command keeps up to 400 characters of its first line (issue 21:
+            # what the session ran is its record), the other calls 160.
+            limit = 410 if line.startswith("Bash: ") else 200
+            assert "\n" not in line and 0 < len(line) <= limit, (n, line)
     assert "Bash: cat nonexistent.txt" in calls[FASTHOOKS]
     assert "Write hello_world.py" in calls[FASTHOOKS]  # relative to the session's cwd
     assert "Read lib/spotter_web/live/session_live.ex" in calls[BIG]
@@ -304,7 +307,11 @@ def test_tool_calls_are_one_line_summaries(transcripts: Path) -> None:
         for b in blocks(r)
         if b.get("type") == "tool_use"
     )
-    assert len(calls[BIG]) == n_tool_use == 150
+    # One line per call, and one per background task that completed (its outcome).
+    background = [c for c in calls[BIG] if c.startswith("Background: ")]
+    assert background == ['Background: Background command "Run SessionLive tests" completed '
+                          '(exit code 0)']
+    assert len(calls[BIG]) - len(background) == n_tool_use == 150
 
 
 def test_failing_tool_results_keep_their_first_line(transcripts: Path) -> None:
@@ -691,7 +698,7 @@ def test_clean_prompt_and_tool_summary_units() -> None:
         'Grep "def x" src (*.py)'
     )
     assert tool_summary("Bash", {"command": "x" * 500}).endswith("…")
-    assert len(tool_summary("Bash", {"command": "x" * 500})) <= 170
+    assert len(tool_summary("Bash", {"command": "x" * 500})) <= 410  # issue 21: 400 of it
     assert tool_summary("mcp__github__get_issue", {"owner": "a", "url": "https://x"}) == (
         "mcp__github__get_issue https://x"
     )

@@ -109,3 +109,23 @@ def test_store_approve_retires_only_a_live_fact_of_the_same_project(env: Env) ->
         assert env.fact(ids[0])["status"] == "approved"
     finally:
         store.close()
+
+
+async def test_detail_shows_a_suspicion_beside_a_supported_quote(env: Env) -> None:
+    """Issue 21: a suspicion is no verdict; it is shown beside the evidence with the later
+    turn it rests on."""
+    ids = seed(env, [NEW])
+    conn = db.connect(env.db_path)
+    try:
+        with db.transaction(conn):
+            conn.execute("UPDATE fact SET verify_hint = ? WHERE id = ?", (
+                "corrected_later: turn 7: “User: No, it moved to port 8082 last week.”", ids[0]))
+    finally:
+        conn.close()
+    app = make_app(env)
+    async with app.run_test(size=(110, 50)) as pilot:
+        await app.settle()
+        await pilot.pause()
+        text = plain(app.main.detail.body)
+        assert "✓ supported" in text
+        assert "⚠ corrected_later: turn 7: “User: No, it moved to port 8082" in text

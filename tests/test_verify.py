@@ -142,8 +142,10 @@ def test_not_found() -> None:
 
 
 def test_three_word_quote_is_too_short() -> None:
+    # Issue 21: found, so not known wrong; too short to say much: a hint beside it.
     verdict = verify("The branch was pushed to origin.", "did you push?", CHAT)
-    assert verdict.check == "too_short" and verdict.speaker == "user"
+    assert (verdict.supported, verdict.hint, verdict.speaker) == (True, "too_short", "user")
+    assert verify("The branch was pushed.", "did you merge?", CHAT).check == "not_found"
 
 
 def test_elision_that_drops_doesnt_is_refused() -> None:
@@ -205,8 +207,10 @@ def test_names_and_numbers_of_the_fact_must_be_near_the_quote() -> None:
     # The tool lines between two spoken turns are near both of them.
     assert verify("config/dev.exs is read when mix phx.server starts.",
                   "Let me check the config in config/dev.exs", CHAT).supported
-    assert verify("PORT=4000 must be set for System.fetch_env.",
-                  "set PORT=4000 in .env first", CHAT).check == "identifier_missing"
+    # Named elsewhere in the session: the fact may join two places; a hint, not a verdict.
+    joined = verify("PORT=4000 must be set for System.fetch_env.",
+                    "set PORT=4000 in .env first", CHAT)
+    assert (joined.supported, joined.hint) == (True, "identifier_missing")
     assert verify("PORT must be set in config/runtime.exs.",
                   "set PORT=4000 in .env first", CHAT).check == "identifier_missing"
     assert verify("The dev server needs PORT=4000 and 2 workers.",
@@ -222,7 +226,9 @@ def test_an_assistant_guess_corrected_later() -> None:
     )
     guess = verify("The test server listens on port 8080.",
                    "The test server listens on port 8080 by default.", turns)
-    assert (guess.check, guess.speaker) == ("corrected_later", "assistant")
+    # A suspicion, not knowledge: supported, with the later turn quoted beside it.
+    assert (guess.supported, guess.hint, guess.speaker) == (True, "corrected_later", "assistant")
+    assert "port 8081" in guess.hint_detail
     fix = verify("The test server listens on port 8081.", "the test server is on port 8081",
                  turns)
     assert fix.supported and fix.speaker == "user"
@@ -236,10 +242,10 @@ def test_a_correction_cue_needs_the_same_thing() -> None:
     )
     guess = verify("test_checkout fails because of the timezone offset.",
                    "test_checkout fails because of the timezone offset.", turns)
-    assert (guess.check, guess.detail.startswith("turn 2")) == ("corrected_later", True)
+    assert (guess.hint, guess.hint_detail.startswith("turn 2")) == ("corrected_later", True)
     unrelated = turns[:2]
-    assert verify("test_checkout fails because of the timezone offset.",
-                  "test_checkout fails because of the timezone offset.", unrelated).supported
+    assert not verify("test_checkout fails because of the timezone offset.",
+                  "test_checkout fails because of the timezone offset.", unrelated).hint
 
 
 def test_what_the_user_said_is_not_a_guess_to_correct() -> None:
@@ -340,11 +346,11 @@ def test_a_claim_that_something_works_is_corrected_by_its_later_failure() -> Non
     )
     claim = verify("db/migrate/0042_orders.sql works on Postgres 16.",
                    "The migration in db/migrate/0042_orders.sql works on Postgres 16.", turns)
-    assert (claim.check, claim.detail.startswith("turn 2")) == ("corrected_later", True)
+    assert (claim.hint, claim.hint_detail.startswith("turn 2")) == ("corrected_later", True)
     other = convo(("fail", "Exit code 1 · cat: notes.txt: No such file"))
-    assert verify("db/migrate/0042_orders.sql works on Postgres 16.",
+    assert not verify("db/migrate/0042_orders.sql works on Postgres 16.",
                   "The migration in db/migrate/0042_orders.sql works on Postgres 16.",
-                  [turns[0], *other[1:]]).supported  # a failure of something else
+                  [turns[0], *other[1:]]).hint  # a failure of something else
 
 
 def test_a_later_failure_of_another_call_does_not_correct_a_claim() -> None:
@@ -362,3 +368,137 @@ def test_a_queued_prompt_between_prose_and_its_call_keeps_them_near() -> None:
                   ("user", "/mcp"), ("assistant", "Phoenix server is starting in the background."))
     assert verify("The Phoenix server runs in the background via mix phx.server.",
                   "Phoenix server is starting in the background.", turns).supported
+
+
+# ---- issue 21: what the checks know, what they only suspect -------------------------------
+
+
+def test_a_correction_cue_followed_by_punctuation_matches() -> None:
+    turns = convo(("assistant", "The build cache lives in /tmp/build-cache on every runner."),
+                  ("user", "No, the build cache lives in ~/.cache/build on the runners."))
+    got = verify("The build cache lives in /tmp/build-cache.",
+                 "The build cache lives in /tmp/build-cache on every runner.", turns)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert "~/.cache/build" in got.hint_detail  # the later turn, quoted
+
+
+def test_a_correction_must_be_about_the_same_claim() -> None:
+    claim = "The retry loop in sync_worker.py handles upstream timeouts."
+    for later in (
+        "If the parser gets that wrong, the retry loop in sync_worker.py logs it.",
+        "Filed: wrong encoding in export; unrelated to sync_worker.py retries.",
+        "Despite the noise, the retry loop in sync_worker.py is what we keep.",
+    ):
+        turns = convo(("assistant", claim), ("user", later))
+        got = verify(claim, claim, turns)
+        assert got.supported and got.hint is None, later
+
+
+def test_numbers_with_units_are_compared() -> None:
+    turns = convo(("assistant", "The full suite took 209s on CI and the cache hit rate "
+                   "was 97% today."))
+    assert v.numbers("took 209s, 48.7s, every 10s, 500ms") == ["10", "209", "48.7", "500"]
+    got = verify("The full suite takes 48.7s on CI.", "The full suite took 209s on CI", turns)
+    assert (got.supported, got.check) == (False, "number_mismatch")
+
+
+def test_a_flag_value_after_equals_is_compared() -> None:
+    turns = convo(("assistant", "List the changed files with git log --diff-filter=M "
+                   "--name-only before the release."))
+    got = verify("Added files are listed with git log --diff-filter=A --name-only.",
+                 "List the changed files with git log --diff-filter=M --name-only", turns)
+    assert (got.supported, got.check) == (False, "identifier_missing")
+
+
+def test_a_negation_flipped_inside_a_long_elided_quote() -> None:
+    turns = convo(("assistant", "The importer does not retry on 429 responses, and it logs "
+                   "each failure to import.log before moving on to the next file in the "
+                   "batch."))
+    got = verify("The importer retries on 429 responses.",
+                 "The importer does retry on 429 responses, … moving on to the next file "
+                 "in the batch", turns)
+    assert (got.supported, got.check) == (False, "negation_flip")
+
+
+def test_a_hedged_quote_stated_as_fact_is_a_hint() -> None:
+    turns = convo(("assistant", "The crash is probably caused by the stale lockfile in "
+                   "build/.lock."))
+    got = verify("The crash is caused by the stale lockfile in build/.lock.",
+                 "The crash is probably caused by the stale lockfile in build/.lock.", turns)
+    assert (got.supported, got.hint) == (True, "hedged")
+    kept = verify("The crash is probably caused by the stale lockfile (a guess).",
+                  "The crash is probably caused by the stale lockfile in build/.lock.", turns)
+    assert kept.hint is None
+
+
+def test_another_speaker_than_the_model_said_is_a_hint() -> None:
+    got = verify("The endpoint reads PORT with System.fetch_env!/1.",
+                 "The endpoint reads PORT with System.fetch_env!/1, so it must be set.",
+                 CHAT, said_by="user")
+    assert (got.supported, got.hint, got.speaker) == (True, "speaker", "assistant")
+
+
+def test_a_refuted_step_and_a_fix_that_still_fails() -> None:
+    turns = convo(
+        ("assistant", "Clearing node_modules/.vite fixes the blank page in dev."),
+        ("user", "That didn't work, the blank page in dev is still there after clearing "
+                 "node_modules/.vite."),
+    )
+    got = verify("Clearing node_modules/.vite fixes the blank page.",
+                 "Clearing node_modules/.vite fixes the blank page in dev.", turns)
+    assert got.hint == "corrected_later"
+    fixed = convo(("assistant", "The login redirect loop in auth/session.py is fixed now."),
+                  ("user", "the login redirect in auth/session.py still fails for me"))
+    got = verify("The login redirect loop in auth/session.py is fixed.",
+                 "The login redirect loop in auth/session.py is fixed now.", fixed)
+    assert got.hint == "corrected_later"
+
+
+def test_a_quote_only_a_tool_printed_is_in_the_transcript() -> None:
+    """The conversation lacks it, a tool's output has it: supported, said by the tool;
+    a changed number there is still known wrong; a quote of what was run is a tool line,
+    with a hint when that call then failed."""
+    outputs = [
+        ("input", "Bash", "cat package.json"),
+        ("output", "Bash", '{\n  "name": "slopus",\n  "version": "0.1.4",\n  "license": "MIT"\n}'),
+        ("input", "Bash", "python3 -c 'from app.db import Session; print(Session)'"),
+        ("error", "Bash", "ModuleNotFoundError: No module named 'app'"),
+    ]
+    ok = verify("The package is named slopus.", '"name": "slopus",', CHAT, tool_texts=outputs)
+    assert (ok.supported, ok.speaker, ok.hint) == (True, "tool", "too_short")
+    bad = verify("The package is at version 0.4.1.", '"version": "0.1.4",', CHAT,
+                 tool_texts=outputs)
+    assert (bad.supported, bad.check) == (False, "number_mismatch")
+    ran = verify("from app.db import Session works from the repo root.",
+                 "from app.db import Session", CHAT, tool_texts=outputs)
+    assert (ran.supported, ran.check, ran.hint) == (False, "tool_line", "corrected_later")
+    assert verify("x", "never printed by anything at all", CHAT,
+                  tool_texts=outputs).check == "not_found"
+
+
+def test_a_quote_inside_a_failure_stated_as_the_way_is_a_hint() -> None:
+    turns = convo(("call", "Bash: ./monitor-build.sh"),
+                  ("fail", "Exit code 127 · /bin/sh: ./monitor-build.sh: No such file or "
+                           "directory"))
+    # A fact that says it failed, from the same line, is what the line says.
+    failed = verify("./monitor-build.sh is missing: No such file on the runner.",
+                    "/bin/sh: ./monitor-build.sh", turns)
+    assert failed.hint != "corrected_later"
+    stated = verify("Build progress is watched with ./monitor-build.sh on the runner.",
+                    "/bin/sh: ./monitor-build.sh", turns)
+    assert (stated.supported, stated.hint) == (True, "corrected_later")
+    assert "No such file" in stated.hint_detail or "no such file" in stated.hint_detail
+
+
+def test_units_in_any_case_and_an_elision_inside_a_tool_output() -> None:
+    assert v.numbers("The venv was 4.2G; / is 32G with 785M free, limit 100.00 MB") == [
+        "100.00", "32", "4.2", "785"]
+    outputs = [("output", "Bash", "Filesystem Size Used\n/cow 32G 31G 785M 98% /\n"
+                "warning: the overlay is not resizable at runtime")]
+    got = verify("The overlay is resizable at runtime.",
+                 "warning: the overlay is … resizable at runtime", CHAT, tool_texts=outputs)
+    assert (got.supported, got.check) == (False, "elision")
+    ran = [("input", "Bash", "uv run pytest -x --tb=short"), ("output", "Bash", "1 passed")]
+    flag = verify("Tests run with uv run pytest -x --tb=long.", "uv run pytest -x --tb=short",
+                  CHAT, tool_texts=ran)
+    assert (flag.supported, flag.check) == (False, "identifier_missing")

@@ -321,6 +321,7 @@ def extract_rules(turns: list[Turn]) -> list[Candidate]:
                     files=files_in(sentence),
                     confidence=hit.confidence,
                     evidence=sentence,
+                    source="user",  # the rules read only the person's own prompts
                 )
             )
     return out

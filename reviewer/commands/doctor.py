@@ -256,6 +256,8 @@ def check_extractor(cfg: Config | None) -> Check:
         ok = cfg.extractor == "rules"  # asked for: fine, but say what it means
         fix = "" if ok else ("; set ANTHROPIC_API_KEY, or install Claude Code and sign in, "
                              "so a model reads the sessions")
+        if choice.waiting:
+            fix += _waiting_line()
         return Check(ok, "extractor", f"rules ({choice.reason}): {RULES_FIND_LITTLE}{fix}")
     if choice.name == "api":
         if os.environ.get("ANTHROPIC_API_KEY"):
@@ -269,6 +271,24 @@ def check_extractor(cfg: Config | None) -> Check:
     if why_not:
         return Check(False, "extractor", f"claude-code ({choice.reason}): {why_not}")
     return Check(True, "extractor", f"claude-code, {cfg.model} ({choice.reason}), signed in")
+
+
+def _waiting_line() -> str:
+    """How many sessions wait for a model (issue 21); "" when none or unreadable."""
+    from reviewer import paths
+    from reviewer.store import db, waiting
+
+    try:
+        if not paths.db_path().is_file():  # doctor creates no store
+            return ""
+        conn = db.connect()
+        try:
+            n = waiting.count(conn)
+        finally:
+            conn.close()
+    except Exception:  # the store has its own check; this line is advisory
+        return ""
+    return f"; {waiting.summary(n)}" if n else ""
 
 
 def check_data_dir() -> Check:

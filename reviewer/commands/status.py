@@ -79,7 +79,7 @@ def gather(project: str) -> dict[str, Any]:
     from reviewer import paths
     from reviewer.commands.listing import select_facts
     from reviewer.config import load
-    from reviewer.store import db, queue
+    from reviewer.store import db, queue, waiting
 
     cfg = load()
     choice = resolve(cfg)
@@ -106,6 +106,7 @@ def gather(project: str) -> dict[str, Any]:
             },
             "worker_running": is_running(),
             "doors": _doors(project, conn),
+            "waiting_for_model": waiting.count(conn),
         }
     finally:
         conn.close()
@@ -145,6 +146,10 @@ def render(data: dict[str, Any]) -> str:
         f"({'no cap' if not cap else f'cap ${cap:.2f}/day'})",
         f"extract  {_extractor_line(data['spend'])}",
     ]
+    if data.get("waiting_for_model"):
+        from reviewer.store.waiting import summary
+
+        lines.append(f"model    {summary(data['waiting_for_model'])}")
     for w in data["waiting"]:
         lines.append(
             f"waiting  job {w['id']} ({w['session_id']}): {w['error']}"

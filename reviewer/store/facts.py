@@ -64,6 +64,7 @@ class NewFact:
     created_at: float | None = None
     decided_at: float | None = None
     check: str | None = None  # capture.verify: the failed check, None when supported
+    hint: str | None = None  # capture.verify: a suspicion and what it rests on
     evidence_turn: int | None = None
     evidence_speaker: str | None = None
     evidence_source: str | None = None
@@ -228,8 +229,10 @@ class Store:
         input_tokens: int = 0,
         output_tokens: int = 0,
         cost_usd: float = 0.0,
+        finish: bool = True,
     ) -> list[int]:
-        """Store a job's facts and mark it done, all or nothing.
+        """Store a job's facts and mark it done, all or nothing (with `finish` False, only
+        the facts: a job waiting for a model keeps its state and cursor).
 
         One transaction, and `UNIQUE(job_id, norm)`, make a job's facts impossible to
         store twice, even when a worker is killed and the job is claimed again.
@@ -268,7 +271,7 @@ class Store:
                 fact.updated_at = now
                 s.add(fact)
                 s.add(_history(fact_id, "worker", "seen_again", None, {"job_id": job_id}, now))
-            job = s.get(Job, job_id)
+            job = s.get(Job, job_id) if finish else None
             if job is not None:
                 job.state = "done"
                 job.end_cursor = end_cursor
@@ -607,7 +610,7 @@ def _fact_from(nf: NewFact, now: float) -> Fact:
         input_tokens=nf.input_tokens, output_tokens=nf.output_tokens,
         created_at=nf.created_at or now, updated_at=now,
         decided_at=nf.decided_at if nf.status != "pending" else None,
-        verify_check=nf.check, evidence_turn=nf.evidence_turn,
+        verify_check=nf.check, verify_hint=nf.hint, evidence_turn=nf.evidence_turn,
         evidence_speaker=nf.evidence_speaker, evidence_source=nf.evidence_source,
         supersedes=nf.supersedes,
     )

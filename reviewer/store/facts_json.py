@@ -103,6 +103,7 @@ def to_json(
         "project": row["project"],
         # The verifier's verdict (capture/verify.py): `check` names the failed check.
         "check": _get(row, "verify_check"),
+        "hint": _get(row, "verify_hint"),  # a suspicion beside the evidence, not a verdict
         "evidence_source": _get(row, "evidence_source"),
         "evidence_speaker": _get(row, "evidence_speaker"),
         "evidence_turn": _get(row, "evidence_turn"),

@@ -71,6 +71,7 @@ class Fact(SQLModel, table=True):
     decided_at: float | None = None
     verified_at: float | None = None
     verify_check: str | None = None  # the verifier's failed check; None when supported
+    verify_hint: str | None = None  # a suspicion ("corrected_later: turn 12: …"), not a verdict
     evidence_turn: int | None = None
     evidence_speaker: str | None = None  # user | assistant | tool, as the verifier found it
     evidence_source: str | None = None  # user | assistant | tool, as the model said

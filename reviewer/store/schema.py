@@ -286,9 +286,18 @@ CREATE TABLE share_trust (
 );
 """
 
+
+# The verifier's suspicion about a supported quote (capture/verify.py HINTS, issue 21):
+# "corrected_later: turn 12: “No, …”", shown beside the evidence, never a verdict.
+# Self-contained: renumber freely at merge.
+V11_VERIFY_HINT = """
+ALTER TABLE fact ADD COLUMN verify_hint TEXT;
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
     V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY, V10_REMOTE_TRUST,
+    V11_VERIFY_HINT,
 ]
 VERSION = len(MIGRATIONS)
 

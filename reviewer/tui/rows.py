@@ -258,6 +258,7 @@ class FactDetail:
     speaker: str | None = None  # who said the quote, as the verifier found it
     said_by: str | None = None  # who said it, as the model claimed
     supersedes: tuple[int, str] | None = None  # (id, text) of the fact this one replaces
+    hint: str | None = None  # the verifier's suspicion and what it rests on
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +273,7 @@ class HistoryRow:
 def load_detail(conn: sqlite3.Connection, fact_id: int) -> FactDetail | None:
     row = conn.execute(
         "SELECT evidence, context, source, model, job_id, verify_check, evidence_speaker, "
-        "evidence_source, supersedes FROM fact WHERE id = ?", (fact_id,)
+        "evidence_source, supersedes, verify_hint FROM fact WHERE id = ?", (fact_id,)
     ).fetchone()
     if row is None:
         return None
@@ -283,6 +284,7 @@ def load_detail(conn: sqlite3.Connection, fact_id: int) -> FactDetail | None:
     return FactDetail(
         evidence=row[0] or "", context=row[1] or "", source=row[2] or "", model=row[3],
         job_id=row[4], check=row[5], speaker=row[6], said_by=row[7], supersedes=old,
+        hint=row[9],
     )
 
 
@@ -312,6 +314,6 @@ def load_history(conn: sqlite3.Connection, fact_id: int) -> list[HistoryRow]:
 
 def queue_counts(conn: sqlite3.Connection) -> dict[str, int]:
     """Jobs by state (queued, running, done, failed), for the empty state and the bar."""
-    from reviewer.store import queue
+    from reviewer.store import queue, waiting
 
-    return queue.counts(conn)
+    return {**queue.counts(conn), "waiting_for_model": waiting.count(conn)}

@@ -411,6 +411,7 @@ class MainScreen(Screen[None]):
             self.counts, marked=len(self.marks), query=self.query_text, shown=shown,
             queued=self.jobs.get("queued", 0), failed=self.jobs.get("failed", 0),
             doors=self.doors,
+            waiting=self.jobs.get("waiting_for_model", 0),
         ))
 
     def _changed(self, rows: list[FactRow]) -> None:

@@ -114,6 +114,10 @@ def verdict_line(row: FactRow, detail: FactDetail) -> Content:
     if detail.said_by and detail.speaker and detail.said_by != detail.speaker:
         said += f" (the model said {detail.said_by})"
     if row.grounded:
+        hint = detail.hint or ""
+        if hint and not hint.startswith("speaker:"):  # the speaker is said just above
+            return Content.assemble(("✓ supported", "$text-success"), said,
+                                    ("\n⚠ ", "$text-warning"), printable(hint))
         return Content.assemble(("✓ supported", "$text-success"), said)
     why = CHECK_TEXT.get(detail.check or "", detail.check or "not verified")
     return Content.assemble(("✗ not supported: ", "$text-warning"), printable(why), said)

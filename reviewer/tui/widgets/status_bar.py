@@ -25,7 +25,7 @@ def matches_label(n: int) -> str:
 
 def counts_variants(
     counts: Counts, *, marked: int = 0, query: str = "", shown: int | None = None,
-    queued: int = 0, failed: int = 0, doors: str = "",
+    queued: int = 0, failed: int = 0, doors: str = "", waiting: int = 0,
 ) -> list[Content]:
     """The counts line, longest first, each shorter one dropping the least needed words:
     at 80 columns the full line was cut mid-word ("… 3 st…"). What is marked, matched,
@@ -47,6 +47,10 @@ def counts_variants(
             pieces.append(Content.styled(f"{queued} queued", "$text-muted"))
         if failed:
             pieces.append(Content.styled(f"{failed} failed", "$text-error"))
+        if waiting:  # sessions no model has read yet: say the step that unblocks them
+            step = (": sign in to Claude Code or set ANTHROPIC_API_KEY" if with_queued else "")
+            pieces.append(Content.styled(f"{waiting} wait for a model{step}",
+                                         "bold $text-warning"))
         return Content(" · ").join(pieces)
 
     return [line("approved today", True), line("✓ today", True), line("✓ today", False),

@@ -1,0 +1,146 @@
+"""What the reader drops or reduces as noise, and what it recovers from tool output that
+is not a failure (issue 21). Stdlib only (the reader's path).
+
+- ANSI colour codes: bytes the model reads as garbage;
+- slash commands that only drive the terminal (`/exit`, `/clear`, …) sent as prompts;
+- "Sibling tool call errored": a parallel call cancelled, says nothing of its own;
+- read-only shell commands (`cat`, `ls`, `git status`, …): a look, not a change;
+- background task notifications: their outcome (a failure reads as one), not their
+  boilerplate;
+- the error lines in a tool result that exited 0 (a test panic piped through `tee`,
+  `grep: invalid option` inside a loop).
+"""
+
+from __future__ import annotations
+
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+# Slash commands that steer the terminal; one sent alone says nothing durable.
+_TERMINAL_COMMANDS = frozenset({
+    "exit", "quit", "clear", "compact", "cost", "help", "status", "model", "resume", "login",
+    "logout", "config", "doctor", "permissions", "ide", "vim", "theme", "terminal-setup",
+    "context", "usage", "agents", "hooks", "mcp", "bashes", "export", "rewind", "todos",
+    "privacy-settings", "release-notes", "upgrade", "output-style", "statusline", "add-dir",
+    "feedback", "bug", "plugin", "plugins", "stats", "tasks", "sandbox", "fast",
+})
+_SLASH = re.compile(r"^/([\w:-]+)\s*(.*)$", re.S)
+
+
+_SETTING_ARGS = frozenset({"model", "theme", "config", "permissions", "add-dir",
+                           "output-style", "resume", "export", "vim", "fast"})
+
+
+def terminal_command(prompt: str) -> bool:
+    """A prompt that is only `/exit`, `/clear`, `/model sonnet`… (no words of a person:
+    `/compact keep the API notes` keeps its words)."""
+    m = _SLASH.match(prompt.strip())
+    if not m or m.group(1).casefold() not in _TERMINAL_COMMANDS:
+        return False
+    args = m.group(2).strip()
+    return not args or (m.group(1).casefold() in _SETTING_ARGS and "\n" not in args)
+
+
+SIBLING = "Sibling tool call errored"
+
+# Shell commands that only look: each piece of a pipeline or `&&` chain is one of these
+# (and nothing is redirected into a file).
+_LOOK = re.compile(
+    r"^(?:cat|ls|ll|la|head|tail|less|more|wc|pwd|tree|find|fd|grep|egrep|rg|ag|file|stat"
+    r"|which|whereis|type|echo|printf|du|df|sort|uniq|cut|awk|sed\s+-n|jq|column|nl|basename"
+    r"|dirname|realpath|readlink|date|env|printenv|id|whoami|hostname|uname|true"
+    r"|git\s+(?:status|log|diff|show|branch|remote|rev-parse|ls-files|blame|describe|shortlog"
+    r"|reflog|config\s+--get|stash\s+list|tag(?:\s+-l|\s*$)))\b"
+)
+_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_CD = re.compile(r"^cd\s+\S+$")
+
+
+def read_only(command: str) -> bool:
+    """A shell command that only reads (`cat x | head`, `cd d && ls -la`, `git log`)."""
+    cmd = command.strip()
+    if not cmd or "\n" in cmd or ">" in cmd.replace("2>&1", "").replace("2>/dev/null", "") \
+            or "$(" in cmd or "`" in cmd:
+        return False
+    pieces = [p for p in _SPLIT.split(cmd) if p]
+    return bool(pieces) and all(_CD.match(p) or _LOOK.match(p) for p in pieces) and not all(
+        _CD.match(p) for p in pieces)
+
+
+_READS_FILES = re.compile(
+    r"^(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|less|more|ls|ll|la|tree|find|fd|grep|egrep|rg|ag"
+    r"|sed|awk|wc|nl|jq|git\s+(?:show|diff|log|blame|ls-files))\b")
+
+
+def reads_files(command: str) -> bool:
+    """A look at files (`cat`, `ls`, `grep`, `git show`): its output is what was read.
+    A look at the system's state (`df`, `findmnt`, `git status`) answers a question."""
+    return bool(_READS_FILES.match(command.strip()))
+
+
+_TASK_STATUS = re.compile(r"<status>\s*([\w-]+)\s*</status>")
+_TASK_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.S)
+
+
+def task_outcome(text: str) -> tuple[str, str] | None:
+    """(status, summary) of a background task notification, or None."""
+    if "<task-notification>" not in text:
+        return None
+    status = _TASK_STATUS.search(text)
+    summary = _TASK_SUMMARY.search(text)
+    if status is None and summary is None:
+        return None
+    return (status.group(1).casefold() if status else "unknown",
+            " ".join(summary.group(1).split())[:300] if summary else "")
+
+
+# A line of a successful result that says something went wrong: strict, so that ordinary
+# output (a log that mentions "error handling") stays out.
+_OUTPUT_ERROR = re.compile(
+    r"^(?:\S+:\s*)?(?:[Ee]rror(?:\[\w+\])?:|ERROR\b|[Ff]atal:|FATAL\b|panic(?:ked)?:|thread '.*'"
+    r" panicked|Traceback \(most recent call last\)|[A-Z]\w*(?:Error|Exception):|FAILED\b|FAIL\b"
+    r"|E {2,}\S|[Ss]egmentation fault|.*: command not found$|.*: [Nn]o such file or directory$"
+    r"|.*[Ii]nvalid option|.*unrecognized option|.*[Pp]ermission denied$)"
+    r"|\b(?:test result: FAILED|[1-9]\d* (?:failed|errors?)\b|[Bb]uild failed"
+    r"|exit (?:code|status) [1-9])",
+)
+OUTPUT_LINES = 3
+_OUTPUT_SCAN = 64_000
+
+
+# Every pattern above holds one of these literally.
+_CUES = ("rror", "RROR", "atal", "ATAL", "panic", "FAIL", "Traceback", "E  ", "egmentation",
+         "not found", "o such file", "nvalid option", "nrecognized option", "denied",
+         "failed", "errors", "xit code", "xit status")
+_OUTPUT_ERROR_M = re.compile(_OUTPUT_ERROR.pattern, re.M)
+
+
+def output_errors(body: str) -> list[str]:
+    """Up to OUTPUT_LINES distinct lines of a successful result that name an error (one
+    pass over the whole text: most results have none)."""
+    if len(body) > _OUTPUT_SCAN:
+        body = body[: _OUTPUT_SCAN // 2] + "\n" + body[-_OUTPUT_SCAN // 2:]
+    if not any(k in body for k in _CUES):  # memchr-fast: most outputs name no error
+        return []
+    out: list[str] = []
+    pos = 0
+    while len(out) < OUTPUT_LINES:
+        m = _OUTPUT_ERROR_M.search(body, pos)
+        if m is None:
+            break
+        start = body.rfind("\n", 0, m.start()) + 1
+        end = body.find("\n", m.end())
+        end = len(body) if end < 0 else end
+        pos = end + 1
+        line = strip_ansi(body[start:end]).strip(" \t┃│|")
+        if len(line) >= 4 and not line.startswith(("#", "//")):
+            short = " ".join(line.split())[:200]
+            if short not in out:
+                out.append(short)
+    return out

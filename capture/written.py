@@ -1,0 +1,128 @@
+"""What a session wrote (issue 21): a Write/Edit body or a shell here-document kept in
+proportion to its value. A small document, rule or config file says a decision in its
+own words ("Never commit .env" written into CLAUDE.md): it is kept whole (its middle cut
+when long, the end kept). Code is kept by its path (the call line) and the definitions
+the new text touches: the model learns what changed, not the listing.
+
+Stdlib only (the reader's path).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
+DEFS_BYTES = 500  # the definitions a code change touches, at most
+DEFS_SCAN = 20_000  # of a code body, only this much is searched for them
+_DOC_EXT = (
+    ".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json",
+    ".jsonc", ".ini", ".cfg", ".conf", ".example", ".sample", ".template", ".properties",
+    ".mdc", ".gitignore", ".dockerignore", ".editorconfig", ".nvmrc", ".tool-versions",
+)
+# Files that hold secrets by their nature: never kept, whatever redaction would catch.
+_SECRET_NAME = re.compile(
+    r"(?i)^(?:\.env(?!\.(?:example|sample|template)$)(?:\..*)?|\.npmrc|\.pypirc|\.netrc"
+    r"|\.pgpass|\.htpasswd|id_[a-z0-9]+|.*\.(?:pem|key|p12|pfx|keystore|jks)"
+    r"|.*(?:secret|credential|password|token)s?(?:\..*)?)$"
+)
+_DOC_NAMES = ("makefile", "dockerfile", "justfile", "procfile", "gemfile", "brewfile",
+              "codeowners", "license", "readme")
+_DEF = re.compile(
+    r"(?:export\s+(?:default\s+)?)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?(?:static\s+)?"
+    r"(?:def|class|function|fn|func|interface|type|struct|enum|trait|impl|module|defmodule"
+    r"|defp?|const|let|var|macro_rules!)\s+[\w$.:<>]+[^\n]{0,80}",
+)
+_DEF_START = frozenset("edcfilmtsvpa")  # first letters of the words above
+_HEREDOC = re.compile(
+    r"(?:(?:>>?|\btee(?:\s+-a)?)\s*['\"]?(?P<a>[^\s<>|;&'\"]+)['\"]?\s*<<-?\s*['\"]?(?P<w1>\w+)"
+    r"|<<-?\s*['\"]?(?P<w2>\w+)['\"]?\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*['\"]?"
+    r"(?P<b>[^\s<>|;&'\"]+))[^\n]*\n"
+)
+
+
+def is_doc(path: str) -> bool:
+    """A document, rule or config file (kept whole), not code."""
+    name = path.rsplit("/", 1)[-1].casefold()
+    if _SECRET_NAME.match(name):
+        return False
+    return name.endswith(_DOC_EXT) or name in _DOC_NAMES
+
+
+def cut_middle(text: str, limit: int) -> str:
+    """At most about `limit` characters: the head (a third) and the end (two thirds: a
+    document's conclusion, a list's last items) kept, the middle marked as cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = text[: limit // 3]
+    tail = text[len(text) - (limit - len(head)):]
+    head = head[: head.rfind("\n")] if "\n" in head[len(head) // 2:] else head
+    nl = tail.find("\n")
+    tail = tail[nl + 1:] if 0 <= nl < len(tail) // 2 else tail
+    return f"{head.rstrip()}\n[… {len(text) - len(head) - len(tail):,} characters cut …]\n" \
+           f"{tail.lstrip()}"
+
+
+def describe(path: str, body: str) -> str:
+    """A written file's body as worth sending: a doc whole, code by its definitions."""
+    if not body.strip() or _SECRET_NAME.match(path.rsplit("/", 1)[-1]):
+        return ""
+    if is_doc(path):
+        return cut_middle(body, WRITTEN_BYTES)
+    defs: list[str] = []
+    size = 0
+    for raw in body[:DEFS_SCAN].split("\n"):
+        stripped = raw.lstrip()
+        m = _DEF.match(stripped) if stripped[:1] in _DEF_START else None
+        if m is None:
+            continue
+        line = " ".join(m.group().split())
+        if line in defs:
+            continue
+        if size + len(line) > DEFS_BYTES:
+            break
+        defs.append(line)
+        size += len(line) + 2
+    return "defines: " + "; ".join(defs) if defs else ""
+
+
+def _s(d: dict[str, Any], key: str) -> str:
+    v = d.get(key)
+    return v if isinstance(v, str) else ""
+
+
+def written_detail(name: str, inp: Any) -> str:
+    """The detail of a Write/Edit/MultiEdit/NotebookEdit call; "" for any other."""
+    if not isinstance(inp, dict):
+        return ""
+    path = _s(inp, "file_path") or _s(inp, "notebook_path") or _s(inp, "path")
+    if name == "Write":
+        return describe(path, _s(inp, "content"))
+    if name == "Edit":
+        return describe(path, _s(inp, "new_string"))
+    if name == "MultiEdit":
+        edits = inp.get("edits")
+        body = "\n".join(_s(e, "new_string") for e in edits if isinstance(e, dict)) \
+            if isinstance(edits, list) else ""
+        return describe(path, body)
+    if name == "NotebookEdit":
+        return describe(path + ".py", _s(inp, "new_source"))
+    return ""
+
+
+def heredoc_files(command: str, most: int = 4) -> str:
+    """Files a shell command writes from here-documents (`cat > CLAUDE.md <<'EOF'`), each
+    as `path:` then its body as `describe` keeps it."""
+    out: list[str] = []
+    for m in _HEREDOC.finditer(command):
+        if len(out) >= most:
+            break
+        target = m.group("a") or m.group("b") or ""
+        word = m.group("w1") or m.group("w2") or ""
+        end = re.search(rf"^\s*{re.escape(word)}\s*$", command[m.end():], re.M)
+        body = command[m.end(): m.end() + end.start()] if end else command[m.end():]
+        kept = describe(target, body)
+        if kept and target not in ("/dev/null",):
+            out.append(f"{target}:\n{kept}")
+    return "\n".join(out)

@@ -1,0 +1,147 @@
+"""Condensation mechanisms of issue 21, each on a small transcript or turn list: the
+end of a long message before its middle, the latest description winning the budget,
+what the session wrote, errors in results that exited 0, background task outcomes, and
+the noise that goes (looks, cancelled siblings, ANSI, terminal commands, a bounded
+compaction summary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_condense_value import call, result, t
+from test_transcript import user, write_jsonl
+
+from capture.condense import render
+from capture.fit import SUMMARY_SHARE, fit
+from capture.transcript import read_turns
+
+
+def _bytes(turns: list) -> int:  # type: ignore[type-arg]
+    return len(render(turns).encode())
+
+
+def test_a_long_message_keeps_its_end_before_its_middle() -> None:
+    filler = " ".join(f"Step {i} of the investigation looked at module_{i}." for i in range(80))
+    long = "Findings so far. " + filler + " Conclusion: the fix is `uv sync --frozen`."
+    turns = [t("prompt", "Why does CI fail?"), t("prose", long),
+             t("prose", "Unrelated: " + " ".join(f"widget{i} renders row{i}" for i in range(200)))]
+    out = fit(turns, _bytes(turns) // 3)
+    sent = render(out)
+    assert "the fix is `uv sync --frozen`" in sent  # the conclusion at the end
+    assert "Findings so far." in sent and "[…]" in sent  # the opening, the middle cut
+
+
+def test_the_latest_description_wins_the_budget() -> None:
+    words = " ".join(f"component_{i} handles part {i} of the upload pipeline" for i in range(30))
+    first = "Design v1: the uploader retries inline. " + words
+    final = "Design v2 (final): the uploader retries in a queue worker. " + words
+    turns = [t("prompt", "Design the uploader."), t("prose", first),
+             t("prompt", "Use a queue instead."), t("prose", final)]
+    out = fit(turns, _bytes(turns) * 2 // 3)
+    texts = [x.text for x in out if x.kind == "prose"]
+    assert texts[1] == final  # the final design whole
+    assert len(texts[0]) < 120  # the outdated one down to its first sentence
+
+
+def test_what_the_session_wrote_is_sent_by_its_value(tmp_path: Path) -> None:
+    rule = "# Rules\n\nNever commit .env files; secrets live in 1Password.\n"
+    code = "import os\n\ndef load_settings(path):\n    return {}\n\nclass Cache:\n    pass\n"
+    heredoc = ("cat > docs/LIMITATIONS.md <<'EOF'\n## Known limits\nUploads over 2 GiB are "
+               "rejected by the CDN.\nEOF")
+    long_cmd = "curl -sS -X POST https://api.example.test/v1/jobs " + "-H 'X-A: b' " * 20 \
+        + "--data-binary @payload.json"
+    path = write_jsonl(tmp_path / "w.jsonl", [
+        user("Write the rules down."),
+        call("Write", {"file_path": "/r/CLAUDE.md", "content": rule}, "a", "m1"),
+        result("ok", "a"),
+        call("Write", {"file_path": "/r/app/settings.py", "content": code}, "b", "m2"),
+        result("ok", "b"),
+        call("Bash", {"command": heredoc}, "c", "m3"),
+        result("", "c"),
+        call("Bash", {"command": long_cmd}, "d", "m4"),
+        result("{}", "d"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "Never commit .env files; secrets live in 1Password." in sent  # a rule, whole
+    assert "defines: def load_settings(path):; class Cache:" in sent  # code: its definitions
+    assert "return {}" not in sent
+    assert "Uploads over 2 GiB are rejected by the CDN." in sent  # a here-document's file
+    assert "--data-binary @payload.json" in sent  # a long command line past 160 characters
+
+
+def test_errors_in_a_result_that_exited_0_and_background_outcomes(tmp_path: Path) -> None:
+    out = "running 3 tests\nthread 'sync::tests::retry' panicked at src/sync.rs:42:9\nok"
+    notice = ("<task-notification>\n<task-id>b9</task-id>\n<status>failed</status>\n<summary>"
+              "Background command \"cargo test\" failed with exit code 101</summary>\n"
+              "</task-notification>\nRead the output file to retrieve the result: /tmp/b9")
+    path = write_jsonl(tmp_path / "e.jsonl", [
+        user("Run the tests."),
+        call("Bash", {"command": "cargo test 2>&1 | tee log.txt"}, "a", "m1"),
+        result(out, "a"),
+        user(notice),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "! Bash exited 0, but printed: thread 'sync::tests::retry' panicked" in sent
+    assert '! Background failed: Background command "cargo test" failed with exit code 101' \
+        in sent
+
+
+def test_noise_goes(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "n.jsonl", [
+        user("/exit"),
+        user("Check the \x1b[31mred\x1b[0m build."),
+        call("Bash", {"command": "cat README.md | head -20"}, "a", "m1"),
+        result("# readme", "a"),
+        call("Bash", {"command": "make build"}, "b", "m2"),
+        result("<tool_use_error>Sibling tool call errored</tool_use_error>", "b", error=True),
+    ])
+    turns = read_turns(path)[0]
+    sent = render(fit(turns, 10_000))
+    assert "/exit" not in sent and "\x1b" not in sent and "Check the red build." in sent
+    assert "Sibling" not in sent
+    assert "cat README.md" not in sent  # a look, whatever the room
+    assert "Bash: make build" in sent
+
+
+def test_a_compaction_summary_takes_a_bounded_share() -> None:
+    summary = "Summary:\n" + "The user chose exponential backoff for uploads. " * 200
+    turns = [t("prompt", "Continue."), t("summary", summary),
+             t("prose", "Resuming the upload work now. " * 10)]
+    budget = _bytes(turns) + 1000  # room for everything: the summary is bounded anyway
+    out = fit(turns, budget)
+    (kept,) = [x for x in out if x.kind == "summary"]
+    assert len(kept.text.encode()) <= budget // SUMMARY_SHARE + 10
+
+
+def test_a_small_config_read_is_sent_code_read_is_not(tmp_path: Path) -> None:
+    pkg = '     1→{\n     2→  "name": "slopus",\n     3→  "bin": {"happy": "./bin/happy"}\n     4→}'
+    path = write_jsonl(tmp_path / "r.jsonl", [
+        user("What is this package?"),
+        call("Read", {"file_path": "/r/package.json"}, "a", "m1"),
+        result(pkg, "a"),
+        call("Read", {"file_path": "/r/src/index.ts"}, "b", "m2"),
+        result("     1→export function main() {}", "b"),
+    ])
+    sent = render(fit(read_turns(path)[0], 100_000))
+    assert '"name": "slopus",' in sent and '"happy": "./bin/happy"' in sent
+    assert "1→" not in sent and "export function main" not in sent
+
+
+def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
+    """A .env written or read is not a document: its body never goes out, even where no
+    redaction rule would recognise a value."""
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        user("Set up the env."),
+        call("Write", {"file_path": "/r/.env", "content": "DB_PASS=hunter2horse\n"}, "a", "m1"),
+        result("ok", "a"),
+        call("Bash", {"command": "cat > .env.local <<'EOF'\nADMIN_PIN=884412\nEOF"}, "b", "m2"),
+        result("", "b"),
+        call("Read", {"file_path": "/r/.npmrc"}, "c", "m3"),
+        result("     1→//registry.npmjs.org/:_authToken=abc123plain", "c"),
+        call("Write", {"file_path": "/r/.env.example", "content": "DB_PASS=changeme\n"}, "d",
+             "m4"),
+        result("ok", "d"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "hunter2horse" not in sent and "884412" not in sent and "abc123plain" not in sent
+    assert "DB_PASS=changeme" in sent  # an example file is a document
