@@ -82,6 +82,7 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
         "config",
         "hooks",
         "executable",
+        "other agents",
         "extractor",
         "data dir",
         "store",

@@ -58,6 +58,7 @@ def checks(project: str) -> list[Check]:
     else:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
+    out.append(check_clients(project))
     out.append(check_extractor(cfg))
     home = check_data_dir()
     out.append(home)
@@ -71,6 +72,12 @@ def checks(project: str) -> list[Check]:
         finally:
             conn.close()
     return out
+
+
+def check_clients(project: str) -> Check:
+    from reviewer.commands.client_setup import doctor_line
+
+    return Check(*doctor_line(project))
 
 
 def check_config(cfg: object) -> Check:
