@@ -97,7 +97,7 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([EXE, *args], cwd=cwd, capture_output=True, text=True,
-                          env=dict(os.environ), timeout=60)
+                          env=dict(os.environ), timeout=60, check=False)
 
 
 def _servers(client_name: str, path: Path) -> dict[str, object]:
