@@ -18,6 +18,7 @@ vocabulary, written from the field's usage, not from any evaluation question.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"\w+")
@@ -157,7 +158,7 @@ def expand(raw_words: list[str], terms: list[str], stop: frozenset[str]) -> list
         if "_" in raw:
             add(raw.replace("_", "").lower())
     words = [w for w in pieces if w and w not in stop]
-    for a, b in zip(words, words[1:], strict=False):
+    for a, b in pairwise(words):
         add(a + b)
     for w in [*terms, *list(out)]:
         for syn in SYNONYMS.get(w, ()):
