@@ -370,8 +370,8 @@ def _named_overlap(named: list[str], cited: list[str]) -> float:
     """The share of paths named in the question that the fact cites, a bare file name
     matching that file in any folder."""
     hits = 0
-    for n in named:
-        n = n.rstrip("/")
+    for raw in named:
+        n = raw.rstrip("/")
         if any(c == n or c.endswith("/" + n) or c.startswith(n + "/") for c in cited):
             hits += 1
     return hits / len(named)
