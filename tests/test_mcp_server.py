@@ -23,9 +23,9 @@ BIN = Path(sys.executable).parent
 class Client:
     """A minimal MCP client: newline-delimited JSON-RPC 2.0 over a subprocess's pipes."""
 
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str], argv: list[str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [str(BIN / "mem-review"), "mcp"], cwd=cwd, env=env, stdin=subprocess.PIPE,
+            argv or [str(BIN / "mem-review"), "mcp"], cwd=cwd, env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.next_id = 0

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from reviewer.claude_code import query_terms
 from reviewer.claude_code.inject import cited_files, neutralise
 from reviewer.freshness import staleness
 
@@ -44,10 +45,14 @@ FRAMING = (
 CANDIDATES = 300  # approved text matches judged for staleness, best BM25 first
 BUSY_TIMEOUT_MS = 300  # reads never wait in WAL; the optional hash-cache write gives up
 FILE_WEIGHT = 1.0
+NAMED_FILE_WEIGHT = 0.5  # a path written in the question itself, not passed as `files`
+EXPANSION_WEIGHT = 0.5  # identifier parts, joined words and synonyms (query_terms.py)
 CONFIDENCE_WEIGHT = 0.25
 TOOL = "mcp__mem-review__recall"
 
 _TERM = re.compile(r"\w+")
+# A path or file name written in the question: `src/db.py`, `db.py`, `reviewer/store/`.
+_PATHLIKE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|(?<![\w/.-])[\w-]+\.[A-Za-z]{1,5}\b")
 # Words that match nearly every fact: they only widen the candidate set.
 _STOP = frozenset(
     """a an the of to in on for with by at as is are be was were it its this that and or
@@ -133,11 +138,17 @@ class Query:
     files: list[str]
     limit: int
     truncated: bool
+    expansions: list[str] = field(default_factory=list)
+    named_files: list[str] = field(default_factory=list)
 
     @property
     def match(self) -> str:
         """An FTS5 expression that is only ever quoted words joined with OR."""
         return " OR ".join(f'"{t}"' for t in self.terms)
+
+    @property
+    def expansion_match(self) -> str:
+        return " OR ".join(f'"{t}"' for t in self.expansions)
 
 
 def parse(query: object, files: object = None, limit: object = None) -> Query:
@@ -152,6 +163,9 @@ def parse(query: object, files: object = None, limit: object = None) -> Query:
     if not terms:  # a question of only filler words: search them rather than nothing
         terms = list(dict.fromkeys(w for w in words if any(c.isalnum() for c in w)))[:MAX_TERMS]
     wanted = _parse_files(files)
+    head = query[:MAX_QUERY_CHARS]
+    named = [p for p in dict.fromkeys(_PATHLIKE.findall(head)) if p not in wanted][:MAX_FILES]
+    expansions = query_terms.expand(query_terms.raw_words(head), terms, _STOP)
     if limit is None:
         n = DEFAULT_LIMIT
     elif isinstance(limit, bool) or not isinstance(limit, int):
@@ -162,7 +176,7 @@ def parse(query: object, files: object = None, limit: object = None) -> Query:
         n = min(limit, MAX_LIMIT)
     if not terms and not wanted:
         raise RecallError("query has no words to search for, and no files were given")
-    return Query(terms, wanted, n, truncated)
+    return Query(terms, wanted, n, truncated, expansions, named)
 
 
 def _parse_files(files: object) -> list[str]:
@@ -209,10 +223,19 @@ def recall(
                 "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'pending'",
                 (q.match, root),
             )}
+            extra = cur.execute(
+                "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
+                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
+                "ORDER BY bm25(fact_fts) LIMIT ?",
+                (q.expansion_match, root, CANDIDATES),
+            ).fetchall() if q.expansions else []
         except sqlite3.OperationalError as exc:  # never expected: the expression is quoted
             raise RecallError(f"the search index refused the query ({exc})") from None
         best = max((-s for _, s in matched), default=0.0) or 1.0
         text_scores = {fid: (-s) / best for fid, s in matched}
+        best_extra = max((-s for _, s in extra), default=0.0) or 1.0
+        for fid, s in extra:
+            text_scores[fid] = text_scores.get(fid, 0.0) + EXPANSION_WEIGHT * (-s) / best_extra
     by_file: dict[int, float] = {}
     if q.files:
         for fid, status, raw in _citing(cur, root, q.files):
@@ -223,6 +246,11 @@ def recall(
                 pending.add(fid)
             else:
                 by_file[fid] = overlap
+    if q.named_files:  # named in the question: a hint, matched by path or file name
+        for fid, status, raw in _citing(cur, root, [_base(n) for n in q.named_files]):
+            overlap = _named_overlap(q.named_files, cited_files(raw))
+            if overlap > 0 and status == "approved":
+                by_file[fid] = by_file.get(fid, 0.0) + NAMED_FILE_WEIGHT * overlap
     answer.withheld_pending = len(pending)
     ids = set(text_scores) | set(by_file)
     ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = _shared(conn, root, q, answer)
@@ -339,6 +367,21 @@ def _rows(cur: sqlite3.Cursor, ids: list[int]) -> list[tuple[Any, ...]]:
             chunk,
         ))
     return out
+
+
+def _base(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _named_overlap(named: list[str], cited: list[str]) -> float:
+    """The share of paths named in the question that the fact cites, a bare file name
+    matching that file in any folder."""
+    hits = 0
+    for raw in named:
+        n = raw.rstrip("/")
+        if any(c == n or c.endswith("/" + n) or c.startswith(n + "/") for c in cited):
+            hits += 1
+    return hits / len(named)
 
 
 def _overlap(wanted: list[str], cited: list[str]) -> float:

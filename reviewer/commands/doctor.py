@@ -59,6 +59,7 @@ def checks(project: str) -> list[Check]:
         out.append(check_config(cfg))
     out.extend(check_hooks(project))
     out.extend(check_sandbox(project))
+    out.append(check_clients(project))
     out.append(check_extractor(cfg))
     home = check_data_dir()
     out.append(home)
@@ -87,6 +88,12 @@ def _shares(project: str) -> bool:
     from reviewer.sharing.format import FOLDER
 
     return os.path.isdir(os.path.join(project, os.path.dirname(FOLDER)))
+
+
+def check_clients(project: str) -> Check:
+    from reviewer.commands.client_setup import doctor_line
+
+    return Check(*doctor_line(project))
 
 
 def check_config(cfg: object) -> Check:

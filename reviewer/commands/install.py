@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from reviewer.commands import client_setup
 from reviewer.project import resolve
 
 if TYPE_CHECKING:
@@ -32,12 +33,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from reviewer.commands import memory_door
 
     memory_door.configure(parser)
+    client_setup.add_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from reviewer.claude_code import mcp_config, settings_file
 
     project = resolve(args.project)
+    if args.client:
+        return client_setup.install(args, project)
     mcp_config.check(args.scope, project)  # refuse before writing anything
     exe = settings_file.PORTABLE_EXE if args.portable else None
     change = settings_file.install(args.scope, project, guard=args.guard, exe=exe,

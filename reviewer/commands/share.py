@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
     for rel in result.kept:
         print(f"kept    {rel}: a teammate's version is on the default branch; take it in "
               "the team view (t) to adopt it, or reject yours")
-    changed = len(result.written) + len(result.removed)
+    if result.index:
+        from reviewer.sharing.index import PATH
+
+        print(f"{'wrote  ' if result.index == 'written' else 'removed'} {PATH} "
+              "(the team's facts as a page to read on the git host)")
+    changed = len(result.written) + len(result.removed) + bool(result.index)
     print(f"{len(result.written)} written, {len(result.removed)} removed, "
           f"{result.unchanged} unchanged in {result.folder}")
     if changed:

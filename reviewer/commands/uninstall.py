@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from reviewer.commands import client_setup
 from reviewer.project import resolve as project_dir
 
 
@@ -13,12 +14,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="which settings file (as for install)")
     parser.add_argument("--project", metavar="DIR",
                         help="the project to uninstall from (default: the current one)")
+    client_setup.add_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from reviewer.claude_code import mcp_config, settings_file
 
     project = project_dir(args.project)
+    if args.client:
+        return client_setup.uninstall(args, project)
     from reviewer.commands import memory_door
 
     memory_door.on_uninstall(args.scope, project)

@@ -95,9 +95,12 @@ def stage_take(conn: sqlite3.Connection, root: str, tf: TeamFact) -> tuple[int, 
 
 def retire(root: str, tf: TeamFact) -> None:
     """Take the fact out of the folder (the person commits the deletion)."""
+    from reviewer.sharing.writing import refresh_index
+
     path = Path(root) / tf.path
     if path.is_file() or path.is_symlink():
         path.unlink()
+    refresh_index(None, root)
 
 
 def rewrite(root: str, tf: TeamFact, text: str, category: str, editor: str) -> fmt.SharedFact:
@@ -111,5 +114,8 @@ def rewrite(root: str, tf: TeamFact, text: str, category: str, editor: str) -> f
         anchors=tf.fact.anchors, commit=tf.fact.commit, confidence=tf.fact.confidence,
         evidence=tf.fact.evidence, approved_by=editor, approved_at=fmt.iso(time.time()),
     )
+    from reviewer.sharing.writing import refresh_index
+
     (Path(root) / tf.path).write_text(fmt.dumps(new), encoding="utf-8")
+    refresh_index(None, root)
     return new

@@ -38,6 +38,7 @@ class ShareResult:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     kept: list[str] = field(default_factory=list)  # a teammate's newer version, left alone
+    index: str | None = None  # what happened to the readable page: written | removed | None
 
 
 def git_identity(root: str) -> str:
@@ -103,6 +104,7 @@ def share(conn: sqlite3.Connection, root: str) -> ShareResult:
                 path.unlink()
                 result.removed.append(rel)
                 history.append((row[0], "unshared", {"file": rel, "status": row[9]}))
+    result.index = refresh_index(conn, root)
     if history:
         now = db.now()
         with db.transaction(conn):
@@ -113,6 +115,28 @@ def share(conn: sqlite3.Connection, root: str) -> ShareResult:
                  for fid, action, after in history],
             )
     return result
+
+
+def refresh_index(conn: sqlite3.Connection | None, root: str) -> str | None:
+    """The readable page beside the fact files (reviewer/sharing/index.py), in step with
+    the folder as it now is, teammates' facts included; gone when the folder is empty.
+    Every writer of the folder calls it (share, the team view), so the page never lags.
+    Returns "written", "removed" or None (already in step)."""
+    from reviewer.sharing import index, reading
+
+    facts = [e.fact for e in reading.read(root).entries
+             if isinstance(e.fact, fmt.SharedFact)]
+    path = Path(root) / index.PATH
+    if not facts:
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+            return "removed"
+        return None
+    page = index.render(facts, index.stale_ids(conn, root, facts))
+    if _current(path) == page:
+        return None
+    _write(path, page)
+    return "written"
 
 
 def _teammates_versions(root: str) -> dict[str, str]:

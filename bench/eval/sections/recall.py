@@ -1,0 +1,212 @@
+"""Recall quality: does `recall` find the fact when Claude asks in its own words?
+
+The approved facts are the hand-labelled ones (labels.json, and the held-out sessions'
+`*.labels.json` where present). The questions (recall_questions.json) were written from
+the sessions by someone who had not seen the facts, as Claude asks mid-task: terse
+keywords and natural questions; only afterwards did they mark which facts answer each.
+Distractors are sentences of real sessions (prose and prompts), filtered so that none
+repeats an answer, up to 10,000 facts in the store; past the real ones, recombined halves.
+
+Reported per half of the questions (tune: the shared sessions and the held-out corpus's
+"tune" sessions; held-out: its "heldout" sessions) and per store size: recall@1,
+recall@5, MRR and p95 time of one `recall` call on a real SQLite store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.eval.common import EVAL, ROOT, TRANSCRIPTS, Row, load_labels, norm
+
+SECTION = "recall"
+QUESTIONS = EVAL / "recall_questions.json"
+HELDOUT = Path(os.environ.get("MEM_REVIEW_HELDOUT_DIR") or ROOT.parent / "heldout" / "sessions")
+SIZES = (0, 1_000, 10_000)
+PROJECT = "/bench/recall-project"
+
+
+def facts() -> dict[str, tuple[str, str]]:
+    """{fact id: (text, category)} of every labelled fact available here."""
+    out: dict[str, tuple[str, str]] = {}
+    for s in load_labels()["sessions"]:
+        for f in s["facts"]:
+            out[f["id"]] = (f["fact"], f.get("category", "decision"))
+    if HELDOUT.is_dir():
+        for path in sorted(HELDOUT.rglob("*.labels.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            for f in data.get("facts", []):
+                out[f["id"]] = (f["fact"], f.get("category", "decision"))
+    return out
+
+
+def _texts(path: Path) -> list[str]:
+    """User prompts and assistant prose of one transcript (bounded)."""
+    out: list[str] = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return out
+    for line in lines[:20_000]:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        msg = rec.get("message") if isinstance(rec, dict) else None
+        if not isinstance(msg, dict) or rec.get("type") not in ("user", "assistant"):
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out += [b.get("text", "") for b in content
+                    if isinstance(b, dict) and b.get("type") == "text"]
+    return out
+
+
+_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
+_GRAMS = 4
+
+
+def _grams(text: str) -> set[str]:
+    words = norm(text).split()
+    return {" ".join(words[i : i + _GRAMS]) for i in range(max(0, len(words) - _GRAMS + 1))}
+
+
+def distractors(avoid: list[str], n: int, seed: int = 7) -> tuple[list[str], int]:
+    """Up to `n` sentences of real sessions that share no four-word run with `avoid`
+    (the answers and the facts), then recombined halves; (texts, how many are real)."""
+    banned: set[str] = set()
+    for text in avoid:
+        banned |= _grams(text)
+    roots = [TRANSCRIPTS] + ([HELDOUT] if HELDOUT.is_dir() else [])
+    seen: set[str] = set()
+    real: list[str] = []
+    for root in roots:
+        for path in sorted(root.rglob("*.jsonl")):
+            for text in _texts(path):
+                for sent in _SENT.split(text):
+                    s = " ".join(sent.split())
+                    if not 40 <= len(s) <= 300 or s.startswith(("<", "{", "[", "|", "```")):
+                        continue
+                    key = norm(s)
+                    if key in seen or _grams(s) & banned:
+                        continue
+                    seen.add(key)
+                    real.append(s)
+    rng = random.Random(seed)
+    rng.shuffle(real)
+    out = real[:n]
+    while len(out) < n and len(real) > 1:
+        a, b = rng.sample(real, 2)
+        wa, wb = a.split(), b.split()
+        out.append(" ".join(wa[: len(wa) // 2] + wb[len(wb) // 2 :]))
+    return out[:n], min(n, len(real))
+
+
+def _store(home: Path, labelled: dict[str, tuple[str, str]], extra: list[str]
+           ) -> tuple[sqlite3.Connection, dict[int, str]]:
+    os.environ["MEM_REVIEW_HOME"] = str(home)
+    from reviewer.store import db
+
+    conn = db.connect()
+    now = time.time()
+    ids: dict[int, str] = {}
+    with db.transaction(conn):
+        for fid, (text, category) in labelled.items():
+            cur = conn.execute(
+                "INSERT INTO fact (project, text, norm, category, files, confidence, status, "
+                "anchors, created_at, updated_at, decided_at) VALUES "
+                "(?, ?, ?, ?, '[]', 0.8, 'approved', '{}', ?, ?, ?)",
+                (PROJECT, text, text.lower(), category, now, now, now))
+            ids[int(cur.lastrowid or 0)] = fid
+        conn.executemany(
+            "INSERT INTO fact (project, text, norm, category, files, confidence, status, "
+            "anchors, created_at, updated_at, decided_at) VALUES "
+            "(?, ?, ?, 'decision', '[]', 0.8, 'approved', '{}', ?, ?, ?)",
+            [(PROJECT, t, t.lower(), now, now, now) for t in extra])
+    return conn, ids
+
+
+def score(conn: sqlite3.Connection, ids: dict[int, str], questions: list[dict[str, Any]]
+          ) -> dict[str, Any]:
+    from reviewer.claude_code.recall import recall
+
+    r1 = r5 = 0
+    rr = 0.0
+    times: list[float] = []
+    misses: list[str] = []
+    for q in questions:
+        t0 = time.perf_counter()
+        answer = recall(conn, PROJECT, q["question"], limit=10)
+        times.append(time.perf_counter() - t0)
+        got = [ids.get(h.id) for h in answer.results]
+        rank = next((i for i, fid in enumerate(got, 1) if fid in set(q["relevant"])), None)
+        if rank == 1:
+            r1 += 1
+        if rank is not None and rank <= 5:
+            r5 += 1
+        else:
+            misses.append(q["id"])
+        rr += 1 / rank if rank else 0.0
+    times.sort()
+    n = len(questions)
+    p95 = times[min(n - 1, int(0.95 * n))] * 1000 if n else 0.0
+    return {"questions": n, "recall@1": f"{r1}/{n}", "recall@5": f"{r5}/{n}",
+            "r@5": f"{r5 / n:.0%}" if n else "-", "MRR": f"{rr / n:.2f}" if n else "-",
+            "p95 ms": f"{p95:.1f}", "_misses": misses}
+
+
+def questions_by_half(known: set[str]) -> dict[str, list[dict[str, Any]]]:
+    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    halves: dict[str, list[dict[str, Any]]] = {"tune": [], "heldout": []}
+    for q in data["questions"]:
+        relevant = [r for r in q.get("relevant", []) if r in known]
+        if relevant:
+            halves.setdefault(q.get("half", "tune"), []).append({**q, "relevant": relevant})
+    return halves
+
+
+def run() -> list[Row]:
+    if not QUESTIONS.is_file():
+        return [Row(SECTION, "skipped", {}, f"{QUESTIONS.name} is absent")]
+    if not TRANSCRIPTS.is_dir():
+        return [Row(SECTION, "skipped", {}, f"{TRANSCRIPTS} is absent: no real sessions")]
+    labelled = facts()
+    halves = questions_by_half(set(labelled))
+    avoid = [t for t, _ in labelled.values()]
+    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    avoid += [q.get("answer_quote", "") for q in data["questions"]]
+    pool, n_real = distractors(avoid, max(SIZES))
+    rows: list[Row] = []
+    saved = os.environ.get("MEM_REVIEW_HOME")
+    try:
+        for size in SIZES:
+            with tempfile.TemporaryDirectory() as tmp:
+                conn, ids = _store(Path(tmp) / "home", labelled, pool[:size])
+                try:
+                    for half, qs in halves.items():
+                        if not qs:
+                            continue
+                        got = score(conn, ids, qs)
+                        misses = got.pop("_misses")
+                        rows.append(Row(SECTION, f"{half}, {len(labelled) + size:,} facts",
+                                        got, "misses: " + ", ".join(misses[:8])
+                                        if misses else ""))
+                finally:
+                    conn.close()
+    finally:
+        if saved is None:
+            os.environ.pop("MEM_REVIEW_HOME", None)
+        else:
+            os.environ["MEM_REVIEW_HOME"] = saved
+    rows.append(Row(SECTION, "distractors", {"real sentences": n_real,
+                                             "recombined": max(SIZES) - n_real}))
+    return rows
