@@ -112,7 +112,8 @@ def _worker_peak_rss(home: Path, repo: Path, path: Path, **env: str) -> tuple[in
     assert queue_it.returncode == 0, queue_it.stderr
     probe = (
         "import resource, subprocess, sys\n"
-        "done = subprocess.run([sys.executable, '-m', 'reviewer.cli', 'worker', '--once'])\n"
+        "done = subprocess.run([sys.executable, '-m', 'reviewer.cli', 'worker', '--once'],\n"
+        "                      stdout=subprocess.DEVNULL)\n"
         "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024\n"
         "print(done.returncode, peak)\n"
     )

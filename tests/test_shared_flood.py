@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sharing_helpers import approve, git, publish, share, team
+from sharing_helpers import approve, publish, pull, share, team
 
 from reviewer.claude_code.inject import render_context
 from reviewer.sharing import format as fmt
@@ -26,7 +26,7 @@ def bob(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     share(alice)
     publish(alice)
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "bob-home"))
-    git(bob, "pull", "-q")
+    pull(bob)  # a person pulls and verifies against the remote (reviewer/sharing/remote_trust)
     return bob
 
 

@@ -70,7 +70,8 @@ def test_queue_counts_for_the_empty_state(env: Env) -> None:
             event="SessionEnd",
         )
     queue.fail(conn, 1, "unreadable")
-    assert queue_counts(conn) == {"queued": 2, "running": 0, "done": 0, "failed": 1}
+    assert queue_counts(conn) == {"queued": 2, "running": 0, "done": 0, "failed": 1,
+                                  "waiting_for_model": 0}
 
 
 def test_rows_module_needs_only_the_stdlib(env: Env) -> None:

@@ -180,7 +180,7 @@ def test_the_tui_bar_counts_waiting_sessions_and_names_the_step(
     from reviewer.store import db
     from reviewer.tui.rows import queue_counts
     from reviewer.tui.triage import Counts
-    from reviewer.tui.widgets.status_bar import counts_content
+    from reviewer.tui.widgets.status_bar import counts_variants
 
     enqueue(session, repo)
     assert worker.run(once=True) == 0
@@ -190,5 +190,5 @@ def test_the_tui_bar_counts_waiting_sessions_and_names_the_step(
     finally:
         conn.close()
     assert jobs["waiting_for_model"] == 1 and jobs["queued"] == 1
-    bar = counts_content(Counts(), queued=jobs["queued"], waiting=jobs["waiting_for_model"])
+    bar = counts_variants(Counts(), queued=jobs["queued"], waiting=jobs["waiting_for_model"])[0]
     assert "1 wait for a model: sign in to Claude Code or set ANTHROPIC_API_KEY" in bar.plain

@@ -226,7 +226,8 @@ def _within_limits(conn: sqlite3.Connection, root: str, session_id: str | None,
         scope = "sessions with no known transcript today"
     if mine >= PER_SESSION:
         raise RememberError(
-            f"not stored: {scope} already proposed {mine} facts, the cap is {PER_SESSION}; "
+            f"not stored: {scope} already proposed {mine} fact{'s' if mine != 1 else ''}, "
+            f"the cap is {PER_SESSION}; "
             "a person reviews them in `mem-review` first")
 
 

@@ -129,13 +129,18 @@ def verified_approver(root: str | os.PathLike[str], path: str, timeout: float = 
     the last commit there that changed `path` ("Name <email>"), "" when unknown.
 
     A fact file's `approved_by` is only a claim (anyone who can write the file writes
-    it); this is the name to show. Replace objects are ignored. One bounded git call: for
-    the review screen, never SessionStart."""
-    ref = trust.remote_default_ref(root)
-    if ref is None:
+    it); this is the name to show. It is read from the private copy of the remote that
+    verification fetched (reviewer/sharing/remote_trust.py: in the data dir, which the
+    sandbox protects), never from a ref of the clone. One bounded git call: for the review
+    screen, never SessionStart."""
+    import subprocess
+
+    repo = remote_trust.private_repo(root)
+    try:
+        out = remote_trust.git("log", "-1", "--format=%an <%ae>", remote_trust.TRUST_REF,
+                               "--", path, git_dir=repo, timeout=timeout)
+    except (remote_trust.VerifyError, OSError, subprocess.SubprocessError):
         return ""
-    out = anchors.run_git(root, "--no-replace-objects", "log", "-1", "--format=%an <%ae>",
-                          ref, "--", path, timeout=timeout)
     return " ".join((out or "").split())[:200]
 
 

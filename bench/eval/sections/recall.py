@@ -33,17 +33,33 @@ SIZES = (0, 1_000, 10_000)
 PROJECT = "/bench/recall-project"
 
 
+HELDOUT_QUESTIONS = HELDOUT.parent / "recall" / "recall_questions.json"
+
+
 def facts() -> dict[str, tuple[str, str]]:
-    """{fact id: (text, category)} of every labelled fact available here."""
+    """{"session#fact id": (text, category)} of every labelled fact available here (ids
+    are unique only within a session)."""
     out: dict[str, tuple[str, str]] = {}
     for s in load_labels()["sessions"]:
         for f in s["facts"]:
-            out[f["id"]] = (f["fact"], f.get("category", "decision"))
+            out[f"{s['path']}#{f['id']}"] = (f["fact"], f.get("category", "decision"))
     if HELDOUT.is_dir():
         for path in sorted(HELDOUT.rglob("*.labels.json")):
             data = json.loads(path.read_text(encoding="utf-8"))
+            session = str(path.relative_to(HELDOUT)).removesuffix(".labels.json") + ".jsonl"
             for f in data.get("facts", []):
-                out[f["id"]] = (f["fact"], f.get("category", "decision"))
+                out[f"{session}#{f['id']}"] = (f["fact"], f.get("category", "decision"))
+    return out
+
+
+def all_questions() -> list[dict[str, Any]]:
+    """The committed questions (shared sessions), plus the held-out sessions' questions
+    where those sessions are (they are not committed)."""
+    out = list(json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"])
+    if HELDOUT_QUESTIONS.is_file():
+        seen = {q["session"] for q in out}
+        more = json.loads(HELDOUT_QUESTIONS.read_text(encoding="utf-8"))["questions"]
+        out += [q for q in more if q["session"] not in seen]
     return out
 
 
@@ -165,10 +181,9 @@ def score(conn: sqlite3.Connection, ids: dict[int, str], questions: list[dict[st
 
 
 def questions_by_half(known: set[str]) -> dict[str, list[dict[str, Any]]]:
-    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     halves: dict[str, list[dict[str, Any]]] = {"tune": [], "heldout": []}
-    for q in data["questions"]:
-        relevant = [r for r in q.get("relevant", []) if r in known]
+    for q in all_questions():
+        relevant = [k for r in q.get("relevant", []) if (k := f"{q['session']}#{r}") in known]
         if relevant:
             halves.setdefault(q.get("half", "tune"), []).append({**q, "relevant": relevant})
     return halves
@@ -182,8 +197,7 @@ def run() -> list[Row]:
     labelled = facts()
     halves = questions_by_half(set(labelled))
     avoid = [t for t, _ in labelled.values()]
-    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    avoid += [q.get("answer_quote", "") for q in data["questions"]]
+    avoid += [q.get("answer_quote", "") for q in all_questions()]
     pool, n_real = distractors(avoid, max(SIZES))
     rows: list[Row] = []
     saved = os.environ.get("MEM_REVIEW_HOME")
