@@ -96,9 +96,17 @@ def _grams(text: str) -> set[str]:
     return {" ".join(words[i : i + _GRAMS]) for i in range(max(0, len(words) - _GRAMS + 1))}
 
 
-def distractors(avoid: list[str], n: int, seed: int = 7) -> tuple[list[str], int]:
-    """Up to `n` sentences of real sessions that share no four-word run with `avoid`
-    (the answers and the facts), then recombined halves; (texts, how many are real)."""
+def source_of(session: str) -> str:
+    """The repository a session comes from (its first folder): distractors for its
+    questions come from the other sources, never from its own project."""
+    return session.split("/", 1)[0]
+
+
+def distractors(avoid: list[str], n: int, exclude: str, seed: int = 7
+                ) -> tuple[list[str], int]:
+    """Up to `n` sentences of real sessions of other sources than `exclude` that share no
+    four-word run with `avoid` (the answers and the facts), then recombined halves;
+    (texts, how many are real)."""
     banned: set[str] = set()
     for text in avoid:
         banned |= _grams(text)
@@ -107,6 +115,8 @@ def distractors(avoid: list[str], n: int, seed: int = 7) -> tuple[list[str], int
     real: list[str] = []
     for root in roots:
         for path in sorted(root.rglob("*.jsonl")):
+            if source_of(str(path.relative_to(root))) == exclude:
+                continue
             for text in _texts(path):
                 for sent in _SENT.split(text):
                     s = " ".join(sent.split())
@@ -175,8 +185,7 @@ def score(conn: sqlite3.Connection, ids: dict[int, str], questions: list[dict[st
     times.sort()
     n = len(questions)
     p95 = times[min(n - 1, int(0.95 * n))] * 1000 if n else 0.0
-    return {"questions": n, "recall@1": f"{r1}/{n}", "recall@5": f"{r5}/{n}",
-            "r@5": f"{r5 / n:.0%}" if n else "-", "MRR": f"{rr / n:.2f}" if n else "-",
+    return {"questions": n, "_r1": r1, "_r5": r5, "_rr": rr, "_times": times,
             "p95 ms": f"{p95:.1f}", "_misses": misses}
 
 
@@ -198,29 +207,69 @@ def run() -> list[Row]:
     halves = questions_by_half(set(labelled))
     avoid = [t for t, _ in labelled.values()]
     avoid += [q.get("answer_quote", "") for q in all_questions()]
-    pool, n_real = distractors(avoid, max(SIZES))
+    by_source: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for half, qs in halves.items():
+        for q in qs:
+            by_source.setdefault(source_of(q["session"]), []).append((half, q))
     rows: list[Row] = []
     saved = os.environ.get("MEM_REVIEW_HOME")
+    from reviewer.claude_code import query_terms
+
+    real_counts: list[int] = []
+    pools = {source: distractors(avoid, max(SIZES), source) for source in by_source}
     try:
         for size in SIZES:
-            with tempfile.TemporaryDirectory() as tmp:
-                conn, ids = _store(Path(tmp) / "home", labelled, pool[:size])
-                try:
-                    for half, qs in halves.items():
-                        if not qs:
-                            continue
-                        got = score(conn, ids, qs)
-                        misses = got.pop("_misses")
-                        rows.append(Row(SECTION, f"{half}, {len(labelled) + size:,} facts",
-                                        got, "misses: " + ", ".join(misses[:8])
-                                        if misses else ""))
-                finally:
-                    conn.close()
+            for variant in ("mem-review", "without expansion"):
+                if variant != "mem-review" and size != max(SIZES):
+                    continue
+                totals: dict[str, list[dict[str, Any]]] = {}
+                for source, pairs in sorted(by_source.items()):
+                    pool, n_real = pools[source][0][:size], pools[source][1]
+                    if size == max(SIZES) and variant == "mem-review":
+                        real_counts.append(n_real)
+                    with tempfile.TemporaryDirectory() as tmp:
+                        conn, ids = _store(Path(tmp) / "home", labelled, pool)
+                        try:
+                            for half in ("tune", "heldout"):
+                                qs = [q for h, q in pairs if h == half]
+                                if not qs:
+                                    continue
+                                if variant == "mem-review":
+                                    got = score(conn, ids, qs)
+                                else:
+                                    keep = query_terms.expand
+                                    query_terms.expand = lambda *a, **k: []  # type: ignore
+                                    try:
+                                        got = score(conn, ids, qs)
+                                    finally:
+                                        query_terms.expand = keep  # type: ignore
+                                totals.setdefault(half, []).append(got)
+                        finally:
+                            conn.close()
+                for half, parts in totals.items():
+                    rows.append(Row(SECTION, f"{half}, {len(labelled) + size:,} facts"
+                                    + ("" if variant == "mem-review" else f" ({variant})"),
+                                    _sum(parts)))
     finally:
         if saved is None:
             os.environ.pop("MEM_REVIEW_HOME", None)
         else:
             os.environ["MEM_REVIEW_HOME"] = saved
-    rows.append(Row(SECTION, "distractors", {"real sentences": n_real,
-                                             "recombined": max(SIZES) - n_real}))
+    if real_counts:
+        rows.append(Row(SECTION, "distractors (per source, at 10,000)",
+                        {"real sentences": f"{min(real_counts)}–{max(real_counts)}"},
+                        "the rest recombined halves of real sentences"))
     return rows
+
+
+def _sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-source scores added up into one half's row."""
+    n = sum(p["questions"] for p in parts)
+    r1 = sum(p["_r1"] for p in parts)
+    r5 = sum(p["_r5"] for p in parts)
+    rr = sum(p["_rr"] for p in parts)
+    times = sorted(t for p in parts for t in p["_times"])
+    p95 = times[min(len(times) - 1, int(0.95 * len(times)))] * 1000 if times else 0.0
+    return {"questions": n, "recall@1": f"{r1}/{n}", "recall@5": f"{r5}/{n}",
+            "r@5": f"{r5 / n:.0%}" if n else "-", "MRR": f"{rr / n:.2f}" if n else "-",
+            "p95 ms": f"{p95:.1f}"}
