@@ -92,7 +92,19 @@ def _echoes(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def measure(items: list[dict[str, Any]], work: Path) -> dict[str, Group]:
     """Run ``items`` through the worker and the store (MEM_REVIEW_HOME must point into
     ``work``; the caller sets it). Returns the figures per group ("ordinary" for items
-    without secrets)."""
+    without secrets). The environment is left as it was found (a leaked send ratio of 0
+    once stopped fitting in every later test of the run)."""
+    saved = os.environ.get("MEM_REVIEW_SEND_RATIO")
+    try:
+        return _measure(items, work)
+    finally:
+        if saved is None:
+            os.environ.pop("MEM_REVIEW_SEND_RATIO", None)
+        else:
+            os.environ["MEM_REVIEW_SEND_RATIO"] = saved
+
+
+def _measure(items: list[dict[str, Any]], work: Path) -> dict[str, Group]:
     from fakeapi import Facts, FakeMessagesAPI, requests_text
     from test_pipeline import make_repo
     from test_secrets_everywhere import Transcript
