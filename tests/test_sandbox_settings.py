@@ -166,3 +166,44 @@ def test_install_says_what_the_sandbox_changes(isolated: Path, tmp_path: Path) -
                           capture_output=True, text=True, check=False)
     assert gone.returncode == 0, gone.stderr
     assert not (isolated / ".claude" / "settings.local.json").exists()
+
+
+def test_instruction_files_are_asked_for_and_kept_from_commands(isolated: Path) -> None:
+    """CLAUDE.md and kin are memory Claude Code loads every session: the guard puts the
+    file tools' edits of them to the person, and the sandbox keeps commands off the
+    project's own (measured end to end in test_e2e_sandbox.py)."""
+    data = _install(isolated)
+    deny = data["sandbox"]["filesystem"]["denyWrite"]
+    for name in ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", ".claude/rules"):
+        assert str(isolated / name) in deny, name
+    ask = data["permissions"]["ask"]
+    assert ask == ["Edit(//**/CLAUDE.md)", "Edit(//**/CLAUDE.local.md)",
+                   "Edit(//**/.claude/rules/**)"]
+    # asked, not denied: a person may still say yes to an edit
+    assert not any("CLAUDE" in rule for rule in data["permissions"]["deny"]
+                   if ".claude/CLAUDE.md" not in rule)
+
+
+def test_their_ask_rules_survive_uninstall(isolated: Path) -> None:
+    path = settings_file.settings_path("local", isolated)
+    path.parent.mkdir()
+    theirs = {"permissions": {"ask": ["Bash(git push:*)", "Edit(//**/CLAUDE.md)"]}}
+    path.write_text(json.dumps(theirs))
+    data = _install(isolated)
+    assert data["permissions"]["ask"][:2] == theirs["permissions"]["ask"]
+    data["model"] = "opus"  # a change after install: no exact restore, rules taken out
+    path.write_text(json.dumps(data))
+    settings_file.uninstall("local", isolated)
+    left = json.loads(path.read_text())
+    assert left["permissions"] == theirs["permissions"]  # theirs, even the one we also add
+
+
+def test_the_instruction_door_says_whether_edits_are_asked(isolated: Path) -> None:
+    from reviewer.claude_code import doors
+
+    (isolated / "CLAUDE.md").write_text("# notes\n")
+    before = next(d for d in doors.doors(str(isolated)) if d.name == "CLAUDE.md and rules")
+    assert not before.gated and "unseen" in before.detail and "--guard" in before.fix
+    _install(isolated)
+    after = next(d for d in doors.doors(str(isolated)) if d.name == "CLAUDE.md and rules")
+    assert after.gated and "put to you" in after.detail and not after.fix

@@ -3,7 +3,9 @@ whether it passes mem-review's gate (a person's approval).
 
 `doctor`, `status --json` and the review screen's header show these. A door that is open
 and unreviewed is not ok, and says the one command that closes it. CLAUDE.md and
-`.claude/rules` files are written by people and reviewed in git: listed, not gated.
+`.claude/rules` files are written by people and reviewed in git: listed; with the guard,
+Claude's edits of them are put to the person (`permissions.ask`) and its commands cannot
+write the project's own (the OS sandbox).
 What the pinned CLI does is in reviewer/claude_code/native_memory.py.
 """
 
@@ -16,7 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from reviewer.claude_code import native_memory, settings_file
+from reviewer.claude_code import native_memory, sandbox, settings_file
+from reviewer.errors import UserError
 
 MEMORY_SOURCE = "claude-code memory"  # the fact source capture/native_import.py writes
 
@@ -182,9 +185,30 @@ def instruction_files(project: str) -> list[Path]:
 def _instructions(project: str) -> Door:
     files = instruction_files(project)
     names = ", ".join(str(p) for p in files[:8]) + (" …" if len(files) > 8 else "")
-    return Door("CLAUDE.md and rules", True, False, bool(files),
-                f"{len(files)} file(s) written by people, reviewed in git, listed not gated"
-                + (f": {names}" if files else ""))
+    asked = _edits_asked(project)
+    how = ("Claude's edits of them are put to you and its commands cannot write the "
+           "project's own (install --guard)" if asked else
+           "Claude can edit them unseen")
+    return Door("CLAUDE.md and rules", True, asked, bool(files),
+                f"{len(files)} file(s) written by people, reviewed in git; {how}"
+                + (f": {names}" if files else ""),
+                "" if asked else "`mem-review install --guard` puts each edit to you")
+
+
+def _edits_asked(project: str) -> bool:
+    """Whether a settings file of the project holds the guard's `permissions.ask` rules
+    for instruction files (SECURITY.md, "The boundary")."""
+    want = set(sandbox.ask_rules())
+    for scope in settings_file.SCOPES:
+        try:
+            data, _ = settings_file.load(settings_file.settings_path(scope, project))
+        except UserError:  # doctor reports an unreadable file on its own line
+            continue
+        perms = data.get("permissions") if isinstance(data, dict) else None
+        ask = perms.get("ask") if isinstance(perms, dict) else None
+        if isinstance(ask, list) and want <= set(ask):
+            return True
+    return False
 
 
 def header(found: list[Door]) -> str:

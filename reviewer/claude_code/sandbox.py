@@ -86,8 +86,45 @@ def git_code_paths(project: str | os.PathLike[str]) -> list[Path]:
             if (d / name).exists()]
 
 
+# Instruction files Claude Code loads into every session of the project (CLAUDE.md and
+# kin): memory as much as MEMORY.md is, so the agent must not write them unseen. Bash
+# cannot write the project's own (exact paths: globs may be ignored, and a missing one is
+# masked, which leaves the person's git alone); the file tools ask the person (ASK_RULES).
+MEMORY_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", ".claude/rules")
+# The file tools, anywhere (`//` is the root; permission rules do take globs): an edit of
+# any of them is put to the person, who sees it; in `-p` or with permissions bypassed,
+# nobody can say yes, so it is refused (measured with the pinned CLI).
+ASK_RULES = ("Edit(//**/CLAUDE.md)", "Edit(//**/CLAUDE.local.md)",
+             "Edit(//**/.claude/rules/**)")
+
+
+def memory_files(project: str | os.PathLike[str]) -> list[Path]:
+    """The project's own instruction files, whether they exist yet or not."""
+    return [Path(project) / name for name in MEMORY_FILES]
+
+
+def ask_rules() -> list[str]:
+    """`permissions.ask` rules install adds with the guard (and uninstall takes out)."""
+    return list(ASK_RULES)
+
+
 def protected_paths(project: str | os.PathLike[str]) -> list[str]:
     """Exact paths (each also as its real path) no sandboxed command may write."""
+    return _spellings([*_store_and_gate(project), *memory_files(project)])
+
+
+def _spellings(wanted: list[Path | str]) -> list[str]:
+    out: list[str] = []
+    for path in wanted:
+        for spelling in (os.path.abspath(path), os.path.realpath(path)):
+            if spelling not in out:
+                out.append(spelling)
+    return out
+
+
+def _store_and_gate(project: str | os.PathLike[str]) -> list[Path | str]:
+    """What the gate itself stands on: the store, mem-review, settings, auto memory, the
+    shared folder and git's code paths."""
     base = Path(project)
     home = Path.home()
     wanted = [
@@ -101,12 +138,7 @@ def protected_paths(project: str | os.PathLike[str]) -> list[str]:
         base / SHARED_FOLDER,
         *git_code_paths(project),
     ]
-    out: list[str] = []
-    for path in wanted:
-        for spelling in (os.path.abspath(path), os.path.realpath(path)):
-            if spelling not in out:
-                out.append(spelling)
-    return out
+    return wanted
 
 
 # Files in HOME that run code for the person later, unconfined (shell start-up, git's
@@ -133,7 +165,8 @@ def edit_rules(project: str | os.PathLike[str]) -> list[str]:
     folder, so uninstall removes exactly what install added)."""
     home = Path.home()
     rules = []
-    for path in [*protected_paths(project), *(str(home / rel) for rel in HOME_CODE),
+    gate = _spellings(_store_and_gate(project))  # instruction files: asked, not denied
+    for path in [*gate, *(str(home / rel) for rel in HOME_CODE),
                  *MANAGED]:
         rules += [f"Edit(/{path})", f"Edit(/{path.rstrip('/')}/**)"]
     return list(dict.fromkeys(rules))

@@ -15,8 +15,9 @@ deletes the file when install created it and nothing else was added since.
 With the guard, install also adds Claude Code's own `permissions.deny` rules
 (`deny_rules`): Edit (which covers Write, MultiEdit, NotebookEdit) anywhere in the data
 dir, and the approving commands. Claude Code enforces them before any hook runs; our
-guard looks further (wrappers, code, symlinks). Uninstall removes exactly the rules
-install added: the ones it would add now, less any the pre-install backup already held.
+guard looks further (wrappers, code, symlinks). `permissions.ask` rules put every edit of
+a CLAUDE.md, CLAUDE.local.md or rules file to the person. Uninstall removes exactly the
+rules install added: the ones it would add now, less any the pre-install backup held.
 """
 
 from __future__ import annotations
@@ -187,10 +188,14 @@ def merge(
             except ValueError as exc:
                 raise UserError(str(exc)) from None
             rules.extend(rule for rule in sandbox.edit_rules(project) if rule not in rules)
+            ask = _deny_list(out, create=True, key="ask")
+            assert ask is not None
+            ask.extend(rule for rule in sandbox.ask_rules() if rule not in ask)
     return out
 
 
-def _deny_list(settings: dict[str, Any], *, create: bool) -> list[Any] | None:
+def _deny_list(settings: dict[str, Any], *, create: bool, key: str = "deny") -> list[Any] | None:
+    """`permissions.<key>` (deny, or ask), made when `create` and missing."""
     perms = settings.get("permissions")
     if perms is None:
         if not create:
@@ -198,13 +203,13 @@ def _deny_list(settings: dict[str, Any], *, create: bool) -> list[Any] | None:
         perms = settings["permissions"] = {}
     if not isinstance(perms, dict):
         raise UserError('"permissions" is not an object; fix it by hand first')
-    deny = perms.get("deny")
+    deny = perms.get(key)
     if deny is None:
         if not create:
             return None
-        deny = perms["deny"] = []
+        deny = perms[key] = []
     if not isinstance(deny, list):
-        raise UserError('"permissions.deny" is not a list; fix it by hand first')
+        raise UserError(f'"permissions.{key}" is not a list; fix it by hand first')
     return deny
 
 
@@ -212,23 +217,27 @@ def remove_rules(
     settings: dict[str, Any], keep: list[str] | tuple[str, ...] = (),
     project: str | os.PathLike[str] | None = None,
 ) -> None:
-    """Take our deny rules out of `settings` (in place), except those in `keep` (a
+    """Take our deny and ask rules out of `settings` (in place), except those in `keep` (a
     person's own, from before install); a list or object left empty by that goes too."""
     perms = settings.get("permissions")
-    deny = perms.get("deny") if isinstance(perms, dict) else None
-    if not isinstance(perms, dict) or not isinstance(deny, list):
+    if not isinstance(perms, dict):
         return
     extra = sandbox.edit_rules(project) if project is not None else []
-    ours = (set(deny_rules()) | set(extra)) - set(keep)
-    kept = [rule for rule in deny if rule not in ours]
-    if len(kept) == len(deny):
-        return
-    if kept:
-        perms["deny"] = kept
-    else:
-        del perms["deny"]
-        if not perms:
-            del settings["permissions"]
+    ours = {"deny": (set(deny_rules()) | set(extra)) - set(keep),
+            "ask": set(sandbox.ask_rules() if project is not None else ()) - set(keep)}
+    for key, mine in ours.items():
+        rules = perms.get(key)
+        if not isinstance(rules, list):
+            continue
+        kept = [rule for rule in rules if rule not in mine]
+        if len(kept) == len(rules):
+            continue
+        if kept:
+            perms[key] = kept
+        else:
+            del perms[key]
+    if not perms:
+        del settings["permissions"]
 
 
 def remove(
@@ -397,6 +406,7 @@ def install(
     change.entries = [f"{event}: {command}" for event, _, command in entries(new)]
     if guard and deny:
         change.entries += [f"permissions.deny: {rule}" for rule in deny_rules()]
+        change.entries += [f"permissions.ask: {rule}" for rule in sandbox.ask_rules()]
         change.entries += [f"sandbox.{k}: {json.dumps(v)}" for k, v in sandbox.SWITCHES.items()]
         change.entries += [f"sandbox.filesystem.denyWrite: {p}"
                            for p in sandbox.protected_paths(project_dir or os.getcwd())]
@@ -505,22 +515,24 @@ def _same(raw: bytes, settings: dict[str, Any]) -> bool:
 
 
 def _rules_in(raw: bytes | None) -> tuple[str, ...]:
-    """The deny rules a pre-install backup held: the person's, not ours to remove."""
+    """The deny and ask rules a pre-install backup held: the person's, not ours to remove."""
     if not raw:
         return ()
     try:
-        before = json.loads(raw.decode("utf-8-sig"))
-        deny = before["permissions"]["deny"]
+        perms = json.loads(raw.decode("utf-8-sig"))["permissions"]
     except (UnicodeDecodeError, ValueError, KeyError, TypeError):
         return ()
-    return tuple(r for r in deny if isinstance(r, str)) if isinstance(deny, list) else ()
+    if not isinstance(perms, dict):
+        return ()
+    return tuple(r for key in ("deny", "ask") if isinstance(perms.get(key), list)
+                 for r in perms[key] if isinstance(r, str))
 
 
 def _norm(settings: dict[str, Any]) -> dict[str, Any]:
     out = dict(settings)
     perms = out.get("permissions")
     if isinstance(perms, dict):
-        perms = {k: v for k, v in perms.items() if not (k == "deny" and v == [])}
+        perms = {k: v for k, v in perms.items() if not (k in ("deny", "ask") and v == [])}
         if perms:
             out["permissions"] = perms
         else:
