@@ -47,3 +47,23 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MEM_REVIEW_EXTRACTOR"):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+@pytest.fixture
+def worker_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`home` set up for running the worker in-process against a fake Messages API: the
+    API extractor, no retries, none of the machine's spend, pause or timeout settings."""
+    monkeypatch.setenv("MEM_REVIEW_MAX_RETRIES", "0")
+    monkeypatch.setenv("MEM_REVIEW_EXTRACTOR", "api")
+    for var in ("MEM_REVIEW_DAILY_SPEND_CAP", "MEM_REVIEW_TEST_PAUSE", "MEM_REVIEW_API_TIMEOUT"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch HOME: Claude Code's user settings, ~/.claude.json and auto memory."""
+    user = tmp_path / "userhome"
+    user.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(user))
+    return user

@@ -47,14 +47,6 @@ KEYS = {
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
-    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
-    return home
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", {"src/db.py": "import sqlite3\n", "README.md": "# x\n"})
 

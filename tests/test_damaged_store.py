@@ -27,10 +27,8 @@ WAIT = 60.0
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "data"
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
-    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shared data dir (conftest), extracting with the offline rules."""
     monkeypatch.setenv("MEM_REVIEW_EXTRACTOR", "rules")
     return home
 

@@ -58,16 +58,9 @@ GOOD = [F1, F2]
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
-    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
-    monkeypatch.setenv("MEM_REVIEW_MAX_RETRIES", "0")
-    monkeypatch.setenv("MEM_REVIEW_EXTRACTOR", "api")
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MEM_REVIEW_DAILY_SPEND_CAP",
-                "MEM_REVIEW_TEST_PAUSE", "MEM_REVIEW_API_TIMEOUT"):
-        monkeypatch.delenv(var, raising=False)
-    return home
+def home(worker_home: Path) -> Path:
+    """The worker's data dir (conftest), no key: each test brings its fake API."""
+    return worker_home
 
 
 @pytest.fixture

@@ -10,11 +10,8 @@ import pytest
 
 from reviewer.freshness import anchors, git_index
 
-
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
+# A private data dir (conftest) for every test of the file.
+pytestmark = pytest.mark.usefixtures("home")
 
 
 def git(root: Path, *args: str, check: bool = True) -> str:

@@ -29,14 +29,6 @@ HEAVY = ("textual", "anthropic", "sqlmodel", "sqlalchemy", "pydantic", "git")
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
-    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
-    return home
-
-
-@pytest.fixture
 def transcript(tmp_path: Path) -> Path:
     path = tmp_path / "proj" / "sess-1.jsonl"
     path.parent.mkdir()

@@ -36,16 +36,11 @@ NORMAL = fact("Releases are cut on Mondays.", "releases are cut on Mondays")
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
-    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
-    monkeypatch.setenv("MEM_REVIEW_MAX_RETRIES", "0")
-    monkeypatch.setenv("MEM_REVIEW_EXTRACTOR", "api")
+def home(worker_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The worker's data dir (conftest) with a key for the fake API; no spend cap."""
     monkeypatch.setenv("MEM_REVIEW_DAILY_SPEND_CAP", "0")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
-    return home
+    return worker_home
 
 
 @pytest.fixture

@@ -31,11 +31,10 @@ OLD = time.time() - 3600
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HOME", str(tmp_path / "userhome"))  # whose ~/.claude.json is read
+def home(home: Path, user_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shared data dir and a scratch HOME (whose ~/.claude.json is read)."""
     monkeypatch.delenv("MEM_REVIEW_BUDGET", raising=False)
-    return tmp_path / "home"
+    return home
 
 
 write = write_old

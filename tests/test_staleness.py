@@ -18,11 +18,8 @@ from reviewer.freshness import anchors, staleness
 from reviewer.freshness.staleness import ScanStats, verdicts
 from reviewer.store import db
 
-
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
+# A private data dir (conftest) for every test of the file.
+pytestmark = pytest.mark.usefixtures("home")
 
 
 write = write_old

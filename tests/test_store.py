@@ -11,12 +11,6 @@ from reviewer.store import db, queue
 from reviewer.store.facts import NewFact, Store
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
 def _job(conn: object) -> int:
     return queue.enqueue(
         conn,

@@ -26,12 +26,12 @@ SETTLE_NS = 30_000_000  # tests settle in 30 ms, not 2 s; every change below sle
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shared data dir (conftest), the memo's rules on a small store."""
     monkeypatch.setattr(staleness, "SETTLE_NS", SETTLE_NS)
-    monkeypatch.setattr(verdict_memo, "MIN_FACTS", 0)  # the memo's rules on a small store
+    monkeypatch.setattr(verdict_memo, "MIN_FACTS", 0)
     staleness.forget()
-    return tmp_path / "home"
+    return home
 
 
 def settle() -> None:
