@@ -34,7 +34,7 @@ from reviewer.tui.rows import (
     queue_counts,
 )
 from reviewer.tui.safe_text import printable
-from reviewer.tui.widgets.detail import DetailPane, full
+from reviewer.tui.widgets.detail import MAX_FACT, DetailPane, full
 from reviewer.tui.widgets.empty_state import EmptyState, empty_content
 from reviewer.tui.widgets.fact_list import FactList
 from reviewer.tui.widgets.filter_bar import FilterBar
@@ -485,6 +485,8 @@ class MainScreen(Screen[None]):
         self._unless_changed(targets, "approve", lambda: self._approve(targets))
 
     def _approve(self, targets: list[FactRow]) -> None:
+        if not self._read_in_full(targets):
+            return
         stale_ones = [r for r in targets if r.stale]
         entry = triage.approve(targets)
         if entry is None:
@@ -504,6 +506,26 @@ class MainScreen(Screen[None]):
             self.notify(f"{entry.label}; {self._ids(withheld)} stays withheld from Claude "
                         "while stale: v re-verifies it against today's code.", timeout=5,
                         markup=False)
+
+    def _read_in_full(self, targets: list[FactRow]) -> bool:
+        """All of a fact is seen before it is approved: a pending fact longer than the
+        pane is scrolled on to its unseen part, and accepted at the next `a`."""
+        unread = [r for r in targets if r.status != "approved" and not self.detail.fully_seen(r)]
+        if not unread:
+            return True
+        self.app.bell()
+        selected = self.facts.selected
+        if selected is not None and any(r.id == selected.id for r in unread) and (
+                self.detail.reveal_unseen(selected)):
+            self.notify("The fact goes on below: read the rest (now in view), then a again.",
+                        timeout=4)
+        elif len(unread) == 1 and len(unread[0].text) > MAX_FACT:
+            self.notify(f"#{unread[0].id} is longer than the pane shows: e shows all of it.",
+                        timeout=4, markup=False)
+        else:
+            self.notify(f"{self._ids(unread)} not read in full yet: open each, then accept.",
+                        timeout=4, markup=False)
+        return False
 
     @staticmethod
     def _ids(rows: list[FactRow]) -> str:

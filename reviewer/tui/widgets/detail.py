@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 
 from reviewer.freshness.anchors import ABSENT
 from reviewer.sanitize.lookalike import review_flags
+from reviewer.tui.reading import Reading, line_spans
 from reviewer.tui.rows import FactDetail, FactRow, HistoryRow
 from reviewer.tui.safe_text import clip, printable
 
@@ -235,6 +236,7 @@ class DetailPane(VerticalScroll, can_focus=False):
         self.placeholder = Content("")
         self.body = Static(self.placeholder, id="detail-body", markup=False)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._readings: LRUCache[tuple[int, int], Reading] = LRUCache(maxsize=4096)
 
     def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -252,12 +254,67 @@ class DetailPane(VerticalScroll, can_focus=False):
         if row is None:
             self.body.update(self.placeholder)
             return
+        self._note_visible()  # the fact opens at the top: its first lines are in view
         cached = self._cache.get(self.key(row))
         if cached is not None:
             self.body.update(cached)
             return
         self.body.update(Content("\n").join(summary(row)))
         self._load(row, self.key(row))
+
+    # ---- all of a fact seen before it is approved (reviewer/tui/reading.py) -------------
+
+    def _layout(self, row: FactRow) -> tuple[int, str, list[tuple[int, int]]]:
+        """(wrapped lines above the fact's text, the text as shown, each line's span)."""
+        width = self.scrollable_content_region.width
+        text = printable(clip(row.text, MAX_FACT))
+        head = len(summary(row)[0].wrap(width)) if width > 0 else 1
+        return head, text, line_spans(text, width)
+
+    def _reading(self, row: FactRow) -> Reading:
+        key = (row.id, row.version)
+        reading = self._readings.get(key)
+        if reading is None:
+            reading = Reading(len(printable(clip(row.text, MAX_FACT))))
+            self._readings[key] = reading
+        return reading
+
+    def _note_visible(self) -> None:
+        row, height = self._row, self.scrollable_content_region.height
+        if row is None or height <= 0:
+            return
+        head, _, spans = self._layout(row)
+        top = int(self.scroll_y)
+        reading = self._reading(row)
+        for i, (start, end) in enumerate(spans):
+            if top <= head + i < top + height:
+                reading.mark(start, end)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._note_visible()
+
+    def on_resize(self) -> None:
+        self._note_visible()
+
+    def fully_seen(self, row: FactRow) -> bool:
+        """Whether every character of this version of the fact has been on screen (a fact
+        longer than the pane shows whole never is: edit shows all of it)."""
+        return len(row.text) <= MAX_FACT and self._reading(row).whole
+
+    def reveal_unseen(self, row: FactRow) -> bool:
+        """Scroll the selected fact's first unseen line into view; False if it is not the
+        one shown or nothing is left to show."""
+        if row is not self._row and (self._row is None or self._row.id != row.id):
+            return False
+        first = self._reading(row).first_unseen()
+        if first is None:
+            return False
+        head, _, spans = self._layout(row)
+        line = next((i for i, (_, end) in enumerate(spans) if end > first), 0)
+        self.scroll_to(y=max(0, head + line - 1), animate=False, immediate=True)
+        self._note_visible()
+        return True
 
     def forget(self, fact_id: int | None = None) -> None:
         """Drop cached content (a fact's history changed after a write)."""
