@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from shared import need_transcripts
@@ -67,3 +69,11 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     user.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(user))
     return user
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The review app's world (tests/test_tui_seed.py): a data dir, a project, a store."""
+    from test_tui_seed import make_env
+
+    yield from make_env(tmp_path, monkeypatch)

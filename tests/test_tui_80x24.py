@@ -4,12 +4,8 @@ verify keeps the diff, the header and the reject box are not cut."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from test_tui_app import _git_project, plain
-from test_tui_seed import Env, F, make_app, make_env, seed
+from test_tui_seed import Env, F, make_app, seed
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
@@ -24,11 +20,6 @@ QUOTE = "Remember: deploys need the VPN up first."
 LONG_CONTEXT = "\n".join(
     [f"Assistant: step {n} of the setup ran and printed its usual output line." for n in
      range(30)] + [f"User: {QUOTE}", "Assistant: Noted."])
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 def visible(scroll: VerticalScroll, line: int) -> bool:

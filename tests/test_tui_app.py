@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from test_tui_seed import PENDING_ORDER, SAMPLE, Env, F, git, make_app, make_env, seed
+from test_tui_seed import PENDING_ORDER, SAMPLE, Env, F, git, make_app, seed
 from textual.widgets import Input, OptionList, Select, TextArea
 
 from reviewer.freshness import staleness
@@ -26,11 +24,6 @@ from reviewer.tui.screens.help import HelpScreen
 from reviewer.tui.screens.reject import RejectScreen
 from reviewer.tui.widgets.empty_state import EmptyState
 from reviewer.tui.widgets.fact_list import FactList
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 def texts(app) -> list[str]:

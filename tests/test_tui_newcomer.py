@@ -3,17 +3,8 @@ decision, `a` on a stale fact says what it does, space marks without moving."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from test_tui_app import STALE_FACTS, _git_project, selected_text
-from test_tui_seed import SAMPLE, Env, F, make_app, make_env, seed
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
+from test_tui_seed import SAMPLE, Env, F, make_app, seed
 
 
 def notes(app) -> list[str]:

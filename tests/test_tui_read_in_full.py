@@ -3,14 +3,11 @@ scrolled on to its unseen part at the first `a`, accepted at a later one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import pairwise
-from pathlib import Path
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_tui_seed import Env, F, make_app, make_env, seed
+from test_tui_seed import Env, F, make_app, seed
 
 from reviewer.tui.reading import Reading, line_spans
 
@@ -18,11 +15,6 @@ from reviewer.tui.reading import Reading, line_spans
 LONG = " ".join(f"Step {n}: the deploy script checks the VPN before it pushes." for n in
                 range(16))[:1000].rstrip() + " END-OF-FACT"
 SHORT = "Releases are cut on Mondays."
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 def notes(app) -> list[str]:

@@ -4,12 +4,10 @@ answer even when they cannot act. Pilot against a real store and a real git proj
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from test_tui_app import STALE_FACTS, _git_project, selected_text, texts
-from test_tui_seed import SAMPLE, Env, F, make_app, make_env, seed
+from test_tui_seed import SAMPLE, Env, F, make_app, seed
 from textual.widgets import OptionList, TextArea
 
 from reviewer.freshness.anchors import blob_sha
@@ -19,11 +17,6 @@ from reviewer.tui.screens.edit import EditScreen
 from reviewer.tui.screens.reject import RejectScreen
 from reviewer.tui.screens.verify import VerifyScreen
 from reviewer.tui.widgets.key_bar import KeyBar
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 def notes(app) -> list[str]:

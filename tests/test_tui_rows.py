@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from test_tui_seed import SAMPLE, Env, F, make_env, seed
+from test_tui_seed import SAMPLE, Env, F, seed
 
 from reviewer.store import db, queue
 from reviewer.tui.rows import load_detail, load_history, load_rows, queue_counts
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 def test_load_rows_reads_every_status_with_flags_and_used_counts(env: Env) -> None:

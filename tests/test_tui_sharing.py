@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-from test_tui_seed import Env, make_app, make_env, seed
+from test_tui_seed import Env, make_app, seed
 
 from reviewer.tui.widgets.fact_list import flags
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 async def test_p_toggles_personal_on_approved_facts_only(env: Env) -> None:

@@ -8,13 +8,13 @@ Regenerate after an intended change with `pytest tests/test_tui_snapshots.py
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_tui_80x24 import LONG_CONTEXT, QUOTE, long_diff_env
-from test_tui_seed import SAMPLE, Env, F, make_app, make_env, seed
+from test_tui_seed import SAMPLE, Env, F, make_app, seed
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
@@ -22,11 +22,6 @@ SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
 DEEP = F("Deploys need the VPN up first.", evidence=QUOTE, context=LONG_CONTEXT)
 MANY = [F(f"Pending fact number {n}.") for n in range(12)]
 Step = Callable[[Pilot], Awaitable[None]]
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 async def settled(pilot: Pilot) -> None:

@@ -5,22 +5,14 @@ candidates appear by themselves."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from test_tui_seed import SAMPLE, Env, F, make_app, make_env, seed
+from test_tui_seed import SAMPLE, Env, F, make_app, seed
 
 from reviewer.tui import live
 from reviewer.tui.screens.confirm import ConfirmScreen
 from reviewer.tui.screens.reject import RejectScreen
 
 WAIT = 10.0  # a guard against hanging; the poll runs every POLL_SECONDS
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
 
 
 async def until(pilot, check, what: str) -> None:

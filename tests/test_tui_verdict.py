@@ -6,21 +6,11 @@ Approving a fact that supersedes another retires the old one through the Store (
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from test_tui_app import plain
-from test_tui_seed import Env, F, make_app, make_env, seed
+from test_tui_seed import Env, F, make_app, seed
 
 from reviewer.store import db
 from reviewer.store.facts import Store
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    yield from make_env(tmp_path, monkeypatch)
-
 
 OLD = F("The dev server listens on port 8080.", "environment", status="approved",
         decided_at=1_700_000_000.0, evidence="the dev server listens on port 8080")
