@@ -65,6 +65,9 @@ def find_missed(
         for entry in entries:
             if not entry.name.endswith(".jsonl"):
                 continue
+            if entry.name.startswith("agent-"):  # a subagent's own file (Claude Code 2.0):
+                continue  # its findings reach the session through its Task result; each
+                # would cost a model call. `capture FILE` still reads one on purpose.
             try:
                 if not entry.is_file():
                     continue

@@ -1096,6 +1096,35 @@ def _bounded(turn: Turn) -> Turn:
                    f"{turn.text[-keep:]}")
 
 
+SUBAGENT_PEEK = 256 * 1024  # bytes read from the top to tell a subagent's own file
+
+
+def is_subagent_transcript(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is a subagent's own transcript (Claude Code 2.x writes each Task
+    subagent to an `agent-*.jsonl` of its own, every record `isSidechain`): there the
+    side chain IS the conversation, and dropping it would drop everything. Decided from
+    the first conversation records (bounded read), not the name alone."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SUBAGENT_PEEK)
+    except OSError:
+        return False
+    lines = head.split(b"\n")
+    if len(head) == SUBAGENT_PEEK:
+        lines = lines[:-1]  # the last one may be cut
+    seen = 0
+    for raw in lines[:200]:
+        rec = _parse(raw)
+        if not isinstance(rec, dict) or rec.get("type") not in ("user", "assistant"):
+            continue
+        if not rec.get("isSidechain"):
+            return False
+        seen += 1
+        if seen >= 3:
+            break
+    return seen > 0
+
+
 def read_turns(
     path: str | os.PathLike[str],
     start: int = 0,
@@ -1121,6 +1150,7 @@ def read_turns(
     propagates (callers treat it as permanent).
     """
     start = max(0, int(start))
+    include_sidechains = include_sidechains or is_subagent_transcript(path)
     stats = ReadStats()
     turns: list[Turn] = []
     st = _State()

@@ -103,6 +103,8 @@ def test_every_shared_transcript_reads_consistently(transcripts: Path, name: str
     path = transcripts / name
     data = path.read_bytes()
     turns, stats, end = read_turns(path)
+    own = transcript.is_subagent_transcript(path)  # a subagent's file: its side chain is it
+    assert own == ("/subagents/" in f"/{name}")
     # Every consumed line is accounted for exactly once.
     assert stats.lines == stats.bad_lines + stats.kept + sum(stats.dropped.values())
     assert stats.bytes_read == end
@@ -121,7 +123,7 @@ def test_every_shared_transcript_reads_consistently(transcripts: Path, name: str
         assert not rec.get("isMeta")
         # A compaction summary comes out only as kind "summary" (lower trust).
         assert bool(rec.get("isCompactSummary")) == (t.kind == "summary")
-        assert not rec.get("isSidechain")
+        assert bool(rec.get("isSidechain")) == own
         assert t.role == rec["type"]
         assert t.text.strip() == t.text and t.text
         assert not any(n in t.text for n in NOISE), t.text[:200]
@@ -357,10 +359,10 @@ def test_sidechains_are_excluded_by_default(transcripts: Path) -> None:
     with_sc, _, _ = read_turns(path, include_sidechains=True)
     assert any("Create React components for the TODO app" in t for t in texts(with_sc))
     assert len(with_sc) > 5 * len(turns)
+    # A subagent's own file is all side chain: there it is the conversation, read as is.
     agent, _, _ = read_turns(transcripts / AGENT)
-    assert agent == []
-    agent, _, _ = read_turns(transcripts / AGENT, include_sidechains=True)
     assert agent[0].text.startswith("Very thorough exploration.")
+    assert agent == read_turns(transcripts / AGENT, include_sidechains=True)[0]
 
 
 # --------------------------------------------------------------------------- synthetic
@@ -770,3 +772,33 @@ def test_arbitrary_record_shapes_never_raise(tmp_path: Path, records: list[Any])
     assert end == path.stat().st_size
     assert stats.lines == len(records)
     assert all(isinstance(t.text, str) and t.text for t in turns)
+
+
+def test_a_subagents_own_transcript_is_read_not_dropped(tmp_path: Path) -> None:
+    """Claude Code 2.x writes each subagent to a file of its own, every record a side
+    chain: there the side chain is the conversation. In a main session it stays dropped."""
+    import json
+
+    from capture.transcript import is_subagent_transcript
+
+    def rec(kind: str, text: str, side: bool) -> str:
+        content = text if kind == "user" else [{"type": "text", "text": text}]
+        return json.dumps({"type": kind, "isSidechain": side, "sessionId": "s",
+                           "message": {"role": kind, "content": content}})
+
+    agent = tmp_path / "agent-a1b2c3.jsonl"
+    agent.write_text("\n".join([rec("user", "Find where the retry limit is set.", True),
+                                rec("assistant", "It is MAX_RETRIES = 5 in net.py.", True)])
+                     + "\n")
+    main = tmp_path / "main.jsonl"
+    main.write_text("\n".join([rec("user", "Fix the retry bug.", False),
+                               rec("user", "Side task prompt.", True),
+                               rec("assistant", "Side finding.", True),
+                               rec("assistant", "Fixed it.", False)]) + "\n")
+    assert is_subagent_transcript(agent) and not is_subagent_transcript(main)
+    turns, _, _ = read_turns(agent)
+    assert "MAX_RETRIES = 5" in " ".join(t.text for t in turns)
+    turns, stats, _ = read_turns(main)
+    text = " ".join(t.text for t in turns)
+    assert "Fixed it." in text and "Side finding." not in text
+    assert stats.dropped["sidechain"] == 2

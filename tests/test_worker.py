@@ -550,6 +550,7 @@ def test_rescan_queues_sessions_that_ended_without_a_hook(
     )
     before_install = transcript("ancient", 4000)
     killed = transcript("killed", 2000)  # appeared after capture started, went quiet
+    transcript("agent-a1b2c3", 2000)  # a subagent's own file: reaches us via its Task result
     live = transcript("live", 10)  # still being written: its own hook will come
     broken = transcript("broken", 2500)
     failed = queue.enqueue(
