@@ -237,6 +237,8 @@ class DetailPane(VerticalScroll, can_focus=False):
         self.body = Static(self.placeholder, id="detail-body", markup=False)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._readings: LRUCache[tuple[int, int], Reading] = LRUCache(maxsize=4096)
+        self._layouts: LRUCache[tuple[Any, ...], tuple[int, str, list[tuple[int, int]]]] = (
+            LRUCache(maxsize=64))
 
     def on_mount(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -267,9 +269,13 @@ class DetailPane(VerticalScroll, can_focus=False):
     def _layout(self, row: FactRow) -> tuple[int, str, list[tuple[int, int]]]:
         """(wrapped lines above the fact's text, the text as shown, each line's span)."""
         width = self.scrollable_content_region.width
-        text = printable(clip(row.text, MAX_FACT))
-        head = len(summary(row)[0].wrap(width)) if width > 0 else 1
-        return head, text, line_spans(text, width)
+        key = (row.id, row.version, row.status, width)
+        cached = self._layouts.get(key)
+        if cached is None:
+            text = printable(clip(row.text, MAX_FACT))
+            head = len(summary(row)[0].wrap(width)) if width > 0 else 1
+            cached = self._layouts[key] = (head, text, line_spans(text, width))
+        return cached
 
     def _reading(self, row: FactRow) -> Reading:
         key = (row.id, row.version)
