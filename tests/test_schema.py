@@ -23,7 +23,7 @@ SQL_TYPES = {"INTEGER": "INTEGER", "VARCHAR": "TEXT", "FLOAT": "REAL", "TEXT": "
     "model",
     [models.Job, models.Fact, models.FactHistory, models.Injection, models.HashCache,
      models.FactRev, models.VerdictMemo, models.NativeFolder, models.NativeNote,
-     models.ShareRemote, models.ShareTrust],
+     models.ShareRemote, models.ShareTrust, models.FactVec],
 )
 def test_model_matches_sql(tmp_path: Path, model: type[SQLModel]) -> None:
     conn = db.connect(tmp_path / "s.db")
@@ -60,6 +60,7 @@ def test_every_table_has_a_model(tmp_path: Path) -> None:
             models.NativeNote,
             models.ShareRemote,
             models.ShareTrust,
+            models.FactVec,
         )
     }
 

@@ -29,6 +29,7 @@ from typing import Any
 from reviewer.claude_code import query_terms
 from reviewer.claude_code.inject import cited_files, neutralise
 from reviewer.freshness import staleness
+from reviewer.store import vectors
 
 DEFAULT_LIMIT = 8
 MAX_LIMIT = 50
@@ -49,6 +50,12 @@ NAMED_FILE_WEIGHT = 0.5  # a path written in the question itself, not passed as 
 EXPANSION_WEIGHT = 0.5  # identifier parts, joined words and synonyms (query_terms.py)
 CONFIDENCE_WEIGHT = 0.25
 TOOL = "mcp__mem-review__recall"
+# Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
+# facts by embedding join the lexical ranking by weighted reciprocal rank fusion.
+SEMANTIC_CANDIDATES = 50
+RRF_K = 60
+LEXICAL_RRF_WEIGHT = 1.0
+SEMANTIC_RRF_WEIGHT = 1.0
 
 _TERM = re.compile(r"\w+")
 # A path or file name written in the question: `src/db.py`, `db.py`, `reviewer/store/`.
@@ -140,6 +147,7 @@ class Query:
     truncated: bool
     expansions: list[str] = field(default_factory=list)
     named_files: list[str] = field(default_factory=list)
+    text: str = ""  # the question as asked (cut), for the optional semantic search
 
     @property
     def match(self) -> str:
@@ -176,7 +184,7 @@ def parse(query: object, files: object = None, limit: object = None) -> Query:
         n = min(limit, MAX_LIMIT)
     if not terms and not wanted:
         raise RecallError("query has no words to search for, and no files were given")
-    return Query(terms, wanted, n, truncated, expansions, named)
+    return Query(terms, wanted, n, truncated, expansions, named, head)
 
 
 def _parse_files(files: object) -> list[str]:
@@ -252,7 +260,10 @@ def recall(
             if overlap > 0 and status == "approved":
                 by_file[fid] = by_file.get(fid, 0.0) + NAMED_FILE_WEIGHT * overlap
     answer.withheld_pending = len(pending)
-    ids = set(text_scores) | set(by_file)
+    lexical = set(text_scores) | set(by_file)
+    semantic = {fid: rank for rank, (fid, _) in enumerate(
+        vectors.nearest(conn, root, q.text, SEMANTIC_CANDIDATES), 1)} if q.terms else {}
+    ids = lexical | set(semantic)
     ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = _shared(conn, root, q, answer)
     if not ids:
         ranked.sort(key=lambda r: r[:3])
@@ -266,17 +277,39 @@ def recall(
         fid, confidence, approved_at = row[0], row[6], float(row[7] or 0)
         verdict = verdicts.get(fid)
         if verdict is not None and verdict.stale:
-            answer.withheld_stale += 1
+            if fid in lexical:  # a semantic neighbour is not a match: not counted
+                answer.withheld_stale += 1
             continue
         score = (
             text_scores.get(fid, 0.0) + FILE_WEIGHT * by_file.get(fid, 0.0)
             + CONFIDENCE_WEIGHT * float(confidence or 0)
-        )
+        ) if fid in lexical else 0.0
         state = verdict.state if verdict is not None else "unanchored"
         ranked.append((-score, -approved_at, int(fid), row, state))
     ranked.sort(key=lambda r: r[:3])
+    if semantic:
+        ranked = _fuse(ranked, semantic)
     answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
     return answer
+
+
+def _fuse(
+    ranked: list[tuple[float, float, int, tuple[Any, ...], str]], semantic: dict[int, int]
+) -> list[tuple[float, float, int, tuple[Any, ...], str]]:
+    """Weighted reciprocal rank fusion of the lexical order (`ranked`, sorted; a score of
+    0 is no lexical match) and the semantic ranks; the lexical score breaks ties."""
+    out = []
+    lex_rank = 0
+    for neg, neg_at, fid, row, state in ranked:
+        fused = 0.0
+        if neg < 0:
+            lex_rank += 1
+            fused += LEXICAL_RRF_WEIGHT / (RRF_K + lex_rank)
+        if fid in semantic:
+            fused += SEMANTIC_RRF_WEIGHT / (RRF_K + semantic[fid])
+        out.append((-fused, neg, neg_at, fid, row, state))
+    out.sort(key=lambda r: r[:4])
+    return [(fused, neg_at, fid, row, state) for fused, _, neg_at, fid, row, state in out]
 
 
 def _hit(row: tuple[Any, ...], score: float, state: str) -> Hit:

@@ -294,10 +294,31 @@ V11_VERIFY_HINT = """
 ALTER TABLE fact ADD COLUMN verify_hint TEXT;
 """
 
+# Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): one embedding
+# per fact, written by the worker/TUI side only, never by a hook. Triggers drop a vector
+# when its fact goes or its text changes, so recall never scores stale wording.
+# Self-contained: renumber freely at merge.
+V12_FACT_VECTORS = """
+CREATE TABLE fact_vec (
+    fact_id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL
+);
+CREATE TRIGGER fact_vec_delete AFTER DELETE ON fact
+BEGIN
+    DELETE FROM fact_vec WHERE fact_id = old.id;
+END;
+CREATE TRIGGER fact_vec_update AFTER UPDATE OF id, text ON fact
+WHEN old.id IS NOT new.id OR old.text IS NOT new.text
+BEGIN
+    DELETE FROM fact_vec WHERE fact_id = old.id;
+END;
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
     V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY, V10_REMOTE_TRUST,
-    V11_VERIFY_HINT,
+    V11_VERIFY_HINT, V12_FACT_VECTORS,
 ]
 VERSION = len(MIGRATIONS)
 

