@@ -32,9 +32,9 @@ class TinyEncoder:
         self.calls += 1
         out = np.zeros((len(texts), 64), dtype=np.float32)
         for i, text in enumerate(texts):
-            for word in text.lower().replace(".", " ").split():
-                word = _SAME.get(word, word)
-                out[i, sum(word.encode()) % 64] += 1.0
+            for raw in text.lower().replace(".", " ").split():
+                meaning = _SAME.get(raw, raw)
+                out[i, sum(meaning.encode()) % 64] += 1.0
             out[i] /= max(float(np.linalg.norm(out[i])), 1e-9)
         return out
 
