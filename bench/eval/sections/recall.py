@@ -286,6 +286,7 @@ def _scored(conn: sqlite3.Connection, ids: dict[int, str], qs: list[dict[str, An
     vectors.refresh(conn, enc=stored)
     restore = vectors.use(stored.inner)
     try:
+        vectors.nearest(conn, PROJECT, "warm up", 1)  # as the long-lived server has
         return score(conn, ids, qs)
     finally:
         restore()
