@@ -163,3 +163,21 @@ def test_the_packaged_model_ranks_a_paraphrase(conn, monkeypatch: pytest.MonkeyP
     assert vectors.refresh(conn) == 3
     near = vectors.nearest(conn, PROJECT, "Which interpreter name works for running scripts?", 3)
     assert near[0][0] == python
+
+
+def test_a_store_without_the_vector_table_still_answers(conn, tiny) -> None:
+    fid = add(conn, "The stylesheet lives in priv/static/assets.")
+    vectors.refresh(conn)
+    conn.execute("DROP TABLE fact_vec")  # as a read-only store of an older schema has none
+    assert ids(recall.recall(conn, PROJECT, "where does the stylesheet live")) == [fid]
+
+
+def test_the_search_sees_facts_embedded_after_it_first_ran(conn, tiny) -> None:
+    first = add(conn, "The stylesheet lives in priv/static/assets.")
+    vectors.refresh(conn)
+    assert [f for f, _ in vectors.nearest(conn, PROJECT, "css", 5)] == [first]
+    second = add(conn, "Use python3, not python.")
+    vectors.refresh(conn)
+    assert {f for f, _ in vectors.nearest(conn, PROJECT, "css", 5)} == {first, second}
+    conn.execute("UPDATE fact SET status = 'rejected' WHERE id = ?", (first,))
+    assert [f for f, _ in vectors.nearest(conn, PROJECT, "css", 5)] == [second]

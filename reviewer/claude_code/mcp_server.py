@@ -160,4 +160,7 @@ def _line(text: str) -> str:
 
 def serve(project: str, checks: Callable[[], remember_mod.Checks]) -> None:
     """Speak MCP over stdin/stdout until the client closes them."""
+    from reviewer.store import vectors
+
+    vectors.warm_in_background()  # the optional semantic extra's model, if installed
     build(project, checks).run("stdio")

@@ -197,12 +197,12 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
         return []
     import numpy as np
 
-    ids, matrix = _matrix(conn, project, enc.model)
-    if not len(ids):
-        return []
     try:
+        ids, matrix = _matrix(conn, project, enc.model)
+        if not len(ids):
+            return []
         query = enc.encode([text])[0]
-    except Exception as exc:
+    except Exception as exc:  # a store not migrated yet (read-only), a broken model file
         from reviewer.log import log
 
         log("recall", f"semantic search skipped: {type(exc).__name__}: {exc}")
@@ -214,3 +214,21 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
     top = np.argpartition(-sims, n - 1)[:n]
     top = top[np.argsort(-sims[top], kind="stable")]
     return [(int(ids[i]), float(sims[i])) for i in top]
+
+
+def warm_in_background() -> None:
+    """Load the model on a daemon thread (the MCP server at start), so the first question
+    does not pay for it; nothing without the extra."""
+    enc = encoder()
+    if enc is None:
+        return
+
+    def load() -> None:
+        try:
+            enc.encode(["warm up"])
+        except Exception as exc:
+            from reviewer.log import log
+
+            log("recall", f"semantic model not loaded: {type(exc).__name__}: {exc}")
+
+    threading.Thread(target=load, name="mem-review-embed-warm", daemon=True).start()
