@@ -45,7 +45,11 @@ def test_every_table_has_a_model(tmp_path: Path) -> None:
     assert {t for t in tables if t.startswith("fact_fts")} == {
         "fact_fts", "fact_fts_data", "fact_fts_idx", "fact_fts_docsize", "fact_fts_config"
     }
-    tables = {t for t in tables if not t.startswith("fact_fts")}
+    # Identifier parts (V13): a trigram index over the same text, SQL only as well.
+    assert {t for t in tables if t.startswith("fact_tri")} == {
+        "fact_tri", "fact_tri_data", "fact_tri_idx", "fact_tri_docsize", "fact_tri_config"
+    }
+    tables = {t for t in tables if not t.startswith(("fact_fts", "fact_tri"))}
     assert tables == {
         m.__table__.name
         for m in (  # type: ignore[attr-defined]

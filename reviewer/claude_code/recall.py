@@ -48,6 +48,9 @@ BUSY_TIMEOUT_MS = 300  # reads never wait in WAL; the optional hash-cache write 
 FILE_WEIGHT = 1.0
 NAMED_FILE_WEIGHT = 0.5  # a path written in the question itself, not passed as `files`
 EXPANSION_WEIGHT = 0.5  # identifier parts, joined words and synonyms (query_terms.py)
+PART_WEIGHT = 0.5  # a question's word found inside a fact's CamelCase identifier (V13)
+MIN_PART_CHARS = 4  # shorter words ("get", "id") sit inside too many identifiers
+PART_CANDIDATES = 500
 CONFIDENCE_WEIGHT = 0.25
 TOOL = "mcp__mem-review__recall"
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
@@ -244,6 +247,8 @@ def recall(
         best_extra = max((-s for _, s in extra), default=0.0) or 1.0
         for fid, s in extra:
             text_scores[fid] = text_scores.get(fid, 0.0) + EXPANSION_WEIGHT * (-s) / best_extra
+        for fid, n in _inside_identifiers(cur, root, q.terms).items():
+            text_scores[fid] = text_scores.get(fid, 0.0) + PART_WEIGHT * n / len(q.terms)
     by_file: dict[int, float] = {}
     if q.files:
         for fid, status, raw in _citing(cur, root, q.files):
@@ -376,6 +381,31 @@ def _words_score(q: Query, text: str) -> float:
         return 0.0
     have = {w[:5] for w in _TERM.findall(text.casefold())}
     return sum(1 for t in q.terms if t.casefold()[:5] in have) / len(q.terms)
+
+
+def _inside_identifiers(cur: sqlite3.Cursor, root: str, terms: list[str]) -> dict[int, int]:
+    """{approved fact id: how many of the question's words it holds as one part of a
+    longer CamelCase identifier (`selection` in `TranscriptSelection`, `transcript` in
+    `TranscriptSelection`), never the whole token}. The trigram index (schema V13) finds
+    the capitalised word; a regular expression keeps those at a part boundary. {} on a
+    store without the index."""
+    found: dict[int, int] = {}
+    for word in terms:
+        if len(word) < MIN_PART_CHARS or not word.isascii() or not word.isalpha():
+            continue
+        cap = word[:1].upper() + word[1:]
+        inside = re.compile(rf"(?<=[a-z0-9]){cap}|{cap}(?=[A-Z0-9])")
+        try:  # the trigram index first (joined, SQLite would probe it once per fact)
+            rows = cur.execute(
+                "SELECT id, text FROM fact WHERE id IN (SELECT rowid FROM fact_tri "
+                "WHERE fact_tri.text GLOB ? LIMIT ?) AND project = ? AND status = 'approved'",
+                (f"*{cap}*", PART_CANDIDATES, root)).fetchall()
+        except sqlite3.OperationalError:  # a read-only store of an older schema
+            return found
+        for fid, text in rows:
+            if inside.search(text):
+                found[fid] = found.get(fid, 0) + 1
+    return found
 
 
 def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int, str, str]]:
