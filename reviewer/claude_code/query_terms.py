@@ -139,6 +139,14 @@ def parts(word: str) -> list[str]:
 def expand(raw_words: list[str], terms: list[str], stop: frozenset[str]) -> list[str]:
     """Expansion terms for a question: the parts of its identifiers, its adjacent words
     joined, and synonyms; never one of `terms` itself, at most MAX_EXPANSIONS."""
+    forms, synonyms = expand_split(raw_words, terms, stop)
+    return forms + synonyms
+
+
+def expand_split(raw_words: list[str], terms: list[str], stop: frozenset[str]
+                 ) -> tuple[list[str], list[str]]:
+    """`expand` in two lists: other spellings of the question's own identifiers (parts,
+    joined words), then synonyms, which recall weighs lower (a synonym is a guess)."""
     have = set(terms)
     out: dict[str, None] = {}
 
@@ -160,10 +168,11 @@ def expand(raw_words: list[str], terms: list[str], stop: frozenset[str]) -> list
     words = [w for w in pieces if w and w not in stop]
     for a, b in pairwise(words):
         add(a + b)
-    for w in [*terms, *list(out)]:
+    forms = list(out)
+    for w in [*terms, *forms]:
         for syn in SYNONYMS.get(w, ()):
             add(syn)
-    return list(out)
+    return forms, list(out)[len(forms):]
 
 
 def raw_words(text: str) -> list[str]:

@@ -47,7 +47,8 @@ CANDIDATES = 300  # approved text matches judged for staleness, best BM25 first
 BUSY_TIMEOUT_MS = 300  # reads never wait in WAL; the optional hash-cache write gives up
 FILE_WEIGHT = 1.0
 NAMED_FILE_WEIGHT = 0.5  # a path written in the question itself, not passed as `files`
-EXPANSION_WEIGHT = 0.5  # identifier parts, joined words and synonyms (query_terms.py)
+EXPANSION_WEIGHT = 0.5  # identifier parts and joined words (query_terms.py)
+SYNONYM_WEIGHT = 0.2  # synonyms: a guess, so they only break near-ties at 10,000 facts
 PART_WEIGHT = 0.5  # a question's word found inside a fact's CamelCase identifier (V13)
 MIN_PART_CHARS = 4  # shorter words ("get", "id") sit inside too many identifiers
 PART_CANDIDATES = 500
@@ -149,6 +150,7 @@ class Query:
     limit: int
     truncated: bool
     expansions: list[str] = field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)
     named_files: list[str] = field(default_factory=list)
     text: str = ""  # the question as asked (cut), for the optional semantic search
 
@@ -160,6 +162,10 @@ class Query:
     @property
     def expansion_match(self) -> str:
         return " OR ".join(f'"{t}"' for t in self.expansions)
+
+    @property
+    def synonym_match(self) -> str:
+        return " OR ".join(f'"{t}"' for t in self.synonyms)
 
 
 def parse(query: object, files: object = None, limit: object = None) -> Query:
@@ -176,7 +182,7 @@ def parse(query: object, files: object = None, limit: object = None) -> Query:
     wanted = _parse_files(files)
     head = query[:MAX_QUERY_CHARS]
     named = [p for p in dict.fromkeys(_PATHLIKE.findall(head)) if p not in wanted][:MAX_FILES]
-    expansions = query_terms.expand(query_terms.raw_words(head), terms, _STOP)
+    expansions, synonyms = query_terms.expand_split(query_terms.raw_words(head), terms, _STOP)
     if limit is None:
         n = DEFAULT_LIMIT
     elif isinstance(limit, bool) or not isinstance(limit, int):
@@ -187,7 +193,8 @@ def parse(query: object, files: object = None, limit: object = None) -> Query:
         n = min(limit, MAX_LIMIT)
     if not terms and not wanted:
         raise RecallError("query has no words to search for, and no files were given")
-    return Query(terms, wanted, n, truncated, expansions, named, head)
+    return Query(terms, wanted, n, truncated, expansions, synonyms=synonyms, named_files=named,
+                 text=head)
 
 
 def _parse_files(files: object) -> list[str]:
@@ -234,19 +241,26 @@ def recall(
                 "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'pending'",
                 (q.match, root),
             )}
-            extra = cur.execute(
-                "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
-                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
-                "ORDER BY bm25(fact_fts) LIMIT ?",
-                (q.expansion_match, root, CANDIDATES),
-            ).fetchall() if q.expansions else []
+            extras = [
+                (weight, cur.execute(
+                    "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f "
+                    "ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.project = ? "
+                    "AND f.status = 'approved' ORDER BY bm25(fact_fts) LIMIT ?",
+                    (match, root, CANDIDATES),
+                ).fetchall())
+                for weight, words, match in (
+                    (EXPANSION_WEIGHT, q.expansions, q.expansion_match),
+                    (SYNONYM_WEIGHT, q.synonyms, q.synonym_match),
+                ) if words and weight > 0
+            ]
         except sqlite3.OperationalError as exc:  # never expected: the expression is quoted
             raise RecallError(f"the search index refused the query ({exc})") from None
         best = max((-s for _, s in matched), default=0.0) or 1.0
         text_scores = {fid: (-s) / best for fid, s in matched}
-        best_extra = max((-s for _, s in extra), default=0.0) or 1.0
-        for fid, s in extra:
-            text_scores[fid] = text_scores.get(fid, 0.0) + EXPANSION_WEIGHT * (-s) / best_extra
+        for weight, extra in extras:
+            best_extra = max((-s for _, s in extra), default=0.0) or 1.0
+            for fid, s in extra:
+                text_scores[fid] = text_scores.get(fid, 0.0) + weight * (-s) / best_extra
         for fid, n in _inside_identifiers(cur, root, q.terms).items():
             text_scores[fid] = text_scores.get(fid, 0.0) + PART_WEIGHT * n / len(q.terms)
     by_file: dict[int, float] = {}

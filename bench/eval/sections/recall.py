@@ -274,13 +274,13 @@ def _scored(conn: sqlite3.Connection, ids: dict[int, str], qs: list[dict[str, An
 
     if variant != "with the semantic extra":
         restore = vectors.use(None)
-        keep = query_terms.expand
+        keep = query_terms.expand_split
         if variant == "without expansion":
-            query_terms.expand = lambda *a, **k: []  # type: ignore[assignment]
+            query_terms.expand_split = lambda *a, **k: ([], [])  # type: ignore[assignment]
         try:
             return score(conn, ids, qs)
         finally:
-            query_terms.expand = keep  # type: ignore[assignment]
+            query_terms.expand_split = keep  # type: ignore[assignment]
             restore()
     assert stored is not None
     vectors.refresh(conn, enc=stored)
