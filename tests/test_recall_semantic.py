@@ -181,3 +181,30 @@ def test_the_search_sees_facts_embedded_after_it_first_ran(conn, tiny) -> None:
     assert {f for f, _ in vectors.nearest(conn, PROJECT, "css", 5)} == {first, second}
     conn.execute("UPDATE fact SET status = 'rejected' WHERE id = ?", (first,))
     assert [f for f, _ in vectors.nearest(conn, PROJECT, "css", 5)] == [second]
+
+
+def test_an_edit_and_its_undo_are_embedded_again(conn, tiny) -> None:
+    fid = add(conn, "Deploys need the VPN.", status="pending")
+    store = Store()
+    try:
+        store.approve([fid], actor="tui")
+        before = store.edit(fid, "Deploys need the office VPN and a token.", "decision",
+                            actor="tui")
+        row = conn.execute("SELECT vec FROM fact_vec WHERE fact_id = ?", (fid,)).fetchone()
+        edited = np.frombuffer(row[0], dtype=np.float32)
+        assert np.allclose(edited, tiny.encode(["Deploys need the office VPN and a token."])[0])
+        store.restore(before, actor="tui")
+    finally:
+        store.close()
+    row = conn.execute("SELECT vec FROM fact_vec WHERE fact_id = ?", (fid,)).fetchone()
+    assert np.allclose(np.frombuffer(row[0], dtype=np.float32),
+                       tiny.encode(["Deploys need the VPN."])[0])
+
+
+def test_the_worker_backfills_facts_approved_without_the_extra(conn, tiny) -> None:
+    from capture import worker
+
+    fid = add(conn, "Approved before the extra was installed.")
+    worker._embed_approved()
+    assert conn.execute("SELECT count(*) FROM fact_vec WHERE fact_id = ?",
+                        (fid,)).fetchone()[0] == 1
