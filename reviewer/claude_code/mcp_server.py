@@ -162,5 +162,13 @@ def serve(project: str, checks: Callable[[], remember_mod.Checks]) -> None:
     """Speak MCP over stdin/stdout until the client closes them."""
     from reviewer.store import vectors
 
-    vectors.warm_in_background()  # the optional semantic extra's model, if installed
+    try:  # the optional semantic extra's model, if it has vectors to search; advisory:
+        conn = open_store(False)  # a damaged store is reported by the tools, not here
+        if conn is not None:
+            try:
+                vectors.warm_in_background(conn)
+            finally:
+                conn.close()
+    except Exception:
+        pass
     build(project, checks).run("stdio")

@@ -192,8 +192,10 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
     """The `k` approved facts of `project` nearest `text`, as (id, cosine), best first;
     [] without an encoder or vectors. Fails open: an encoder error is logged and finds
     nothing, so recall answers lexically."""
+    if not text.strip() or not stored(conn):
+        return []  # before the encoder: a store without vectors never loads the extra
     enc = encoder()
-    if enc is None or not text.strip():
+    if enc is None:
         return []
     import numpy as np
 
@@ -216,9 +218,20 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
     return [(int(ids[i]), float(sims[i])) for i in top]
 
 
-def warm_in_background() -> None:
+def stored(conn: sqlite3.Connection) -> bool:
+    """Whether the store holds any vector (False on a store of an older schema)."""
+    try:
+        return conn.execute("SELECT 1 FROM fact_vec LIMIT 1").fetchone() is not None
+    except sqlite3.OperationalError:
+        return False
+
+
+def warm_in_background(conn: sqlite3.Connection) -> None:
     """Load the model on a daemon thread (the MCP server at start), so the first question
-    does not pay for it; nothing without the extra."""
+    does not pay for it; nothing without the extra or without vectors to search (the
+    model costs about 200 MB of memory once loaded)."""
+    if not stored(conn):
+        return
     enc = encoder()
     if enc is None:
         return
