@@ -92,6 +92,14 @@ screen screens view views page pages
 window windows dialog modal
 key keyboard shortcut shortcuts binding bindings keybinding
 json yaml toml ini
+stylesheet stylesheets css scss sass
+javascript js mjs cjs
+typescript ts tsx
+markdown md
+python py
+yaml yml
+lockfile lockfiles lock
+makefile makefiles
 script scripts shell bash
 command commands cmd cli
 flag flags option argument arguments arg args parameter parameters param
