@@ -9,7 +9,8 @@ repeats an answer, up to 10,000 facts in the store; past the real ones, recombin
 
 Reported per half of the questions (tune: the shared sessions and the held-out corpus's
 "tune" sessions; held-out: its "heldout" sessions) and per store size: recall@1,
-recall@5, MRR and p95 time of one `recall` call on a real SQLite store.
+recall@5, MRR and p95 time of one `recall` call on a real SQLite store; with and without
+the optional semantic extra (reviewer/store/vectors.py) where it is installed.
 """
 
 from __future__ import annotations
