@@ -73,17 +73,17 @@ def ids(answer: recall.Answer) -> list[int]:
 
 
 def test_a_paraphrase_with_no_shared_word_is_found_only_with_vectors(conn, tiny) -> None:
-    css = add(conn, "Stage spotter.css with git add -f because its folder is gitignored.")
+    python = add(conn, "Run scripts with python3 here; plain python is a broken shim.")
     add(conn, "The staging server deploys on every push to main.")
-    question = "why was the stylesheet not committed normally"
+    question = "which interpreter name works"
     restore = vectors.use(None)
     try:
-        assert css not in ids(recall.recall(conn, PROJECT, question))
+        assert python not in ids(recall.recall(conn, PROJECT, question))
     finally:
         restore()
     vectors.use(tiny)
     assert vectors.refresh(conn) == 2
-    assert ids(recall.recall(conn, PROJECT, question))[0] == css
+    assert ids(recall.recall(conn, PROJECT, question))[0] == python
 
 
 def test_without_vectors_recall_is_the_lexical_one(conn, tiny) -> None:
@@ -208,3 +208,23 @@ def test_the_worker_backfills_facts_approved_without_the_extra(conn, tiny) -> No
     worker._embed_approved()
     assert conn.execute("SELECT count(*) FROM fact_vec WHERE fact_id = ?",
                         (fid,)).fetchone()[0] == 1
+
+
+def test_doctor_says_how_much_memory_is_embedded(conn, tiny,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    add(conn, "One approved fact.")
+    add(conn, "Another approved fact.")
+    assert vectors.doctor_line(conn, PROJECT) == (
+        True, "semantic recall",
+        "on (tiny-test-encoder): 0 of 2 approved fact(s) embedded; the worker embeds the "
+        "rest on its next run")
+    vectors.refresh(conn)
+    assert vectors.doctor_line(conn, PROJECT)[2] == (
+        "on (tiny-test-encoder): 2 of 2 approved fact(s) embedded")
+    vectors.use(None)
+    assert vectors.doctor_line(conn, PROJECT)[0] is True  # off is fine: the extra is optional
+    restore = vectors.use(None)
+    restore()  # no override left: the environment decides
+    monkeypatch.setenv("MEM_REVIEW_SEMANTIC", "0")
+    assert vectors.doctor_line(conn, PROJECT) == (
+        True, "semantic recall", "off (MEM_REVIEW_SEMANTIC=0)")

