@@ -163,6 +163,8 @@ def test_the_packaged_model_ranks_a_paraphrase(conn, monkeypatch: pytest.MonkeyP
     assert vectors.refresh(conn) == 3
     near = vectors.nearest(conn, PROJECT, "Which interpreter name works for running scripts?", 3)
     assert near[0][0] == python
+    answer = recall.recall(conn, PROJECT, "Which interpreter name works for running scripts?")
+    assert ids(answer)[0] == python
 
 
 def test_a_store_without_the_vector_table_still_answers(conn, tiny) -> None:
