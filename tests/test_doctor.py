@@ -93,6 +93,7 @@ def test_healthy_setup_is_all_green(healthy: Path) -> None:
         "worker",
         "queue",
         "last error",
+        "semantic recall",
         *DOORS,
     ]
     detail = {c.name: c.detail for c in checks}

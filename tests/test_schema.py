@@ -23,7 +23,7 @@ SQL_TYPES = {"INTEGER": "INTEGER", "VARCHAR": "TEXT", "FLOAT": "REAL", "TEXT": "
     "model",
     [models.Job, models.Fact, models.FactHistory, models.Injection, models.HashCache,
      models.FactRev, models.VerdictMemo, models.NativeFolder, models.NativeNote,
-     models.ShareRemote, models.ShareTrust],
+     models.ShareRemote, models.ShareTrust, models.FactVec],
 )
 def test_model_matches_sql(tmp_path: Path, model: type[SQLModel]) -> None:
     conn = db.connect(tmp_path / "s.db")
@@ -45,7 +45,11 @@ def test_every_table_has_a_model(tmp_path: Path) -> None:
     assert {t for t in tables if t.startswith("fact_fts")} == {
         "fact_fts", "fact_fts_data", "fact_fts_idx", "fact_fts_docsize", "fact_fts_config"
     }
-    tables = {t for t in tables if not t.startswith("fact_fts")}
+    # Identifier parts (V13): a trigram index over the same text, SQL only as well.
+    assert {t for t in tables if t.startswith("fact_tri")} == {
+        "fact_tri", "fact_tri_data", "fact_tri_idx", "fact_tri_docsize", "fact_tri_config"
+    }
+    tables = {t for t in tables if not t.startswith(("fact_fts", "fact_tri"))}
     assert tables == {
         m.__table__.name
         for m in (  # type: ignore[attr-defined]
@@ -60,6 +64,7 @@ def test_every_table_has_a_model(tmp_path: Path) -> None:
             models.NativeNote,
             models.ShareRemote,
             models.ShareTrust,
+            models.FactVec,
         )
     }
 

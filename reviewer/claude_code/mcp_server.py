@@ -160,4 +160,15 @@ def _line(text: str) -> str:
 
 def serve(project: str, checks: Callable[[], remember_mod.Checks]) -> None:
     """Speak MCP over stdin/stdout until the client closes them."""
+    from reviewer.store import vectors
+
+    try:  # the optional semantic extra's model, if it has vectors to search; advisory:
+        conn = open_store(False)  # a damaged store is reported by the tools, not here
+        if conn is not None:
+            try:
+                vectors.warm_in_background(conn)
+            finally:
+                conn.close()
+    except Exception:
+        pass
     build(project, checks).run("stdio")

@@ -92,6 +92,14 @@ screen screens view views page pages
 window windows dialog modal
 key keyboard shortcut shortcuts binding bindings keybinding
 json yaml toml ini
+stylesheet stylesheets css scss sass
+javascript js mjs cjs
+typescript ts tsx
+markdown md
+python py
+yaml yml
+lockfile lockfiles lock
+makefile makefiles
 script scripts shell bash
 command commands cmd cli
 flag flags option argument arguments arg args parameter parameters param
@@ -139,6 +147,14 @@ def parts(word: str) -> list[str]:
 def expand(raw_words: list[str], terms: list[str], stop: frozenset[str]) -> list[str]:
     """Expansion terms for a question: the parts of its identifiers, its adjacent words
     joined, and synonyms; never one of `terms` itself, at most MAX_EXPANSIONS."""
+    forms, synonyms = expand_split(raw_words, terms, stop)
+    return forms + synonyms
+
+
+def expand_split(raw_words: list[str], terms: list[str], stop: frozenset[str]
+                 ) -> tuple[list[str], list[str]]:
+    """`expand` in two lists: other spellings of the question's own identifiers (parts,
+    joined words), then synonyms, which recall weighs lower (a synonym is a guess)."""
     have = set(terms)
     out: dict[str, None] = {}
 
@@ -160,10 +176,11 @@ def expand(raw_words: list[str], terms: list[str], stop: frozenset[str]) -> list
     words = [w for w in pieces if w and w not in stop]
     for a, b in pairwise(words):
         add(a + b)
-    for w in [*terms, *list(out)]:
+    forms = list(out)
+    for w in [*terms, *forms]:
         for syn in SYNONYMS.get(w, ()):
             add(syn)
-    return list(out)
+    return forms, list(out)[len(forms):]
 
 
 def raw_words(text: str) -> list[str]:

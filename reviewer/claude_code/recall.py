@@ -29,6 +29,7 @@ from typing import Any
 from reviewer.claude_code import query_terms
 from reviewer.claude_code.inject import cited_files, neutralise
 from reviewer.freshness import staleness
+from reviewer.store import vectors
 
 DEFAULT_LIMIT = 8
 MAX_LIMIT = 50
@@ -46,9 +47,19 @@ CANDIDATES = 300  # approved text matches judged for staleness, best BM25 first
 BUSY_TIMEOUT_MS = 300  # reads never wait in WAL; the optional hash-cache write gives up
 FILE_WEIGHT = 1.0
 NAMED_FILE_WEIGHT = 0.5  # a path written in the question itself, not passed as `files`
-EXPANSION_WEIGHT = 0.5  # identifier parts, joined words and synonyms (query_terms.py)
+EXPANSION_WEIGHT = 0.5  # identifier parts and joined words (query_terms.py)
+SYNONYM_WEIGHT = 0.2  # synonyms: a guess, so they only break near-ties at 10,000 facts
+PART_WEIGHT = 0.5  # a question's word found inside a fact's CamelCase identifier (V13)
+MIN_PART_CHARS = 4  # shorter words ("get", "id") sit inside too many identifiers
+PART_CANDIDATES = 500
 CONFIDENCE_WEIGHT = 0.25
 TOOL = "mcp__mem-review__recall"
+# Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
+# facts by embedding join the lexical ranking by weighted reciprocal rank fusion.
+SEMANTIC_CANDIDATES = 50
+RRF_K = 60
+LEXICAL_RRF_WEIGHT = 1.0
+SEMANTIC_RRF_WEIGHT = 1.0
 
 _TERM = re.compile(r"\w+")
 # A path or file name written in the question: `src/db.py`, `db.py`, `reviewer/store/`.
@@ -139,7 +150,9 @@ class Query:
     limit: int
     truncated: bool
     expansions: list[str] = field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)
     named_files: list[str] = field(default_factory=list)
+    text: str = ""  # the question as asked (cut), for the optional semantic search
 
     @property
     def match(self) -> str:
@@ -149,6 +162,10 @@ class Query:
     @property
     def expansion_match(self) -> str:
         return " OR ".join(f'"{t}"' for t in self.expansions)
+
+    @property
+    def synonym_match(self) -> str:
+        return " OR ".join(f'"{t}"' for t in self.synonyms)
 
 
 def parse(query: object, files: object = None, limit: object = None) -> Query:
@@ -165,7 +182,7 @@ def parse(query: object, files: object = None, limit: object = None) -> Query:
     wanted = _parse_files(files)
     head = query[:MAX_QUERY_CHARS]
     named = [p for p in dict.fromkeys(_PATHLIKE.findall(head)) if p not in wanted][:MAX_FILES]
-    expansions = query_terms.expand(query_terms.raw_words(head), terms, _STOP)
+    expansions, synonyms = query_terms.expand_split(query_terms.raw_words(head), terms, _STOP)
     if limit is None:
         n = DEFAULT_LIMIT
     elif isinstance(limit, bool) or not isinstance(limit, int):
@@ -176,7 +193,8 @@ def parse(query: object, files: object = None, limit: object = None) -> Query:
         n = min(limit, MAX_LIMIT)
     if not terms and not wanted:
         raise RecallError("query has no words to search for, and no files were given")
-    return Query(terms, wanted, n, truncated, expansions, named)
+    return Query(terms, wanted, n, truncated, expansions, synonyms=synonyms, named_files=named,
+                 text=head)
 
 
 def _parse_files(files: object) -> list[str]:
@@ -223,19 +241,28 @@ def recall(
                 "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'pending'",
                 (q.match, root),
             )}
-            extra = cur.execute(
-                "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
-                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
-                "ORDER BY bm25(fact_fts) LIMIT ?",
-                (q.expansion_match, root, CANDIDATES),
-            ).fetchall() if q.expansions else []
+            extras = [
+                (weight, cur.execute(
+                    "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f "
+                    "ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.project = ? "
+                    "AND f.status = 'approved' ORDER BY bm25(fact_fts) LIMIT ?",
+                    (match, root, CANDIDATES),
+                ).fetchall())
+                for weight, words, match in (
+                    (EXPANSION_WEIGHT, q.expansions, q.expansion_match),
+                    (SYNONYM_WEIGHT, q.synonyms, q.synonym_match),
+                ) if words and weight > 0
+            ]
         except sqlite3.OperationalError as exc:  # never expected: the expression is quoted
             raise RecallError(f"the search index refused the query ({exc})") from None
         best = max((-s for _, s in matched), default=0.0) or 1.0
         text_scores = {fid: (-s) / best for fid, s in matched}
-        best_extra = max((-s for _, s in extra), default=0.0) or 1.0
-        for fid, s in extra:
-            text_scores[fid] = text_scores.get(fid, 0.0) + EXPANSION_WEIGHT * (-s) / best_extra
+        for weight, extra in extras:
+            best_extra = max((-s for _, s in extra), default=0.0) or 1.0
+            for fid, s in extra:
+                text_scores[fid] = text_scores.get(fid, 0.0) + weight * (-s) / best_extra
+        for fid, n in _inside_identifiers(cur, root, q.terms).items():
+            text_scores[fid] = text_scores.get(fid, 0.0) + PART_WEIGHT * n / len(q.terms)
     by_file: dict[int, float] = {}
     if q.files:
         for fid, status, raw in _citing(cur, root, q.files):
@@ -252,7 +279,10 @@ def recall(
             if overlap > 0 and status == "approved":
                 by_file[fid] = by_file.get(fid, 0.0) + NAMED_FILE_WEIGHT * overlap
     answer.withheld_pending = len(pending)
-    ids = set(text_scores) | set(by_file)
+    lexical = set(text_scores) | set(by_file)
+    semantic = {fid: rank for rank, (fid, _) in enumerate(
+        vectors.nearest(conn, root, q.text, SEMANTIC_CANDIDATES), 1)} if q.terms else {}
+    ids = lexical | set(semantic)
     ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = _shared(conn, root, q, answer)
     if not ids:
         ranked.sort(key=lambda r: r[:3])
@@ -266,17 +296,39 @@ def recall(
         fid, confidence, approved_at = row[0], row[6], float(row[7] or 0)
         verdict = verdicts.get(fid)
         if verdict is not None and verdict.stale:
-            answer.withheld_stale += 1
+            if fid in lexical:  # a semantic neighbour is not a match: not counted
+                answer.withheld_stale += 1
             continue
         score = (
             text_scores.get(fid, 0.0) + FILE_WEIGHT * by_file.get(fid, 0.0)
             + CONFIDENCE_WEIGHT * float(confidence or 0)
-        )
+        ) if fid in lexical else 0.0
         state = verdict.state if verdict is not None else "unanchored"
         ranked.append((-score, -approved_at, int(fid), row, state))
     ranked.sort(key=lambda r: r[:3])
+    if semantic:
+        ranked = _fuse(ranked, semantic)
     answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
     return answer
+
+
+def _fuse(
+    ranked: list[tuple[float, float, int, tuple[Any, ...], str]], semantic: dict[int, int]
+) -> list[tuple[float, float, int, tuple[Any, ...], str]]:
+    """Weighted reciprocal rank fusion of the lexical order (`ranked`, sorted; a score of
+    0 is no lexical match) and the semantic ranks; the lexical score breaks ties."""
+    out = []
+    lex_rank = 0
+    for neg, neg_at, fid, row, state in ranked:
+        fused = 0.0
+        if neg < 0:
+            lex_rank += 1
+            fused += LEXICAL_RRF_WEIGHT / (RRF_K + lex_rank)
+        if fid in semantic:
+            fused += SEMANTIC_RRF_WEIGHT / (RRF_K + semantic[fid])
+        out.append((-fused, neg, neg_at, fid, row, state))
+    out.sort(key=lambda r: r[:4])
+    return [(fused, neg_at, fid, row, state) for fused, _, neg_at, fid, row, state in out]
 
 
 def _hit(row: tuple[Any, ...], score: float, state: str) -> Hit:
@@ -343,6 +395,31 @@ def _words_score(q: Query, text: str) -> float:
         return 0.0
     have = {w[:5] for w in _TERM.findall(text.casefold())}
     return sum(1 for t in q.terms if t.casefold()[:5] in have) / len(q.terms)
+
+
+def _inside_identifiers(cur: sqlite3.Cursor, root: str, terms: list[str]) -> dict[int, int]:
+    """{approved fact id: how many of the question's words it holds as one part of a
+    longer CamelCase identifier (`selection` in `TranscriptSelection`, `transcript` in
+    `TranscriptSelection`), never the whole token}. The trigram index (schema V13) finds
+    the capitalised word; a regular expression keeps those at a part boundary. {} on a
+    store without the index."""
+    found: dict[int, int] = {}
+    for word in terms:
+        if len(word) < MIN_PART_CHARS or not word.isascii() or not word.isalpha():
+            continue
+        cap = word[:1].upper() + word[1:]
+        inside = re.compile(rf"(?<=[a-z0-9]){cap}|{cap}(?=[A-Z0-9])")
+        try:  # the trigram index first (joined, SQLite would probe it once per fact)
+            rows = cur.execute(
+                "SELECT id, text FROM fact WHERE id IN (SELECT rowid FROM fact_tri "
+                "WHERE fact_tri.text GLOB ? LIMIT ?) AND project = ? AND status = 'approved'",
+                (f"*{cap}*", PART_CANDIDATES, root)).fetchall()
+        except sqlite3.OperationalError:  # a read-only store of an older schema
+            return found
+        for fid, text in rows:
+            if inside.search(text):
+                found[fid] = found.get(fid, 0) + 1
+    return found
 
 
 def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int, str, str]]:

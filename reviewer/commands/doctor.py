@@ -70,6 +70,7 @@ def checks(project: str) -> list[Check]:
             try:
                 out.extend(check_queue(conn))
                 out.extend(check_remote_trust(conn, project))
+                out.append(check_semantic(conn, project))
             finally:
                 conn.close()
         elif store.ok and _shares(project):  # a teammate's clone: the record needs a store
@@ -82,6 +83,15 @@ def checks(project: str) -> list[Check]:
                 conn.close()
     out.extend(check_doors(project, store=home.ok))
     return out
+
+
+def check_semantic(conn: sqlite3.Connection, project: str) -> Check:
+    from reviewer.store import vectors
+
+    try:
+        return Check(*vectors.doctor_line(conn, project))
+    except sqlite3.Error as exc:  # a store of an older schema, read-only
+        return Check(True, "semantic recall", f"not checked: {exc}")
 
 
 def _shares(project: str) -> bool:

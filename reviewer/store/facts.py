@@ -317,6 +317,7 @@ class Store:
                 undo += _apply(conn, [old_id], actor, "superseded",
                                {"status": "rejected",
                                 "reject_reason": f"superseded by #{new_id}"}, now)
+        _embed(conn, ids)
         return undo
 
     def reject(
@@ -384,6 +385,7 @@ class Store:
                     continue
                 _write(conn, fact_id, {**before, "updated_at": now})
                 _log(conn, fact_id, actor, "undo", current, dict(before), now)
+        _embed(conn, [fact_id for fact_id, _ in snapshots])
 
     def _change(
         self, ids: Sequence[int], actor: str, action: str, changes: dict[str, Any]
@@ -440,6 +442,21 @@ class Store:
             s.commit()
         added = len(rows)
         return added, skipped
+
+
+def _embed(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+    """Embed newly approved or re-worded facts for semantic recall (only with the
+    `semantic` extra; vectors.refresh is a no-op without it). Best effort, after the
+    decision is committed: a failure here costs semantic recall of these facts until the
+    worker's next backfill, never the decision."""
+    from reviewer.store import vectors
+
+    try:
+        vectors.refresh(conn, list(ids))
+    except Exception as exc:
+        from reviewer.log import log
+
+        log("store", f"embedding facts for recall failed: {type(exc).__name__}: {exc}")
 
 
 def _apply(

@@ -193,3 +193,13 @@ class NativeNote(SQLModel, table=True):
     line: int
     fact_id: int | None = None
     imported_at: float
+
+
+class FactVec(SQLModel, table=True):
+    """A fact's embedding for optional semantic recall (schema V12, reviewer/store/vectors.py)."""
+
+    __tablename__ = "fact_vec"
+
+    fact_id: int = Field(primary_key=True)
+    model: str
+    vec: bytes

@@ -294,10 +294,59 @@ V11_VERIFY_HINT = """
 ALTER TABLE fact ADD COLUMN verify_hint TEXT;
 """
 
+# Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): one embedding
+# per fact, written by the worker/TUI side only, never by a hook. Triggers drop a vector
+# when its fact goes or its text changes, so recall never scores stale wording.
+# Self-contained: renumber freely at merge.
+V12_FACT_VECTORS = """
+CREATE TABLE fact_vec (
+    fact_id INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL
+);
+CREATE INDEX fact_vec_model ON fact_vec(model);
+CREATE TRIGGER fact_vec_delete AFTER DELETE ON fact
+BEGIN
+    DELETE FROM fact_vec WHERE fact_id = old.id;
+END;
+CREATE TRIGGER fact_vec_update AFTER UPDATE OF id, text ON fact
+WHEN old.id IS NOT new.id OR old.text IS NOT new.text
+BEGIN
+    DELETE FROM fact_vec WHERE fact_id = old.id;
+END;
+"""
+
+# Identifier parts for recall (reviewer/claude_code/recall.py): the word index keeps
+# `TranscriptSelection` one token, so "selection hook" cannot reach it. A case-sensitive
+# trigram index over the same text answers GLOB patterns such as `*[a-z0-9]Selection*`
+# (a word inside a CamelCase identifier) from the index. Kept in step by triggers like
+# fact_fts, so every writer, hooks included, keeps it without knowing it exists.
+# Self-contained: renumber freely at merge.
+V13_FACT_PARTS = """
+CREATE VIRTUAL TABLE fact_tri USING fts5(
+    text, content='fact', content_rowid='id', tokenize='trigram case_sensitive 1'
+);
+INSERT INTO fact_tri(fact_tri) VALUES ('rebuild');
+CREATE TRIGGER fact_tri_insert AFTER INSERT ON fact
+BEGIN
+    INSERT INTO fact_tri (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER fact_tri_delete AFTER DELETE ON fact
+BEGIN
+    INSERT INTO fact_tri (fact_tri, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER fact_tri_update AFTER UPDATE OF id, text ON fact
+WHEN old.id IS NOT new.id OR old.text IS NOT new.text
+BEGIN
+    INSERT INTO fact_tri (fact_tri, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO fact_tri (rowid, text) VALUES (new.id, new.text);
+END;
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
     V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY, V10_REMOTE_TRUST,
-    V11_VERIFY_HINT,
+    V11_VERIFY_HINT, V12_FACT_VECTORS, V13_FACT_PARTS,
 ]
 VERSION = len(MIGRATIONS)
 

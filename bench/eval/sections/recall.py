@@ -9,7 +9,8 @@ repeats an answer, up to 10,000 facts in the store; past the real ones, recombin
 
 Reported per half of the questions (tune: the shared sessions and the held-out corpus's
 "tune" sessions; held-out: its "heldout" sessions) and per store size: recall@1,
-recall@5, MRR and p95 time of one `recall` call on a real SQLite store.
+recall@5, MRR and p95 time of one `recall` call on a real SQLite store; with and without
+the optional semantic extra (reviewer/store/vectors.py) where it is installed.
 """
 
 from __future__ import annotations
@@ -198,11 +199,16 @@ def questions_by_half(known: set[str]) -> dict[str, list[dict[str, Any]]]:
     return halves
 
 
+VARIANTS = ("mem-review", "without expansion", "with the semantic extra")
+
+
 def run() -> list[Row]:
     if not QUESTIONS.is_file():
         return [Row(SECTION, "skipped", {}, f"{QUESTIONS.name} is absent")]
     if not TRANSCRIPTS.is_dir():
         return [Row(SECTION, "skipped", {}, f"{TRANSCRIPTS} is absent: no real sessions")]
+    from reviewer.store import vectors
+
     labelled = facts()
     halves = questions_by_half(set(labelled))
     avoid = [t for t, _ in labelled.values()]
@@ -213,44 +219,38 @@ def run() -> list[Row]:
             by_source.setdefault(source_of(q["session"]), []).append((half, q))
     rows: list[Row] = []
     saved = os.environ.get("MEM_REVIEW_HOME")
-    from reviewer.claude_code import query_terms
-
+    real = vectors.encoder()
+    stored = CachedEncoder(real) if real is not None else None
+    variants = [v for v in VARIANTS if stored is not None or "semantic" not in v]
     real_counts: list[int] = []
     pools = {source: distractors(avoid, max(SIZES), source) for source in by_source}
     try:
         for size in SIZES:
-            for variant in ("mem-review", "without expansion"):
-                if variant != "mem-review" and size != max(SIZES):
-                    continue
-                totals: dict[str, list[dict[str, Any]]] = {}
-                for source, pairs in sorted(by_source.items()):
-                    pool, n_real = pools[source][0][:size], pools[source][1]
-                    if size == max(SIZES) and variant == "mem-review":
-                        real_counts.append(n_real)
-                    with tempfile.TemporaryDirectory() as tmp:
-                        conn, ids = _store(Path(tmp) / "home", labelled, pool)
-                        try:
+            totals: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for source, pairs in sorted(by_source.items()):
+                pool, n_real = pools[source][0][:size], pools[source][1]
+                if size == max(SIZES):
+                    real_counts.append(n_real)
+                with tempfile.TemporaryDirectory() as tmp:
+                    conn, ids = _store(Path(tmp) / "home", labelled, pool)
+                    try:
+                        for variant in variants:
+                            if variant == "without expansion" and size != max(SIZES):
+                                continue
                             for half in ("tune", "heldout"):
                                 qs = [q for h, q in pairs if h == half]
-                                if not qs:
-                                    continue
-                                if variant == "mem-review":
-                                    got = score(conn, ids, qs)
-                                else:
-                                    keep = query_terms.expand
-                                    query_terms.expand = lambda *a, **k: []  # type: ignore
-                                    try:
-                                        got = score(conn, ids, qs)
-                                    finally:
-                                        query_terms.expand = keep  # type: ignore
-                                totals.setdefault(half, []).append(got)
-                        finally:
-                            conn.close()
-                for half, parts in totals.items():
-                    rows.append(Row(SECTION, f"{half}, {len(labelled) + size:,} facts"
-                                    + ("" if variant == "mem-review" else f" ({variant})"),
-                                    _sum(parts)))
+                                if qs:
+                                    totals.setdefault((variant, half), []).append(
+                                        _scored(conn, ids, qs, variant, stored))
+                    finally:
+                        conn.close()
+            for (variant, half), parts in totals.items():
+                rows.append(Row(SECTION, f"{half}, {len(labelled) + size:,} facts"
+                                + ("" if variant == "mem-review" else f" ({variant})"),
+                                _sum(parts)))
     finally:
+        if stored is not None:
+            stored.save()
         if saved is None:
             os.environ.pop("MEM_REVIEW_HOME", None)
         else:
@@ -259,7 +259,73 @@ def run() -> list[Row]:
         rows.append(Row(SECTION, "distractors (per source, at 10,000)",
                         {"real sentences": f"{min(real_counts)}–{max(real_counts)}"},
                         "the rest recombined halves of real sentences"))
+    if stored is None:
+        rows.append(Row(SECTION, "semantic extra", {},
+                        "not installed: rows with it skipped (pip install -e '.[semantic]')"))
     return rows
+
+
+def _scored(conn: sqlite3.Connection, ids: dict[int, str], qs: list[dict[str, Any]],
+            variant: str, stored: CachedEncoder | None) -> dict[str, Any]:
+    """One variant's scores: lexical alone (the default install), lexical without query
+    expansion, or with the semantic extra (facts embedded as approval would; every
+    question embedded live, inside the timed call)."""
+    from reviewer.claude_code import query_terms
+    from reviewer.store import vectors
+
+    if variant != "with the semantic extra":
+        restore = vectors.use(None)
+        keep = query_terms.expand_split
+        if variant == "without expansion":
+            query_terms.expand_split = lambda *a, **k: ([], [])  # type: ignore[assignment]
+        try:
+            return score(conn, ids, qs)
+        finally:
+            query_terms.expand_split = keep  # type: ignore[assignment]
+            restore()
+    assert stored is not None
+    vectors.refresh(conn, enc=stored)
+    restore = vectors.use(stored.inner)
+    try:
+        vectors.nearest(conn, PROJECT, "warm up", 1)  # as the long-lived server has
+        return score(conn, ids, qs)
+    finally:
+        restore()
+
+
+class CachedEncoder:
+    """The real encoder with its vectors of the store's texts kept on disk between runs
+    (.cache/recall-eval/): 60,000 distractors are embedded once, not on every run."""
+
+    def __init__(self, inner: Any) -> None:
+        import numpy as np
+
+        self.inner = inner
+        self.model = inner.model
+        self.path = ROOT / ".cache" / "recall-eval" / f"{inner.model}.npz"
+        self.memo: dict[str, Any] = {}
+        self.dirty = False
+        if self.path.is_file():
+            with np.load(self.path, allow_pickle=False) as data:
+                self.memo = dict(zip(data["texts"].tolist(), data["vecs"], strict=True))
+
+    def encode(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
+        if todo:
+            self.memo.update(zip(todo, self.inner.encode(todo), strict=True))
+            self.dirty = True
+        return np.stack([self.memo[t] for t in texts])
+
+    def save(self) -> None:
+        import numpy as np
+
+        if not self.dirty:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        texts = list(self.memo)
+        np.savez(self.path, texts=np.array(texts), vecs=np.stack([self.memo[t] for t in texts]))
 
 
 def _sum(parts: list[dict[str, Any]]) -> dict[str, Any]:

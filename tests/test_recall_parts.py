@@ -1,0 +1,76 @@
+"""Recall finds a word written inside a fact's CamelCase identifier (schema V13's trigram
+index), and only there: a capitalised word standing alone is not an identifier part."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reviewer.claude_code import recall
+from reviewer.store import db
+
+PROJECT = "/proj/parts"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def conn() -> Iterator[sqlite3.Connection]:
+    c = db.connect()
+    yield c
+    c.close()
+
+
+def add(conn: sqlite3.Connection, text: str, status: str = "approved",
+        project: str = PROJECT) -> int:
+    cur = conn.execute(
+        "INSERT INTO fact (project, text, norm, category, files, confidence, status, anchors, "
+        "created_at, updated_at, decided_at) VALUES (?, ?, ?, 'decision', '[]', 0.5, ?, '{}', "
+        "1, 1, 1)", (project, text, text.lower(), status))
+    return int(cur.lastrowid or 0)
+
+
+def test_a_word_inside_an_identifier_is_found(conn) -> None:
+    merged = add(conn, "The TranscriptSelection module was merged into the highlighter.")
+    add(conn, "Deploys happen on Fridays.")
+    answer = recall.recall(conn, PROJECT, "where did the selection code go")
+    assert [h.id for h in answer.results] == [merged]
+
+
+def test_only_parts_of_longer_identifiers_count(conn) -> None:
+    later = add(conn, "The TranscriptSelection hook was merged.")
+    first = add(conn, "SelectionBox draws the rubber band.")
+    add(conn, "Selection of the deploy target happens in CI.")  # a word, not a part
+    add(conn, "The Selection class is tiny.")  # the whole identifier: the word index's
+    add(conn, "MultiSelectionBox lives in another project.", project="/elsewhere")
+    add(conn, "PendingSelectionFix is not reviewed yet.", status="pending")
+    cur = conn.cursor()
+    assert recall._inside_identifiers(cur, PROJECT, ["selection"]) == {later: 1, first: 1}
+    assert recall._inside_identifiers(cur, PROJECT, ["sel"]) == {}  # too short to mean much
+
+
+def test_the_parts_index_follows_edits(conn) -> None:
+    fid = add(conn, "The FactStore class owns writes.")
+    conn.execute("UPDATE fact SET text = 'The Repository class owns writes.' WHERE id = ?",
+                 (fid,))
+    assert recall._inside_identifiers(conn.cursor(), PROJECT, ["store"]) == {}
+    conn.execute("UPDATE fact SET text = 'The FactStore class owns writes.' WHERE id = ?",
+                 (fid,))
+    assert recall._inside_identifiers(conn.cursor(), PROJECT, ["store"]) == {fid: 1}
+    conn.execute("DELETE FROM fact WHERE id = ?", (fid,))
+    assert recall._inside_identifiers(conn.cursor(), PROJECT, ["store"]) == {}
+
+
+def test_a_store_without_the_parts_index_still_answers(conn) -> None:
+    fid = add(conn, "The TranscriptSelection hook was merged into the highlighter.")
+    for name in ("fact_tri_insert", "fact_tri_delete", "fact_tri_update"):
+        conn.execute(f"DROP TRIGGER {name}")
+    conn.execute("DROP TABLE fact_tri")
+    assert [h.id for h in recall.recall(conn, PROJECT, "selection hook merged").results] == [fid]
