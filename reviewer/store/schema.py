@@ -295,8 +295,8 @@ ALTER TABLE fact ADD COLUMN verify_hint TEXT;
 """
 
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): one embedding
-# per fact, written by the worker/TUI side only, never by a hook. Triggers drop a vector
-# when its fact goes or its text changes, so recall never scores stale wording.
+# per approved fact, written by the worker/TUI side only, never by a hook. Triggers drop a
+# vector when its fact goes, its text changes or it stops being approved.
 # Self-contained: renumber freely at merge.
 V12_FACT_VECTORS = """
 CREATE TABLE fact_vec (
@@ -313,6 +313,11 @@ CREATE TRIGGER fact_vec_update AFTER UPDATE OF id, text ON fact
 WHEN old.id IS NOT new.id OR old.text IS NOT new.text
 BEGIN
     DELETE FROM fact_vec WHERE fact_id = old.id;
+END;
+CREATE TRIGGER fact_vec_unapproved AFTER UPDATE OF status ON fact
+WHEN new.status IS NOT 'approved'
+BEGIN
+    DELETE FROM fact_vec WHERE fact_id = new.id;
 END;
 """
 
