@@ -111,6 +111,10 @@ def test_vectors_follow_the_facts(conn, tiny) -> None:
     conn.execute("UPDATE fact SET text = 'The cache lives in /var/cache.' WHERE id = ?", (fid,))
     assert conn.execute("SELECT count(*) FROM fact_vec").fetchone()[0] == 0  # trigger
     assert vectors.refresh(conn) == 1
+    conn.execute("UPDATE fact SET status = 'rejected' WHERE id = ?", (fid,))
+    assert conn.execute("SELECT count(*) FROM fact_vec").fetchone()[0] == 0  # trigger
+    conn.execute("UPDATE fact SET status = 'approved' WHERE id = ?", (fid,))
+    assert vectors.refresh(conn) == 1
     conn.execute("DELETE FROM fact WHERE id = ?", (fid,))
     assert conn.execute("SELECT count(*) FROM fact_vec").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM fact_vec WHERE fact_id = ?",

@@ -56,7 +56,7 @@ CONFIDENCE_WEIGHT = 0.25
 TOOL = "mcp__mem-review__recall"
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
 # facts by embedding join the lexical ranking by weighted reciprocal rank fusion.
-SEMANTIC_CANDIDATES = 50
+SEMANTIC_CANDIDATES = 25  # tune half: the same ranks as 50, half the rows to judge
 RRF_K = 60
 LEXICAL_RRF_WEIGHT = 1.0
 SEMANTIC_RRF_WEIGHT = 1.0

@@ -295,8 +295,8 @@ ALTER TABLE fact ADD COLUMN verify_hint TEXT;
 """
 
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): one embedding
-# per fact, written by the worker/TUI side only, never by a hook. Triggers drop a vector
-# when its fact goes or its text changes, so recall never scores stale wording.
+# per approved fact, written by the worker/TUI side only, never by a hook. Triggers drop a
+# vector when its fact goes or its text changes (and, V14, when it stops being approved).
 # Self-contained: renumber freely at merge.
 V12_FACT_VECTORS = """
 CREATE TABLE fact_vec (
@@ -343,10 +343,22 @@ BEGIN
 END;
 """
 
+# Vectors only for approved facts (V12 shipped without this): a fact that stops being
+# approved loses its vector; approving it again (undo) embeds it again (store/facts.py).
+# Self-contained: renumber freely at merge.
+V14_FACT_VEC_APPROVED = """
+DELETE FROM fact_vec WHERE fact_id IN (SELECT id FROM fact WHERE status IS NOT 'approved');
+CREATE TRIGGER fact_vec_unapproved AFTER UPDATE OF status ON fact
+WHEN new.status IS NOT 'approved'
+BEGIN
+    DELETE FROM fact_vec WHERE fact_id = new.id;
+END;
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
     V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY, V10_REMOTE_TRUST,
-    V11_VERIFY_HINT, V12_FACT_VECTORS, V13_FACT_PARTS,
+    V11_VERIFY_HINT, V12_FACT_VECTORS, V13_FACT_PARTS, V14_FACT_VEC_APPROVED,
 ]
 VERSION = len(MIGRATIONS)
 

