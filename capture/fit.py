@@ -1,5 +1,6 @@
 """Fit the condensed conversation into what is worth sending: at most 1/ratio of the
-transcript's bytes (`send_ratio`, 40 by default; 0 sends everything condensation kept).
+transcript's bytes (`send_ratio`, 40 by default; 0 sends everything condensation kept),
+or MIN_BUDGET for a short session.
 
 Condensation already drops tool output (GUIDE §3). On long, tool-heavy sessions that
 leaves 1/100 or less; on short, chatty ones the assistant's own prose is most of what is
@@ -52,11 +53,18 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
 _WORDS = re.compile(r"[\w./-]+")
 
 
+# A floor under the budget: a short session is dense (a prompt, a finding, a fix) and
+# 1/40 of 50 kB is a paragraph; sending 8 kB (~2k tokens, a fraction of a cent, less than
+# the extraction prompt itself) costs little and loses none of it (issue 21).
+MIN_BUDGET = 8_192
+
+
 def budget_for(source_bytes: int, ratio: int) -> int | None:
-    """Bytes the text may take for a transcript region of `source_bytes`; None: all."""
+    """Bytes the text may take for a transcript region of `source_bytes`: 1/ratio of it,
+    at least MIN_BUDGET; None: all."""
     if ratio <= 0 or source_bytes <= 0:
         return None
-    return source_bytes // ratio
+    return max(source_bytes // ratio, MIN_BUDGET)
 
 
 def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:

@@ -233,8 +233,10 @@ def run() -> list[Row]:
             "wrongly flagged": f"{t['wrongly flagged']} ({_pct(t['wrongly flagged'], t['true'])})",
             "hinted": t["hinted"],
         }, "; ".join(notes)))
-        rows.append(Row(SECTION, f"{half} by why", {"half": half}, ", ".join(
-            f"{why} {k}/{n}" for why, (n, k) in sorted(per_why[half].items()))))
+        if half == "tune" or os.environ.get(SHOW_ENV):
+            # a held-out label's `why` beside its count is an item, not an aggregate
+            rows.append(Row(SECTION, f"{half} by why", {"half": half}, ", ".join(
+                f"{why} {k}/{n}" for why, (n, k) in sorted(per_why[half].items()))))
     return rows
 
 
