@@ -38,7 +38,7 @@ from capture.noise import (
     task_outcome,
     terminal_command,
 )
-from capture.written import cut_middle, heredoc_files, is_doc, written_detail
+from capture.written import cut_middle, heredoc_files, is_code, is_doc, written_detail
 
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
@@ -958,18 +958,47 @@ SHORT_OUTPUT_LINES = 6
 
 
 READ_DOC_CHARS = 1500
+READ_SCAN_CHARS = 200_000  # a larger file read is a dump, not a document
+HEADER_CHARS = 400  # a code file's opening comment, at most
 _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
+# The comment a code file opens with (after a shebang, blank lines, `"use strict"`): a
+# docstring, a `/** … */` block, or a run of `//`, `#`, `--`, `;` lines.
+_HEADER = re.compile(
+    r'\A(?:#![^\n]*\n|\s*\n|\s*["\']use strict["\'];?\n)*\s*'
+    r'(?P<c>/\*.*?\*/|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|(?:[ \t]*(?://|#|--|;)[^\n]*\n?)+)',
+    re.S)
+_COMMENT_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*|//+|#+|--|;+|"""|\'\'\')[ \t]?', re.M)
 
 
 def _small_doc(body: str, path: str) -> str:
-    """A small document or config file's text as Read returned it (line numbers gone),
-    under its path; "" for code, a large file or an error."""
-    if not path or not is_doc(path) or len(body) > READ_DOC_CHARS * 2:
+    """What a file read says in its own words, under its path; "" for an error or a
+    dump. A document or config file: whole when small, else its opening (a config's
+    name, version and description; a document's title and summary) and its end. Code:
+    only the comment it opens with (what the module is for), never the listing."""
+    if not path or len(body) > READ_SCAN_CHARS:
         return ""
+    name = path.rsplit("/", 1)[-1]
     text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
-    if not text or len(text) > READ_DOC_CHARS:
+    if not text:
         return ""
-    return f"{path.rsplit('/', 1)[-1]} reads:\n{text}"
+    if is_doc(path):
+        return f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}"
+    header = code_header(text) if is_code(path) else ""
+    return f"{name} opens with:\n{header}" if header else ""
+
+
+def code_header(text: str) -> str:
+    """The opening comment of a code file, its comment marks gone, at most HEADER_CHARS;
+    "" when the file opens with code or a licence notice."""
+    m = _HEADER.match(text[:HEADER_CHARS * 8])
+    if m is None:
+        return ""
+    body = re.sub(r'(?:\*/|"""|\'\'\')\s*\Z', "", m.group("c").rstrip())
+    lines = [ln.strip() for ln in _COMMENT_MARKS.sub("", body).split("\n")]
+    said = "\n".join(ln for ln in lines if ln and not set(ln) <= set("*/#=-_ "))
+    if len(said) < 20 or re.search(r"(?i)copyright|licen[cs]e|spdx", said[:200]):
+        return ""
+    return cut_middle(said, HEADER_CHARS, head_share=1.0)
 
 
 def _short_output(body: str, looks: set[str], tid: Any) -> str:

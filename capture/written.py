@@ -41,6 +41,20 @@ _HEREDOC = re.compile(
 )
 
 
+_CODE_EXT = (
+    ".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs", ".rb", ".java",
+    ".kt", ".kts", ".scala", ".swift", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".php",
+    ".ex", ".exs", ".erl", ".hs", ".ml", ".lua", ".sh", ".bash", ".zsh", ".fish", ".ps1",
+    ".sql", ".r", ".jl", ".dart", ".vue", ".svelte", ".clj", ".el", ".vim", ".nix", ".zig",
+)
+
+
+def is_code(path: str) -> bool:
+    """A source file by its extension (never one that holds secrets by its nature)."""
+    name = path.rsplit("/", 1)[-1].casefold()
+    return not _SECRET_NAME.match(name) and name.endswith(_CODE_EXT)
+
+
 def is_doc(path: str) -> bool:
     """A document, rule or config file (kept whole), not code."""
     name = path.rsplit("/", 1)[-1].casefold()
@@ -49,13 +63,19 @@ def is_doc(path: str) -> bool:
     return name.endswith(_DOC_EXT) or name in _DOC_NAMES
 
 
-def cut_middle(text: str, limit: int) -> str:
-    """At most about `limit` characters: the head (a third) and the end (two thirds: a
-    document's conclusion, a list's last items) kept, the middle marked as cut."""
+def cut_middle(text: str, limit: int, head_share: float = 1 / 3) -> str:
+    """At most about `limit` characters: the opening (`head_share` of them, a third by
+    default) and the end (the rest: a document's conclusion, a list's last items) kept,
+    the middle marked as cut. A file read is cut the other way round (its opening says
+    what it is); `head_share=1` keeps the opening alone."""
     text = text.strip()
     if len(text) <= limit:
         return text
-    head = text[: limit // 3]
+    if head_share >= 1:
+        cut = text[:limit]
+        cut = cut[: cut.rfind("\n")] if "\n" in cut[len(cut) // 2:] else cut
+        return f"{cut.rstrip()} […]"
+    head = text[: int(limit * head_share)]
     tail = text[len(text) - (limit - len(head)):]
     head = head[: head.rfind("\n")] if "\n" in head[len(head) // 2:] else head
     nl = tail.find("\n")

@@ -127,6 +127,37 @@ def test_a_small_config_read_is_sent_code_read_is_not(tmp_path: Path) -> None:
     assert "1→" not in sent and "export function main" not in sent
 
 
+def test_a_large_config_read_keeps_its_opening_and_code_its_opening_comment(
+        tmp_path: Path) -> None:
+    """A config over the cap is not dropped whole: its opening (name, version,
+    description) goes. Of code, the comment it opens with says what it is for; the
+    listing, a licence header and a shebang do not go."""
+    deps = "".join(f'    "dep-{i}": "^1.{i}.0",\n' for i in range(120))
+    pkg = '{\n  "name": "slopus",\n  "description": "Session sharing CLI",\n' \
+        f'  "dependencies": {{\n{deps}  }}\n}}'
+    numbered = "\n".join(f"{i + 1:6}→{ln}" for i, ln in enumerate(pkg.split("\n")))
+    code = ("#!/usr/bin/env node\n\n/**\n * CLI entry point for happy command\n *\n"
+            " * Simple argument parsing without any CLI framework dependencies\n */\n"
+            "import { start } from './start'\nconst secretSauce = 42\n")
+    licensed = "// Copyright 2024 Example Ltd.\n// Licensed under MIT.\nexport const x = 1\n"
+    path = write_jsonl(tmp_path / "r.jsonl", [
+        user("What is this package?"),
+        call("Read", {"file_path": "/r/package.json"}, "a", "m1"),
+        result(numbered, "a"),
+        call("Read", {"file_path": "/r/src/index.ts"}, "b", "m2"),
+        result(code, "b"),
+        call("Read", {"file_path": "/r/src/x.ts"}, "c", "m3"),
+        result(licensed, "c"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert '"name": "slopus",' in sent and '"description": "Session sharing CLI",' in sent
+    assert '"dep-60"' not in sent and "characters cut" in sent
+    assert "CLI entry point for happy command" in sent
+    assert "Simple argument parsing without any CLI framework dependencies" in sent
+    assert "secretSauce" not in sent and "/usr/bin/env" not in sent and "*/" not in sent
+    assert "Copyright" not in sent and "export const x" not in sent
+
+
 def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
     """A .env written or read is not a document: its body never goes out, even where no
     redaction rule would recognise a value."""
