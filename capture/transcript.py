@@ -735,7 +735,7 @@ def bash_detail(command: str) -> str:
 # --------------------------------------------------------------------------- records
 
 
-TOOL_TEXT_CHARS = 2 << 20  # all tool inputs and outputs kept for the verifier, at most
+TOOL_TEXT_CHARS = 4 << 20  # all tool inputs and outputs kept for the verifier, at most
 TOOL_TEXT_EACH = 20_000  # of one input or output
 
 
@@ -747,6 +747,27 @@ def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
         text = text[: TOOL_TEXT_EACH // 2] + "\n" + text[-TOOL_TEXT_EACH // 2:]
     st.tool_texts.append((which, name, text))
     st.tool_chars += len(text)
+
+
+def _keep_sidechain(st: _State, rec: dict[str, Any]) -> None:
+    """A subagent's words and tool traffic (never sent: its report comes back as the
+    Task call's result) kept for the verifier like a tool's output."""
+    if st.tool_chars >= TOOL_TEXT_CHARS:
+        return
+    msg = rec.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, str):
+        _keep_tool_text(st, "output", "Task", content)
+        return
+    for b in content if isinstance(content, list) else ():
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "text" and isinstance(b.get("text"), str):
+            _keep_tool_text(st, "output", "Task", b["text"])
+        elif b.get("type") == "tool_use":
+            _keep_tool_text(st, "input", "Task", _input_text(b.get("input")))
+        elif b.get("type") == "tool_result":
+            _keep_tool_text(st, "output", "Task", _result_text(b.get("content")))
 
 
 def _input_text(inp: Any) -> str:
@@ -806,6 +827,7 @@ def _record_turns(
     if rtype not in ("user", "assistant"):
         return [], (rtype[:40] if isinstance(rtype, str) else "untyped")
     if rec.get("isSidechain") and not include_sidechains:
+        _keep_sidechain(st, rec)
         return [], "sidechain"
     if rec.get("isMeta"):
         return [], "meta"
@@ -867,7 +889,10 @@ def _record_turns(
             elif btype in ("thinking", "redacted_thinking"):
                 # Thinking is the model's private scratch work: guesses it later drops,
                 # plans it revises. It is not what was said or done, so facts must not
-                # come from it (and it is bulky).
+                # come from it (and it is bulky). The verifier still finds a quote of it.
+                thought = b.get("thinking")
+                if isinstance(thought, str):
+                    _keep_tool_text(st, "thinking", "assistant", thought)
                 reason = "thinking"
             else:  # image, web search results, unknown blocks
                 reason = str(btype)[:40] if isinstance(btype, str) else "block"
@@ -1162,7 +1187,8 @@ def read_turns(
         if not raw or raw.isspace():
             stats.bad_lines += 1
             continue
-        reason = _peek_drop(raw, include_sidechains)
+        # The verifier reads what subagents said too: sidechains are parsed when kept.
+        reason = _peek_drop(raw, include_sidechains or st.tool_chars < TOOL_TEXT_CHARS)
         if reason is not None:
             dropped[reason] += 1
             if reason == "summary" and len(raw) < 4096:  # a session's title: the verifier's

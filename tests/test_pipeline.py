@@ -488,7 +488,8 @@ def test_the_verifier_decides_grounded_and_says_which_check_failed(
     job = claim(conn, transcript, repo)
     true = fact("`python` is not on PATH here; scripts run with python3.", PY_ERROR)
     true["source"] = "tool"
-    short = fact("Running commands needs confirmation.", "run a command", confidence=0.5)
+    short = fact("Claude said running commands needs confirmation.", "run a command",
+                 confidence=0.5)
     short["source"] = "user"
     answer = Facts([
         true,
@@ -501,14 +502,16 @@ def test_the_verifier_decides_grounded_and_says_which_check_failed(
     assert out.state == "done" and len(out.new_ids) == 4
     rows = [store.get(i) for i in out.new_ids]
     got = [(r.grounded, r.verify_check, r.evidence_speaker) for r in rows if r is not None]
-    # Issue 21: a three-word quote that is there is not known wrong: a hint beside it.
+    # Issue 21: a quote that is there is not known wrong; the fact names another speaker:
+    # a hint beside it.
     assert got == [
         (1, None, "tool"),
         (0, "negation_flip", "tool"),
         (1, None, "user"),
         (0, "tool_line", "tool"),
     ]
-    assert rows[2] is not None and (rows[2].verify_hint or "").startswith("too_short: 3 words")
+    assert rows[2] is not None and (rows[2].verify_hint or "").startswith(
+        "speaker: the quote is the user's")
     assert rows[0] is not None and rows[0].evidence_source == "tool"
     assert rows[1] is not None and rows[1].evidence_source == "assistant"  # old answer shape
 
@@ -517,7 +520,7 @@ def test_the_verifier_decides_grounded_and_says_which_check_failed(
     listed = [to_json(r) for r in conn.execute("SELECT * FROM fact ORDER BY id")]
     assert [(f["grounded"], f["check"]) for f in listed] == [
         (True, None), (False, "negation_flip"), (True, None), (False, "tool_line")]
-    assert listed[2]["hint"].startswith("too_short")
+    assert listed[2]["hint"].startswith("speaker")
     assert (listed[0]["evidence_source"], listed[0]["evidence_speaker"]) == ("tool", "tool")
 
 
