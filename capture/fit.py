@@ -95,6 +95,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         return turns
     # Still over: what was written or reported by a subagent goes before the prose is
     # cut below a paragraph (the session's own words come first).
+    turns = [t for t in turns if not (_written(t) and t.tool == "Read")]
+    if _size(turns) <= max_bytes:
+        return turns
     turns = [t for t in turns if not _written(t)]
     if _size(turns) <= max_bytes:
         return turns
@@ -147,12 +150,14 @@ def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
 
 
 def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
-    """What a Write/Edit carried cut to WRITTEN_SHARE bytes (head and end), longest
-    first, until the text fits."""
+    """What a Write/Edit carried cut to WRITTEN_SHARE bytes (head and end), what was
+    only read first (the session's own writing says more), then the longest first,
+    until the text fits."""
     out = list(turns)
     over = _size(out) - max_bytes
     order = sorted((i for i, t in enumerate(out) if _written(t)
-                    and _bytes(t.text) > WRITTEN_SHARE), key=lambda i: -_bytes(out[i].text))
+                    and _bytes(t.text) > WRITTEN_SHARE),
+                   key=lambda i: (out[i].tool != "Read", -_bytes(out[i].text)))
     for i in order:
         if over <= 0:
             break
