@@ -457,10 +457,14 @@ def test_next_midnight_is_after_today_start() -> None:
 
 
 def test_quotes_of_what_fitting_sent_are_grounded_with_context(
-    store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path
+    store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The model sees fitted text: a look-up call dropped between two lines, a narration
     cut with `[…]`. A quote of either is grounded and shown in its transcript context."""
+    import capture.fit
+
+    monkeypatch.setattr(capture.fit, "MIN_BUDGET", 0)  # this short session fitted to 1/40
     transcript = transcripts / "fasthooks" / "sample_main_transcript.jsonl"
     sent = "\n\n".join(pipeline.sent_windows(transcript, CFG))
     across = "can you read it back with Read tool?\n\nAssistant: Perfect! Here's the content"
