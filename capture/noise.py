@@ -78,10 +78,21 @@ _READS_FILES = re.compile(
     r"|sed|awk|wc|nl|jq|git\s+(?:show|diff|log|blame|ls-files))\b")
 
 
+# Files that are the system's state, not the project's text: reading one answers a
+# question (`cat /proc/cmdline`, `grep overlay /proc/mounts`).
+_SYSTEM_FILE = re.compile(r"(?<![\w.~/-])/(?:proc|sys|etc|dev)/\S+")
+_PATH_ARG = re.compile(r"(?<![\w=:-])(?:~|\.{1,2})?/[\w.@/-]+|\b[\w.-]+/[\w.@/-]+")
+
+
 def reads_files(command: str) -> bool:
     """A look at files (`cat`, `ls`, `grep`, `git show`): its output is what was read.
-    A look at the system's state (`df`, `findmnt`, `git status`) answers a question."""
-    return bool(_READS_FILES.match(command.strip()))
+    A look at the system's state (`df`, `findmnt`, `git status`, `cat /proc/mounts`)
+    answers a question."""
+    cmd = command.strip()
+    if not _READS_FILES.match(cmd):
+        return False
+    paths = _PATH_ARG.findall(cmd)
+    return not paths or not all(_SYSTEM_FILE.fullmatch(p) for p in paths)
 
 
 _TASK_STATUS = re.compile(r"<status>\s*([\w-]+)\s*</status>")

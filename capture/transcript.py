@@ -978,7 +978,7 @@ _TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled"
 
 
 OUTPUT_PREFIX = "→ "  # a command's short output, hung under its call as a detail
-SHORT_OUTPUT_CHARS = 200  # a status line or two, not a listing
+SHORT_OUTPUT_CHARS = 320  # a status line or two (a mount's options), not a listing
 SHORT_OUTPUT_LINES = 6
 
 
@@ -1032,10 +1032,27 @@ def _short_output(body: str, looks: set[str], tid: Any) -> str:
     if tid in looks:
         return ""
     body = strip_ansi(body).strip()
-    if not body or len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
+    if not body:
         return ""
+    if len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
+        return _outcome_lines(body)
     return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
                      if ln.strip())
+
+
+OUTCOME_LINES = 2  # of a long output, its last lines: where a run says how it ended
+OUTCOME_CHARS = 200
+_PROGRESS = re.compile(r"^[\s#=*.\-|/\\>█▓▒░━─]*\d*%?[\s#=*.\-|/\\>█▓▒░━─]*$")
+
+
+def _outcome_lines(body: str) -> str:
+    """The last lines of a long command output ("12 passed in 3.2s", "Successfully
+    installed …", "Done in 4s"), marked as an output's end; "" when they are a rule or
+    a progress bar."""
+    tail = body[-4 * OUTCOME_CHARS * OUTCOME_LINES:].split("\n")
+    lines = [" ".join(ln.split()) for ln in tail if ln.strip()][-OUTCOME_LINES:]
+    lines = [ln[:OUTCOME_CHARS] for ln in lines if not _PROGRESS.match(ln) and len(ln) >= 4]
+    return "\n".join(f"{OUTPUT_PREFIX}… {ln}" for ln in lines)
 
 
 def _task_turn(text: str, line: int, offset: int, ts: Any) -> Turn | None:

@@ -176,3 +176,23 @@ def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
     sent = render(read_turns(path)[0])
     assert "hunter2horse" not in sent and "884412" not in sent and "abc123plain" not in sent
     assert "DB_PASS=changeme" in sent  # an example file is a document
+
+
+def test_a_look_at_the_system_and_how_a_long_run_ended_are_findings(tmp_path: Path) -> None:
+    """`cat /proc/cmdline` answers a question (a project file read does not); of a long
+    command output the last lines say how it ended, its opening does not go."""
+    log = "\n".join(f"collecting module_{i} ... ok" for i in range(60)) + \
+        "\n\n===== 60 passed in 12.40s =====\n"
+    path = write_jsonl(tmp_path / "o.jsonl", [
+        user("Why is / only 32G?"),
+        call("Bash", {"command": "cat /proc/cmdline"}, "a", "m1"),
+        result("BOOT_IMAGE=/casper/vmlinuz rdinit=/vtoy/vtoy --- quiet splash", "a"),
+        call("Bash", {"command": "cat src/settings.py"}, "b", "m2"),
+        result("DEBUG = True", "b"),
+        call("Bash", {"command": "pytest -q"}, "c", "m3"),
+        result(log, "c"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "BOOT_IMAGE=/casper/vmlinuz rdinit=/vtoy/vtoy" in sent
+    assert "DEBUG = True" not in sent
+    assert "60 passed in 12.40s" in sent and "module_1 " not in sent
