@@ -62,8 +62,8 @@ ANSWER = Facts([
 
 
 def _run(store: Store, conn: sqlite3.Connection, path: Path, repo: Path,
-         *answers: Any) -> tuple[pipeline.Outcome, Any, list[Any]]:
-    transport = mock_transport(*answers)
+         *answers: Any, **lanes: Any) -> tuple[pipeline.Outcome, Any, list[Any]]:
+    transport = mock_transport(*answers, **lanes)
     client = httpx2.Client(transport=transport)
     try:
         out = pipeline.process(store, conn, claim(conn, path, repo), CFG, api_key="test-key",
@@ -127,8 +127,8 @@ def test_a_suspicion_the_model_judges_supported_loses_its_hint(
 def test_a_failed_judgment_settles_nothing(
         store: Store, conn: sqlite3.Connection, session: tuple[Path, Path], judged: Any) -> None:
     path, repo = session
-    out, _, rows = _run(store, conn, path, repo, ANSWER, judged)
-    assert out.state == "done"
+    out, transport, rows = _run(store, conn, path, repo, ANSWER, judge=[judged])
+    assert out.state == "done" and transport.requests[-1].lane == "judge"
     assert rows[0] is not None and (rows[0].verify_hint or "").startswith("corrected_later")
     assert "the model agrees" not in (rows[0].verify_hint or "")
 
