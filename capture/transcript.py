@@ -735,8 +735,8 @@ def bash_detail(command: str) -> str:
 # --------------------------------------------------------------------------- records
 
 
-TOOL_TEXT_CHARS = 4 << 20  # all tool inputs and outputs kept for the verifier, at most
-TOOL_TEXT_EACH = 20_000  # of one input or output
+TOOL_TEXT_CHARS = 8 << 20  # all tool inputs and outputs kept for the verifier, at most
+TOOL_TEXT_EACH = 200_000  # of one input or output (a long file read: a quote from its middle)
 
 
 def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
