@@ -98,7 +98,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [t for t in turns if not (_written(t) and t.tool == "Read")]
     if _size(turns) <= max_bytes:
         return turns
-    turns = [t for t in turns if not _written(t)]
+    # A command's short output (a status line: what a check found) stays with its call
+    # line until the calls go: a finding in a few bytes.
+    turns = [t for t in turns if not _written(t) or _output(t)]
     if _size(turns) <= max_bytes:
         return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
@@ -107,9 +109,10 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [
         t
         for i, t in enumerate(turns)
-        if t.kind != "tool_call"
+        if (t.kind != "tool_call" and not _output(t))
         or id(t) in retries
-        or (i + 1 < len(turns) and turns[i + 1].kind == "detail")
+        or (t.kind == "tool_call" and i + 1 < len(turns) and turns[i + 1].kind == "detail"
+            and not _output(turns[i + 1]))
     ]
     shared = _share_prose(turns, max_bytes, MIN_SHARE)
     if shared is not None:
@@ -165,6 +168,11 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
         over -= _bytes(out[i].text) - _bytes(short.text)
         out[i] = short
     return out
+
+
+def _output(t: Turn) -> bool:
+    """A command's short output or the end of a long one, hung under its call."""
+    return t.kind == "detail" and t.text.startswith(OUTPUT_PREFIX)
 
 
 def _written(t: Turn) -> bool:

@@ -196,3 +196,22 @@ def test_a_look_at_the_system_and_how_a_long_run_ended_are_findings(tmp_path: Pa
     assert "BOOT_IMAGE=/casper/vmlinuz rdinit=/vtoy/vtoy" in sent
     assert "DEBUG = True" not in sent
     assert "60 passed in 12.40s" in sent and "module_1 " not in sent
+
+
+def test_a_short_output_outlives_what_was_written_under_pressure() -> None:
+    """A status line says what a check found in a few bytes: it goes with the calls,
+    after what a Write carried and before the session's own words are cut short."""
+    from capture.transcript import OUTPUT_PREFIX
+
+    body = "\n".join(f"- rule {i}: keep module_{i} small" for i in range(40))
+    turns = [t("prompt", "Where do builds run?"),
+             t("tool_call", "Bash: machinectl list", "Bash"),
+             t("detail", OUTPUT_PREFIX + "chroot container systemd-nspawn debian 13", "Bash"),
+             t("tool_call", "Write docs/RULES.md", "Write"),
+             t("detail", body, "Write"),
+             t("prose", "Builds run in the chroot machine. " * 12)]
+    without = [x for x in turns if x.tool != "Write"]
+    out = fit(turns, _bytes(without) - 10)
+    sent = render(out)
+    assert "chroot container systemd-nspawn debian 13" in sent
+    assert "rule 39" not in sent
