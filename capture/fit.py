@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 
 from capture.condense import render
 from capture.noise import read_only
@@ -145,10 +146,36 @@ WRITTEN_SHARE = 480  # a written file's body when the room is short (then shared
 SAME_THING = 0.5  # share of words two texts have in common to describe the same thing
 
 
+# Sections of Claude Code's compaction summary that retell code and vocabulary: the first
+# to go when a summary must shrink ("All user messages", "Errors and fixes", "Pending
+# Tasks" hold the person's words and what went wrong).
+_SUMMARY_SECTION = re.compile(r"(?m)^[ \t]*\d+\.[ \t]+([A-Z][^\n:]{2,60}):[ \t]*$")
+_RETOLD = ("files and code", "key technical concepts", "technical concepts", "code sections")
+
+
+def _summary_core(text: str) -> str:
+    """A compaction summary without the bodies of its retelling sections (their
+    headings stay, marked cut); the text unchanged when it has none."""
+    heads = list(_SUMMARY_SECTION.finditer(text))
+    out, pos = [], 0
+    for k, m in enumerate(heads):
+        if m.group(1).strip().casefold().startswith(_RETOLD):
+            end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+            out.append(text[pos: m.end()] + CUT)
+            pos = end
+    return "".join(out) + text[pos:] if out else text
+
+
+def _shrunk_summary(t: Turn, cap: int, keep: Callable[[str, int], str]) -> Turn:
+    """A summary over `cap` bytes: its retelling sections first, then `keep` cuts it."""
+    core = _summary_core(t.text)
+    return _cut(t, core if _bytes(core) <= cap else keep(core, cap))
+
+
 def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
     """Each compaction summary cut to its share of the budget, the end kept."""
     cap = max(SUMMARY_MIN, max_bytes // SUMMARY_SHARE)
-    return [_cut(t, _middle(t.text, cap)) if t.kind == "summary" and _bytes(t.text) > cap
+    return [_shrunk_summary(t, cap, _middle) if t.kind == "summary" and _bytes(t.text) > cap
             else t for t in turns]
 
 
@@ -231,7 +258,7 @@ def _fit_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
     out = list(turns)
     for i in idx:
         if _bytes(out[i].text) > share:
-            out[i] = _cut(out[i], _head(out[i].text, share))
+            out[i] = _shrunk_summary(out[i], share, _middle)
     return out if _size(out) <= max_bytes else rest
 
 
