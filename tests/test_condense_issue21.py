@@ -218,15 +218,22 @@ def test_a_short_output_outlives_what_was_written_under_pressure() -> None:
 
 
 def test_a_summary_that_must_shrink_sheds_its_retold_code_first() -> None:
+    """Claude Code's summaries list the person's messages in their middle: cutting the
+    middle lost them; the retold code goes first now."""
     code = "\n".join(f"   - src/mod_{i}.py: def handler_{i}(): return {i}" for i in range(80))
-    summary = ("Summary:\n1. Primary Request and Intent:\n   Make uploads retry.\n"
-               "2. Key Technical Concepts:\n   - httpx, tenacity, asyncio\n"
-               f"3. Files and Code Sections:\n{code}\n"
-               "4. Errors and fixes:\n   - 503 from the CDN: retried with backoff.\n"
-               "5. All user messages:\n   - \"use exponential backoff, never a fixed sleep\"\n"
-               "6. Pending Tasks:\n   - document the retry policy\n")
+    work = "\n".join(f"   - step {i}: wired retry_{i} into the upload path" for i in range(40))
+    core = ("Summary:\n1. Primary Request and Intent:\n   Make uploads retry.\n"
+            "2. Key Technical Concepts:\n{concepts}"
+            "3. Files and Code Sections:\n{code}"
+            "4. Errors and fixes:\n   - 503 from the CDN: retried with backoff.\n"
+            "5. All user messages:\n   - \"use exponential backoff, never a fixed sleep\"\n"
+            "6. Pending Tasks:\n   - document the retry policy\n"
+            f"7. Current Work:\n{work}\n")
+    summary = core.format(concepts="   - httpx, tenacity, asyncio\n", code=code + "\n")
     turns = [t("prompt", "Continue."), t("summary", summary), t("prose", "Resuming. " * 30)]
-    out = fit(turns, len(summary.encode()) // 2 + _bytes([turns[0], turns[2]]) + 200)
+    room = len(core.format(concepts="", code="").encode()) + 100
+    out = fit(turns, room * SUMMARY_SHARE)
     (kept,) = [x for x in out if x.kind == "summary"]
     assert "never a fixed sleep" in kept.text and "503 from the CDN" in kept.text
     assert "handler_40" not in kept.text and "3. Files and Code Sections:" in kept.text
+    assert "step 39" in kept.text
