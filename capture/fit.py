@@ -91,6 +91,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = _older_versions(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
+    turns = _without_repeated_calls(turns, retries)
+    if _size(turns) <= max_bytes:
+        return turns
     turns = _shorten_written(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
@@ -235,6 +238,24 @@ def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:
                 over -= _bytes(out[i].text) - _bytes(short.text)
                 out[i] = short
                 break
+    return out
+
+
+def _without_repeated_calls(turns: list[Turn], retries: dict[int, Turn]) -> list[Turn]:
+    """A call line said again since the last prompt (the same file edited a ninth time,
+    the same command rerun) goes, unless something hangs under it (a detail, a failure)
+    or it is the retry after a failure: half the call lines of a long session."""
+    out: list[Turn] = []
+    seen: set[str] = set()
+    for i, t in enumerate(turns):
+        if t.kind == "prompt":
+            seen.clear()
+        elif t.kind == "tool_call":
+            hangs = i + 1 < len(turns) and turns[i + 1].kind in ("detail", "tool_error")
+            if t.text in seen and not hangs and id(t) not in retries:
+                continue
+            seen.add(t.text)
+        out.append(t)
     return out
 
 

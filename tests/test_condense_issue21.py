@@ -237,3 +237,23 @@ def test_a_summary_that_must_shrink_sheds_its_retold_code_first() -> None:
     assert "never a fixed sleep" in kept.text and "503 from the CDN" in kept.text
     assert "handler_40" not in kept.text and "3. Files and Code Sections:" in kept.text
     assert "step 39" in kept.text
+
+
+def test_a_call_line_said_again_goes_before_the_answers_are_cut() -> None:
+    """The same file edited a ninth time says nothing the first line did not; a call a
+    failure hangs under stays, and a prompt starts the count again."""
+    answer = "The retry now backs off exponentially, capped at 30 s. " * 6
+    turns = [t("prompt", "Make uploads retry."),
+             *[t("tool_call", "Edit src/upload.py", "Edit") for _ in range(12)],
+             t("tool_call", "Bash: pytest -q", "Bash"),
+             t("tool_error", "Exit code 1 · 1 failed", "Bash"),
+             t("tool_call", "Bash: pytest -q", "Bash"),
+             t("tool_error", "Exit code 1 · 1 failed", "Bash"),
+             t("prose", answer),
+             t("prompt", "Again."),
+             t("tool_call", "Edit src/upload.py", "Edit")]
+    out = fit(turns, _bytes(turns) - 100)
+    calls = [x.text for x in out if x.kind == "tool_call"]
+    assert calls == ["Edit src/upload.py", "Bash: pytest -q", "Bash: pytest -q",
+                     "Edit src/upload.py"]
+    assert answer.strip() in render(out)
