@@ -149,11 +149,11 @@ WRITTEN_SHARE = 480  # a written file's body when the room is short (then shared
 SAME_THING = 0.5  # share of words two texts have in common to describe the same thing
 
 
-# Sections of Claude Code's compaction summary that retell code and vocabulary: the first
-# to go when a summary must shrink ("All user messages", "Errors and fixes", "Pending
-# Tasks" hold the person's words and what went wrong).
+# Sections of Claude Code's compaction summary that retell code: the first to go when a
+# summary must shrink ("Key Technical Concepts" hold conventions, "All user messages" the
+# person's words, "Errors and fixes" what went wrong: they stay).
 _SUMMARY_SECTION = re.compile(r"(?m)^[ \t]*\d+\.[ \t]+([A-Z][^\n:]{2,60}):[ \t]*$")
-_RETOLD = ("files and code", "key technical concepts", "technical concepts", "code sections")
+_RETOLD = ("files and code", "code sections", "relevant code")
 
 
 def _summary_core(text: str) -> str:
@@ -338,14 +338,16 @@ def _retries(turns: list[Turn]) -> list[int]:
 def _shorten_narration(
     turns: list[Turn], max_bytes: int, narration: dict[int, Turn]
 ) -> list[Turn]:
-    """Narration cut to its first sentence, the most saved first, until the text fits.
-    `narration` holds the narration turns by id; the cut ones join it."""
+    """Narration cut to what it found (its announcing sentences gone: "Found the root
+    cause! X expects Y. Now I'll write the plan:"), or to its first sentence when it only
+    announces; the most saved first, until the text fits. `narration` holds the
+    narration turns by id; the cut ones join it."""
     out = list(turns)
     over = _size(out) - max_bytes
     cuts = []
     for i, t in enumerate(turns):
         if id(t) in narration:
-            short = _cut(t, _first_sentence(t.text))
+            short = _cut(t, _narrated(t.text))
             saved = _bytes(t.text) - _bytes(short.text)
             if saved > 0:
                 cuts.append((saved, i, short))
@@ -423,6 +425,23 @@ def _tail(text: str, limit: int) -> str:
     tail = raw[max(0, len(raw) - max(0, limit)):].decode("utf-8", "ignore")
     space = tail.find(" ", 0, len(tail) // 2)
     return (tail[space + 1:] if space >= 0 else tail).lstrip()
+
+
+_ANNOUNCE = re.compile(
+    r"^(?:(?:now|next|first|then|so|ok(?:ay)?|great|perfect|good|alright|excellent)[,.!]*\s+)*"
+    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|time to"
+    r"|i'm now going to|we need to (?:check|look|see|find|read|run))\b", re.I)
+_SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+|\n+|$)\s*")
+
+
+def _narrated(text: str) -> str:
+    """Narration without its announcing sentences ("Let me check X.", "Now I'll write
+    the plan:"): what it found stays. Only announcements: its first sentence."""
+    sentences = [m.group() for m in _SENTENCES.finditer(text) if m.group().strip()]
+    kept = [x for x in sentences if not _ANNOUNCE.match(x.strip())]
+    if not kept or sum(len(x) for x in kept) < 20:
+        return _first_sentence(text)
+    return "".join(kept).strip() if len(kept) < len(sentences) else text
 
 
 def _first_sentence(text: str) -> str:

@@ -468,12 +468,12 @@ def test_quotes_of_what_fitting_sent_are_grounded_with_context(
     transcript = transcripts / "fasthooks" / "sample_main_transcript.jsonl"
     sent = "\n\n".join(pipeline.sent_windows(transcript, CFG))
     across = "can you read it back with Read tool?\n\nAssistant: Perfect! Here's the content"
-    cut = "I just demonstrated multiple tools in one turn: […]"
+    cut = "2. **Read**: Read back the contents of `data.txt`\n3. **Bash […]"
     assert across in sent and cut in sent  # what the model saw
     job = claim(conn, transcript, repo)
     out, _ = run(store, conn, job, Facts([
         fact("hello_world.py was read back with the Read tool.", across),
-        fact("Several tools can run in one turn here.", cut),
+        fact("data.txt was read back after it was created.", cut),
     ]))
     assert out.state == "done" and len(out.new_ids) == 2
     for fid in out.new_ids:
