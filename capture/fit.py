@@ -23,11 +23,15 @@ durable fact; shedding stops as soon as the text fits:
 5. narration altogether, those retries, then the answers' share below MIN_SHARE, to
    nothing.
 
-Human prompts and tool failures are never cut: corrections, decisions and gotchas live
-there. So the budget is exceeded only when they alone exceed it (a pasted log, say): then
-a failure sheds the context lines kept around its key lines (never its headline or a
-line that names the error) and the assistant keeps MIN_SHARE of each text rather than
-losing every word. Sizes are UTF-8 bytes, as the budget counts them; cuts never split a
+A person's words and tool failures are never cut: corrections, decisions and gotchas
+live there. What was pasted into a prompt (a log, a trace: mostly program output) and a
+long failure are the exception: when prompts and failures take over half the budget,
+they shrink first to their opening, their error lines and their end (issue 21: one
+pasted log took 79% of a session's budget and every answer was cut to a sliver). The
+budget is exceeded only when what is left of them still exceeds it: then a failure
+sheds the context lines kept around its key lines (never its headline or a line that
+names the error) and the assistant keeps MIN_SHARE of each text rather than losing
+every word. Sizes are UTF-8 bytes, as the budget counts them; cuts never split a
 character.
 """
 
@@ -79,6 +83,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     # Looks (Read, Grep, `cat`, `ls`, `git log`) go whatever the room: a quarter to half
     # of what was sent, saying nothing durable (issue 21).
     turns = [t for t in turns if not _look(t)]
+    turns = _bound_pastes(turns, max_bytes)
     turns = _bound_summaries(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
@@ -173,6 +178,61 @@ def _shrunk_summary(t: Turn, cap: int, keep: Callable[[str, int], str]) -> Turn:
     """A summary over `cap` bytes: its retelling sections first, then `keep` cuts it."""
     core = _summary_core(t.text)
     return _cut(t, core if _bytes(core) <= cap else keep(core, cap))
+
+
+PASTE_SHARE = 2  # prompts and failures may take at most 1/2 of the budget before pastes shrink
+LONG_PASTE = 2_000  # a prompt or failure over this is mostly pasted or printed machine text
+PASTE_HEAD, PASTE_TAIL, PASTE_KEYS = 500, 800, 12
+
+
+def _bound_pastes(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """When prompts and failures alone take more than 1/PASTE_SHARE of the budget (a
+    log pasted into a prompt, a build's whole output), the longest failures and pasted
+    prompts (mostly program output: a person's typed words never) shrink to
+    their opening, the lines that name an error, and their end (where a person's
+    question after a paste sits), until they fit that share: the person's words and the
+    error lines stay, the assistant keeps room to be heard."""
+    def said(ts: list[Turn]) -> int:
+        return sum(_bytes(t.text) for t in ts if t.kind in ("prompt", "tool_error"))
+
+    over = said(turns) - max_bytes // PASTE_SHARE
+    if over <= 0:
+        return turns
+    out = list(turns)
+    order = sorted((i for i, t in enumerate(out) if _bytes(t.text) > LONG_PASTE and (
+        t.kind == "tool_error" or (t.kind == "prompt" and _machine_text(t.text)))),
+        key=lambda i: -_bytes(out[i].text))
+    for i in order:
+        if over <= 0:
+            break
+        short = dataclasses.replace(out[i], text=_paste_core(out[i].text))
+        over -= _bytes(out[i].text) - _bytes(short.text)
+        out[i] = short
+    return out
+
+
+# A line a program printed, not a person typed: a timestamp, a log level, a stack frame,
+# a path with a line number, indentation, JSON or a table's rule.
+_MACHINE_LINE = re.compile(
+    r"^\s*(?:\[?\d{1,4}[-:/.]\d{1,2}|\[?(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|E|W|I)\b"
+    r"|at\s+\S+[(:]|File \"|Traceback|[{}\[\]<>#$|│├└─=*+-]|\S+\.\w+:\d+|\w+(?:\.\w+)+\(|\s{2})")
+
+
+def _machine_text(text: str) -> bool:
+    """Mostly pasted program output (a log, a trace, a listing), not a person's words."""
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    if len(lines) < 10:
+        return False
+    return sum(1 for ln in lines if _MACHINE_LINE.match(ln)) >= 0.6 * len(lines)
+
+
+def _paste_core(text: str) -> str:
+    """A long pasted text's opening, its error lines (at most PASTE_KEYS), its end."""
+    head, tail = _head(text, PASTE_HEAD), _tail(text, PASTE_TAIL)
+    middle = text[len(head): len(text) - len(tail)]
+    keys = [ln.strip()[:200] for ln in middle.split("\n") if ln.strip() and is_key_line(ln)]
+    keys = list(dict.fromkeys(keys))[:PASTE_KEYS]
+    return "\n".join([head + CUT, *keys, "[…] " + tail] if keys else [head + _MID + tail])
 
 
 def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:

@@ -103,10 +103,11 @@ def test_edits_and_commands_outlive_a_long_answer_while_a_paragraph_is_left() ->
 
 
 def test_prompts_and_failures_are_never_cut_even_over_budget() -> None:
-    turns = [turn("prompt", "x" * 5_000), turn("tool_error", "y" * 300, "Bash"),
+    words = "Never retry uploads inline; use the queue. " * 40  # a person's words, 1.7 kB
+    turns = [turn("prompt", words), turn("tool_error", "y" * 300, "Bash"),
              turn("prose", "z " * 400)]
     out = fit(turns, 1_000)
-    assert out[0].text == "x" * 5_000 and out[1].text == "y" * 300
+    assert out[0].text == words and out[1].text == "y" * 300
     assert len(out[2].text) < 200
 
 
@@ -147,12 +148,21 @@ def test_many_narrations_without_sentence_ends_still_fit() -> None:
     assert size(out) <= budget and out[0].text == "Go."
 
 
-def test_a_pasted_log_over_budget_keeps_the_prompt_and_a_share_of_each_answer() -> None:
-    log = "ERROR db timeout at 12:00:01 " * 300
-    turns = [turn("prompt", log), turn("prose", "The pool is too small; raise it to 20. " * 20)]
-    out = fit(turns, len(log) // 4)
-    assert out[0].text == log
-    assert out[1].text.startswith("The pool is too small") and out[1].text.endswith("[…]")
+def test_a_pasted_log_shrinks_to_its_opening_errors_and_end_so_the_answer_is_heard() -> None:
+    """Issue 21: a log pasted into a prompt took most of a session's budget and every
+    answer was cut to a sliver. Over half the budget, a long paste keeps its opening,
+    the lines that name an error and its end (the person's question after it)."""
+    log = "\n".join([f"12:00:{i:02d} INFO request {i} ok" for i in range(200)]
+                    + ["12:03:20 ERROR db timeout after 30s (pool size 5)"]
+                    + [f"12:04:{i:02d} INFO request {i} ok" for i in range(200)]
+                    + ["why does the db time out?"])
+    answer = "The pool is too small for 40 workers; raise it to 20. " * 8
+    turns = [turn("prompt", log), turn("prose", answer)]
+    out = fit(turns, len(log) // 3)
+    assert out[0].text.startswith("12:00:00 INFO request 0 ok") and len(out[0].text) < 2_000
+    assert "ERROR db timeout after 30s (pool size 5)" in out[0].text
+    assert out[0].text.endswith("why does the db time out?")
+    assert out[1].text == answer
 
 
 def test_narration_is_cut_longest_first_and_only_as_far_as_needed() -> None:
@@ -188,3 +198,11 @@ def test_a_colon_does_not_end_a_sentence() -> None:
              turn("prose", "Done.")]
     out = fit(turns, size(turns) - 10)
     assert out[1].text == "The root cause: the cache key ignored the locale. […]"
+
+
+def test_a_long_prompt_a_person_typed_is_never_cut() -> None:
+    spec = "\n".join(f"Requirement {i}: uploads over {i} MB go through the resumable "
+                     "endpoint, never the inline one." for i in range(60))
+    turns = [turn("prompt", spec), turn("prose", "Understood. " * 50)]
+    out = fit(turns, len(spec) // 2)
+    assert out[0].text == spec
