@@ -178,9 +178,9 @@ def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
     assert "DB_PASS=changeme" in sent  # an example file is a document
 
 
-def test_a_look_at_the_system_and_how_a_long_run_ended_are_findings(tmp_path: Path) -> None:
-    """`cat /proc/cmdline` answers a question (a project file read does not); of a long
-    command output the last lines say how it ended, its opening does not go."""
+def test_a_look_at_the_system_is_a_finding(tmp_path: Path) -> None:
+    """`cat /proc/cmdline` answers a question (a project file read does not); a long
+    command output does not go."""
     log = "\n".join(f"collecting module_{i} ... ok" for i in range(60)) + \
         "\n\n===== 60 passed in 12.40s =====\n"
     path = write_jsonl(tmp_path / "o.jsonl", [
@@ -195,7 +195,7 @@ def test_a_look_at_the_system_and_how_a_long_run_ended_are_findings(tmp_path: Pa
     sent = render(read_turns(path)[0])
     assert "BOOT_IMAGE=/casper/vmlinuz rdinit=/vtoy/vtoy" in sent
     assert "DEBUG = True" not in sent
-    assert "60 passed in 12.40s" in sent and "module_1 " not in sent
+    assert "60 passed in 12.40s" not in sent and "module_1 " not in sent
 
 
 def test_a_short_output_outlives_what_was_written_under_pressure() -> None:
