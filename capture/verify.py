@@ -409,9 +409,21 @@ def region_differs(quote: str, region: str) -> str | None:
     return None
 
 
+# Words whose loss changes what the rest says: a negation, a condition, a contrast, a
+# limit, a guess (issue 21: an ellipsis that leaves out "and then" is quoting; one that
+# leaves out "not" or "only on Linux" is a different claim).
+_MEANING = re.compile(
+    r"\b(?:not|no|never|none|nothing|nor|neither|without|cannot|can't|won't|n't|except"
+    r"|unless|but|however|although|though|only|instead|rather|if|when|until|unless"
+    r"|might|may|maybe|perhaps|probably|possibly|should|would|could|fails?|failed|broken"
+    r"|wrong|except|unlike)\b|n't\b|\d")
+
+
 def dropped_words(text: str) -> bool:
-    """What an elision left out says something (not just a cut marker or punctuation)."""
-    return bool(_WORD.search(_CUT_MARKER.sub(" ", text)))
+    """What an elision left out changes the meaning (a negation, a condition, a number;
+    not just a cut marker, punctuation or connecting words)."""
+    left = _CUT_MARKER.sub(" ", text)
+    return bool(_WORD.search(left)) and bool(_MEANING.search(_expand(normalise(left))))
 
 
 def _present(token: str, haystack: str) -> bool:
@@ -612,15 +624,21 @@ def _locate_pieces(
             prev = seq[-1]
             after = [h for h in hits if (h.turn, h.start) >= (prev.turn, prev.end)]
             seq.append(min(after or hits, key=lambda h: (h.turn, h.start)))
-        if _span_ok(seq):
+        if _span_ok(seq, turns):
             return seq
         best = best or seq
     return best
 
 
-def _span_ok(hits: list[_Hit]) -> bool:
-    turns_ = [h.turn for h in hits]
-    return max(turns_) - min(turns_) <= MAX_GAP and turns_ == sorted(turns_)
+def _span_ok(hits: list[_Hit], turns: Sequence[Turn]) -> bool:
+    """The pieces follow each other within MAX_GAP turns, not counting the tool lines
+    that hang between two texts of one stretch of work (an assistant's text blocks of
+    one answer, with its calls between them, are one place)."""
+    at = [h.turn for h in hits]
+    if at != sorted(at):
+        return False
+    between = turns[min(at) + 1: max(at) + 1]
+    return sum(1 for t in between if t.kind not in _HANGING) <= MAX_GAP
 
 
 # --------------------------------------------------------------------------- the verifier
@@ -647,7 +665,7 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
         if changed:  # a long quote with "…" that flips a negation inside one piece
             hit, why, region = changed[0]
             return hit, why, f"the transcript says: {region[:120]}"
-        if not _span_ok(found):
+        if not _span_ok(found, turns):
             return found[0], "stitched", "the pieces come from distant turns"
         for a, b in pairwise(found):
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
@@ -669,7 +687,7 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
     if len(parts) > 1:
         found = _locate_pieces(parts, texts, turns)
         if found is not None:
-            if not _span_ok(found):
+            if not _span_ok(found, turns):
                 return found[0], "stitched", "the sentences come from distant turns"
             return found[0], None, ""
     return None, "not_found", ""

@@ -158,3 +158,37 @@ def test_a_short_quote_is_suspected_only_under_a_rule() -> None:
     got = verify("The user wants the work to continue without review.", "continue", chat)
     assert (got.supported, got.hint) == (True, "too_short")
     assert "without" in got.hint_detail
+
+
+def test_an_ellipsis_is_wrong_only_when_what_it_leaves_out_changes_the_meaning() -> None:
+    chat = convo(("assistant", "The cache is rebuilt on every deploy and then warmed by "
+                               "the cron job, but not on staging."))
+    fine = verify("The cache is rebuilt on every deploy and warmed by the cron job.",
+                  "The cache is rebuilt on every deploy … warmed by the cron job", chat)
+    assert (fine.supported, fine.check) == (True, None)
+    wrong = verify("The cache is rebuilt on every deploy, on staging too.",
+                   "The cache is rebuilt on every deploy … on staging", chat)
+    assert (wrong.supported, wrong.check) == (False, "elision")
+
+
+def test_text_blocks_of_one_answer_with_calls_between_are_one_place() -> None:
+    chat = convo(
+        ("user", "Fix the flaky test."),
+        ("assistant", "The test shares a temp directory with its neighbour."),
+        ("call", "Bash: pytest -x tests/test_upload.py"),
+        ("call", "Bash: pytest -x tests/test_download.py"),
+        ("call", "Bash: pytest -x tests/test_sync.py"),
+        ("assistant", "Each test now gets its own tmp_path."),
+        ("user", "ok"), ("assistant", "Anything else?"), ("user", "no"),
+        ("assistant", "Each test now gets its own tmp_path."),
+    )
+    joined = verify("The flaky test shared a temp directory; each test now gets its own "
+                    "tmp_path.", "The test shares a temp directory with its neighbour. Each "
+                    "test now gets its own tmp_path.", chat)
+    assert (joined.supported, joined.check) == (True, None)
+    far = convo(("assistant", "The test shares a temp directory with its neighbour."),
+                ("user", "why?"), ("assistant", "Because of the fixture."), ("user", "and?"),
+                ("assistant", "Each test now gets its own tmp_path."))
+    assert verify("Each test gets its own tmp_path instead of a shared directory.",
+                  "The test shares a temp directory with its neighbour. Each test now gets "
+                  "its own tmp_path.", far).check == "stitched"
