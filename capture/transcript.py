@@ -765,7 +765,9 @@ def _keep_sidechain(st: _State, rec: dict[str, Any]) -> None:
         if b.get("type") == "text" and isinstance(b.get("text"), str):
             _keep_tool_text(st, "output", "Task", b["text"])
         elif b.get("type") == "tool_use":
-            _keep_tool_text(st, "input", "Task", _input_text(b.get("input")))
+            name = b.get("name")
+            _keep_tool_text(st, "input", name if isinstance(name, str) else "Task",
+                            _input_text(b.get("input")))
         elif b.get("type") == "tool_result":
             _keep_tool_text(st, "output", "Task", _result_text(b.get("content")))
 

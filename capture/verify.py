@@ -250,9 +250,17 @@ def speaker_of(turn: Turn) -> str:
     return "assistant"
 
 
+_BASH_INPUT = re.compile(r"<bash-input>\s*(.*?)\s*</bash-input>", re.S)
+_WRAPPER_TAG = re.compile(r"</?(?:bash-(?:stdout|stderr)|command-(?:name|message|args)"
+                          r"|local-command-stdout)>")
+
+
 def clean_quote(evidence: str) -> str:
     """Normalise a quote and drop what the model wraps around it: quotes, edge
     ellipses, a leading speaker label or tool-line bullet."""
+    # The transcript's own wrappers, as the reader renders them: `!` mode, slash commands.
+    evidence = _BASH_INPUT.sub(r"! \1", evidence)
+    evidence = _WRAPPER_TAG.sub(" ", evidence)
     q = normalise(evidence)
     while True:
         before = q
@@ -305,6 +313,27 @@ def negations(text: str) -> int:
 
 def numbers(text: str) -> list[str]:
     return sorted(_NUMBER.findall(text))
+
+
+_UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)\s?(ms|us|ns|s|sec|secs|min|mins"
+                   r"|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%)(?![\w])", re.I)
+
+
+def unit_numbers(text: str) -> dict[str, set[str]]:
+    """Numbers with a unit, by unit (`0.6s`, `10MB`, `500 ms`): {"s": {"0.6"}, …}."""
+    out: dict[str, set[str]] = {}
+    for value, unit in _UNIT.findall(text):
+        number = float(value.replace(",", "."))  # "100.00 MB" is "100 MB"
+        out.setdefault(unit.casefold(), set()).add(f"{number:g}")
+    return out
+
+
+def unit_changed(fact: str, quote: str) -> list[str]:
+    """The fact's quantities whose unit the quote also gives, with none of the quote's
+    values for it: "1MB" where the quote says "10MB", "0.3s" where it says "0.6s"."""
+    q = unit_numbers(quote)
+    return [f"{v}{u}" for u, vs in unit_numbers(fact).items() if u in q
+            for v in sorted(vs - q[u])]
 
 
 def identifiers(text: str) -> set[str]:
@@ -394,7 +423,9 @@ def flips_negation(fact: str, quote: str) -> bool:
         return False
     if len(f_all & q_all) < INVERSION_OVERLAP * min(len(f_all), len(q_all)):
         return False
-    return bool((q_neg & (f_aff - f_neg)) or (f_neg & (q_aff - q_neg)))
+    # A word a text both negates and affirms ("from user entries, not queue entries") says
+    # nothing about which side it is on.
+    return bool(((q_neg - q_aff) & (f_aff - f_neg)) or ((f_neg - f_aff) & (q_aff - q_neg)))
 
 
 def region_differs(quote: str, region: str) -> str | None:
@@ -434,6 +465,9 @@ def _present(token: str, haystack: str) -> bool:
         return True
     if "/" in t:  # a path may be cited by its file name, or the file by a longer path
         return t.rsplit("/", 1)[-1] in haystack
+    last = t.rsplit(".", 1)[-1]
+    if "." in t and len(last) >= 4 and last in haystack:
+        return True  # `jsonl.ScanInto` where the code says `func ScanInto` in package jsonl
     return t.endswith("s") and t[:-1] in haystack  # "LiveViews" where "LiveView" is said
 
 
@@ -826,15 +860,20 @@ def verify(
     # The fact against its quote first: a changed value is the reason, wherever it is.
     idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
     nowhere = missing_terms(" ".join(idents), "\n".join(_texts(turns)))[0] if idents else []
+    changed_units = unit_changed(fact, quote)
     if flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif changed_units:
+        failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
+                       + ", ".join(changed_units))
     elif nums:
         failed = _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
-    elif (turn.kind == "tool_call" and not _is_look(turn)) or (
-            turn.kind == "detail" and turn.tool in _WRITERS):
+    elif turn.kind == "detail" and turn.tool in _WRITERS and _write_failed(turns, hit.turn):
+        failed = _fail("tool_line", hit, turns, "the file was never written: its write failed")
+    elif (turn.kind == "tool_call" and not _is_look(turn)) or _shell_prompt(turn):
         failed = _fail("tool_line", hit, turns, "a tool call says what was run, not what is "
                        "true")
     elif is_summary(turn) and confidence >= CONFIDENT:
@@ -872,6 +911,24 @@ def _rule_words(fact: str, quote: str) -> str:
         if m.group() not in q:
             return m.group()
     return ""
+
+
+def _write_failed(turns: Sequence[Turn], i: int) -> bool:
+    """The Write/Edit whose body is turn i failed (rejected, aborted): nothing was written.
+    A body written is what the file now says (issue 21: a true `const BREAK_TIME = 5 * 60`
+    was marked a mere tool line)."""
+    for j in range(i + 1, min(len(turns), i + 6)):
+        t = turns[j]
+        if t.kind == "tool_error" and t.tool == turns[i].tool:
+            return True
+        if t.kind in ("prompt", "prose", "summary"):
+            return False
+    return False
+
+
+def _shell_prompt(turn: Turn) -> bool:
+    """A command the person ran in the terminal's `!` mode: a tool line, not words."""
+    return turn.kind == "prompt" and turn.text.startswith("! ")
 
 
 _NEAR_ONLY = ("elision", "stitched", "negation_flip", "number_mismatch", "identifier_mismatch")
@@ -940,6 +997,9 @@ def _changed_against(
     if flips_negation(fact, quote) or flips_meaning(fact, quote):
         return Verdict(False, "negation_flip", speaker="tool",
                        detail="the fact says the opposite of its quote")
+    if unit_changed(fact, quote):
+        return Verdict(False, "number_mismatch", speaker="tool", detail=(
+            "the quote gives another value: " + ", ".join(unit_changed(fact, quote))))
     first = text.find(pieces[0])
     near = text[max(0, first - 600): first + len(quote) + 600]
     idents, nums = missing_terms(fact, near)
@@ -976,6 +1036,8 @@ def _from_tools(
         if which == "input":  # what was run: a tool line, even if its output echoes it
             failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
                                 if w in ("output", "error")), None) == "error"
+            if _name in _WRITERS and not failed_next:  # a body written: the file says so
+                return Verdict(True, None, speaker="tool")
             return Verdict(False, "tool_line", speaker="tool", detail=(
                 "only what a tool was given (a command, a file written) says so"),
                 hint="corrected_later" if failed_next else None,

@@ -192,3 +192,52 @@ def test_text_blocks_of_one_answer_with_calls_between_are_one_place() -> None:
     assert verify("Each test gets its own tmp_path instead of a shared directory.",
                   "The test shares a temp directory with its neighbour. Each test now gets "
                   "its own tmp_path.", far).check == "stitched"
+
+
+def test_what_a_write_carried_supports_a_fact_about_the_file_unless_it_failed() -> None:
+    def chat(outcome: Turn | None) -> list[Turn]:
+        body = Turn("assistant", "detail", "const BREAK_TIME = 5 * 60; // 5 minutes", 3, 0,
+                    tool="Write")
+        turns = convo(("user", "Add a break timer."), ("call", "Write timer.js"))
+        turns[1] = Turn("assistant", "tool_call", "Write timer.js", 2, 0, tool="Write")
+        return [*turns, body, *([outcome] if outcome else []),
+                *convo(("assistant", "Done."))]
+    fact = "The break length is 5 minutes (BREAK_TIME = 5 * 60)."
+    quote = "const BREAK_TIME = 5 * 60; // 5 minutes"
+    assert verify(fact, quote, chat(None)).supported
+    aborted = Turn("user", "tool_error", "Permission prompt was aborted.", 4, 0, tool="Write")
+    assert verify(fact, quote, chat(aborted)).check == "tool_line"
+    tools = [("input", "Write", "timer.js\nconst LONG_BREAK = 15 * 60;"), ("output", "Write", "ok")]
+    assert verify("The long break is 15 minutes (LONG_BREAK = 15 * 60).",
+                  "const LONG_BREAK = 15 * 60;", chat(None), tool_texts=tools).supported
+
+
+def test_a_word_both_negated_and_affirmed_is_no_inversion() -> None:
+    assert not v.flips_negation(
+        "Agent spawns are detected from user entries with toolUseResult.agentId, not "
+        "queue-operation entries.", "user entries with toolUseResult.agentId → agent spawn")
+    assert v.flips_negation("The cache is not rebuilt on deploy.",
+                            "The cache is rebuilt on deploy.")
+
+
+def test_a_qualified_name_is_found_by_its_last_part() -> None:
+    assert v.missing_terms("jsonl.ScanInto skips bad lines.",
+                           "func ScanInto(r io.Reader) skips bad lines")[0] == []
+    assert v.missing_terms("jsonl.ScanAll skips bad lines.",
+                           "func ScanInto(r io.Reader) skips bad lines")[0] == ["jsonl.ScanAll"]
+
+
+def test_a_quantity_the_quote_gives_otherwise_is_known_wrong() -> None:
+    chat = convo(("assistant", "MaxLineSize defaults to 10MB if not set; the fade takes "
+                               "0.6s and the limit is 100.00 MB."))
+    quote = "MaxLineSize defaults to 10MB if not set"
+    assert verify("MaxLineSize defaults to 1MB.", quote, chat).check == "number_mismatch"
+    assert verify("MaxLineSize defaults to 10 MB.", quote, chat).supported
+    assert verify("The limit is 100 MB.", "the limit is 100.00 MB", chat).supported
+
+
+def test_a_command_the_person_ran_with_a_bang_is_a_tool_line() -> None:
+    chat = convo(("user", "! open index.html"), ("assistant", "The page opened."))
+    got = verify("The timer was verified working in the browser.",
+                 "<bash-input>open index.html</bash-input>", chat)
+    assert (got.supported, got.check) == (False, "tool_line")
