@@ -105,8 +105,14 @@ _CORRECTION = re.compile(
     r"|says|reports?|at|only|the same)"
     r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
     r"|(?:is|are) (?:now )?(?:unused|no longer (?:used|needed|required|necessary))"
-    r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed))"
-    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})",
+    r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed)"
+    r"|(?:is|are|was|were) (?:the )?(?:correct|right|actual|real) (?:one|field|name|value|cause"
+    r"|issue|problem|fix|way|answer)|the (?:actual|real) (?:cause|issue|problem|fix)"
+    r"|(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
+    r"|works? (?:correctly|fine|as expected))"
+    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
+    r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
+    r"(?P<what>[^,.;:!?]{1,60})",
 )
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
@@ -509,6 +515,15 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
     for m in _CORRECTION.finditer(text):
         if _CONDITIONAL.search(text[max(0, m.start() - 60): m.start()]):
             continue  # "if it gets that wrong": not a verdict
+        if m.group("removed"):  # "Replaced the separate Start/Pause buttons with …"
+            # Only about what was removed, and only when that names the claim's own thing:
+            # change logs remove many things.
+            what = m.group("what")
+            if _names_shared(what, quote) and {_stem(w) for w in _WORD.findall(what)
+                                               if len(w) >= 5 and w not in _STOP} & {
+                    _stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}:
+                return True
+            continue
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
             if {_stem(w) for w in _WORD.findall(m.group("object")) if len(w) >= 5
                 and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(claim))
@@ -861,7 +876,11 @@ def verify(
     idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
     nowhere = missing_terms(" ".join(idents), "\n".join(_texts(turns)))[0] if idents else []
     changed_units = unit_changed(fact, quote)
-    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+    marked = _marked_wrong(turn.text, quote)
+    if marked and not _predicate_negations(fact):
+        failed = _fail("negation_flip", hit, turns, f"the quote's line is marked “{marked}”: "
+                       "what it says is the wrong way")
+    elif flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
     elif changed_units:
         failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
@@ -910,6 +929,26 @@ def _rule_words(fact: str, quote: str) -> str:
     for m in _RULE.finditer(normalise(fact)):
         if m.group() not in q:
             return m.group()
+    return ""
+
+
+# A line that says what follows is the wrong way ("WRONG:", "❌", "Don't:", "Avoid:").
+_WRONG_MARK = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(wrong|incorrect|bad|don't|do not|avoid"
+                         r"|never|not this|before|old|❌|✗|✘)\b\W*", re.I)
+
+
+def _marked_wrong(text: str, quote: str) -> str:
+    """The mark ("WRONG", "❌") on the line the quote sits in, when the quote itself does
+    not carry it: the line shows the wrong way, a fact stating it is inverted."""
+    for line in text.split("\n"):
+        low = normalise(line)
+        at = low.find(quote)
+        if at < 0:
+            continue
+        m = _WRONG_MARK.match(line)
+        if m and at >= len(normalise(line[: m.end()])) - 1 and not _WRONG_MARK.match(quote):
+            return m.group(1)
+        return ""
     return ""
 
 
@@ -1102,7 +1141,9 @@ _FACT_SPEAKER = re.compile(
     r"(?:'s)?\s+(?:\w+ly\s+)?(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
     r"diagnosed|found|noticed|noted|reported|prefers|preferred|chose|requested|insisted|"
     r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
-    r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed)\b"
+    r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed|"
+    r"established|determined|figured|realized|realised|learned|clarified|specified|"
+    r"mentioned|emphasized|emphasised|required|explained|verified|confirmed|chose)\b"
 )
 
 

@@ -241,3 +241,31 @@ def test_a_command_the_person_ran_with_a_bang_is_a_tool_line() -> None:
     got = verify("The timer was verified working in the browser.",
                  "<bash-input>open index.html</bash-input>", chat)
     assert (got.supported, got.check) == (False, "tool_line")
+
+
+def test_a_line_marked_wrong_states_the_wrong_way() -> None:
+    chat = convo(("assistant", "How agent spawns show up:\nWRONG: queue-operation entries "
+                               "with agentId → agent spawn\nRIGHT: user entries with "
+                               "toolUseResult.agentId → agent spawn"))
+    inverted = verify("Agent spawns are recorded as queue-operation entries with an agentId.",
+                      "queue-operation entries with agentId → agent spawn", chat)
+    assert (inverted.supported, inverted.check) == (False, "negation_flip")
+    right = verify("Agent spawns are user entries with toolUseResult.agentId.",
+                   "user entries with toolUseResult.agentId → agent spawn", chat)
+    assert right.supported and right.check is None
+
+
+def test_more_ways_a_fact_names_its_speaker_and_a_diagnosis_is_refuted() -> None:
+    chat = convo(
+        ("assistant", "The agentId is nested inside toolUseResult, not at the top level!"),
+        ("assistant", "The generated HTML is missing tool-call divs."),
+        ("call", "Bash: go run ./cmd export"),
+        ("assistant", "Checked the generated HTML again: nothing is missing, the tool-call "
+                      "divs are rendering correctly."),
+    )
+    said = verify("The user established that agentId is nested inside toolUseResult.",
+                  "The agentId is nested inside toolUseResult, not at the top level", chat)
+    assert said.hint == "speaker"
+    refuted = verify("The generated HTML lacked tool-call divs.",
+                     "The generated HTML is missing tool-call divs", chat)
+    assert refuted.hint == "corrected_later"
