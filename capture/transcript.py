@@ -910,6 +910,9 @@ def _record_turns(
                 outcome = _task_turn(text, line, offset, ts)
                 if outcome is not None:
                     turns.append(outcome)
+                    report = _task_report(text)
+                    if report:  # a background agent's report, hung under its outcome
+                        turns.append(Turn("user", "detail", report, line, offset, ts, "Task"))
                     continue
                 text = clean_prompt(text)
                 if text and terminal_command(text):
@@ -1042,6 +1045,16 @@ def _short_output(body: str, looks: set[str], tid: Any) -> str:
         return ""
     return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
                      if ln.strip())
+
+
+_TASK_RESULT = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.S)
+
+
+def _task_report(text: str) -> str:
+    """What a background agent reported (`<result>` of its notification), its end kept
+    before its middle like a subagent's report; "" when there is none."""
+    m = _TASK_RESULT.search(text)
+    return cut_middle(strip_ansi(m.group(1)), AGENT_REPORT_CHARS) if m else ""
 
 
 def _task_turn(text: str, line: int, offset: int, ts: Any) -> Turn | None:

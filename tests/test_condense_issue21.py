@@ -257,3 +257,15 @@ def test_a_call_line_said_again_goes_before_the_answers_are_cut() -> None:
     assert calls == ["Edit src/upload.py", "Bash: pytest -q", "Bash: pytest -q",
                      "Edit src/upload.py"]
     assert answer.strip() in render(out)
+
+
+def test_a_background_agents_report_is_kept_under_its_outcome(tmp_path: Path) -> None:
+    notice = ("<task-notification>\n<task-id>aae161c</task-id>\n<status>completed</status>\n"
+              "<summary>Agent \"Fix lint errors and push\" completed</summary>\n<result>Done. "
+              "Converted the if/else chain to a switch (staticcheck QF1003).\n- Removed the "
+              "unused `extractTextContent` function\n</result>\n</task-notification>")
+    path = write_jsonl(tmp_path / "b.jsonl", [user("Fix lint in the background."), user(notice)])
+    sent = render(read_turns(path)[0])
+    assert "Background: Agent \"Fix lint errors and push\" completed" in sent
+    assert "Removed the unused `extractTextContent` function" in sent
+    assert "<result>" not in sent
