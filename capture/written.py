@@ -15,6 +15,9 @@ from typing import Any
 WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
 DEFS_BYTES = 500  # the definitions a code change touches, at most
 DEFS_SCAN = 20_000  # of a code body, only this much is searched for them
+NOTES_BYTES = 300  # the comments of a code change (what it is for, in words), at most
+# A whole-line comment of three words or more (not a licence, a shebang or commented code).
+_COMMENT = re.compile(r"(?://+|#+(?!!)|--|/?\*+)\s*([A-Za-z][^;{}=()<>]{8,160}?)\s*(?:\*/)?$")
 _DOC_EXT = (
     ".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json",
     ".jsonc", ".ini", ".cfg", ".conf", ".example", ".sample", ".template", ".properties",
@@ -91,9 +94,18 @@ def describe(path: str, body: str) -> str:
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)
     defs: list[str] = []
-    size = 0
+    notes: list[str] = []
+    size = noted = 0
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
+        c = _COMMENT.match(stripped)
+        if c is not None:  # a comment says why, in words: "Auto-start the next session"
+            note = " ".join(stripped.split())  # as written, its comment mark kept
+            if len(c.group(1).split()) >= 3 and note not in notes and \
+                    noted + len(note) <= NOTES_BYTES:
+                notes.append(note)
+                noted += len(note) + 2
+            continue
         m = _DEF.match(stripped) if stripped[:1] in _DEF_START else None
         if m is None:
             continue
@@ -104,7 +116,9 @@ def describe(path: str, body: str) -> str:
             break
         defs.append(line)
         size += len(line) + 2
-    return "defines: " + "; ".join(defs) if defs else ""
+    parts = (["defines: " + "; ".join(defs)] if defs else []) + (
+        ["notes: " + "; ".join(notes)] if notes else [])
+    return "\n".join(parts)
 
 
 def _s(d: dict[str, Any], key: str) -> str:

@@ -269,3 +269,17 @@ def test_a_background_agents_report_is_kept_under_its_outcome(tmp_path: Path) ->
     assert "Background: Agent \"Fix lint errors and push\" completed" in sent
     assert "Removed the unused `extractTextContent` function" in sent
     assert "<result>" not in sent
+
+
+def test_the_comments_of_written_code_say_why(tmp_path: Path) -> None:
+    code = ("// Auto-start the next session when a period completes\nfunction tick() {\n"
+            "  remaining -= 1; // tick\n}\n# x = 1\n")
+    path = write_jsonl(tmp_path / "c.jsonl", [
+        user("Make it auto-start."),
+        call("Write", {"file_path": "/r/script.js", "content": code}, "a", "m1"),
+        result("ok", "a"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "// Auto-start the next session when a period completes" in sent
+    assert "defines: function tick() {" in sent
+    assert "remaining -= 1" not in sent and "x = 1" not in sent
