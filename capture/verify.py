@@ -456,11 +456,14 @@ _MEANING = re.compile(
     r"|wrong|except|unlike)\b|n't\b|\d")
 
 
-def dropped_words(text: str) -> bool:
+def dropped_words(text: str, *, across: bool = False) -> bool:
     """What an elision left out changes the meaning (a negation, a condition, a number;
-    not just a cut marker, punctuation or connecting words)."""
+    not just a cut marker, punctuation or connecting words). `across` two turns, any
+    word left out does."""
     left = _CUT_MARKER.sub(" ", text)
-    return bool(_WORD.search(left)) and bool(_MEANING.search(_expand(normalise(left))))
+    if not _WORD.search(left):
+        return False
+    return across or bool(_MEANING.search(_expand(normalise(left))))
 
 
 def _present(token: str, haystack: str) -> bool:
@@ -719,7 +722,8 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
         for a, b in pairwise(found):
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
                    else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
-            if dropped_words(gap):
+            # Across turns every word left out counts: the "…" joins two speakers.
+            if dropped_words(gap, across=a.turn != b.turn):
                 left = gap.strip()[:80]
                 return a, "elision", f"the “…” leaves out: {left}"
         return found[0], None, ""
