@@ -117,7 +117,9 @@ _OUTPUT_ERROR = re.compile(
     r"^(?:\S+:\s*)?(?:[Ee]rror(?:\[\w+\])?:|ERROR\b|[Ff]atal:|FATAL\b|panic(?:ked)?:|thread '.*'"
     r" panicked|Traceback \(most recent call last\)|[A-Z]\w*(?:Error|Exception):|FAILED\b|FAIL\b"
     r"|E {2,}\S|[Ss]egmentation fault|.*: command not found$|.*: [Nn]o such file or directory$"
-    r"|.*[Ii]nvalid option|.*unrecognized option|.*[Pp]ermission denied$)"
+    r"|.*[Ii]nvalid option|.*unrecognized option|.*[Pp]ermission denied$"
+    r"|.*flag provided but not defined|.*unknown (?:flag|option|shorthand flag|command)\b"
+    r"|.*(?:no such|illegal) option)"
     r"|\b(?:test result: FAILED|[1-9]\d* (?:failed|errors?)\b|[Bb]uild failed"
     r"|exit (?:code|status) [1-9])",
 )
@@ -128,7 +130,8 @@ _OUTPUT_SCAN = 64_000
 # Every pattern above holds one of these literally.
 _CUES = ("rror", "RROR", "atal", "ATAL", "panic", "FAIL", "Traceback", "E  ", "egmentation",
          "not found", "o such file", "nvalid option", "nrecognized option", "denied",
-         "failed", "errors", "xit code", "xit status")
+         "failed", "errors", "xit code", "xit status", "flag provided", "nknown",
+         "o such option", "llegal option")
 _OUTPUT_ERROR_M = re.compile(_OUTPUT_ERROR.pattern, re.M)
 
 

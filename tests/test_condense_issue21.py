@@ -283,3 +283,17 @@ def test_the_comments_of_written_code_say_why(tmp_path: Path) -> None:
     assert "// Auto-start the next session when a period completes" in sent
     assert "defines: function tick() {" in sent
     assert "remaining -= 1" not in sent and "x = 1" not in sent
+
+
+def test_a_flag_the_program_does_not_know_is_an_error_whatever_the_exit_code(
+        tmp_path: Path) -> None:
+    out = "flag provided but not defined: -versions\nusage: go mod graph [-go=version] [-x]"
+    path = write_jsonl(tmp_path / "f.jsonl", [
+        user("Check x/net."),
+        call("Bash", {"command": "go mod graph -versions golang.org/x/net || echo done"}, "a",
+             "m1"),
+        result(out, "a"),
+    ])
+    turns = read_turns(path)[0]
+    assert [t.kind for t in turns if t.tool == "Bash"] == ["tool_call", "tool_error"]
+    assert "exited 0, but printed: flag provided but not defined: -versions" in render(turns)
