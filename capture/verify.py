@@ -179,7 +179,10 @@ def _verb_before(text: str, ident: str) -> str | None:
 
 def flips_meaning(fact: str, quote: str) -> bool:
     """The fact uses a verb's opposite where the quote uses the verb ("gained" / "removed")
-    about a thing both name (an identifier, or most content words)."""
+    about a thing both name (an identifier, or most content words). With a negation on
+    one side only, an opposite verb is a paraphrase ("is disabled" / "is not enabled")."""
+    if negations(fact) % 2 != negations(quote) % 2:
+        return False
     shared = {i.casefold() for i in identifiers(fact)} & {
         i.casefold() for i in identifiers(quote)}
     for ident in shared:

@@ -269,3 +269,10 @@ def test_more_ways_a_fact_names_its_speaker_and_a_diagnosis_is_refuted() -> None
     refuted = verify("The generated HTML lacked tool-call divs.",
                      "The generated HTML is missing tool-call divs", chat)
     assert refuted.hint == "corrected_later"
+
+
+def test_an_opposite_verb_under_one_negation_is_a_paraphrase() -> None:
+    assert not v.flips_meaning("The `--cache` flag is disabled in CI.",
+                               "the `--cache` flag is not enabled in CI")
+    assert v.flips_meaning("The `--cache` flag is disabled in CI.",
+                           "the `--cache` flag is enabled in CI")
