@@ -1,5 +1,6 @@
 """Fit the condensed conversation into what is worth sending: at most 1/ratio of the
-transcript's bytes (`send_ratio`, 40 by default; 0 sends everything condensation kept).
+transcript's bytes (`send_ratio`, 40 by default; 0 sends everything condensation kept),
+or MIN_BUDGET for a short session.
 
 Condensation already drops tool output (GUIDE §3). On long, tool-heavy sessions that
 leaves 1/100 or less; on short, chatty ones the assistant's own prose is most of what is
@@ -22,11 +23,15 @@ durable fact; shedding stops as soon as the text fits:
 5. narration altogether, those retries, then the answers' share below MIN_SHARE, to
    nothing.
 
-Human prompts and tool failures are never cut: corrections, decisions and gotchas live
-there. So the budget is exceeded only when they alone exceed it (a pasted log, say): then
-a failure sheds the context lines kept around its key lines (never its headline or a
-line that names the error) and the assistant keeps MIN_SHARE of each text rather than
-losing every word. Sizes are UTF-8 bytes, as the budget counts them; cuts never split a
+A person's words and tool failures are never cut: corrections, decisions and gotchas
+live there. What was pasted into a prompt (a log, a trace: mostly program output) and a
+long failure are the exception: when prompts and failures take over half the budget,
+they shrink first to their opening, their error lines and their end (issue 21: one
+pasted log took 79% of a session's budget and every answer was cut to a sliver). The
+budget is exceeded only when what is left of them still exceeds it: then a failure
+sheds the context lines kept around its key lines (never its headline or a line that
+names the error) and the assistant keeps MIN_SHARE of each text rather than losing
+every word. Sizes are UTF-8 bytes, as the budget counts them; cuts never split a
 character.
 """
 
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 
 from capture.condense import render
 from capture.noise import read_only
@@ -52,11 +58,18 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
 _WORDS = re.compile(r"[\w./-]+")
 
 
+# A floor under the budget: a short session is dense (a prompt, a finding, a fix) and
+# 1/40 of 50 kB is a paragraph; sending 8 kB (~2k tokens, a fraction of a cent, less than
+# the extraction prompt itself) costs little and loses none of it (issue 21).
+MIN_BUDGET = 8_192
+
+
 def budget_for(source_bytes: int, ratio: int) -> int | None:
-    """Bytes the text may take for a transcript region of `source_bytes`; None: all."""
+    """Bytes the text may take for a transcript region of `source_bytes`: 1/ratio of it,
+    at least MIN_BUDGET; None: all."""
     if ratio <= 0 or source_bytes <= 0:
         return None
-    return source_bytes // ratio
+    return max(source_bytes // ratio, MIN_BUDGET)
 
 
 def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
@@ -70,6 +83,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     # Looks (Read, Grep, `cat`, `ls`, `git log`) go whatever the room: a quarter to half
     # of what was sent, saying nothing durable (issue 21).
     turns = [t for t in turns if not _look(t)]
+    turns = _bound_pastes(turns, max_bytes)
     turns = _bound_summaries(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
@@ -82,12 +96,20 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = _older_versions(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
+    turns = _without_repeated_calls(turns, retries)
+    if _size(turns) <= max_bytes:
+        return turns
     turns = _shorten_written(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
     # Still over: what was written or reported by a subagent goes before the prose is
     # cut below a paragraph (the session's own words come first).
-    turns = [t for t in turns if not _written(t)]
+    turns = [t for t in turns if not (_written(t) and t.tool == "Read")]
+    if _size(turns) <= max_bytes:
+        return turns
+    # A command's short output (a status line: what a check found) stays with its call
+    # line until the calls go: a finding in a few bytes.
+    turns = [t for t in turns if not _written(t) or _output(t)]
     if _size(turns) <= max_bytes:
         return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
@@ -96,9 +118,10 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [
         t
         for i, t in enumerate(turns)
-        if t.kind != "tool_call"
+        if (t.kind != "tool_call" and not _output(t))
         or id(t) in retries
-        or (i + 1 < len(turns) and turns[i + 1].kind == "detail")
+        or (t.kind == "tool_call" and i + 1 < len(turns) and turns[i + 1].kind == "detail"
+            and not _output(turns[i + 1]))
     ]
     shared = _share_prose(turns, max_bytes, MIN_SHARE)
     if shared is not None:
@@ -131,20 +154,103 @@ WRITTEN_SHARE = 480  # a written file's body when the room is short (then shared
 SAME_THING = 0.5  # share of words two texts have in common to describe the same thing
 
 
+# Sections of Claude Code's compaction summary that retell code: the first to go when a
+# summary must shrink ("Key Technical Concepts" hold conventions, "All user messages" the
+# person's words, "Errors and fixes" what went wrong: they stay).
+_SUMMARY_SECTION = re.compile(r"(?m)^[ \t]*\d+\.[ \t]+([A-Z][^\n:]{2,60}):[ \t]*$")
+_RETOLD = ("files and code", "code sections", "relevant code")
+
+
+def _summary_core(text: str) -> str:
+    """A compaction summary without the bodies of its retelling sections (their
+    headings stay, marked cut); the text unchanged when it has none."""
+    heads = list(_SUMMARY_SECTION.finditer(text))
+    out, pos = [], 0
+    for k, m in enumerate(heads):
+        if m.group(1).strip().casefold().startswith(_RETOLD):
+            end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+            out.append(text[pos: m.end()] + CUT)
+            pos = end
+    return "".join(out) + text[pos:] if out else text
+
+
+def _shrunk_summary(t: Turn, cap: int, keep: Callable[[str, int], str]) -> Turn:
+    """A summary over `cap` bytes: its retelling sections first, then `keep` cuts it."""
+    core = _summary_core(t.text)
+    return _cut(t, core if _bytes(core) <= cap else keep(core, cap))
+
+
+PASTE_SHARE = 2  # prompts and failures may take at most 1/2 of the budget before pastes shrink
+LONG_PASTE = 2_000  # a prompt or failure over this is mostly pasted or printed machine text
+PASTE_HEAD, PASTE_TAIL, PASTE_KEYS = 500, 800, 12
+
+
+def _bound_pastes(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """When prompts and failures alone take more than 1/PASTE_SHARE of the budget (a
+    log pasted into a prompt, a build's whole output), the longest failures and pasted
+    prompts (mostly program output: a person's typed words never) shrink to
+    their opening, the lines that name an error, and their end (where a person's
+    question after a paste sits), until they fit that share: the person's words and the
+    error lines stay, the assistant keeps room to be heard."""
+    def said(ts: list[Turn]) -> int:
+        return sum(_bytes(t.text) for t in ts if t.kind in ("prompt", "tool_error"))
+
+    over = said(turns) - max_bytes // PASTE_SHARE
+    if over <= 0:
+        return turns
+    out = list(turns)
+    order = sorted((i for i, t in enumerate(out) if _bytes(t.text) > LONG_PASTE and (
+        t.kind == "tool_error" or (t.kind == "prompt" and _machine_text(t.text)))),
+        key=lambda i: -_bytes(out[i].text))
+    for i in order:
+        if over <= 0:
+            break
+        short = dataclasses.replace(out[i], text=_paste_core(out[i].text))
+        over -= _bytes(out[i].text) - _bytes(short.text)
+        out[i] = short
+    return out
+
+
+# A line a program printed, not a person typed: a timestamp, a log level, a stack frame,
+# a path with a line number, indentation, JSON or a table's rule.
+_MACHINE_LINE = re.compile(
+    r"^\s*(?:\[?\d{1,4}[-:/.]\d{1,2}|\[?(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|E|W|I)\b"
+    r"|at\s+\S+[(:]|File \"|Traceback|[{}\[\]<>#$|│├└─=*+-]|\S+\.\w+:\d+|\w+(?:\.\w+)+\(|\s{2})")
+
+
+def _machine_text(text: str) -> bool:
+    """Mostly pasted program output (a log, a trace, a listing), not a person's words."""
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    if len(lines) < 10:
+        return False
+    return sum(1 for ln in lines if _MACHINE_LINE.match(ln)) >= 0.6 * len(lines)
+
+
+def _paste_core(text: str) -> str:
+    """A long pasted text's opening, its error lines (at most PASTE_KEYS), its end."""
+    head, tail = _head(text, PASTE_HEAD), _tail(text, PASTE_TAIL)
+    middle = text[len(head): len(text) - len(tail)]
+    keys = [ln.strip()[:200] for ln in middle.split("\n") if ln.strip() and is_key_line(ln)]
+    keys = list(dict.fromkeys(keys))[:PASTE_KEYS]
+    return "\n".join([head + CUT, *keys, "[…] " + tail] if keys else [head + _MID + tail])
+
+
 def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
     """Each compaction summary cut to its share of the budget, the end kept."""
     cap = max(SUMMARY_MIN, max_bytes // SUMMARY_SHARE)
-    return [_cut(t, _middle(t.text, cap)) if t.kind == "summary" and _bytes(t.text) > cap
+    return [_shrunk_summary(t, cap, _middle) if t.kind == "summary" and _bytes(t.text) > cap
             else t for t in turns]
 
 
 def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
-    """What a Write/Edit carried cut to WRITTEN_SHARE bytes (head and end), longest
-    first, until the text fits."""
+    """What a Write/Edit carried cut to WRITTEN_SHARE bytes (head and end), what was
+    only read first (the session's own writing says more), then the longest first,
+    until the text fits."""
     out = list(turns)
     over = _size(out) - max_bytes
     order = sorted((i for i, t in enumerate(out) if _written(t)
-                    and _bytes(t.text) > WRITTEN_SHARE), key=lambda i: -_bytes(out[i].text))
+                    and _bytes(t.text) > WRITTEN_SHARE),
+                   key=lambda i: (out[i].tool != "Read", -_bytes(out[i].text)))
     for i in order:
         if over <= 0:
             break
@@ -152,6 +258,11 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
         over -= _bytes(out[i].text) - _bytes(short.text)
         out[i] = short
     return out
+
+
+def _output(t: Turn) -> bool:
+    """A command's short output or the end of a long one, hung under its call."""
+    return t.kind == "detail" and t.text.startswith(OUTPUT_PREFIX)
 
 
 def _written(t: Turn) -> bool:
@@ -190,6 +301,24 @@ def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:
     return out
 
 
+def _without_repeated_calls(turns: list[Turn], retries: dict[int, Turn]) -> list[Turn]:
+    """A call line said again since the last prompt (the same file edited a ninth time,
+    the same command rerun) goes, unless something hangs under it (a detail, a failure)
+    or it is the retry after a failure: half the call lines of a long session."""
+    out: list[Turn] = []
+    seen: set[str] = set()
+    for i, t in enumerate(turns):
+        if t.kind == "prompt":
+            seen.clear()
+        elif t.kind == "tool_call":
+            hangs = i + 1 < len(turns) and turns[i + 1].kind in ("detail", "tool_error")
+            if t.text in seen and not hangs and id(t) not in retries:
+                continue
+            seen.add(t.text)
+        out.append(t)
+    return out
+
+
 def _drop_headless(turns: list[Turn]) -> list[Turn]:
     """Without its detail, a call kept as the detail's header goes too (step 4)."""
     return [t for t in turns if t.kind != "tool_call"]
@@ -210,7 +339,7 @@ def _fit_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
     out = list(turns)
     for i in idx:
         if _bytes(out[i].text) > share:
-            out[i] = _cut(out[i], _head(out[i].text, share))
+            out[i] = _shrunk_summary(out[i], share, _middle)
     return out if _size(out) <= max_bytes else rest
 
 
@@ -269,14 +398,16 @@ def _retries(turns: list[Turn]) -> list[int]:
 def _shorten_narration(
     turns: list[Turn], max_bytes: int, narration: dict[int, Turn]
 ) -> list[Turn]:
-    """Narration cut to its first sentence, the most saved first, until the text fits.
-    `narration` holds the narration turns by id; the cut ones join it."""
+    """Narration cut to what it found (its announcing sentences gone: "Found the root
+    cause! X expects Y. Now I'll write the plan:"), or to its first sentence when it only
+    announces; the most saved first, until the text fits. `narration` holds the
+    narration turns by id; the cut ones join it."""
     out = list(turns)
     over = _size(out) - max_bytes
     cuts = []
     for i, t in enumerate(turns):
         if id(t) in narration:
-            short = _cut(t, _first_sentence(t.text))
+            short = _cut(t, _narrated(t.text))
             saved = _bytes(t.text) - _bytes(short.text)
             if saved > 0:
                 cuts.append((saved, i, short))
@@ -354,6 +485,23 @@ def _tail(text: str, limit: int) -> str:
     tail = raw[max(0, len(raw) - max(0, limit)):].decode("utf-8", "ignore")
     space = tail.find(" ", 0, len(tail) // 2)
     return (tail[space + 1:] if space >= 0 else tail).lstrip()
+
+
+_ANNOUNCE = re.compile(
+    r"^(?:(?:now|next|first|then|so|ok(?:ay)?|great|perfect|good|alright|excellent)[,.!]*\s+)*"
+    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|time to"
+    r"|i'm now going to|we need to (?:check|look|see|find|read|run))\b", re.I)
+_SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+|\n+|$)\s*")
+
+
+def _narrated(text: str) -> str:
+    """Narration without its announcing sentences ("Let me check X.", "Now I'll write
+    the plan:"): what it found stays. Only announcements: its first sentence."""
+    sentences = [m.group() for m in _SENTENCES.finditer(text) if m.group().strip()]
+    kept = [x for x in sentences if not _ANNOUNCE.match(x.strip())]
+    if not kept or sum(len(x) for x in kept) < 20:
+        return _first_sentence(text)
+    return "".join(kept).strip() if len(kept) < len(sentences) else text
 
 
 def _first_sentence(text: str) -> str:

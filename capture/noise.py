@@ -78,10 +78,21 @@ _READS_FILES = re.compile(
     r"|sed|awk|wc|nl|jq|git\s+(?:show|diff|log|blame|ls-files))\b")
 
 
+# Files that are the system's state, not the project's text: reading one answers a
+# question (`cat /proc/cmdline`, `grep overlay /proc/mounts`).
+_SYSTEM_FILE = re.compile(r"(?<![\w.~/-])/(?:proc|sys|etc|dev)/\S+")
+_PATH_ARG = re.compile(r"(?<![\w=:-])(?:~|\.{1,2})?/[\w.@/-]+|\b[\w.-]+/[\w.@/-]+")
+
+
 def reads_files(command: str) -> bool:
     """A look at files (`cat`, `ls`, `grep`, `git show`): its output is what was read.
-    A look at the system's state (`df`, `findmnt`, `git status`) answers a question."""
-    return bool(_READS_FILES.match(command.strip()))
+    A look at the system's state (`df`, `findmnt`, `git status`, `cat /proc/mounts`)
+    answers a question."""
+    cmd = command.strip()
+    if not _READS_FILES.match(cmd):
+        return False
+    paths = _PATH_ARG.findall(cmd)
+    return not paths or not all(_SYSTEM_FILE.fullmatch(p) for p in paths)
 
 
 _TASK_STATUS = re.compile(r"<status>\s*([\w-]+)\s*</status>")
@@ -106,7 +117,9 @@ _OUTPUT_ERROR = re.compile(
     r"^(?:\S+:\s*)?(?:[Ee]rror(?:\[\w+\])?:|ERROR\b|[Ff]atal:|FATAL\b|panic(?:ked)?:|thread '.*'"
     r" panicked|Traceback \(most recent call last\)|[A-Z]\w*(?:Error|Exception):|FAILED\b|FAIL\b"
     r"|E {2,}\S|[Ss]egmentation fault|.*: command not found$|.*: [Nn]o such file or directory$"
-    r"|.*[Ii]nvalid option|.*unrecognized option|.*[Pp]ermission denied$)"
+    r"|.*[Ii]nvalid option|.*unrecognized option|.*[Pp]ermission denied$"
+    r"|.*flag provided but not defined|.*unknown (?:flag|option|shorthand flag|command)\b"
+    r"|.*(?:no such|illegal) option)"
     r"|\b(?:test result: FAILED|[1-9]\d* (?:failed|errors?)\b|[Bb]uild failed"
     r"|exit (?:code|status) [1-9])",
 )
@@ -117,7 +130,8 @@ _OUTPUT_SCAN = 64_000
 # Every pattern above holds one of these literally.
 _CUES = ("rror", "RROR", "atal", "ATAL", "panic", "FAIL", "Traceback", "E  ", "egmentation",
          "not found", "o such file", "nvalid option", "nrecognized option", "denied",
-         "failed", "errors", "xit code", "xit status")
+         "failed", "errors", "xit code", "xit status", "flag provided", "nknown",
+         "o such option", "llegal option")
 _OUTPUT_ERROR_M = re.compile(_OUTPUT_ERROR.pattern, re.M)
 
 

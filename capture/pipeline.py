@@ -323,6 +323,9 @@ def _process(
     )
     given = {item[0] for item in existing if isinstance(item, tuple)}
     new = _triage(store, job, sent, result.candidates, chosen.source, result.model, out, given)
+    jin, jout, jcost = _judge(conn, job, cfg, chosen, new, out)
+    tin, tout, cost = tin + jin, tout + jout, cost + jcost
+    out.input_tokens, out.output_tokens, out.cost_usd = tin, tout, cost
     for nf in new:  # each new fact carries its share of what the job cost
         nf.input_tokens, nf.output_tokens = tin // len(new), tout // len(new)
     _pause_before_commit(store)
@@ -340,6 +343,48 @@ def _process(
     if sent.more:
         _follow_up(conn, job, sent.end_offset)
     return out
+
+
+JUDGE_ENV = "MEM_REVIEW_JUDGE"  # "0": leave the verifier's suspicions unjudged
+
+
+def _judge(
+    conn: sqlite3.Connection, job: queue.Claimed, cfg: Config, chosen: Any,
+    new: list[NewFact], out: Outcome,
+) -> tuple[int, int, float]:
+    """Settle the verifier's suspicions (hints) with one model request through the same
+    extractor (`capture.judge`), when it offers one and the spend cap has room for it.
+    Returns what it cost (input tokens, output tokens, USD); a failure settles nothing."""
+    judge = getattr(chosen, "judge", None)
+    if judge is None or os.environ.get(JUDGE_ENV) == "0":
+        return 0, 0, 0.0
+    from capture.extractors.base import ExtractionError
+    from capture.judge import MAX_SUSPECTS, Suspect, settle
+    from reviewer.log import log
+
+    suspects = []
+    for i, nf in enumerate(new):
+        if nf.hint and len(suspects) < MAX_SUSPECTS:
+            name, _, detail = nf.hint.partition(": ")
+            suspects.append(Suspect(i, nf.text, nf.evidence, name, detail, nf.context))
+    if not suspects:
+        return 0, 0, 0.0
+    if chosen.paid and cfg.daily_spend_cap_usd > 0:
+        estimate = chosen.estimate_judge_cost(len(suspects))
+        if spent_today(conn) + out.cost_usd + estimate > cfg.daily_spend_cap_usd:
+            log("worker", f"job {job.id}: {len(suspects)} suspicion(s) left unjudged: "
+                "the daily spend cap has no room")
+            return 0, 0, 0.0
+    try:
+        res = judge(suspects)
+    except ExtractionError as exc:
+        log("worker", f"job {job.id}: suspicions left unjudged: {redact(f'{exc.kind}: {exc}')}")
+        return 0, 0, 0.0
+    for s in suspects:
+        new[s.id].hint = settle(new[s.id].hint, res.judgments.get(s.id))
+    if res.dropped:
+        log("worker", f"job {job.id}: judge: " + "; ".join(res.dropped)[:500])
+    return res.input_tokens, res.output_tokens, res.cost_usd
 
 
 def _stage_and_wait(

@@ -38,7 +38,7 @@ from capture.noise import (
     task_outcome,
     terminal_command,
 )
-from capture.written import cut_middle, heredoc_files, is_doc, written_detail
+from capture.written import cut_middle, heredoc_files, is_code, is_doc, written_detail
 
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
@@ -735,8 +735,8 @@ def bash_detail(command: str) -> str:
 # --------------------------------------------------------------------------- records
 
 
-TOOL_TEXT_CHARS = 2 << 20  # all tool inputs and outputs kept for the verifier, at most
-TOOL_TEXT_EACH = 20_000  # of one input or output
+TOOL_TEXT_CHARS = 8 << 20  # all tool inputs and outputs kept for the verifier, at most
+TOOL_TEXT_EACH = 200_000  # of one input or output (a long file read: a quote from its middle)
 
 
 def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
@@ -747,6 +747,29 @@ def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
         text = text[: TOOL_TEXT_EACH // 2] + "\n" + text[-TOOL_TEXT_EACH // 2:]
     st.tool_texts.append((which, name, text))
     st.tool_chars += len(text)
+
+
+def _keep_sidechain(st: _State, rec: dict[str, Any]) -> None:
+    """A subagent's words and tool traffic (never sent: its report comes back as the
+    Task call's result) kept for the verifier like a tool's output."""
+    if st.tool_chars >= TOOL_TEXT_CHARS:
+        return
+    msg = rec.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, str):
+        _keep_tool_text(st, "output", "Task", content)
+        return
+    for b in content if isinstance(content, list) else ():
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "text" and isinstance(b.get("text"), str):
+            _keep_tool_text(st, "output", "Task", b["text"])
+        elif b.get("type") == "tool_use":
+            name = b.get("name")
+            _keep_tool_text(st, "input", name if isinstance(name, str) else "Task",
+                            _input_text(b.get("input")))
+        elif b.get("type") == "tool_result":
+            _keep_tool_text(st, "output", "Task", _result_text(b.get("content")))
 
 
 def _input_text(inp: Any) -> str:
@@ -806,6 +829,7 @@ def _record_turns(
     if rtype not in ("user", "assistant"):
         return [], (rtype[:40] if isinstance(rtype, str) else "untyped")
     if rec.get("isSidechain") and not include_sidechains:
+        _keep_sidechain(st, rec)
         return [], "sidechain"
     if rec.get("isMeta"):
         return [], "meta"
@@ -867,7 +891,10 @@ def _record_turns(
             elif btype in ("thinking", "redacted_thinking"):
                 # Thinking is the model's private scratch work: guesses it later drops,
                 # plans it revises. It is not what was said or done, so facts must not
-                # come from it (and it is bulky).
+                # come from it (and it is bulky). The verifier still finds a quote of it.
+                thought = b.get("thinking")
+                if isinstance(thought, str):
+                    _keep_tool_text(st, "thinking", "assistant", thought)
                 reason = "thinking"
             else:  # image, web search results, unknown blocks
                 reason = str(btype)[:40] if isinstance(btype, str) else "block"
@@ -883,6 +910,9 @@ def _record_turns(
                 outcome = _task_turn(text, line, offset, ts)
                 if outcome is not None:
                     turns.append(outcome)
+                    report = _task_report(text)
+                    if report:  # a background agent's report, hung under its outcome
+                        turns.append(Turn("user", "detail", report, line, offset, ts, "Task"))
                     continue
                 text = clean_prompt(text)
                 if text and terminal_command(text):
@@ -953,23 +983,52 @@ _TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled"
 
 
 OUTPUT_PREFIX = "→ "  # a command's short output, hung under its call as a detail
-SHORT_OUTPUT_CHARS = 200  # a status line or two, not a listing
+SHORT_OUTPUT_CHARS = 320  # a status line or two (a mount's options), not a listing
 SHORT_OUTPUT_LINES = 6
 
 
 READ_DOC_CHARS = 1500
+READ_SCAN_CHARS = 200_000  # a larger file read is a dump, not a document
+HEADER_CHARS = 400  # a code file's opening comment, at most
 _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
+# The comment a code file opens with (after a shebang, blank lines, `"use strict"`): a
+# docstring, a `/** … */` block, or a run of `//`, `#`, `--`, `;` lines.
+_HEADER = re.compile(
+    r'\A(?:#![^\n]*\n|\s*\n|\s*["\']use strict["\'];?\n)*\s*'
+    r'(?P<c>/\*.*?\*/|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|(?:[ \t]*(?://|#|--|;)[^\n]*\n?)+)',
+    re.S)
+_COMMENT_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*|//+|#+|--|;+|"""|\'\'\')[ \t]?', re.M)
 
 
 def _small_doc(body: str, path: str) -> str:
-    """A small document or config file's text as Read returned it (line numbers gone),
-    under its path; "" for code, a large file or an error."""
-    if not path or not is_doc(path) or len(body) > READ_DOC_CHARS * 2:
+    """What a file read says in its own words, under its path; "" for an error or a
+    dump. A document or config file: whole when small, else its opening (a config's
+    name, version and description; a document's title and summary) and its end. Code:
+    only the comment it opens with (what the module is for), never the listing."""
+    if not path or len(body) > READ_SCAN_CHARS:
         return ""
+    name = path.rsplit("/", 1)[-1]
     text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
-    if not text or len(text) > READ_DOC_CHARS:
+    if not text:
         return ""
-    return f"{path.rsplit('/', 1)[-1]} reads:\n{text}"
+    if is_doc(path):
+        return f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}"
+    header = code_header(text) if is_code(path) else ""
+    return f"{name} opens with:\n{header}" if header else ""
+
+
+def code_header(text: str) -> str:
+    """The opening comment of a code file, its comment marks gone, at most HEADER_CHARS;
+    "" when the file opens with code or a licence notice."""
+    m = _HEADER.match(text[:HEADER_CHARS * 8])
+    if m is None:
+        return ""
+    body = re.sub(r'(?:\*/|"""|\'\'\')\s*\Z', "", m.group("c").rstrip())
+    lines = [ln.strip() for ln in _COMMENT_MARKS.sub("", body).split("\n")]
+    said = "\n".join(ln for ln in lines if ln and not set(ln) <= set("*/#=-_ "))
+    if len(said) < 20 or re.search(r"(?i)copyright|licen[cs]e|spdx", said[:200]):
+        return ""
+    return cut_middle(said, HEADER_CHARS, head_share=1.0)
 
 
 def _short_output(body: str, looks: set[str], tid: Any) -> str:
@@ -978,10 +1037,24 @@ def _short_output(body: str, looks: set[str], tid: Any) -> str:
     if tid in looks:
         return ""
     body = strip_ansi(body).strip()
-    if not body or len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
+    if not body:
+        return ""
+    if len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
+        # A long output's last lines ("12 passed") were tried: they carried no labelled
+        # fact and let two more undetected secrets of the battery's held-out half out.
         return ""
     return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
                      if ln.strip())
+
+
+_TASK_RESULT = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.S)
+
+
+def _task_report(text: str) -> str:
+    """What a background agent reported (`<result>` of its notification), its end kept
+    before its middle like a subagent's report; "" when there is none."""
+    m = _TASK_RESULT.search(text)
+    return cut_middle(strip_ansi(m.group(1)), AGENT_REPORT_CHARS) if m else ""
 
 
 def _task_turn(text: str, line: int, offset: int, ts: Any) -> Turn | None:
@@ -1163,7 +1236,8 @@ def read_turns(
         if not raw or raw.isspace():
             stats.bad_lines += 1
             continue
-        reason = _peek_drop(raw, include_sidechains)
+        # The verifier reads what subagents said too: sidechains are parsed when kept.
+        reason = _peek_drop(raw, include_sidechains or st.tool_chars < TOOL_TEXT_CHARS)
         if reason is not None:
             dropped[reason] += 1
             if reason == "summary" and len(raw) < 4096:  # a session's title: the verifier's

@@ -94,7 +94,8 @@ _STOP = {
 # is wrong", "didn't work"); a bare "wrong" or "despite" says nothing by itself (an
 # issue title, "if it gets that wrong").
 _CORRECTION = re.compile(
-    r"(?:^|[.!?;:]\s*|\s[—-]\s*)(?:actually\b|no(?=[,.!:—-])|nope\b|wait(?=[,.!:—-])"
+    r"(?:^|[.!?;:]\s*)(?:actually(?=,|\s+(?:i|it|it's|its|the|that|this|these|those|we"
+    r"|you|there|no|not|[\w-]*[_./][\w./-]*)\b)|no(?=[,.!:—-])|nope\b|wait(?=[,.!:—-])"
     r"|correction\b|oops\b|my (?:mistake|bad)\b|i misread\b|(?:it )?turns out\b"
     r"|in fact\b|not quite\b|scratch that\b)"
     r"|\b(?:(?:is|was|were|are|that's|that is|it's|i was|you're|you are) (?:wrong|incorrect|"
@@ -104,19 +105,48 @@ _CORRECTION = re.compile(
     r"|says|reports?|at|only|the same)"
     r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
     r"|(?:is|are) (?:now )?(?:unused|no longer (?:used|needed|required|necessary))"
-    r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed))"
-    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})",
+    r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed)"
+    r"|(?:is|are|was|were) (?:the )?(?:correct|right|actual|real) (?:one|field|name|value|cause"
+    r"|issue|problem|fix|way|answer)|the (?:actual|real) (?:cause|issue|problem|fix)"
+    r"|(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
+    r"|works? (?:correctly|fine|as expected))"
+    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
+    r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
+    r"(?P<what>[^,.;:!?]{1,60})",
 )
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
 # Words that say a claim is a guess or an opinion, not something found.
 _HEDGE = re.compile(
-    r"\b(?:might|may be|maybe|perhaps|possibly|probably|likely|unlikely|i think|i believe"
+    r"\b(?:might|may|maybe|perhaps|possibly|probably|likely|unlikely|i think|i believe"
+    r"|could(?!n't| not)|suggests?|suggesting|indicates?|assum(?:e|ed|ing)|hopefully"
+    r"|potential(?:ly)?|in theory|theoretically|should work|i'm guessing|guess(?:ing)?"
     r"|i suspect|i guess|i feel|seems?|seemed|seemingly|appears to|could be|should be"
     r"|hypothes\w*|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd (?:prefer|say)"
     r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?)\b"
     r"|~\s?\d"
 )
+# Words that judge rather than find: an opinion stated as a fact reads the same without
+# a hedge ("X is cleaner than Y"), so it is a suspicion unless the fact says whose it is.
+_OPINION = re.compile(
+    r"\b(?:better|worse|best|worst|cleaner|simpler|nicer|elegant|overkill|preferable"
+    r"|recommend(?:ed|s)?|ideal|good idea|bad idea|over-?engineered|unnecessary|pointless"
+    r"|i'd|would be|much more|far more|well calibrated|seems?)\b")
+_ATTRIBUTED = re.compile(
+    r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
+    r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
+    r"|recommended|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?"
+    r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably)\b")
+# A step the assistant proposes or is about to try: the person's next word, or the step's
+# own failure, may overrule it.
+_PROPOSAL = re.compile(
+    r"\b(?:we need to|we should|we can|we'll|i'll|i will|let me|let's|let us|i suggest"
+    r"|i propose|i recommend|the plan is|going to|try(?:ing)?|attempt(?:ing)?)\b")
+# A person's reply that goes along with what was proposed.
+_ASSENT = re.compile(
+    r"^\s*(?:y|yes|yep|yeah|ok|okay|sure|go|go ahead|do it|sounds good|lgtm|proceed|continue"
+    r"|please do|perfect|great|good|fine|approved?|agreed?|right|correct|exactly|thanks"
+    r"|thank you|👍)\b", re.I)
 # Verbs whose opposite says the opposite without a "not": a fact "gained a flag" from a
 # quote "removed the flag" is an inversion. Groups of (affirming, denying) stems.
 _ANTONYMS = (
@@ -149,7 +179,10 @@ def _verb_before(text: str, ident: str) -> str | None:
 
 def flips_meaning(fact: str, quote: str) -> bool:
     """The fact uses a verb's opposite where the quote uses the verb ("gained" / "removed")
-    about a thing both name (an identifier, or most content words)."""
+    about a thing both name (an identifier, or most content words). With a negation on
+    one side only, an opposite verb is a paraphrase ("is disabled" / "is not enabled")."""
+    if negations(fact) % 2 != negations(quote) % 2:
+        return False
     shared = {i.casefold() for i in identifiers(fact)} & {
         i.casefold() for i in identifiers(quote)}
     for ident in shared:
@@ -176,7 +209,7 @@ def flips_meaning(fact: str, quote: str) -> bool:
     return False
 # An assistant's claim that something works, which a later failure of it contradicts.
 _SUCCESS = re.compile(r"\b(?:works?|passe?s?|compiles?(?: clean)?|succeed(?:s|ed)?|fixed|"
-                      r"is clean|all green|no errors)\b")
+                      r"resolved|complete|completed|is clean|all green|no errors|100%)(?!\w)")
 # Names whose value a later turn may change ("port 8080" ... "port 8081").
 _KEYS = {"port", "timeout", "version", "limit", "size", "budget", "threshold", "default",
          "max", "min", "retries", "ratio", "cap", "line", "lines", "exit", "code"}
@@ -226,9 +259,17 @@ def speaker_of(turn: Turn) -> str:
     return "assistant"
 
 
+_BASH_INPUT = re.compile(r"<bash-input>\s*(.*?)\s*</bash-input>", re.S)
+_WRAPPER_TAG = re.compile(r"</?(?:bash-(?:stdout|stderr)|command-(?:name|message|args)"
+                          r"|local-command-stdout)>")
+
+
 def clean_quote(evidence: str) -> str:
     """Normalise a quote and drop what the model wraps around it: quotes, edge
     ellipses, a leading speaker label or tool-line bullet."""
+    # The transcript's own wrappers, as the reader renders them: `!` mode, slash commands.
+    evidence = _BASH_INPUT.sub(r"! \1", evidence)
+    evidence = _WRAPPER_TAG.sub(" ", evidence)
     q = normalise(evidence)
     while True:
         before = q
@@ -281,6 +322,27 @@ def negations(text: str) -> int:
 
 def numbers(text: str) -> list[str]:
     return sorted(_NUMBER.findall(text))
+
+
+_UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)\s?(ms|us|ns|s|sec|secs|min|mins"
+                   r"|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%)(?![\w])", re.I)
+
+
+def unit_numbers(text: str) -> dict[str, set[str]]:
+    """Numbers with a unit, by unit (`0.6s`, `10MB`, `500 ms`): {"s": {"0.6"}, …}."""
+    out: dict[str, set[str]] = {}
+    for value, unit in _UNIT.findall(text):
+        number = float(value.replace(",", "."))  # "100.00 MB" is "100 MB"
+        out.setdefault(unit.casefold(), set()).add(f"{number:g}")
+    return out
+
+
+def unit_changed(fact: str, quote: str) -> list[str]:
+    """The fact's quantities whose unit the quote also gives, with none of the quote's
+    values for it: "1MB" where the quote says "10MB", "0.3s" where it says "0.6s"."""
+    q = unit_numbers(quote)
+    return [f"{v}{u}" for u, vs in unit_numbers(fact).items() if u in q
+            for v in sorted(vs - q[u])]
 
 
 def identifiers(text: str) -> set[str]:
@@ -370,7 +432,9 @@ def flips_negation(fact: str, quote: str) -> bool:
         return False
     if len(f_all & q_all) < INVERSION_OVERLAP * min(len(f_all), len(q_all)):
         return False
-    return bool((q_neg & (f_aff - f_neg)) or (f_neg & (q_aff - q_neg)))
+    # A word a text both negates and affirms ("from user entries, not queue entries") says
+    # nothing about which side it is on.
+    return bool(((q_neg - q_aff) & (f_aff - f_neg)) or ((f_neg - f_aff) & (q_aff - q_neg)))
 
 
 def region_differs(quote: str, region: str) -> str | None:
@@ -385,9 +449,24 @@ def region_differs(quote: str, region: str) -> str | None:
     return None
 
 
-def dropped_words(text: str) -> bool:
-    """What an elision left out says something (not just a cut marker or punctuation)."""
-    return bool(_WORD.search(_CUT_MARKER.sub(" ", text)))
+# Words whose loss changes what the rest says: a negation, a condition, a contrast, a
+# limit, a guess (issue 21: an ellipsis that leaves out "and then" is quoting; one that
+# leaves out "not" or "only on Linux" is a different claim).
+_MEANING = re.compile(
+    r"\b(?:not|no|never|none|nothing|nor|neither|without|cannot|can't|won't|n't|except"
+    r"|unless|but|however|although|though|only|instead|rather|if|when|until|unless"
+    r"|might|may|maybe|perhaps|probably|possibly|should|would|could|fails?|failed|broken"
+    r"|wrong|except|unlike)\b|n't\b|\d")
+
+
+def dropped_words(text: str, *, across: bool = False) -> bool:
+    """What an elision left out changes the meaning (a negation, a condition, a number;
+    not just a cut marker, punctuation or connecting words). `across` two turns, any
+    word left out does."""
+    left = _CUT_MARKER.sub(" ", text)
+    if not _WORD.search(left):
+        return False
+    return across or bool(_MEANING.search(_expand(normalise(left))))
 
 
 def _present(token: str, haystack: str) -> bool:
@@ -398,6 +477,9 @@ def _present(token: str, haystack: str) -> bool:
         return True
     if "/" in t:  # a path may be cited by its file name, or the file by a longer path
         return t.rsplit("/", 1)[-1] in haystack
+    last = t.rsplit(".", 1)[-1]
+    if "." in t and len(last) >= 4 and last in haystack:
+        return True  # `jsonl.ScanInto` where the code says `func ScanInto` in package jsonl
     return t.endswith("s") and t[:-1] in haystack  # "LiveViews" where "LiveView" is said
 
 
@@ -424,10 +506,11 @@ def key_values(text: str) -> dict[str, str]:
     return out
 
 
-def corrects(later: str, quote: str, fact: str) -> bool:
+def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
     """Does a later turn correct the quote: a changed value for one of its names, or a
     correction cue whose own sentence (with the next one: "No. The port is 8081.")
-    speaks of the same claim?"""
+    speaks of the same claim? `strict=False` for the person's own words: a prompt that
+    says "no, …" of a thing the claim names needs fewer shared words to count."""
     before = key_values(quote)
     if before:
         after = key_values(later)
@@ -438,6 +521,15 @@ def corrects(later: str, quote: str, fact: str) -> bool:
     for m in _CORRECTION.finditer(text):
         if _CONDITIONAL.search(text[max(0, m.start() - 60): m.start()]):
             continue  # "if it gets that wrong": not a verdict
+        if m.group("removed"):  # "Replaced the separate Start/Pause buttons with …"
+            # Only about what was removed, and only when that names the claim's own thing:
+            # change logs remove many things.
+            what = m.group("what")
+            if _names_shared(what, quote) and {_stem(w) for w in _WORD.findall(what)
+                                               if len(w) >= 5 and w not in _STOP} & {
+                    _stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}:
+                return True
+            continue
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
             if {_stem(w) for w in _WORD.findall(m.group("object")) if len(w) >= 5
                 and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(claim))
@@ -447,7 +539,7 @@ def corrects(later: str, quote: str, fact: str) -> bool:
         lo = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())), default=0)
         ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
         hi = ends[-1] if ends else len(text)
-        if _shared_terms(text[lo:hi], claim, strict=True):
+        if _shared_terms(text[lo:hi], claim, strict=strict):
             return True
     return False
 
@@ -587,15 +679,21 @@ def _locate_pieces(
             prev = seq[-1]
             after = [h for h in hits if (h.turn, h.start) >= (prev.turn, prev.end)]
             seq.append(min(after or hits, key=lambda h: (h.turn, h.start)))
-        if _span_ok(seq):
+        if _span_ok(seq, turns):
             return seq
         best = best or seq
     return best
 
 
-def _span_ok(hits: list[_Hit]) -> bool:
-    turns_ = [h.turn for h in hits]
-    return max(turns_) - min(turns_) <= MAX_GAP and turns_ == sorted(turns_)
+def _span_ok(hits: list[_Hit], turns: Sequence[Turn]) -> bool:
+    """The pieces follow each other within MAX_GAP turns, not counting the tool lines
+    that hang between two texts of one stretch of work (an assistant's text blocks of
+    one answer, with its calls between them, are one place)."""
+    at = [h.turn for h in hits]
+    if at != sorted(at):
+        return False
+    between = turns[min(at) + 1: max(at) + 1]
+    return sum(1 for t in between if t.kind not in _HANGING) <= MAX_GAP
 
 
 # --------------------------------------------------------------------------- the verifier
@@ -622,12 +720,13 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
         if changed:  # a long quote with "…" that flips a negation inside one piece
             hit, why, region = changed[0]
             return hit, why, f"the transcript says: {region[:120]}"
-        if not _span_ok(found):
+        if not _span_ok(found, turns):
             return found[0], "stitched", "the pieces come from distant turns"
         for a, b in pairwise(found):
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
                    else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
-            if dropped_words(gap):
+            # Across turns every word left out counts: the "…" joins two speakers.
+            if dropped_words(gap, across=a.turn != b.turn):
                 left = gap.strip()[:80]
                 return a, "elision", f"the “…” leaves out: {left}"
         return found[0], None, ""
@@ -644,13 +743,22 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
     if len(parts) > 1:
         found = _locate_pieces(parts, texts, turns)
         if found is not None:
-            if not _span_ok(found):
+            if not _span_ok(found, turns):
                 return found[0], "stitched", "the sentences come from distant turns"
             return found[0], None, ""
     return None, "not_found", ""
 
 
 _HANGING = ("tool_call", "tool_error", "detail")  # lines that hang under the prose above
+NEAR_TURNS = 12  # the stretch of conversation a fact may draw its names from
+
+
+def _far_idents(idents: list[str], turns: Sequence[Turn], i: int) -> list[str]:
+    """Of the names a fact uses beyond its quote's neighbourhood, those not said within
+    NEAR_TURNS turns of it either (the same piece of work names them)."""
+    lo, hi = max(0, i - NEAR_TURNS), min(len(turns), i + NEAR_TURNS + 1)
+    hay = normalise("\n".join(render_turn(t) for t in turns[lo:hi]))
+    return [x for x in idents if not _present(x, hay)]
 
 
 def _neighbourhood(turns: Sequence[Turn], i: int) -> str:
@@ -686,11 +794,35 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
         t = turns[j]
         if t.kind in ("tool_call", "detail") or is_summary(t):
             continue  # a call line, a commit message or an issue body corrects nothing
-        if corrects(t.text, quote, fact):
+        if corrects(t.text, quote, fact, strict=t.kind != "prompt"):
             return j
-        if claims_success and t.kind == "tool_error" and _failed_call_names(turns, j, quote):
-            return j  # "X works now", then running X fails
+        if claims_success and t.kind == "tool_error" and (_failed_call_names(
+                turns, j, quote + "\n" + fact) or _failed_check(turns, j, at)):
+            return j  # "X works now", then running X (or the next test run) fails
     return None
+
+
+# A command that checks work: a test run, a build, a type check, a lint.
+_CHECK_COMMAND = re.compile(
+    r"\b(?:pytest|tox|nox|unittest|jest|vitest|mocha|cargo (?:test|build|check|clippy)"
+    r"|go (?:test|build|vet)|npm (?:test|run (?:test|build|lint|typecheck))|yarn (?:test|build"
+    r"|lint|typecheck)|pnpm (?:test|build|lint)|make\b|cmake --build|tsc\b|mypy|pyright"
+    r"|ruff|eslint|gradle|mvn|dotnet (?:test|build)|bash -n|shellcheck)"
+    r"|(?<!\S)\./\S*(?:build|test|check)\S*")
+CHECK_PROMPTS = 1  # a claim is checked by the next run of a check, after at most this many prompts
+
+
+def _failed_check(turns: Sequence[Turn], j: int, at: int) -> bool:
+    """The failure at turn j is the first check command run since the claim at `at`
+    (with at most CHECK_PROMPTS prompts between): the claim's own verification failed."""
+    call = next((k for k in range(j - 1, max(at, j - 8), -1) if turns[k].kind == "tool_call"),
+                None)
+    if call is None or not _CHECK_COMMAND.search(turns[call].text):
+        return False
+    between = turns[at + 1: call]
+    if sum(t.kind == "prompt" for t in between) > CHECK_PROMPTS:
+        return False
+    return not any(t.kind == "tool_call" and _CHECK_COMMAND.search(t.text) for t in between)
 
 
 def _failed_call_names(turns: Sequence[Turn], j: int, quote: str) -> bool:
@@ -734,6 +866,13 @@ def verify(
         tooled = _from_tools(fact, quote, tool_texts)
         if tooled is not None:
             return tooled
+    elif check in _NEAR_ONLY and tool_texts:
+        # Only nearly in the conversation (a call line cut at its length limit, a
+        # sentence re-flowed), but whole in what a tool was given or gave back: that is
+        # where it was said.
+        tooled = _from_tools(fact, quote, tool_texts)
+        if tooled is not None and tooled.check != "stitched":
+            return tooled
     if check is not None or hit is None:
         return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
                           turns, said_by)
@@ -743,24 +882,34 @@ def verify(
     # The fact against its quote first: a changed value is the reason, wherever it is.
     idents, nums = missing_terms(fact, _neighbourhood(turns, hit.turn))
     nowhere = missing_terms(" ".join(idents), "\n".join(_texts(turns)))[0] if idents else []
-    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+    changed_units = unit_changed(fact, quote)
+    marked = _marked_wrong(turn.text, quote)
+    if marked and not _predicate_negations(fact):
+        failed = _fail("negation_flip", hit, turns, f"the quote's line is marked “{marked}”: "
+                       "what it says is the wrong way")
+    elif flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif changed_units:
+        failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
+                       + ", ".join(changed_units))
     elif nums:
         failed = _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
-    elif (turn.kind == "tool_call" and not _is_look(turn)) or (
-            turn.kind == "detail" and turn.tool in _WRITERS):
+    elif turn.kind == "detail" and turn.tool in _WRITERS and _write_failed(turns, hit.turn):
+        failed = _fail("tool_line", hit, turns, "the file was never written: its write failed")
+    elif (turn.kind == "tool_call" and not _is_look(turn)) or _shell_prompt(turn):
         failed = _fail("tool_line", hit, turns, "a tool call says what was run, not what is "
                        "true")
     elif is_summary(turn) and confidence >= CONFIDENT:
         failed = _fail("summary_only", hit, turns, "only a compaction summary says so")
     elif turn.kind == "tool_call":
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
-    elif idents:  # said elsewhere: the fact may join two places
-        hint = ("identifier_missing", "named elsewhere in the session, not near the quote: "
-                + ", ".join(idents))
+    elif idents and (far := _far_idents(idents, turns, hit.turn)):
+        # said only far away: the fact may join two places
+        hint = ("identifier_missing", "named elsewhere in the session, far from the quote: "
+                + ", ".join(far))
     verdict = failed or Verdict(True, None, hit.turn, speaker_of(turn))
     if turn.kind == "tool_error" and not failed:
         refuted = _in_a_failure(fact, quote, turn)
@@ -770,12 +919,65 @@ def verify(
     verdict = _with_hint(verdict, fact, quote, turns, said_by)
     if verdict.hint is None and hint is not None:
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
-    if verdict.hint is None and short:
+    if verdict.hint is None and short and (rule := _rule_words(fact, quote)):
         verdict = dataclasses.replace(verdict, hint="too_short", hint_detail=(
-            f"{len(words(quote))} words: too short to say much on their own"))
+            f"{len(words(quote))} words cannot carry a rule (“{rule}”)"))
     return verdict
 
 
+_RULE = re.compile(r"\b(?:must|always|every|never|all|without|each|whenever|any time"
+                   r"|required|mandatory|only)\b")
+
+
+def _rule_words(fact: str, quote: str) -> str:
+    """The word that makes the fact a rule ("must", "always", "every", "without") when
+    the quote lacks it: a short quote found is no suspicion, a rule built on one is."""
+    q = normalise(quote)
+    for m in _RULE.finditer(normalise(fact)):
+        if m.group() not in q:
+            return m.group()
+    return ""
+
+
+# A line that says what follows is the wrong way ("WRONG:", "❌", "Don't:", "Avoid:").
+_WRONG_MARK = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(wrong|incorrect|bad|don't|do not|avoid"
+                         r"|never|not this|before|old|❌|✗|✘)\b\W*", re.I)
+
+
+def _marked_wrong(text: str, quote: str) -> str:
+    """The mark ("WRONG", "❌") on the line the quote sits in, when the quote itself does
+    not carry it: the line shows the wrong way, a fact stating it is inverted."""
+    for line in text.split("\n"):
+        low = normalise(line)
+        at = low.find(quote)
+        if at < 0:
+            continue
+        m = _WRONG_MARK.match(line)
+        if m and at >= len(normalise(line[: m.end()])) - 1 and not _WRONG_MARK.match(quote):
+            return m.group(1)
+        return ""
+    return ""
+
+
+def _write_failed(turns: Sequence[Turn], i: int) -> bool:
+    """The Write/Edit whose body is turn i failed (rejected, aborted): nothing was written.
+    A body written is what the file now says (issue 21: a true `const BREAK_TIME = 5 * 60`
+    was marked a mere tool line)."""
+    for j in range(i + 1, min(len(turns), i + 6)):
+        t = turns[j]
+        if t.kind == "tool_error" and t.tool == turns[i].tool:
+            return True
+        if t.kind in ("prompt", "prose", "summary"):
+            return False
+    return False
+
+
+def _shell_prompt(turn: Turn) -> bool:
+    """A command the person ran in the terminal's `!` mode: a tool line, not words."""
+    return turn.kind == "prompt" and turn.text.startswith("! ")
+
+
+_NEAR_ONLY = ("elision", "stitched", "negation_flip", "number_mismatch", "identifier_mismatch")
 _WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})  # a body written: a tool's
 _FAILURE_WORDS = re.compile(r"no such file|not found|cannot|can't|could not|failed|error|denied"
                             r"|refused|invalid|unknown|missing|not recognized|traceback")
@@ -785,14 +987,14 @@ def _in_a_failure(fact: str, quote: str, turn: Turn) -> str:
     """The line of a failure the quote sits in, when that line says it failed and the
     fact says nothing of a failure (a command named in "No such file", stated as the way
     to do it); else ""."""
-    low = normalise(turn.text)
-    at = low.find(quote)
-    if at < 0:
+    line = next((ln for ln in map(normalise, turn.text.split("\n")) if quote in ln), "")
+    if not line:
         return ""
-    start = low.rfind("\n", 0, at) + 1
-    end = low.find("\n", at)
-    line = low[start: end if end >= 0 else len(low)]
-    if not _FAILURE_WORDS.search(line) or _FAILURE_WORDS.search(quote):
+    # The failure is about the quote when the quote is a part of its line (a command in
+    # "X: No such file"), not the message itself restated ("File … exceeds the limit").
+    rest = line.replace(quote, " ")
+    if not _FAILURE_WORDS.search(rest) or _FAILURE_WORDS.search(quote) or \
+            len(quote) > 0.6 * len(line):
         return ""
     if _predicate_negations(fact) or _FAILURE_WORDS.search(normalise(fact)):
         return ""
@@ -841,6 +1043,9 @@ def _changed_against(
     if flips_negation(fact, quote) or flips_meaning(fact, quote):
         return Verdict(False, "negation_flip", speaker="tool",
                        detail="the fact says the opposite of its quote")
+    if unit_changed(fact, quote):
+        return Verdict(False, "number_mismatch", speaker="tool", detail=(
+            "the quote gives another value: " + ", ".join(unit_changed(fact, quote))))
     first = text.find(pieces[0])
     near = text[max(0, first - 600): first + len(quote) + 600]
     idents, nums = missing_terms(fact, near)
@@ -877,6 +1082,8 @@ def _from_tools(
         if which == "input":  # what was run: a tool line, even if its output echoes it
             failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
                                 if w in ("output", "error")), None) == "error"
+            if _name in _WRITERS and not failed_next:  # a body written: the file says so
+                return Verdict(True, None, speaker="tool")
             return Verdict(False, "tool_line", speaker="tool", detail=(
                 "only what a tool was given (a command, a file written) says so"),
                 hint="corrected_later" if failed_next else None,
@@ -884,7 +1091,10 @@ def _from_tools(
         if which == "summary":
             return Verdict(False, "summary_only", speaker="tool",
                            detail="only the session's generated title says so")
-        found = (which, text)
+        if which == "thinking":
+            return _from_thinking(fact, quote, text)
+        call = texts[k - 1][2] if k and texts[k - 1][0] == "input" else ""
+        found = (which, call[:2000] + "\n" + text)
         break
     if found is None:
         if len(pieces) > 1 and all(any(p in t for _, _, t in _tool_norm(tool_texts))
@@ -906,10 +1116,29 @@ def _from_tools(
         return Verdict(True, None, speaker="tool", hint="identifier_missing",
                        hint_detail="not near the quote in the tool's output: "
                        + ", ".join(idents))
-    if too_short(quote):
-        return Verdict(True, None, speaker="tool", hint="too_short", hint_detail=(
-            f"{len(words(quote))} words of a tool's output"))
     return Verdict(True, None, speaker="tool")
+
+
+def _from_thinking(fact: str, quote: str, text: str) -> Verdict:
+    """A quote of the assistant's thinking (never sent, but in the transcript): what is
+    known wrong against it, else supported, said by the assistant, with the suspicions
+    a spoken quote gets."""
+    at = text.find(quote)
+    near = text[max(0, at - 600): at + len(quote) + 600]
+    nums = missing_terms(fact, near)[1]
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        return Verdict(False, "negation_flip", speaker="assistant",
+                       detail="the fact says the opposite of its quote")
+    if nums:
+        return Verdict(False, "number_mismatch", speaker="assistant",
+                       detail="not near the quote: " + ", ".join(nums))
+    if fact_speaker(fact) == "user":
+        return Verdict(True, None, speaker="assistant", hint="speaker",
+                       hint_detail="the quote is the assistant's thinking, not the user's")
+    if hedged(quote) and not hedged(fact):
+        return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
+            "the quote is a guess in the assistant's thinking; the fact states it as found"))
+    return Verdict(True, None, speaker="assistant")
 
 
 # A fact that says who said or did it ("the user decided", "Claude found").
@@ -919,7 +1148,9 @@ _FACT_SPEAKER = re.compile(
     r"(?:'s)?\s+(?:\w+ly\s+)?(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
     r"diagnosed|found|noticed|noted|reported|prefers|preferred|chose|requested|insisted|"
     r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
-    r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed)\b"
+    r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed|"
+    r"established|determined|figured|realized|realised|learned|clarified|specified|"
+    r"mentioned|emphasized|emphasised|required|explained|verified|confirmed|chose)\b"
 )
 
 
@@ -940,7 +1171,13 @@ def _with_hint(
     at = verdict.turn
     turn = turns[at]
     speaker = speaker_of(turn)
+    named = fact_speaker(fact)  # the fact says who spoke: checked before anything else
+    if named and speaker not in (named, "tool"):
+        return dataclasses.replace(verdict, hint="speaker", hint_detail=(
+            f"the quote is the {speaker}'s, not the {named}'s"))
     later = _correction(turns, at, quote, fact)
+    if later is None:
+        later = _overruled(turns, at, quote, fact)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
@@ -948,11 +1185,47 @@ def _with_hint(
     if hedged(quote) and not hedged(fact):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
-    claimed = fact_speaker(fact) or (said_by if said_by in SPEAKERS else None)
+    if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            "the quote is a judgement; the fact states it as found, not as someone's view"))
+    claimed = said_by if said_by in SPEAKERS else None
     if claimed and speaker not in (claimed, "tool"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
             f"the quote is the {speaker}'s, not the {claimed}'s"))
     return verdict
+
+
+def opinion(text: str) -> bool:
+    """The text judges ("cleaner", "overkill", "much better") rather than finds."""
+    return bool(_OPINION.search(normalise(text)))
+
+
+def _sentence_of(text: str, quote: str) -> str:
+    """The sentence of `text` (normalised) the quote starts in, and the quote itself."""
+    low = normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return quote
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    return low[lo: at + len(quote)]
+
+
+def _overruled(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | None:
+    """A step the assistant proposed ("We need to use Git LFS", "Let me try X") that the
+    person answered with something else before any more prose, or whose own call then
+    failed: the turn that overruled it."""
+    if turns[at].kind != "prose" or not _PROPOSAL.search(_sentence_of(turns[at].text, quote)):
+        return None
+    for j in range(at + 1, min(len(turns), at + 10)):
+        t = turns[j]
+        if t.kind == "prose" or is_summary(t):
+            return None
+        if t.kind == "prompt":
+            return None if _ASSENT.match(t.text) else j
+        if t.kind == "tool_error" and t.text != "Rejected by the user." and \
+                _failed_call_names(turns, j, quote):
+            return j
+    return None
 
 
 def _clip(text: str, limit: int) -> str:

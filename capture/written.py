@@ -15,6 +15,9 @@ from typing import Any
 WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
 DEFS_BYTES = 500  # the definitions a code change touches, at most
 DEFS_SCAN = 20_000  # of a code body, only this much is searched for them
+NOTES_BYTES = 300  # the comments of a code change (what it is for, in words), at most
+# A whole-line comment of three words or more (not a licence, a shebang or commented code).
+_COMMENT = re.compile(r"(?://+|#+(?!!)|--|/?\*+)\s*([A-Za-z][^;{}=()<>]{8,160}?)\s*(?:\*/)?$")
 _DOC_EXT = (
     ".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json",
     ".jsonc", ".ini", ".cfg", ".conf", ".example", ".sample", ".template", ".properties",
@@ -41,6 +44,20 @@ _HEREDOC = re.compile(
 )
 
 
+_CODE_EXT = (
+    ".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs", ".rb", ".java",
+    ".kt", ".kts", ".scala", ".swift", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".php",
+    ".ex", ".exs", ".erl", ".hs", ".ml", ".lua", ".sh", ".bash", ".zsh", ".fish", ".ps1",
+    ".sql", ".r", ".jl", ".dart", ".vue", ".svelte", ".clj", ".el", ".vim", ".nix", ".zig",
+)
+
+
+def is_code(path: str) -> bool:
+    """A source file by its extension (never one that holds secrets by its nature)."""
+    name = path.rsplit("/", 1)[-1].casefold()
+    return not _SECRET_NAME.match(name) and name.endswith(_CODE_EXT)
+
+
 def is_doc(path: str) -> bool:
     """A document, rule or config file (kept whole), not code."""
     name = path.rsplit("/", 1)[-1].casefold()
@@ -49,13 +66,19 @@ def is_doc(path: str) -> bool:
     return name.endswith(_DOC_EXT) or name in _DOC_NAMES
 
 
-def cut_middle(text: str, limit: int) -> str:
-    """At most about `limit` characters: the head (a third) and the end (two thirds: a
-    document's conclusion, a list's last items) kept, the middle marked as cut."""
+def cut_middle(text: str, limit: int, head_share: float = 1 / 3) -> str:
+    """At most about `limit` characters: the opening (`head_share` of them, a third by
+    default) and the end (the rest: a document's conclusion, a list's last items) kept,
+    the middle marked as cut. A file read is cut the other way round (its opening says
+    what it is); `head_share=1` keeps the opening alone."""
     text = text.strip()
     if len(text) <= limit:
         return text
-    head = text[: limit // 3]
+    if head_share >= 1:
+        cut = text[:limit]
+        cut = cut[: cut.rfind("\n")] if "\n" in cut[len(cut) // 2:] else cut
+        return f"{cut.rstrip()} […]"
+    head = text[: int(limit * head_share)]
     tail = text[len(text) - (limit - len(head)):]
     head = head[: head.rfind("\n")] if "\n" in head[len(head) // 2:] else head
     nl = tail.find("\n")
@@ -71,9 +94,18 @@ def describe(path: str, body: str) -> str:
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)
     defs: list[str] = []
-    size = 0
+    notes: list[str] = []
+    size = noted = 0
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
+        c = _COMMENT.match(stripped)
+        if c is not None:  # a comment says why, in words: "Auto-start the next session"
+            note = " ".join(stripped.split())  # as written, its comment mark kept
+            if len(c.group(1).split()) >= 3 and note not in notes and \
+                    noted + len(note) <= NOTES_BYTES:
+                notes.append(note)
+                noted += len(note) + 2
+            continue
         m = _DEF.match(stripped) if stripped[:1] in _DEF_START else None
         if m is None:
             continue
@@ -84,7 +116,9 @@ def describe(path: str, body: str) -> str:
             break
         defs.append(line)
         size += len(line) + 2
-    return "defines: " + "; ".join(defs) if defs else ""
+    parts = (["defines: " + "; ".join(defs)] if defs else []) + (
+        ["notes: " + "; ".join(notes)] if notes else [])
+    return "\n".join(parts)
 
 
 def _s(d: dict[str, Any], key: str) -> str:

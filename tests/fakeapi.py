@@ -43,9 +43,12 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 
 EXTRACT_TOOL = "record_facts"
+# The worker's judgment of the verifier's suspicions (capture/judge.py) has its own lane,
+# so it never takes a behaviour scripted for the extractor or for Claude Code's turns.
+JUDGE_TOOL = "record_judgments"
 # Claude Code's `--json-schema` tool (2.1.332): offered, not forced; the answer is its input.
 STRUCTURED_TOOL = "StructuredOutput"
-LANES = ("extract", "chat")
+LANES = ("extract", "chat", "judge")
 DEFAULT_MODEL = "claude-haiku-4-5"
 
 ERROR_TYPES: dict[int, str] = {
@@ -225,6 +228,8 @@ def lane_of(body: Any) -> str:
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("name") == EXTRACT_TOOL:
         return "extract"
+    if isinstance(choice, dict) and choice.get("name") == JUDGE_TOOL:
+        return "judge"
     tools = body.get("tools") or []
     if isinstance(tools, list) and any(
         isinstance(t, dict) and t.get("name") == EXTRACT_TOOL for t in tools
@@ -599,13 +604,16 @@ class FakeCore:
         chat: Iterable[Behaviour] = (),
         default_extract: Behaviour | None = None,
         default_chat: Behaviour | None = None,
+        judge: Iterable[Behaviour] = (),
     ) -> None:
         self._lock = threading.Lock()
         self.shared: deque[Behaviour] = deque(behaviours)
-        self.lanes: dict[str, deque[Behaviour]] = {"extract": deque(extract), "chat": deque(chat)}
+        self.lanes: dict[str, deque[Behaviour]] = {
+            "extract": deque(extract), "chat": deque(chat), "judge": deque(judge)}
         self.defaults: dict[str, Behaviour] = {
             "extract": default_extract or Facts([]),
             "chat": default_chat or Text("OK"),
+            "judge": Text("OK"),  # no judgments: every suspicion stays as the verifier wrote it
         }
         self.requests: list[RecordedRequest] = []
         self.closing = threading.Event()
@@ -624,7 +632,10 @@ class FakeCore:
 
     def next_behaviour(self, lane: str) -> Behaviour:
         with self._lock:
-            if self.shared:
+            # The judge lane takes from the shared queue only a judgment scripted there:
+            # tests written before it existed script answers for the other lanes only.
+            if self.shared and (lane != "judge" or (
+                    isinstance(self.shared[0], ToolUse) and self.shared[0].name == JUDGE_TOOL)):
                 return self.shared.popleft()
             if self.lanes[lane]:
                 return self.lanes[lane].popleft()

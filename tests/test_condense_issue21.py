@@ -127,6 +127,37 @@ def test_a_small_config_read_is_sent_code_read_is_not(tmp_path: Path) -> None:
     assert "1→" not in sent and "export function main" not in sent
 
 
+def test_a_large_config_read_keeps_its_opening_and_code_its_opening_comment(
+        tmp_path: Path) -> None:
+    """A config over the cap is not dropped whole: its opening (name, version,
+    description) goes. Of code, the comment it opens with says what it is for; the
+    listing, a licence header and a shebang do not go."""
+    deps = "".join(f'    "dep-{i}": "^1.{i}.0",\n' for i in range(120))
+    pkg = '{\n  "name": "slopus",\n  "description": "Session sharing CLI",\n' \
+        f'  "dependencies": {{\n{deps}  }}\n}}'
+    numbered = "\n".join(f"{i + 1:6}→{ln}" for i, ln in enumerate(pkg.split("\n")))
+    code = ("#!/usr/bin/env node\n\n/**\n * CLI entry point for happy command\n *\n"
+            " * Simple argument parsing without any CLI framework dependencies\n */\n"
+            "import { start } from './start'\nconst secretSauce = 42\n")
+    licensed = "// Copyright 2024 Example Ltd.\n// Licensed under MIT.\nexport const x = 1\n"
+    path = write_jsonl(tmp_path / "r.jsonl", [
+        user("What is this package?"),
+        call("Read", {"file_path": "/r/package.json"}, "a", "m1"),
+        result(numbered, "a"),
+        call("Read", {"file_path": "/r/src/index.ts"}, "b", "m2"),
+        result(code, "b"),
+        call("Read", {"file_path": "/r/src/x.ts"}, "c", "m3"),
+        result(licensed, "c"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert '"name": "slopus",' in sent and '"description": "Session sharing CLI",' in sent
+    assert '"dep-60"' not in sent and "characters cut" in sent
+    assert "CLI entry point for happy command" in sent
+    assert "Simple argument parsing without any CLI framework dependencies" in sent
+    assert "secretSauce" not in sent and "/usr/bin/env" not in sent and "*/" not in sent
+    assert "Copyright" not in sent and "export const x" not in sent
+
+
 def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
     """A .env written or read is not a document: its body never goes out, even where no
     redaction rule would recognise a value."""
@@ -145,3 +176,124 @@ def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
     sent = render(read_turns(path)[0])
     assert "hunter2horse" not in sent and "884412" not in sent and "abc123plain" not in sent
     assert "DB_PASS=changeme" in sent  # an example file is a document
+
+
+def test_a_look_at_the_system_is_a_finding(tmp_path: Path) -> None:
+    """`cat /proc/cmdline` answers a question (a project file read does not); a long
+    command output does not go."""
+    log = "\n".join(f"collecting module_{i} ... ok" for i in range(60)) + \
+        "\n\n===== 60 passed in 12.40s =====\n"
+    path = write_jsonl(tmp_path / "o.jsonl", [
+        user("Why is / only 32G?"),
+        call("Bash", {"command": "cat /proc/cmdline"}, "a", "m1"),
+        result("BOOT_IMAGE=/casper/vmlinuz rdinit=/vtoy/vtoy --- quiet splash", "a"),
+        call("Bash", {"command": "cat src/settings.py"}, "b", "m2"),
+        result("DEBUG = True", "b"),
+        call("Bash", {"command": "pytest -q"}, "c", "m3"),
+        result(log, "c"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "BOOT_IMAGE=/casper/vmlinuz rdinit=/vtoy/vtoy" in sent
+    assert "DEBUG = True" not in sent
+    assert "60 passed in 12.40s" not in sent and "module_1 " not in sent
+
+
+def test_a_short_output_outlives_what_was_written_under_pressure() -> None:
+    """A status line says what a check found in a few bytes: it goes with the calls,
+    after what a Write carried and before the session's own words are cut short."""
+    from capture.transcript import OUTPUT_PREFIX
+
+    body = "\n".join(f"- rule {i}: keep module_{i} small" for i in range(40))
+    turns = [t("prompt", "Where do builds run?"),
+             t("tool_call", "Bash: machinectl list", "Bash"),
+             t("detail", OUTPUT_PREFIX + "chroot container systemd-nspawn debian 13", "Bash"),
+             t("tool_call", "Write docs/RULES.md", "Write"),
+             t("detail", body, "Write"),
+             t("prose", "Builds run in the chroot machine. " * 12)]
+    without = [x for x in turns if x.tool != "Write"]
+    out = fit(turns, _bytes(without) - 10)
+    sent = render(out)
+    assert "chroot container systemd-nspawn debian 13" in sent
+    assert "rule 39" not in sent
+
+
+def test_a_summary_that_must_shrink_sheds_its_retold_code_first() -> None:
+    """Claude Code's summaries list the person's messages in their middle: cutting the
+    middle lost them; the retold code goes first now."""
+    code = "\n".join(f"   - src/mod_{i}.py: def handler_{i}(): return {i}" for i in range(80))
+    work = "\n".join(f"   - step {i}: wired retry_{i} into the upload path" for i in range(40))
+    core = ("Summary:\n1. Primary Request and Intent:\n   Make uploads retry.\n"
+            "2. Key Technical Concepts:\n{concepts}"
+            "3. Files and Code Sections:\n{code}"
+            "4. Errors and fixes:\n   - 503 from the CDN: retried with backoff.\n"
+            "5. All user messages:\n   - \"use exponential backoff, never a fixed sleep\"\n"
+            "6. Pending Tasks:\n   - document the retry policy\n"
+            f"7. Current Work:\n{work}\n")
+    summary = core.format(concepts="   - httpx, tenacity, asyncio\n", code=code + "\n")
+    turns = [t("prompt", "Continue."), t("summary", summary), t("prose", "Resuming. " * 30)]
+    room = len(core.format(concepts="", code="").encode()) + 100
+    out = fit(turns, room * SUMMARY_SHARE)
+    (kept,) = [x for x in out if x.kind == "summary"]
+    assert "never a fixed sleep" in kept.text and "503 from the CDN" in kept.text
+    assert "handler_40" not in kept.text and "3. Files and Code Sections:" in kept.text
+    assert "step 39" in kept.text
+
+
+def test_a_call_line_said_again_goes_before_the_answers_are_cut() -> None:
+    """The same file edited a ninth time says nothing the first line did not; a call a
+    failure hangs under stays, and a prompt starts the count again."""
+    answer = "The retry now backs off exponentially, capped at 30 s. " * 6
+    turns = [t("prompt", "Make uploads retry."),
+             *[t("tool_call", "Edit src/upload.py", "Edit") for _ in range(12)],
+             t("tool_call", "Bash: pytest -q", "Bash"),
+             t("tool_error", "Exit code 1 · 1 failed", "Bash"),
+             t("tool_call", "Bash: pytest -q", "Bash"),
+             t("tool_error", "Exit code 1 · 1 failed", "Bash"),
+             t("prose", answer),
+             t("prompt", "Again."),
+             t("tool_call", "Edit src/upload.py", "Edit")]
+    out = fit(turns, _bytes(turns) - 100)
+    calls = [x.text for x in out if x.kind == "tool_call"]
+    assert calls == ["Edit src/upload.py", "Bash: pytest -q", "Bash: pytest -q",
+                     "Edit src/upload.py"]
+    assert answer.strip() in render(out)
+
+
+def test_a_background_agents_report_is_kept_under_its_outcome(tmp_path: Path) -> None:
+    notice = ("<task-notification>\n<task-id>aae161c</task-id>\n<status>completed</status>\n"
+              "<summary>Agent \"Fix lint errors and push\" completed</summary>\n<result>Done. "
+              "Converted the if/else chain to a switch (staticcheck QF1003).\n- Removed the "
+              "unused `extractTextContent` function\n</result>\n</task-notification>")
+    path = write_jsonl(tmp_path / "b.jsonl", [user("Fix lint in the background."), user(notice)])
+    sent = render(read_turns(path)[0])
+    assert "Background: Agent \"Fix lint errors and push\" completed" in sent
+    assert "Removed the unused `extractTextContent` function" in sent
+    assert "<result>" not in sent
+
+
+def test_the_comments_of_written_code_say_why(tmp_path: Path) -> None:
+    code = ("// Auto-start the next session when a period completes\nfunction tick() {\n"
+            "  remaining -= 1; // tick\n}\n# x = 1\n")
+    path = write_jsonl(tmp_path / "c.jsonl", [
+        user("Make it auto-start."),
+        call("Write", {"file_path": "/r/script.js", "content": code}, "a", "m1"),
+        result("ok", "a"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "// Auto-start the next session when a period completes" in sent
+    assert "defines: function tick() {" in sent
+    assert "remaining -= 1" not in sent and "x = 1" not in sent
+
+
+def test_a_flag_the_program_does_not_know_is_an_error_whatever_the_exit_code(
+        tmp_path: Path) -> None:
+    out = "flag provided but not defined: -versions\nusage: go mod graph [-go=version] [-x]"
+    path = write_jsonl(tmp_path / "f.jsonl", [
+        user("Check x/net."),
+        call("Bash", {"command": "go mod graph -versions golang.org/x/net || echo done"}, "a",
+             "m1"),
+        result(out, "a"),
+    ])
+    turns = read_turns(path)[0]
+    assert [t.kind for t in turns if t.tool == "Bash"] == ["tool_call", "tool_error"]
+    assert "exited 0, but printed: flag provided but not defined: -versions" in render(turns)

@@ -58,5 +58,8 @@ def test_each_half_is_measured_apart(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert (r.values["misleading"], r.values["flagged"]) == (1, 1)
         assert r.values["for its reason"].startswith("1 ")
         assert r.values["wrongly flagged"].startswith("0 ")
+        assert r.values["true hinted"] == "0 (0%)"  # a hint on a true one is counted
     assert "lost" in rows["tune half"].note  # which ones: the tune half only
     assert rows["heldout half"].note == ""
+    # A held-out label's `why` beside its count names an item: the tune half's only.
+    assert "tune by why" in rows and "heldout by why" not in rows

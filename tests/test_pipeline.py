@@ -457,19 +457,23 @@ def test_next_midnight_is_after_today_start() -> None:
 
 
 def test_quotes_of_what_fitting_sent_are_grounded_with_context(
-    store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path
+    store: Store, conn: sqlite3.Connection, repo: Path, transcripts: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The model sees fitted text: a look-up call dropped between two lines, a narration
     cut with `[…]`. A quote of either is grounded and shown in its transcript context."""
+    import capture.fit
+
+    monkeypatch.setattr(capture.fit, "MIN_BUDGET", 0)  # this short session fitted to 1/40
     transcript = transcripts / "fasthooks" / "sample_main_transcript.jsonl"
     sent = "\n\n".join(pipeline.sent_windows(transcript, CFG))
     across = "can you read it back with Read tool?\n\nAssistant: Perfect! Here's the content"
-    cut = "I just demonstrated multiple tools in one turn: […]"
+    cut = "2. **Read**: Read back the contents of `data.txt`\n3. **Bash […]"
     assert across in sent and cut in sent  # what the model saw
     job = claim(conn, transcript, repo)
     out, _ = run(store, conn, job, Facts([
         fact("hello_world.py was read back with the Read tool.", across),
-        fact("Several tools can run in one turn here.", cut),
+        fact("data.txt was read back after it was created.", cut),
     ]))
     assert out.state == "done" and len(out.new_ids) == 2
     for fid in out.new_ids:
@@ -488,7 +492,8 @@ def test_the_verifier_decides_grounded_and_says_which_check_failed(
     job = claim(conn, transcript, repo)
     true = fact("`python` is not on PATH here; scripts run with python3.", PY_ERROR)
     true["source"] = "tool"
-    short = fact("Running commands needs confirmation.", "run a command", confidence=0.5)
+    short = fact("Claude said running commands needs confirmation.", "run a command",
+                 confidence=0.5)
     short["source"] = "user"
     answer = Facts([
         true,
@@ -501,14 +506,16 @@ def test_the_verifier_decides_grounded_and_says_which_check_failed(
     assert out.state == "done" and len(out.new_ids) == 4
     rows = [store.get(i) for i in out.new_ids]
     got = [(r.grounded, r.verify_check, r.evidence_speaker) for r in rows if r is not None]
-    # Issue 21: a three-word quote that is there is not known wrong: a hint beside it.
+    # Issue 21: a quote that is there is not known wrong; the fact names another speaker:
+    # a hint beside it.
     assert got == [
         (1, None, "tool"),
         (0, "negation_flip", "tool"),
         (1, None, "user"),
         (0, "tool_line", "tool"),
     ]
-    assert rows[2] is not None and (rows[2].verify_hint or "").startswith("too_short: 3 words")
+    assert rows[2] is not None and (rows[2].verify_hint or "").startswith(
+        "speaker: the quote is the user's")
     assert rows[0] is not None and rows[0].evidence_source == "tool"
     assert rows[1] is not None and rows[1].evidence_source == "assistant"  # old answer shape
 
@@ -517,7 +524,7 @@ def test_the_verifier_decides_grounded_and_says_which_check_failed(
     listed = [to_json(r) for r in conn.execute("SELECT * FROM fact ORDER BY id")]
     assert [(f["grounded"], f["check"]) for f in listed] == [
         (True, None), (False, "negation_flip"), (True, None), (False, "tool_line")]
-    assert listed[2]["hint"].startswith("too_short")
+    assert listed[2]["hint"].startswith("speaker")
     assert (listed[0]["evidence_source"], listed[0]["evidence_speaker"]) == ("tool", "tool")
 
 

@@ -141,10 +141,11 @@ def test_not_found() -> None:
     assert verify("Anything.", "", CHAT).check == "not_found"
 
 
-def test_three_word_quote_is_too_short() -> None:
-    # Issue 21: found, so not known wrong; too short to say much: a hint beside it.
+def test_three_word_quote_is_found_not_suspected() -> None:
+    # Issue 21: found, so not known wrong; a short quote is no suspicion either (the
+    # reviewer sees its length: a hint on every short true quote was noise).
     verdict = verify("The branch was pushed to origin.", "did you push?", CHAT)
-    assert (verdict.supported, verdict.hint, verdict.speaker) == (True, "too_short", "user")
+    assert (verdict.supported, verdict.hint, verdict.speaker) == (True, None, "user")
     assert verify("The branch was pushed.", "did you merge?", CHAT).check == "not_found"
 
 
@@ -207,9 +208,15 @@ def test_names_and_numbers_of_the_fact_must_be_near_the_quote() -> None:
     # The tool lines between two spoken turns are near both of them.
     assert verify("config/dev.exs is read when mix phx.server starts.",
                   "Let me check the config in config/dev.exs", CHAT).supported
-    # Named elsewhere in the session: the fact may join two places; a hint, not a verdict.
+    # Named in the same stretch of work: what the fact joins is near enough.
     joined = verify("PORT=4000 must be set for System.fetch_env.",
                     "set PORT=4000 in .env first", CHAT)
+    assert (joined.supported, joined.hint) == (True, None)
+    # Named only far away in the session: the fact may join two places; a hint.
+    far = CHAT[:1] + convo(*[("assistant", f"Step {i} looks at widget_{i}.")
+                             for i in range(v.NEAR_TURNS + 2)]) + CHAT[1:]
+    joined = verify("PORT=4000 must be set for System.fetch_env.",
+                    "set PORT=4000 in .env first", far)
     assert (joined.supported, joined.hint) == (True, "identifier_missing")
     assert verify("PORT must be set in config/runtime.exs.",
                   "set PORT=4000 in .env first", CHAT).check == "identifier_missing"
@@ -465,7 +472,11 @@ def test_a_quote_only_a_tool_printed_is_in_the_transcript() -> None:
         ("error", "Bash", "ModuleNotFoundError: No module named 'app'"),
     ]
     ok = verify("The package is named slopus.", '"name": "slopus",', CHAT, tool_texts=outputs)
-    assert (ok.supported, ok.speaker, ok.hint) == (True, "tool", "too_short")
+    assert (ok.supported, ok.speaker, ok.hint) == (True, "tool", None)
+    # The file a read's output came from is named by the call: near the quote.
+    named = verify("package.json names the package slopus.", '"name": "slopus",', CHAT,
+                   tool_texts=outputs)
+    assert (named.supported, named.hint) == (True, None)
     bad = verify("The package is at version 0.4.1.", '"version": "0.1.4",', CHAT,
                  tool_texts=outputs)
     assert (bad.supported, bad.check) == (False, "number_mismatch")

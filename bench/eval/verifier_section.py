@@ -135,9 +135,12 @@ def rows() -> list[Row]:
         bad_exact += len(exact)
     true = by_kind.get("true", [])
     flagged = [(c, vd) for c, vd in true if not vd.supported]
+    hinted = [(c, vd) for c, vd in true if vd.supported and getattr(vd, "hint", None)]
     out.append(Row(SECTION, "true", {
         "candidates": len(true), "caught": "", "by its check": "", "wrongly flagged": len(flagged),
-    }, "; ".join(f"{c['id']}: {vd.check}" for c, vd in flagged)))
+        "true hinted": len(hinted),
+    }, "; ".join([f"{c['id']}: {vd.check}" for c, vd in flagged]
+                 + [f"{c['id']}: hint {vd.hint}" for c, vd in hinted])))
     # The first set was used while building the verifier, the second written after it
     # and not tuned on: the second is the fairer figure.
     for name in sorted({c.get("set", "") for c, _ in judged} - {""}):
@@ -159,6 +162,8 @@ def _summary_row(label: str, judged: list[tuple[dict[str, Any], Any]]) -> Row:
     caught = sum(1 for _, vd in bad if _flagged(vd))
     exact = sum(1 for c, vd in bad if c.get("expect") in (vd.check, vd.hint))
     flagged = sum(1 for _, vd in true if not vd.supported)
+    # A hint catches a misleading candidate, so hints on true ones are counted too.
+    hinted = sum(1 for _, vd in true if vd.supported and getattr(vd, "hint", None))
     pct = f"{100 * caught / len(bad):.0f}%" if bad else "—"
     fp = f"{100 * flagged / len(true):.0f}%" if true else "—"
     note = {"first set": "used while building the verifier",
@@ -167,6 +172,7 @@ def _summary_row(label: str, judged: list[tuple[dict[str, Any], Any]]) -> Row:
     return Row(SECTION, label, {
         "candidates": len(judged), "caught": f"{caught}/{len(bad)} ({pct})",
         "by its check": exact, "wrongly flagged": f"{flagged}/{len(true)} ({fp})",
+        "true hinted": f"{hinted}/{len(true)}",
     }, note)
 
 

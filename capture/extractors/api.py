@@ -24,6 +24,7 @@ from capture.extractors.base import (
     cost_usd,
 )
 from capture.extractors.prompt import TOOL, TOOL_NAME, build_messages
+from capture.judge import MAX_SUSPECTS, JudgeResult, Suspect
 from reviewer.store.dedupe import fact_key
 
 if TYPE_CHECKING:
@@ -250,6 +251,10 @@ def extract(
     return result
 
 
+JUDGE_PROMPT_TOKENS = 600
+JUDGE_TOKENS_EACH = 700  # a suspect's fact, quote, suspicion and context, at most
+JUDGE_ANSWER_TOKENS_EACH = 80
+
 # A deliberate over-estimate, so the cap is never overshot by one big job: ~3.5 characters
 # a token for the window, the prompt and known facts on top, and a full answer each window.
 CHARS_PER_TOKEN = 3.5
@@ -290,6 +295,52 @@ class ApiExtractor:
 
     def estimate_cost(self, windows: Sequence[str]) -> float:
         return estimate_cost(self.model, windows)
+
+    def estimate_judge_cost(self, n: int) -> float:
+        """A deliberate over-estimate of one judgment request for `n` suspects."""
+        return cost_usd(self.model, JUDGE_PROMPT_TOKENS + n * JUDGE_TOKENS_EACH,
+                        JUDGE_ANSWER_TOKENS_EACH * n)
+
+    def judge(self, suspects: Sequence[Suspect]) -> JudgeResult:
+        """One request settling the verifier's suspicions (`capture.judge`); raises
+        ExtractionError like `extract`."""
+        import anthropic
+
+        from capture.judge import SYSTEM, TOOL, build_message, read_answer
+
+        assert self.api_key, "unavailable() said why"
+        asked = list(suspects[:MAX_SUSPECTS])
+        client = anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url,
+                                     timeout=self.cfg.api_timeout,
+                                     max_retries=self.cfg.max_retries,
+                                     http_client=self.http_client)
+        try:
+            response = client.messages.create(
+                model=self.model, max_tokens=256 + 120 * len(asked), system=SYSTEM,
+                messages=[{"role": "user", "content": build_message(asked)}], tools=[TOOL],
+                tool_choice={"type": "tool", "name": TOOL["name"]})
+        except anthropic.AnthropicError as exc:
+            raise _map_error(exc) from exc
+        except ValueError as exc:
+            raise _map_error(exc) from exc
+        finally:
+            if self.http_client is None:
+                client.close()
+        usage = getattr(response, "usage", None)
+        tin = sum(getattr(usage, k, None) or 0 for k in (
+            "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+        tout = getattr(usage, "output_tokens", None) or 0
+        model = getattr(response, "model", None) or self.model
+        result = JudgeResult(model=model, input_tokens=int(tin), output_tokens=int(tout),
+                             cost_usd=cost_usd(model, int(tin), int(tout)))
+        calls = [b for b in getattr(response, "content", None) or []
+                 if getattr(b, "type", None) == "tool_use"
+                 and getattr(b, "name", None) == TOOL["name"]]
+        if not calls:
+            result.dropped.append("judge answer has no record_judgments call")
+            return result
+        result.judgments, result.dropped = read_answer(getattr(calls[0], "input", None), asked)
+        return result
 
     def extract(self, request: Request) -> ExtractionResult:
         assert self.api_key, "unavailable() said why"

@@ -13,8 +13,9 @@ changing capture/; the heldout half is the measure.
   whitespace, quotes and markdown emphasis ignored, as the verifier normalises);
 - misleading: flagged when the verifier marks it ungrounded or hints at it; "for its
   reason" when the check or hint matches what `why` says is wrong (see REASONS);
-- true: wrongly flagged when marked ungrounded (a hint is counted apart: it is shown,
-  it does not mark the candidate).
+- true: wrongly flagged when marked ungrounded; "true hinted" counts those given a
+  hint (shown, not marking the candidate; counted because a hint catches a misleading
+  one, so hinting everything would win the misleading column).
 """
 
 from __future__ import annotations
@@ -231,10 +232,14 @@ def run() -> list[Row]:
                 f"{t['for its reason']} ({_pct(t['for its reason'], t['misleading'])})",
             "true": t["true"],
             "wrongly flagged": f"{t['wrongly flagged']} ({_pct(t['wrongly flagged'], t['true'])})",
-            "hinted": t["hinted"],
+            # True candidates given a hint: hints count for catching misleading ones, so
+            # hinting everything must show here (issue 21: hint precision).
+            "true hinted": f"{t['hinted']} ({_pct(t['hinted'], t['true'])})",
         }, "; ".join(notes)))
-        rows.append(Row(SECTION, f"{half} by why", {"half": half}, ", ".join(
-            f"{why} {k}/{n}" for why, (n, k) in sorted(per_why[half].items()))))
+        if half == "tune" or os.environ.get(SHOW_ENV):
+            # a held-out label's `why` beside its count is an item, not an aggregate
+            rows.append(Row(SECTION, f"{half} by why", {"half": half}, ", ".join(
+                f"{why} {k}/{n}" for why, (n, k) in sorted(per_why[half].items()))))
     return rows
 
 

@@ -12,6 +12,7 @@ SECTION = "condensation survival"
 def run() -> list[Row]:
     if not TRANSCRIPTS.is_dir():
         return [Row(SECTION, "skipped", {}, f"{TRANSCRIPTS} is absent: no real sessions")]
+    from capture.fit import budget_for
     from capture.pipeline import sent_windows
     from reviewer.config import Config
 
@@ -37,7 +38,7 @@ def run() -> list[Row]:
             "sent B": len(sent.encode()),
             "file B": size,
             "sent/file": f"1/{size / max(1, len(sent.encode())):.0f}",
-            "of budget": f"{len(sent.encode()) / (size / cfg.send_ratio):.0%}"
+            "of budget": f"{len(sent.encode()) / (budget_for(size, cfg.send_ratio) or 1):.0%}"
             if cfg.send_ratio else "-",
         }, ("lost: " + ", ".join(lost)) if lost else ""))
     if total:

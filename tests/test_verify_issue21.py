@@ -1,0 +1,278 @@
+"""Verifier mechanisms of issue 21, each on a small conversation: a correction must be
+about the same claim, the fact's named speaker first, a proposal the person overruled or
+whose call failed, a fix claimed and then its check failing, hedges and opinions stated
+as found, quotes of the assistant's thinking and of a subagent, and a quote whole in a
+tool's input though cut in its call line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_condense_value import call, result
+from test_transcript import assistant, user, write_jsonl
+from test_verify import convo
+
+from capture import verify as v
+from capture.transcript import Turn, read_turns
+from capture.verify import verify
+
+
+def test_a_bullet_that_starts_with_actually_is_no_correction() -> None:
+    claim = "The Plan Evolution section shows 0 todos because the TodoItem model is wrong"
+    assert not v.corrects("Worth keeping: - Exploration: 48% - Actually useful signal about "
+                          "the plan evolution section and todo counts", claim, claim)
+    assert v.corrects("Actually, the Plan Evolution section reads todos from another file.",
+                      claim, claim)
+
+
+def test_the_speaker_the_fact_names_is_checked_before_a_later_correction() -> None:
+    chat = convo(
+        ("assistant", "Found the root cause: the TodoItem model expects id and priority."),
+        ("user", "Actually, the TodoItem model is fine, the loader is wrong."),
+    )
+    got = verify("The user diagnosed that the TodoItem model expects id and priority.",
+                 "Found the root cause: the TodoItem model expects id and priority", chat)
+    assert (got.supported, got.hint) == (True, "speaker")
+
+
+def test_a_proposal_the_person_answered_otherwise_is_suspected() -> None:
+    def chat(answer: str) -> list[Turn]:
+        return convo(
+            ("assistant", "The push failed due to large files. We need to use Git LFS for "
+                          "the ZFS kernel modules. Let me set that up:"),
+            ("call", "Bash: git reset --soft HEAD~1"),
+            ("user", answer),
+            ("assistant", "Done."),
+        )
+    quote = "We need to use Git LFS for the ZFS kernel modules"
+    fact = "The ZFS kernel modules are stored with Git LFS."
+    overruled = verify(fact, quote, chat("ignore the large file"))
+    assert (overruled.supported, overruled.hint) == (True, "corrected_later")
+    assert "ignore the large file" in overruled.hint_detail
+    assert verify(fact, quote, chat("yes, go ahead")).hint is None
+    # A finding is not a proposal: the person's next words do not overrule it.
+    found = convo(("assistant", "The ZFS kernel modules are 103 MB each."),
+                  ("user", "ignore the large file"))
+    assert verify("The ZFS kernel modules are 103 MB each.",
+                  "The ZFS kernel modules are 103 MB each", found).hint is None
+
+
+def test_a_fix_claimed_then_its_check_failing_is_suspected() -> None:
+    def chat(outcome: tuple[str, str]) -> list[Turn]:
+        return convo(
+            ("assistant", "All 73 critical issues resolved (100% success rate)."),
+            ("user", "build it"),
+            ("call", "Bash: ./build-livecd.sh --all"),
+            outcome,
+        )
+    fact = "The PATCHER run fixed all 73 issues."
+    quote = "All 73 critical issues resolved (100% success rate)"
+    failed = verify(fact, quote, chat(("fail", "Exit code 2 · E: module core_system failed")))
+    assert (failed.supported, failed.hint) == (True, "corrected_later")
+    assert verify(fact, quote, chat(("call", "Bash: ls"))).hint is None
+
+
+def test_hedges_and_opinions_stated_as_found() -> None:
+    chat = convo(
+        ("assistant", "The 32GB cap could be set by the casper scripts at boot."),
+        ("assistant", "A queue worker is much cleaner than retrying inline in the handler."),
+        ("assistant", "I couldn't find any retry logic in the upload client."),
+    )
+    guess = verify("The 32GB cap is set by the casper scripts at boot.",
+                   "The 32GB cap could be set by the casper scripts at boot", chat)
+    assert guess.hint == "hedged"
+    view = verify("A queue worker is much cleaner than retrying inline.",
+                  "A queue worker is much cleaner than retrying inline in the handler", chat)
+    assert view.hint == "hedged"
+    owned = verify("Claude considers a queue worker cleaner than retrying inline.",
+                   "A queue worker is much cleaner than retrying inline in the handler", chat)
+    assert owned.hint is None
+    found = verify("The upload client has no retry logic.",
+                   "I couldn't find any retry logic in the upload client", chat)
+    assert (found.supported, found.hint) == (True, None)
+
+
+def _session(tmp_path: Path) -> tuple[list[Turn], list[tuple[str, str, str]]]:
+    thinking = {"type": "thinking", "thinking": "The shim probably fails because python is "
+                "missing; python3 exists on this machine.", "signature": "x"}
+    side = user("Look in src/: the loader reads 12 files from the cache directory.",
+                isSidechain=True)
+    cmd = ("curl -sS https://api.example.test/v1/jobs " + "-H 'X-Trace: on' " * 15
+           + "--data-binary @payload.json")
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        user("Why does python fail?"),
+        assistant([thinking, {"type": "text", "text": "Let me check."}], "m1"),
+        side,
+        call("Bash", {"command": cmd}, "a", "m2"),
+        result("{}", "a"),
+    ])
+    turns, stats, _ = read_turns(path, tool_texts=True)
+    return turns, stats.tool_texts
+
+
+def test_quotes_of_thinking_and_of_a_subagent_are_in_the_transcript(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path)
+    assert not any("probably fails" in t.text for t in turns)  # never sent
+    quote = "python3 exists on this machine"
+    got = verify("python3 exists on this machine.", quote, turns, tool_texts=tools)
+    assert (got.supported, got.speaker) == (True, "assistant")
+    guess = verify("The shim fails because python is missing.",
+                   "The shim probably fails because python is missing", turns, tool_texts=tools)
+    assert (guess.supported, guess.hint) == (True, "hedged")
+    said = "the loader reads 12 files from the cache directory"
+    assert verify("The loader reads 12 files from the cache.", said, turns,
+                  tool_texts=tools).supported
+    assert verify("The loader reads 21 files from the cache.", said, turns,
+                  tool_texts=tools).check == "number_mismatch"
+
+
+def test_a_command_cut_in_its_call_line_is_still_a_tool_line(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path)
+    cmd = "-H 'X-Trace: on' --data-binary @payload.json"
+    got = verify("The job is posted with --data-binary @payload.json.", cmd, turns,
+                 tool_texts=tools)
+    assert (got.supported, got.check) == (False, "tool_line")
+
+
+def test_a_quote_inside_a_failure_is_suspected_only_when_the_failure_is_about_it() -> None:
+    chat = convo(
+        ("call", "Bash: ./monitor-build.sh"),
+        ("fail", "Exit code 127 · /bin/bash: line 1: ./monitor-build.sh: No such file or "
+                 "directory"),
+        ("call", "Bash: git push origin main"),
+        ("fail", "Exit code 1 · remote: error: File kernel/zfs.ko is 103.31 MB; this "
+                 "exceeds GitHub's file size limit of 100.00 MB"),
+    )
+    step = verify("Build progress is watched with ./monitor-build.sh.", "./monitor-build.sh",
+                  chat)
+    assert step.hint == "corrected_later"
+    message = verify("kernel/zfs.ko is 103.31 MB, over GitHub's 100 MB file limit.",
+                     "File kernel/zfs.ko is 103.31 MB; this exceeds GitHub's file size limit "
+                     "of 100.00 MB", chat)
+    assert (message.supported, message.hint) == (True, None)
+
+
+def test_a_short_quote_is_suspected_only_under_a_rule() -> None:
+    chat = convo(("user", "plan first"), ("user", "continue"))
+    assert verify("The user asked to plan first.", "plan first", chat).hint is None
+    got = verify("The user wants the work to continue without review.", "continue", chat)
+    assert (got.supported, got.hint) == (True, "too_short")
+    assert "without" in got.hint_detail
+
+
+def test_an_ellipsis_is_wrong_only_when_what_it_leaves_out_changes_the_meaning() -> None:
+    chat = convo(("assistant", "The cache is rebuilt on every deploy and then warmed by "
+                               "the cron job, but not on staging."))
+    fine = verify("The cache is rebuilt on every deploy and warmed by the cron job.",
+                  "The cache is rebuilt on every deploy … warmed by the cron job", chat)
+    assert (fine.supported, fine.check) == (True, None)
+    wrong = verify("The cache is rebuilt on every deploy, on staging too.",
+                   "The cache is rebuilt on every deploy … on staging", chat)
+    assert (wrong.supported, wrong.check) == (False, "elision")
+
+
+def test_text_blocks_of_one_answer_with_calls_between_are_one_place() -> None:
+    chat = convo(
+        ("user", "Fix the flaky test."),
+        ("assistant", "The test shares a temp directory with its neighbour."),
+        ("call", "Bash: pytest -x tests/test_upload.py"),
+        ("call", "Bash: pytest -x tests/test_download.py"),
+        ("call", "Bash: pytest -x tests/test_sync.py"),
+        ("assistant", "Each test now gets its own tmp_path."),
+        ("user", "ok"), ("assistant", "Anything else?"), ("user", "no"),
+        ("assistant", "Each test now gets its own tmp_path."),
+    )
+    joined = verify("The flaky test shared a temp directory; each test now gets its own "
+                    "tmp_path.", "The test shares a temp directory with its neighbour. Each "
+                    "test now gets its own tmp_path.", chat)
+    assert (joined.supported, joined.check) == (True, None)
+    far = convo(("assistant", "The test shares a temp directory with its neighbour."),
+                ("user", "why?"), ("assistant", "Because of the fixture."), ("user", "and?"),
+                ("assistant", "Each test now gets its own tmp_path."))
+    assert verify("Each test gets its own tmp_path instead of a shared directory.",
+                  "The test shares a temp directory with its neighbour. Each test now gets "
+                  "its own tmp_path.", far).check == "stitched"
+
+
+def test_what_a_write_carried_supports_a_fact_about_the_file_unless_it_failed() -> None:
+    def chat(outcome: Turn | None) -> list[Turn]:
+        body = Turn("assistant", "detail", "const BREAK_TIME = 5 * 60; // 5 minutes", 3, 0,
+                    tool="Write")
+        turns = convo(("user", "Add a break timer."), ("call", "Write timer.js"))
+        turns[1] = Turn("assistant", "tool_call", "Write timer.js", 2, 0, tool="Write")
+        return [*turns, body, *([outcome] if outcome else []),
+                *convo(("assistant", "Done."))]
+    fact = "The break length is 5 minutes (BREAK_TIME = 5 * 60)."
+    quote = "const BREAK_TIME = 5 * 60; // 5 minutes"
+    assert verify(fact, quote, chat(None)).supported
+    aborted = Turn("user", "tool_error", "Permission prompt was aborted.", 4, 0, tool="Write")
+    assert verify(fact, quote, chat(aborted)).check == "tool_line"
+    tools = [("input", "Write", "timer.js\nconst LONG_BREAK = 15 * 60;"), ("output", "Write", "ok")]
+    assert verify("The long break is 15 minutes (LONG_BREAK = 15 * 60).",
+                  "const LONG_BREAK = 15 * 60;", chat(None), tool_texts=tools).supported
+
+
+def test_a_word_both_negated_and_affirmed_is_no_inversion() -> None:
+    assert not v.flips_negation(
+        "Agent spawns are detected from user entries with toolUseResult.agentId, not "
+        "queue-operation entries.", "user entries with toolUseResult.agentId → agent spawn")
+    assert v.flips_negation("The cache is not rebuilt on deploy.",
+                            "The cache is rebuilt on deploy.")
+
+
+def test_a_qualified_name_is_found_by_its_last_part() -> None:
+    assert v.missing_terms("jsonl.ScanInto skips bad lines.",
+                           "func ScanInto(r io.Reader) skips bad lines")[0] == []
+    assert v.missing_terms("jsonl.ScanAll skips bad lines.",
+                           "func ScanInto(r io.Reader) skips bad lines")[0] == ["jsonl.ScanAll"]
+
+
+def test_a_quantity_the_quote_gives_otherwise_is_known_wrong() -> None:
+    chat = convo(("assistant", "MaxLineSize defaults to 10MB if not set; the fade takes "
+                               "0.6s and the limit is 100.00 MB."))
+    quote = "MaxLineSize defaults to 10MB if not set"
+    assert verify("MaxLineSize defaults to 1MB.", quote, chat).check == "number_mismatch"
+    assert verify("MaxLineSize defaults to 10 MB.", quote, chat).supported
+    assert verify("The limit is 100 MB.", "the limit is 100.00 MB", chat).supported
+
+
+def test_a_command_the_person_ran_with_a_bang_is_a_tool_line() -> None:
+    chat = convo(("user", "! open index.html"), ("assistant", "The page opened."))
+    got = verify("The timer was verified working in the browser.",
+                 "<bash-input>open index.html</bash-input>", chat)
+    assert (got.supported, got.check) == (False, "tool_line")
+
+
+def test_a_line_marked_wrong_states_the_wrong_way() -> None:
+    chat = convo(("assistant", "How agent spawns show up:\nWRONG: queue-operation entries "
+                               "with agentId → agent spawn\nRIGHT: user entries with "
+                               "toolUseResult.agentId → agent spawn"))
+    inverted = verify("Agent spawns are recorded as queue-operation entries with an agentId.",
+                      "queue-operation entries with agentId → agent spawn", chat)
+    assert (inverted.supported, inverted.check) == (False, "negation_flip")
+    right = verify("Agent spawns are user entries with toolUseResult.agentId.",
+                   "user entries with toolUseResult.agentId → agent spawn", chat)
+    assert right.supported and right.check is None
+
+
+def test_more_ways_a_fact_names_its_speaker_and_a_diagnosis_is_refuted() -> None:
+    chat = convo(
+        ("assistant", "The agentId is nested inside toolUseResult, not at the top level!"),
+        ("assistant", "The generated HTML is missing tool-call divs."),
+        ("call", "Bash: go run ./cmd export"),
+        ("assistant", "Checked the generated HTML again: nothing is missing, the tool-call "
+                      "divs are rendering correctly."),
+    )
+    said = verify("The user established that agentId is nested inside toolUseResult.",
+                  "The agentId is nested inside toolUseResult, not at the top level", chat)
+    assert said.hint == "speaker"
+    refuted = verify("The generated HTML lacked tool-call divs.",
+                     "The generated HTML is missing tool-call divs", chat)
+    assert refuted.hint == "corrected_later"
+
+
+def test_an_opposite_verb_under_one_negation_is_a_paraphrase() -> None:
+    assert not v.flips_meaning("The `--cache` flag is disabled in CI.",
+                               "the `--cache` flag is not enabled in CI")
+    assert v.flips_meaning("The `--cache` flag is disabled in CI.",
+                           "the `--cache` flag is enabled in CI")
