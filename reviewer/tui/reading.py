@@ -18,6 +18,7 @@ class Reading:
     seen: list[tuple[int, int]] = field(default_factory=list)
 
     def mark(self, start: int, end: int) -> None:
+        start, end = max(0, start), min(end, self.length)
         if end <= start:
             return
         spans = sorted([*self.seen, (start, end)])
