@@ -576,7 +576,8 @@ def test_a_full_disk_fails_hooks_open_and_the_job_is_caught_up_later(
 def test_a_disk_that_fills_while_the_worker_waits_on_the_api_loses_nothing(
     tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with tiny_fs(tmp_path / "disk", 1024) as disk:  # an empty store is 170 kB with its indexes, then its WAL
+    # room for an empty store (170 kB with its indexes) and its WAL, then it fills
+    with tiny_fs(tmp_path / "disk", 1024) as disk:
         home = disk / "home"
         monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
         job_id = enqueue(session(tmp_path), repo)
