@@ -156,6 +156,8 @@ def _near_token(v: str) -> bool:
         return True
     if not _TOKENISH_RE.fullmatch(v) or _redact.MARKER_RE.search(v) or _redact._UUID_RE.match(v):
         return False
+    if _redact._NAMED_DIGEST_RE.match(v):
+        return False  # "Linux-pip-<sha256>": a cache key's name and digest
     if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
         return False
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):

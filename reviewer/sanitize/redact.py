@@ -139,16 +139,16 @@ _STOPWORDS = frozenset(
 ) | {"str | none"}
 _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{3,8}\Z")
 _REF_RE = re.compile(
-    r"^(?:\$|%\(|%[sdr]$|\{[\w.\[\]'\"-]*\}$|<[^<>]*>$|\.{3}$|…)|\$\{|\{\{|\{%|\$\(",
-)
+    r"^(?:\$|%\(|%[sdr]$|\{[\w.\[\]'\"-]*\}$|<[^<>]*>$|\.{3}$|…|![A-Za-z]+$)|\$\{|\{\{|\{%|\$\(",
+)  # "!vault", "!Ref": a YAML tag that says where the value comes from
 _PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/@+~]*$|^[A-Za-z]:\\")
 _IDENT_CHAIN_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 _METAVAR_RE = re.compile(r"^[A-Z][A-Z0-9_-]*$")
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 _B64ISH_RE = re.compile(r"^[A-Za-z0-9+/=_.\-]+$")
-_NAMED_DIGEST_RE = re.compile(
-    r"^[a-z][a-z0-9_.]*(?:-[a-z][a-z0-9_.]*)*-(?:[0-9a-f]{40}|[0-9a-f]{64}"
+_NAMED_DIGEST_RE = re.compile(  # "Linux-pip-<sha256>", "node-modules-<sha1>", "build-<uuid>"
+    r"^[A-Za-z][A-Za-z0-9_.]*(?:-[A-Za-z0-9][A-Za-z0-9_.]*)*-(?:[0-9a-f]{40}|[0-9a-f]{64}"
     r"|[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$"
 )
 
@@ -826,6 +826,10 @@ def _strong_password(v: str) -> bool:
     )
 
 
+# Letters of scripts passwords are not typed in (Hebrew onwards: Arabic, Indic, Thai, CJK…).
+_FAR_SCRIPT_RE = re.compile("[\u0590-\U0010ffff]")
+
+
 def _find_phrases(text: str, low: str) -> Iterator[Span]:
     ascii_only = low.isascii()
     view = _ascii_view(low)
@@ -858,6 +862,9 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
             continue
         vs, ve = m.span("v")
         v = text[vs:ve]
+        far = _FAR_SCRIPT_RE.search(v)
+        if far is not None:  # "パスワードはHunter2!xです": the value ends where the script changes
+            v, ve = v[: far.start()], vs + far.start()
         while v and v[-1] in _TRAIL:
             v, ve = v[:-1], ve - 1
         if not v or (text[vs - 1 : vs] == "=" and sep != "="):

@@ -1,0 +1,348 @@
+"""Secret shapes found by class, not by provider: the full detector's last layer.
+
+Each finder takes ``(text, text.lower())`` and yields ``(start, end, kind)`` spans, like
+redact's own; ``reviewer.sanitize.detect`` registers them (never a hook's path).
+
+- **MFA material**: TOTP seeds in groups of four (``L5H2 TFHD KZEZ …``), a bare base32
+  seed, and the list of recovery or backup codes under the line that names them.
+- **Secret URL path segments**: a webhook or API whose credential is a path segment
+  (``…/integration/<key>/enqueue``, ``…/with/key/<key>``, ``/bot<id>:<token>/``), and a
+  token used as a URL's whole userinfo (``https://<token>@host``).
+- **Parts of a value**: "the key starts with …", "… that's the rest": a value split over
+  two messages, each part too short or plain to pass for a secret alone.
+- **Random tokens**: a run of 16+ characters that mixes capitals, small letters and
+  digits the way generated keys do, whatever words surround it (a key pasted into MCP
+  arguments, a sentence in a language no keyword list has). Names, paths, versions,
+  hex digests, UUIDs, base64 of images, integrity hashes and public keys are not.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from reviewer.sanitize import redact as _redact
+
+Span = tuple[int, int, str]
+
+_LINE_END_RE = re.compile(r"\n|\\n")
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+def _line_bounds(text: str, at: int) -> tuple[int, int]:
+    """The line holding ``at`` (a JSON-escaped ``\\n`` ends one too)."""
+    s = max(text.rfind("\n", 0, at), text.rfind("\\n", 0, at))
+    s = 0 if s < 0 else s + (2 if text.startswith("\\n", s) else 1)
+    m = _LINE_END_RE.search(text, at)
+    return s, (m.start() if m else len(text))
+
+
+# --------------------------------------------------------------------------- MFA material
+
+_MFA_WORDS = (
+    "2fa", "mfa", "totp", "otp", "authenticator", "two-factor", "two factor", "2-step",
+    "recovery code", "backup code", "recovery key", "setup key", "scratch code",
+    "emergency code", "otpauth", "seed phrase", "one-time code", "verification code",
+    "wiederherstellungscode", "backup-code", "código de recuperación", "codigo de recuperacion",
+    "códigos de recuperação", "codes de récupération", "code de récupération",
+    "codici di recupero", "herstelcode", "kody odzyskiwania", "kód pro obnovení",
+    "коды восстановления", "код восстановления", "резервн", "恢复码", "备用码", "復原碼",
+    "リカバリーコード", "バックアップコード", "복구 코드", "백업 코드", "kurtarma kod",
+    "gjenopprettingskode", "återställningskod", "palautuskoodi", "gendannelseskode",
+)
+_MFA_RE = re.compile("|".join(
+    (r"(?<![a-z0-9])" + re.escape(w) + (r"(?![a-z0-9])" if len(w) <= 4 else ""))
+    if w.isascii() else re.escape(w) for w in sorted(_MFA_WORDS, key=len, reverse=True)))
+_MFA_GATE = ("fa", "otp", "authentic", "factor", "step", "code", "key", "seed", "kod", "cód",
+             "cod", "код", "码", "碼", "コード", "코드", "резерв")
+# A TOTP seed as apps show it: four base32 characters, four or more times.
+_GROUPED_RE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ \-][A-Za-z2-7]{4}){3,15}(?![A-Za-z0-9])")
+_BASE32_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,128}={0,6}(?![A-Za-z0-9])")
+# One recovery code: 6-24 characters, digits among them or two parts joined by "-" or " ".
+_CODE_RE = re.compile(r"[A-Za-z0-9]{3,12}(?:[\- ][A-Za-z0-9]{3,12}){0,3}")
+_CODE_LINE_RE = re.compile(
+    r"[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*(?P<c>[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})"
+    r"(?P<more>(?:[ \t,;]+[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})*)[ \t,;]*"
+)
+_MAX_CODE_LINES = 24
+
+
+def _grouped_ok(run: str) -> bool:
+    groups = re.split(r"[ \-]", run)
+    with_digit = sum(any(c.isdigit() for c in g) for g in groups)
+    return with_digit >= 2 and (run.isupper() or run.islower() or not run.isalpha())
+
+
+def _code_ok(code: str) -> bool:
+    """A recovery code rather than a word: a digit in it, or parts joined by a dash."""
+    if len(code.replace("-", "")) < 6:
+        return False
+    return any(c.isdigit() for c in code) or ("-" in code and not code.isalpha())
+
+
+def find_mfa(text: str, low: str) -> Iterator[Span]:
+    if not any(g in low for g in _MFA_GATE):
+        return
+    done = 0
+    for m in _MFA_RE.finditer(low):
+        if m.start() < done:
+            continue
+        ls, le = _line_bounds(text, m.start())
+        # the seed on the word's line or the two after it
+        stop = le
+        for _ in range(2):
+            nxt = _LINE_END_RE.match(text, stop)
+            if nxt is None:
+                break
+            stop = _line_bounds(text, nxt.end())[1]
+        for g in _GROUPED_RE.finditer(text, ls, stop):
+            if _grouped_ok(g.group()):
+                yield *g.span(), "mfa-secret"
+        for b in _BASE32_RE.finditer(text, ls, stop):
+            v = b.group().rstrip("=")
+            if sum(c.isdigit() for c in v) >= 2 and _entropy(v) >= 3.0:
+                yield *b.span(), "mfa-secret"
+        # codes after the word on its line ("codes: a1b2-c3d4, …")
+        for c in _CODE_RE.finditer(text, m.end(), le):
+            if _code_ok(c.group()) and not _redact.MARKER_RE.search(c.group()):
+                yield *c.span(), "mfa-secret"
+        # and the list of codes under it, one or more a line
+        pos, n = le, 0
+        while n < _MAX_CODE_LINES:
+            nxt = _LINE_END_RE.match(text, pos)
+            if nxt is None:
+                break
+            s, e = _line_bounds(text, nxt.end())
+            if s == e:  # a blank line between the heading and the list
+                pos, n = e, n + 1
+                continue
+            cl = _CODE_LINE_RE.fullmatch(text, s, e)
+            if cl is None:
+                break
+            codes = [cl.span("c")]
+            codes += [x.span() for x in _CODE_RE.finditer(text, *cl.span("more"))]
+            if not any(_code_ok(text[a:b]) for a, b in codes):
+                break
+            for a, b in codes:
+                yield a, b, "mfa-secret"
+            pos, n = e, n + 1
+        done = max(pos, m.end())
+
+
+# --------------------------------------------------------------------------- URL paths
+
+_URL_RE = re.compile(r"[a-z][a-z0-9+.\-]{1,20}://[^\s\"'`<>\\|]{3,2048}")
+# A path segment named for what the next one is: ``/key/<k>``, ``/integration/<k>``.
+_PATH_KEYS = frozenset(_redact._words(
+    "key keys apikey api_key api-key token tokens access_token secret secrets integration "
+    "integrations hook hooks webhook webhooks trigger catch password passwd pass auth "
+    "signature sig credential credentials private capability"
+))
+_HOOK_HOST_RE = re.compile(r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?)[.\-]")
+_SEGMENT_RE = re.compile(r"[^/?#]+")
+_TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
+
+
+def _segment_token(seg: str, after_key: bool) -> bool:
+    """A path segment that holds a credential (after a segment that says so: any token of
+    16+ characters, hex included; elsewhere: only one that looks random and is not hex)."""
+    if not 16 <= len(seg) <= 512 or not re.fullmatch(r"[A-Za-z0-9_\-.~%+=:@]+", seg):
+        return False
+    if _redact._UUID_RE.match(seg) or "." in seg[-6:-1] and seg.rsplit(".", 1)[1].isalpha():
+        return False  # an id, or a file name ("report-2026.pdf")
+    if after_key:
+        return any(c.isdigit() for c in seg) and any(c.isalpha() for c in seg)
+    return _redact._looks_random(seg) and not _redact._HEX_RE.match(seg)
+
+
+def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
+    if "://" not in text:
+        return
+    for u in _URL_RE.finditer(text):
+        url = u.group()
+        rest = url.split("://", 1)[1]
+        base = u.start() + len(url) - len(rest)
+        auth, _, _ = rest.partition("/")
+        host_end = base + len(auth)
+        if "@" in auth:
+            user = auth.rsplit("@", 1)[0]
+            if ":" not in user and _token_user(user):
+                yield base, base + len(user), "url-password"
+            host = auth.rsplit("@", 1)[1]
+        else:
+            host = auth
+        hooky = _HOOK_HOST_RE.search("." + host.lower()) is not None
+        path_end = len(url)
+        for stop in ("?", "#"):
+            k = url.find(stop, len(url) - len(rest))
+            if k >= 0:
+                path_end = min(path_end, k)
+        prev = ""
+        for seg in _SEGMENT_RE.finditer(text, host_end, u.start() + path_end):
+            v = seg.group()
+            tg = _TG_BOT_RE.fullmatch(v)
+            if tg is not None:
+                yield seg.start() + tg.start(1), seg.end(), "telegram-bot-token"
+            elif _segment_token(v, prev.lower() in _PATH_KEYS or hooky):
+                yield *seg.span(), "url-secret"
+            prev = v
+
+
+def _token_user(user: str) -> bool:
+    """``https://<token>@host``: a user name that is a token, not a name."""
+    if len(user) < 16 or _redact.MARKER_RE.search(user):
+        return False
+    return _redact._looks_random(user) or (
+        len(user) >= 20 and any(c.isdigit() for c in user) and any(c.isupper() for c in user)
+        and any(c.islower() for c in user))
+
+
+# --------------------------------------------------------------------------- parts of a value
+
+# Words that say a value is given in parts: its start, its rest, a half.
+_PART_WORDS = (
+    "starts with", "begins with", "start of it", "first part", "first half", "first chunk",
+    "second part", "second half", "other half", "last part", "the rest", "rest of it",
+    "remaining part", "remainder", "ends with", "continued", "continuation", "part 1",
+    "part 2", "part one", "part two", "1/2", "2/2", "together", "concatenate", "append",
+    "beginnt mit", "fängt mit", "der rest", "erste hälfte", "zweite hälfte", "commence par",
+    "le reste", "la suite", "première partie", "deuxième partie", "empieza por",
+    "empieza con", "comienza con", "el resto", "primera parte", "segunda parte",
+    "começa com", "o resto", "inizia con", "il resto", "la prima parte", "begint met",
+    "de rest", "zaczyna się od", "reszta", "начинается с", "остальное", "остаток",
+    "вторая часть", "первая часть", "前半", "後半", "残り", "后半", "剩下", "开头是",
+    "앞부분", "나머지", "başlıyor", "devamı", "kalanı",
+)
+_PART_RE = re.compile("|".join(re.escape(w) for w in sorted(_PART_WORDS, key=len, reverse=True)))
+_PART_GATE = ("start", "begin", "part", "half", "rest", "remain", "end", "contin", "/2",
+              "together", "concat", "append", "beginnt", "fängt", "hälfte", "commence",
+              "reste", "suite", "partie", "empieza", "comienza", "resto", "parte",
+              "começa", "inizia", "begint", "zaczyna", "reszta", "начина", "остал", "остат",
+              "часть", "半", "残", "剩", "开头", "부분", "나머지", "baş", "devam", "kalan")
+_FRAG_RE = re.compile(r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{6,256}")
+_PART_REACH = 120
+
+
+def _fragment(v: str) -> bool:
+    """A piece of a key: letters and digits mixed, or a random mix of cases."""
+    v = v.strip(".,;:!?")
+    if len(v) < 6 or _redact.MARKER_RE.search(v) or _redact._PATH_RE.match(v):
+        return False
+    if re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v) or v.isdigit() or "://" in v:
+        return False
+    letters = sum(c.isalpha() for c in v)
+    digits = sum(c.isdigit() for c in v)
+    if letters and digits:
+        return len(v) >= 8 or digits >= 2
+    if letters and len(v) >= 10:
+        changes = len(re.findall(r"[a-z]+|[A-Z]+", v)) - 1
+        return changes / len(v) >= 0.3
+    return False
+
+
+def find_parts(text: str, low: str) -> Iterator[Span]:
+    if not any(g in low for g in _PART_GATE):
+        return
+    for m in _PART_RE.finditer(low):
+        ls, le = _line_bounds(text, m.start())
+        lo, hi = max(ls, m.start() - _PART_REACH), min(le, m.end() + _PART_REACH)
+        for f in _FRAG_RE.finditer(text, lo, hi):
+            v = f.group()
+            if f.start() >= m.start() and f.start() < m.end():
+                continue
+            s, e = f.span()
+            while e > s and text[e - 1] in ".,;:!?":
+                e -= 1
+            if _fragment(text[s:e]):
+                yield s, e, "secret-value"
+
+
+# --------------------------------------------------------------------------- random tokens
+
+_RANDOM_RUN_RE = re.compile(r"[A-Za-z0-9_\-+/=~.]{16,1024}")
+_CLASS_RE = re.compile(r"[a-z]+|[A-Z]+|[0-9]+")
+# What comes before a run that says it is not a secret: a digest, an image, a public key.
+_NOT_BEFORE_RE = re.compile(
+    r"(?:sha\d{1,3}|md5|base64|sha|blake2b?|digest|integrity|ssh-(?:rsa|ed25519|dss)|"
+    r"ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[:\-,=]?[ \t]*[\"']?\Z", re.IGNORECASE
+)
+# Ids that are public by design: an API's object ids, message and request ids.
+_PUBLIC_ID_RE = re.compile(
+    r"(?:[a-z]+_)*(?:srvtoolu|toolu|msg|msgbatch|req|file|run|thread|asst|call|chatcmpl|evt|cus|ch|pi|pm|price|"
+    r"prod|sub|in|txn|acct|ba|card|src|tok|seti|si|py|re|po|tr|ii|cs|ord|item|sess|resp|"
+    r"batch|job|step|ftjob|vs|org|proj|user|team|ws|app|pk)[_\-](?:(?:live|test)_)?"
+    r"[A-Za-z0-9]{8,}\Z"
+)
+_DIGEST_HEAD_RE = re.compile(r"(?:sha\d{0,3}|md5|blake2[bs]?)[\-:]", re.IGNORECASE)
+_CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?)-----")
+
+
+@functools.lru_cache(maxsize=65536)
+def random_token(v: str) -> bool:
+    """Generated, not written: capitals, small letters and digits, changing class often,
+    dense in information; not a name, a path, a version or a known public id."""
+    if not 16 <= len(v) <= 1024:
+        return False
+    core = v.rstrip("=")
+    if "/" in core and not re.search(r"[+=]", v) and core.count("/") >= 2:
+        return False  # a path
+    if _PUBLIC_ID_RE.match(v) or core.startswith("AAAA") or _DIGEST_HEAD_RE.match(v):
+        return False
+    upper = lower = digit = 0
+    for c in core:
+        if c.isupper():
+            upper += 1
+        elif c.islower():
+            lower += 1
+        elif c.isdigit():
+            digit += 1
+    if not (upper and lower and digit):
+        return False
+    alnum = upper + lower + digit
+    if alnum < 0.85 * len(core) or digit < 2 or upper < 2 or lower < 2:
+        return False
+    runs = _CLASS_RE.findall(core)
+    if (len(runs) - 1) / len(core) < 0.3:
+        return False  # CamelCaseWords, snake_words_2, a word and a number
+    words = sum(len(r) for r in runs if len(r) >= 5 and r.isalpha())
+    if words > 0.5 * len(core):
+        return False
+    if _redact._NAMED_DIGEST_RE.match(v):
+        return False
+    # a generated string's entropy is close to log2 of its length (up to its alphabet's)
+    return _entropy(core) >= 0.82 * math.log2(min(len(core), 64))
+
+
+def find_random_tokens(text: str, low: str) -> Iterator[Span]:
+    cert_ends: list[tuple[int, int]] = []
+    if "-----BEGIN" in text:
+        for c in _CERT_RE.finditer(text):
+            end = text.find("-----END", c.end())
+            cert_ends.append((c.start(), len(text) if end < 0 else end))
+    for m in _RANDOM_RUN_RE.finditer(text):
+        s, e = m.span()
+        if s and ((text[s - 1].isascii() and text[s - 1].isalnum()) or text[s - 1] in "%\\"):
+            continue  # the tail of a longer word or an escape
+        v = m.group()
+        while v and v[-1] in ".-~":
+            v = v[:-1]
+        if not random_token(v):
+            continue
+        before = text[max(0, s - 40) : s]
+        if _NOT_BEFORE_RE.search(before) or before.endswith(("://", "@", "data:")):
+            continue
+        if any(a <= s < b for a, b in cert_ends):
+            continue
+        if before.rstrip().endswith(("/", "#")) and "://" in before:
+            continue  # a URL's path or anchor: the URL rules judge those
+        yield s, s + len(v), "high-entropy"
+
+
+FINDERS = (find_mfa, find_url_path_secrets, find_parts, find_random_tokens)
