@@ -101,6 +101,11 @@ _PASSWORD_NEAR = (
     "пароль", "лозинка", "парола", "гасло", "құпия сөз", "нууц үг", "รหัส", "mật khẩu",
     "암호", "비번", "密码", "密碼", "口令", "パスワード", "סיסמ", "şifre", "parolă", "heslo",
     "geslo", "jelszó", "salasana", "lösenord", "passord", "adgangskode", "wachtwoord",
+    "contrasenya", "pasahitza", "contrasinal", "pasfhocal", "cyfrinair", "wagwoord",
+    "lykilorð", "fjalëkalim", "salasõna", "šifra", "sifra", "kata laluan", "parol",
+    "şifrə", "сырсөз", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "கடவுச்சொல்", "పాస్‌వర్డ్",
+    "ಪಾಸ್‌ವರ್ಡ್", "പാസ്‌വേഡ്", "પાસવર્ડ", "ਪਾਸਵਰਡ", "پاس ورڈ", "գաղտնաբառ", "iphasiwedi",
+    "ọrọ igbaniwọle", "passwuert", "contraseña", "senha", "palavra-passe", "hasło",
 )
 # Words for a key or token: a token-like value after them, or just before them ("use …
 # as the key", "usa … como clave", "nimm … als Schlüssel").
@@ -110,9 +115,14 @@ _TOKEN_NEAR = (
     "nøgle", "nyckel", "nøkkel", "avain", "kulcs", "anahtar", "cheie", "ключ", "токен",
     "секрет", "キー", "鍵", "密钥", "秘钥", "令牌", "토큰", "키", "مفتاح", "رمز", "कुंजी",
     "टोकन", "jeton", "kunci", "ufunguo", "gizli", "wallet", "mnemonic", "seed",
+    "credential", "credentials", "creds", "pat", "apikey", "api-key", "api_key", "bearer",
+    "license key", "licence key", "dsn", "tunnus", "tunniste", "トークン", "টোকেন",
+    "ტოკენ", "טוקן", "توكن", "توکن", "โทเคน", "mã thông báo", "khóa", "ključ", "kľúč",
+    "klíč", "võti", "atslēga", "raktas", "llave", "chave de api",
+    "credencial", "credenciales", "credenziale", "identifiant", "zugangsschlüssel",
 )
 _NEAR_TOKENS = 6
-_BACK_TOKENS = 3
+_BACK_TOKENS = 5
 _NEAR_CHARS = 160
 _PIECE_RE = re.compile(r"[^\s\\\"'`“”«»„<>()（）「」『』：，、。;]+")
 _EOL_RE = re.compile(r"\n|\\n")
@@ -122,6 +132,7 @@ _EMAILISH_RE = re.compile(r"@[\w\-]+\.[A-Za-z]{2,}")
 _PROTOCOL_RE = re.compile(r"[A-Z]{2,10}/\d")  # HTTP/1.1, TLS/1.3
 _SHORT_ENDING = 4  # letters a long word may carry after it (Nordic articles, case endings)
 _ETH_KEY_RE = re.compile(r"(?:0x)?[0-9a-fA-F]{64}")
+_DATE_RE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?(?:Z|[+\-]\d\d:?\d\d)?)?\Z")
 _TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
 
 
@@ -140,6 +151,8 @@ def _near_password(v: str) -> bool:
         return False
     if _redact._TECH_RE.search(v.lower()):
         return False  # "SHA256-hashed", "AES256-encrypted": how it is kept, not what it is
+    if _redact._NAMED_DIGEST_RE.match(v) or _DATE_RE.match(v):
+        return False  # "Linux-pip-<sha256>", "2026-12-03T10:00:00Z"
     has_alpha = any(c.isalpha() for c in v)
     has_digit = any(c.isdigit() for c in v)
     has_upper = any(c.isupper() for c in v)
@@ -162,6 +175,8 @@ def _near_token(v: str) -> bool:
         return False
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
         return False
+    if _redact._HEX_RE.match(v):  # a key word's value in hex: 20+ digits, not a word
+        return len(v) >= 20 and not v.isdigit() and _redact._entropy(v) >= 3.0
     has_digit = any(c.isdigit() for c in v)
     has_lower = any(c.islower() for c in v)
     has_upper = any(c.isupper() for c in v)
@@ -212,8 +227,8 @@ def _word_end(low: str, m: re.Match[str]) -> int | None:
 
 
 def find_password_nearby(text: str, low: str) -> Iterator[Span]:
-    """A strong password within a few words after a password word, or a token-like value
-    near a key word (after it, or just before it)."""
+    """A strong password or a token-like value within a few words of a word for one (after
+    it or before it: "the password is now …", "use … as the key", "…를 키로 사용하세요")."""
     words = _near_words_re(low)
     if words is None:
         return
@@ -221,36 +236,80 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         w = m.group()
         end = _word_end(low, m)
         if end is None:
-            if w in ("key", "token", "secret") and low[m.end() : m.end() + 1] == "s":
-                end = m.end() + 1  # plural
-            else:
-                continue
+            continue
         token_word = w in _TOKEN_SET
-        if token_word and _prev_word(low, m.start()) in _redact._NOT_SECRET_PREV:
+        prev = _prev_word(low, m.start())
+        if token_word and prev in _NOT_SECRET_KEY_PREV:
             continue  # "cache key …", "primary key …", "idempotency key …"
-        ok = _near_token if token_word else _near_password
+        kind = "secret-value" if token_word else "password"
         after = text[end : end + _NEAR_CHARS]
         cut = _EOL_RE.search(after)
         if cut is not None:
             after = after[: cut.start()]  # a word speaks for its own line only
-        for n, p in enumerate(_PIECE_RE.finditer(after)):
+        for n, (ps, pe) in enumerate(_pieces(after)):
             if n >= _NEAR_TOKENS:
                 break
-            span = _trimmed(after, p)
-            if span is not None and ok(after[span[0] : span[1]]):
-                yield end + span[0], end + span[1], "password" if not token_word else "secret-value"
-        if not token_word:
-            continue
+            v = after[ps:pe]
+            if _near_value(v, token_word, n):
+                yield end + ps, end + pe, kind
         line_start = max(0, m.start() - _NEAR_CHARS)
         before = text[line_start : m.start()]
         cut_at = max(before.rfind("\n"), before.rfind("\\n") + 1)
         if cut_at > 0:
             before, line_start = before[cut_at:], line_start + cut_at
-        pieces = list(_PIECE_RE.finditer(before))[-_BACK_TOKENS:]
-        for p in pieces:
-            span = _trimmed(before, p)
-            if span is not None and _near_token(before[span[0] : span[1]]):
-                yield line_start + span[0], line_start + span[1], "secret-value"
+        pieces = _pieces(before)[-_BACK_TOKENS:]
+        for n, (ps, pe) in enumerate(reversed(pieces)):
+            if _near_value(before[ps:pe], token_word, n, back=True):
+                yield line_start + ps, line_start + pe, kind
+
+
+# Words before "key" that make it something else than a credential.
+_NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
+    "upload download object s3 bucket storage file files ssh public host known foreign "
+    "composite natural surrogate partition sort cache dedup dedupe lookup request trace "
+    "correlation music map hash registry keyboard hot the"
+)) - {"the"}
+_ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
+
+
+def _pieces(hay: str) -> list[tuple[int, int]]:
+    """The words of ``hay`` as spans, trimmed; an ASCII run glued to words of another
+    script ("用<token>作为") is a piece of its own."""
+    out = []
+    for p in _PIECE_RE.finditer(hay):
+        span = _trimmed(hay, p)
+        if span is None:
+            continue
+        s, e = span
+        if hay[s:e].isascii():
+            out.append((s, e))
+            continue
+        for r in _ASCII_RUN_RE.finditer(hay, s, e):
+            rs, re_ = r.span()
+            while rs < re_ and hay[rs] in "=:-—>":
+                rs += 1
+            while re_ > rs and hay[re_ - 1] in _TRIM:
+                re_ -= 1
+            if re_ - rs >= 8:
+                out.append((rs, re_))
+    return out
+
+
+def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> bool:
+    """Whether ``v``, ``distance`` words from a word for a credential, is one: a token
+    near any such word; a typed password after a password word, or close after a key
+    word; a UUID right beside a key word (Postmark, Opsgenie and kin issue keys in that
+    shape). Before a password word only a token counts ("ORA-01017: … password")."""
+    if _near_token(v):
+        return True
+    if token_word and distance <= 3 and _redact._UUID_RE.match(v):
+        return True
+    if back:
+        return False
+    if not token_word:
+        return _near_password(v)
+    return (distance <= 2 and len(v) >= 10 and _near_password(v)
+            and any(c.isdigit() for c in v))
 
 
 def _prev_word(low: str, at: int) -> str:
