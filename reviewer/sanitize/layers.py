@@ -479,17 +479,27 @@ _CMD_END = r"[^\n|;&]*?"
 _CLI_VALUE = r"(?:[ \t]*=[ \t]*|[ \t]+|(?<=-p)|(?<=-P)|(?<=/p:)|(?<=pass:)|(?<=,))"
 
 
+_FLAG_VALUE = r"(?:pass:|env:|file:)?[\"']?(?P<v>[^\s\"'`|;&]{3,256})"
+_CMD_STOP_RE = re.compile(r"\n|\\n|[|;&]")
+
+
 @functools.cache
 def _cli_res() -> tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]:
     out = []
     for cmds, flags in _CLI_FLAGS:
         rx = re.compile(
             r"(?:" + cmds + r")(?:\.exe)?(?=[ \t])" + _CMD_END
-            + r"[ \t](?:" + flags + r")" + _CLI_VALUE
-            + r"(?:pass:|env:|file:)?[\"']?(?P<v>[^\s\"'`|;&]{3,256})"
+            + r"[ \t](?:" + flags + r")" + _CLI_VALUE + _FLAG_VALUE
         )
         out.append((tuple(cmds.split("|")), rx))
     return tuple(out)
+
+
+@functools.cache
+def _flag_rx(i: int) -> re.Pattern[str]:
+    """The row's flags alone: the second and later ones of one command line
+    (``jarsigner -storepass … -keypass …``)."""
+    return re.compile(r"[ \t](?:" + _CLI_FLAGS[i][1] + r")" + _CLI_VALUE + _FLAG_VALUE)
 
 
 _CMD_LEFT = frozenset(" \t\n/|;&(`$\"'>")
@@ -543,15 +553,21 @@ def find_cli_flags(text: str, low: str) -> Iterator[Span]:
     res = _cli_res()
     for i in sorted(wanted):
         for m in _at_commands(text, low, tuple(wanted[i]), res[i][1]):
-            v = m.group("v")
-            start = m.start("v")
-            if text[start - 5 : start] == "file:" or text[start - 4 : start] == "env:":
-                continue  # a file or variable that holds it, not the value
-            if v.startswith("-") or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
-                continue
-            if _redact._METAVAR_RE.match(v) or v.startswith(("$", "%")):
-                continue
-            yield *m.span("v"), "cli-password"
+            stop = _CMD_STOP_RE.search(text, m.end())
+            more = _flag_rx(i).finditer(text, m.end(), stop.start() if stop else len(text))
+            for f in (m, *more):
+                if _cli_value_ok(text, f):
+                    yield *f.span("v"), "cli-password"
+
+
+def _cli_value_ok(text: str, m: re.Match[str]) -> bool:
+    v = m.group("v")
+    start = m.start("v")
+    if text[start - 5 : start] == "file:" or text[start - 4 : start] == "env:":
+        return False  # a file or variable that holds it, not the value
+    if v.startswith("-") or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
+        return False
+    return not (_redact._METAVAR_RE.match(v) or v.startswith(("$", "%")))
 
 
 # --------------------------------------------------------------------------- URLs and DSNs
@@ -604,7 +620,34 @@ _NET_USE_RE = re.compile(
 _BYTE_ARRAY_RE = re.compile(r"\[[ \t]*(?P<v>\d{1,3}(?:[ \t]*,[ \t]*\d{1,3}){63})[ \t]*\]")
 
 
+# SQL: ``IDENTIFIED BY '…'``, ``WITH PASSWORD '…'``, ``PASSWORD = '…'``, ``SET PASSWORD …``
+_SQL_PW_RE = re.compile(
+    r"(?:identified[ \t]+(?:with[ \t]+[\w$]+[ \t]+)?by(?:[ \t]+password)?|password[ \t]*=?|"
+    r"password[ \t]+for[ \t]+\S+[ \t]*=)[ \t]*(?:n?'(?P<a>[^'\n]{1,200})'|\"(?P<b>[^\"\n]{1,200})\")"
+)
+# ``Bearer <token>`` whatever characters the token holds (``@``, ``%``, ``!``)
+_BEARER_ANY_RE = re.compile(r"bearer[ \t]+(?P<v>[^\s\"'`<>;,]{8,512})")
+# ``-p'secret'`` and ``-p"secret"`` glued to a client's password flag
+_QUOTED_P_RE = re.compile(r"[ \t]-p(?P<q>['\"])(?P<v>[^'\"\n]{1,200})(?P=q)")
+
+
 def find_odd_places(text: str, low: str) -> Iterator[Span]:
+    if "password" in low or "identified" in low:
+        for m in _SQL_PW_RE.finditer(low):
+            g = "a" if m.group("a") is not None else "b"
+            v = text[m.start(g) : m.end(g)]
+            if _redact._is_literal(v) and not _redact.placeholder(v) and not v.isalpha():
+                yield *m.span(g), "password"
+    if "bearer" in low:
+        for m in _BEARER_ANY_RE.finditer(low):
+            v = text[m.start("v") : m.end("v")].rstrip(".,;)]}")
+            if (len(v) >= 8 and _redact._is_literal(v) and not _redact.placeholder(v)
+                    and any(c.isdigit() for c in v) and not v.isdigit()):
+                yield m.start("v"), m.start("v") + len(v), "bearer-token"
+    if " -p'" in text or ' -p"' in text:
+        for m in _QUOTED_P_RE.finditer(text):
+            if _redact._is_literal(m.group("v")):
+                yield *m.span("v"), "cli-password"
     if "@" in text:
         for m in _ORACLE_RE.finditer(text):
             v = m.group("v")
