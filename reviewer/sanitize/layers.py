@@ -605,6 +605,8 @@ _ORACLE_RE = re.compile(
     r"(?<![\w/.\-])[A-Za-z_][\w$#.]{0,60}/(?P<v>[^\s/@\"'`]{3,128})@(?=//|[\w.\-]+:\d{2,5}"
     r"|\(description)"
 )
+# Go's MySQL DSN: ``user:password@tcp(host:3306)/db``
+_GO_DSN_RE = re.compile(r"[\w.\-]{1,64}:(?P<v>[^\s@/\\\"'`]{1,128})@(?:tcp|unix|udp|tcp6)\(")
 # ``echo 'pw' | docker login … --password-stdin`` (and kin)
 _STDIN_PW_RE = re.compile(
     r"(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?:[\"'](?:%s\\n[\"'][ \t]+[\"'])?)?"
@@ -652,6 +654,10 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
         for m in _ORACLE_RE.finditer(text):
             v = m.group("v")
             if _redact._is_literal(v) and not _redact.MARKER_RE.search(v):
+                yield *m.span("v"), "url-password"
+    if "@tcp(" in low or "@unix(" in low or "@udp(" in low or "@tcp6(" in low:
+        for m in _GO_DSN_RE.finditer(text):
+            if _redact._is_literal(m.group("v")) and not _redact.MARKER_RE.search(m.group("v")):
                 yield *m.span("v"), "url-password"
     if "stdin" in low or "chpasswd" in low:
         for m in _STDIN_PW_RE.finditer(text):

@@ -1192,6 +1192,34 @@ def _key_strength(key: str) -> str | None:
         return "strong"
     if last in _WEAK:
         return "weak"
+    return _inner_strength(segs)
+
+
+# What a name may end with after its secret word and still name the secret itself:
+# ``dbPasswordProd``, ``MY_TOKEN_PROD``, ``password2``, ``clientSecretValue``; not
+# ``password_hash``, ``token_url``, ``secret_name``, ``api_key_id``.
+_SECRET_TAILS = frozenset(_words(
+    "prod production dev development staging stage test qa uat live local sandbox value "
+    "val raw plain str string text new old current override default main primary backup "
+    "base encoded b64 base64 env v secondary alt fallback real actual db database admin "
+    "root smtp ldap redis mysql postgres pg mongo"
+))
+
+
+def _inner_strength(segs: list[str]) -> str | None:
+    """A secret word before the last segment, when all after it qualify it."""
+    for i in range(len(segs) - 2, -1, -1):
+        seg = segs[i]
+        tail = segs[i + 1 :]
+        if not all(t in _SECRET_TAILS or t.isdigit() for t in tail):
+            return None
+        if i and segs[i - 1] in _NOT_SECRET_PREV:
+            return None
+        if seg in _PASSWORDISH or seg.endswith(_PASSWORD_SUFFIX):
+            return "password"
+        if seg in _STRONG or seg.endswith(_STRONG_SUFFIX) or (
+                seg == "key" and i and segs[i - 1] in _KEY_QUALIFIERS):
+            return "strong"
     return None
 
 
