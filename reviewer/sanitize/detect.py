@@ -40,7 +40,7 @@ _MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everyw
 _PIECE_SPLIT_RE = re.compile(r"(?:\\[nrt]|[&;,\s\"'<>])+")  # between values
 _SUBPIECE_SPLIT_RE = re.compile(r"[:/@=]+")  # inside one: user:password, a/b/c, k=v
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]{8,}")  # a value glued to words of another script
-_MIN_PIECE = 8
+_MIN_PIECE = 7  # "…/catch/1930325/iudbvd2": a webhook id and its secret part
 
 
 @functools.lru_cache(maxsize=8192)
