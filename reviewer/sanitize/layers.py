@@ -132,7 +132,9 @@ _EMAILISH_RE = re.compile(r"@[\w\-]+\.[A-Za-z]{2,}")
 _PROTOCOL_RE = re.compile(r"[A-Z]{2,10}/\d")  # HTTP/1.1, TLS/1.3
 _SHORT_ENDING = 4  # letters a long word may carry after it (Nordic articles, case endings)
 _ETH_KEY_RE = re.compile(r"(?:0x)?[0-9a-fA-F]{64}")
-_DATE_RE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?(?:Z|[+\-]\d\d:?\d\d)?)?\Z")
+_DATE_RE = re.compile(
+    r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?(?:Z|[+\-]\d\d:?\d\d)?)?\Z"
+)
 _TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
 
 
@@ -625,7 +627,8 @@ _BYTE_ARRAY_RE = re.compile(r"\[[ \t]*(?P<v>\d{1,3}(?:[ \t]*,[ \t]*\d{1,3}){63})
 # SQL: ``IDENTIFIED BY '…'``, ``WITH PASSWORD '…'``, ``PASSWORD = '…'``, ``SET PASSWORD …``
 _SQL_PW_RE = re.compile(
     r"(?:identified[ \t]+(?:with[ \t]+[\w$]+[ \t]+)?by(?:[ \t]+password)?|password[ \t]*=?|"
-    r"password[ \t]+for[ \t]+\S+[ \t]*=)[ \t]*(?:n?'(?P<a>[^'\n]{1,200})'|\"(?P<b>[^\"\n]{1,200})\")"
+    r"password[ \t]+for[ \t]+\S+[ \t]*=)[ \t]*"
+    r"(?:n?'(?P<a>[^'\n]{1,200})'|\"(?P<b>[^\"\n]{1,200})\")"
 )
 # ``Bearer <token>`` whatever characters the token holds (``@``, ``%``, ``!``)
 _BEARER_ANY_RE = re.compile(r"bearer[ \t]+(?P<v>[^\s\"'`<>;,]{8,512})")

@@ -63,7 +63,9 @@ _MFA_RE = re.compile("|".join(
 _MFA_GATE = ("fa", "otp", "authentic", "factor", "step", "code", "key", "seed", "kod", "cód",
              "cod", "код", "码", "碼", "コード", "코드", "резерв")
 # A TOTP seed as apps show it: four base32 characters, four or more times.
-_GROUPED_RE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ \-][A-Za-z2-7]{4}){3,15}(?![A-Za-z0-9])")
+_GROUPED_RE = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ \-][A-Za-z2-7]{4}){3,15}(?![A-Za-z0-9])"
+)
 _BASE32_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,128}={0,6}(?![A-Za-z0-9])")
 # One recovery code: 6-24 characters, digits among them or two parts joined by "-" or " ".
 _CODE_RE = re.compile(r"[A-Za-z0-9]{3,12}(?:[\- ][A-Za-z0-9]{3,12}){0,3}")
@@ -155,7 +157,7 @@ def _segment_token(seg: str, after_key: bool) -> bool:
     16+ characters, hex included; elsewhere: only one that looks random and is not hex)."""
     if not 16 <= len(seg) <= 512 or not re.fullmatch(r"[A-Za-z0-9_\-.~%+=:@]+", seg):
         return False
-    if _redact._UUID_RE.match(seg) or "." in seg[-6:-1] and seg.rsplit(".", 1)[1].isalpha():
+    if _redact._UUID_RE.match(seg) or ("." in seg[-6:-1] and seg.rsplit(".", 1)[1].isalpha()):
         return False  # an id, or a file name ("report-2026.pdf")
     if after_key:
         return any(c.isdigit() for c in seg) and any(c.isalpha() for c in seg)
@@ -254,7 +256,6 @@ def find_parts(text: str, low: str) -> Iterator[Span]:
         ls, le = _line_bounds(text, m.start())
         lo, hi = max(ls, m.start() - _PART_REACH), min(le, m.end() + _PART_REACH)
         for f in _FRAG_RE.finditer(text, lo, hi):
-            v = f.group()
             if f.start() >= m.start() and f.start() < m.end():
                 continue
             s, e = f.span()
@@ -327,7 +328,7 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
             end = text.find("-----END", c.end())
             cert_ends.append((c.start(), len(text) if end < 0 else end))
     for m in _RANDOM_RUN_RE.finditer(text):
-        s, e = m.span()
+        s = m.start()
         if s and ((text[s - 1].isascii() and text[s - 1].isalnum()) or text[s - 1] in "%\\"):
             continue  # the tail of a longer word or an escape
         v = m.group()
