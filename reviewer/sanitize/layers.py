@@ -208,6 +208,7 @@ def _near_words_re(low: str) -> re.Pattern[str] | None:
 
 
 _TOKEN_SET = frozenset(w.lower() for w in _TOKEN_NEAR)
+_PASSWORD_SET = frozenset(w.lower() for w in _PASSWORD_NEAR)
 
 
 def _word_end(low: str, m: re.Match[str]) -> int | None:
@@ -252,7 +253,7 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
             if n >= _NEAR_TOKENS:
                 break
             v = after[ps:pe]
-            if _near_value(v, token_word, n):
+            if _near_value(v, token_word, n) or (w in _PASSWORD_SET and _near_password(v)):
                 yield end + ps, end + pe, kind
         line_start = max(0, m.start() - _NEAR_CHARS)
         before = text[line_start : m.start()]

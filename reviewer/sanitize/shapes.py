@@ -18,6 +18,8 @@ redact's own; ``reviewer.sanitize.detect`` registers them (never a hook's path).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import math
 import re
@@ -212,8 +214,8 @@ def _token_user(user: str) -> bool:
 _PART_WORDS = (
     "starts with", "begins with", "start of it", "first part", "first half", "first chunk",
     "second part", "second half", "other half", "last part", "the rest", "rest of it",
-    "remaining part", "remainder", "ends with", "continued", "continuation", "part 1",
-    "part 2", "part one", "part two", "1/2", "2/2", "together", "concatenate", "append",
+    "remaining part", "remainder", "ends with", "part 1", "part 2", "part one", "part two",
+    "(1/2)", "(2/2)", "paste them together", "put them together", "join them",
     "beginnt mit", "fängt mit", "der rest", "erste hälfte", "zweite hälfte", "commence par",
     "le reste", "la suite", "première partie", "deuxième partie", "empieza por",
     "empieza con", "comienza con", "el resto", "primera parte", "segunda parte",
@@ -222,14 +224,19 @@ _PART_WORDS = (
     "вторая часть", "первая часть", "前半", "後半", "残り", "后半", "剩下", "开头是",
     "앞부분", "나머지", "başlıyor", "devamı", "kalanı",
 )
-_PART_RE = re.compile("|".join(re.escape(w) for w in sorted(_PART_WORDS, key=len, reverse=True)))
-_PART_GATE = ("start", "begin", "part", "half", "rest", "remain", "end", "contin", "/2",
-              "together", "concat", "append", "beginnt", "fängt", "hälfte", "commence",
+_PART_RE = re.compile("|".join(
+    (r"(?<![a-z0-9_])" + re.escape(w) + r"(?![a-z0-9_])") if w.isascii() else re.escape(w)
+    for w in sorted(_PART_WORDS, key=len, reverse=True)))
+_PART_GATE = ("start", "begin", "part", "half", "rest", "remain", "end", "/2",
+              "together", "join", "beginnt", "fängt", "hälfte", "commence",
               "reste", "suite", "partie", "empieza", "comienza", "resto", "parte",
               "começa", "inizia", "begint", "zaczyna", "reszta", "начина", "остал", "остат",
               "часть", "半", "残", "剩", "开头", "부분", "나머지", "baş", "devam", "kalan")
 _FRAG_RE = re.compile(r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{6,256}")
 _PART_REACH = 120
+
+
+_DATEISH_RE = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d")
 
 
 def _fragment(v: str) -> bool:
@@ -238,6 +245,10 @@ def _fragment(v: str) -> bool:
     if len(v) < 6 or _redact.MARKER_RE.search(v) or _redact._PATH_RE.match(v):
         return False
     if re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v) or v.isdigit() or "://" in v:
+        return False
+    if _redact._UUID_RE.match(v) or _DATEISH_RE.match(v) or _PUBLIC_ID_RE.match(v):
+        return False
+    if _redact._HEX_RE.match(v) and len(v) < 12:
         return False
     letters = sum(c.isalpha() for c in v)
     digits = sum(c.isdigit() for c in v)
@@ -267,7 +278,7 @@ def find_parts(text: str, low: str) -> Iterator[Span]:
 
 # --------------------------------------------------------------------------- random tokens
 
-_RANDOM_RUN_RE = re.compile(r"[A-Za-z0-9_\-+/=~.]{16,1024}")
+_RANDOM_RUN_RE = re.compile(r"[A-Za-z0-9_\-+/~.]{16,}={0,3}")
 _CLASS_RE = re.compile(r"[a-z]+|[A-Z]+|[0-9]+")
 # What comes before a run that says it is not a secret: a digest, an image, a public key.
 _NOT_BEFORE_RE = re.compile(
@@ -283,6 +294,26 @@ _PUBLIC_ID_RE = re.compile(
 )
 _DIGEST_HEAD_RE = re.compile(r"(?:sha\d{0,3}|md5|blake2[bs]?)[\-:]", re.IGNORECASE)
 _CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?)-----")
+
+
+# A key that names a value which is not a credential, just before it (JSON, YAML, k=v).
+_NOT_SECRET_KEY_RE = re.compile(
+    r"[\"']?(?:signature|hash|digest|checksum|etag|integrity|nonce|id|uuid|sha|fingerprint|"
+    r"request_?id|trace_?id|message_?id|tool_?use_?id)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?\Z",
+    re.IGNORECASE,
+)
+
+
+def _decodes_to_text(v: str) -> bool:
+    body = v.rstrip("=")
+    if len(body) < 16 or len(body) % 4 == 1 or not re.fullmatch(r"[A-Za-z0-9+/]+", body):
+        return False
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+    return printable >= 0.95 * len(raw)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -339,6 +370,10 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
         before = text[max(0, s - 40) : s]
         if _NOT_BEFORE_RE.search(before) or before.endswith(("://", "@", "data:")):
             continue
+        if _NOT_SECRET_KEY_RE.search(before):
+            continue  # "signature": "…" of a thinking block, "etag": "…", "id": "…"
+        if _decodes_to_text(v):
+            continue  # base64 of text: redact's decode-and-rescan rule judges what it says
         if any(a <= s < b for a, b in cert_ends):
             continue
         if before.rstrip().endswith(("/", "#")) and "://" in before:
