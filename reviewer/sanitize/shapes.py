@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from reviewer.sanitize import gitleaks
 from reviewer.sanitize import redact as _redact
 
 Span = tuple[int, int, str]
@@ -46,9 +47,48 @@ def _line_bounds(text: str, at: int) -> tuple[int, int]:
     return s, (m.start() if m else len(text))
 
 
+@functools.lru_cache(maxsize=256)
+def _alternation(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+
+
+@functools.cache
+def _by_head(words: tuple[str, ...]) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    heads: dict[str, list[str]] = {}
+    other: list[str] = []
+    for w in words:
+        if w[:2].isascii() and w[:2].isalnum():
+            heads.setdefault(w[:2], []).append(w)
+        else:
+            other.append(w)
+    return {k: tuple(v) for k, v in heads.items()}, tuple(other)
+
+
+def _words_in(low: str, words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """An alternation of the ``words`` this text holds: an ASCII word is looked for only
+    where a word of the text starts like it (one pass over the text for all of them, in
+    gitleaks' ``word_starts``), the others by ``in``; ``re`` then skips to them."""
+    heads, other = _by_head(words)
+    starts = gitleaks.word_starts(low)
+    found = [w for h in starts & heads.keys() for w in heads[h] if w in low]
+    found += [w for w in other if (w.isascii() or not low.isascii()) and w in low]
+    return _alternation(tuple(sorted(found))) if found else None
+
+
+def _bounded(low: str, m: re.Match[str], right: bool) -> bool:
+    """An ASCII word stands alone on its left (and right, if asked): not inside a name."""
+    w = m.group()
+    if not w.isascii():
+        return True
+    s, e = m.span()
+    if s and (low[s - 1].isalnum() or low[s - 1] == "_") and w[0].isalnum():
+        return False
+    return not (right and e < len(low) and (low[e].isalnum() or low[e] == "_"))
+
+
 # --------------------------------------------------------------------------- MFA material
 
-_MFA_WORDS = (
+_MFA_WORDS: tuple[str, ...] = (
     "2fa", "mfa", "totp", "otp", "authenticator", "two-factor", "two factor", "2-step",
     "recovery code", "backup code", "recovery key", "setup key", "scratch code",
     "emergency code", "otpauth", "seed phrase", "one-time code", "verification code",
@@ -59,11 +99,7 @@ _MFA_WORDS = (
     "リカバリーコード", "バックアップコード", "복구 코드", "백업 코드", "kurtarma kod",
     "gjenopprettingskode", "återställningskod", "palautuskoodi", "gendannelseskode",
 )
-_MFA_RE = re.compile("|".join(
-    (r"(?<![a-z0-9])" + re.escape(w) + (r"(?![a-z0-9])" if len(w) <= 4 else ""))
-    if w.isascii() else re.escape(w) for w in sorted(_MFA_WORDS, key=len, reverse=True)))
-_MFA_GATE = ("fa", "otp", "authentic", "factor", "step", "code", "key", "seed", "kod", "cód",
-             "cod", "код", "码", "碼", "コード", "코드", "резерв")
+
 # A TOTP seed as apps show it: four base32 characters, four or more times.
 _GROUPED_RE = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ \-][A-Za-z2-7]{4}){3,15}(?![A-Za-z0-9])"
@@ -92,11 +128,12 @@ def _code_ok(code: str) -> bool:
 
 
 def find_mfa(text: str, low: str) -> Iterator[Span]:
-    if not any(g in low for g in _MFA_GATE):
+    words = _words_in(low, _MFA_WORDS)
+    if words is None:
         return
     done = 0
-    for m in _MFA_RE.finditer(low):
-        if m.start() < done:
+    for m in words.finditer(low):
+        if m.start() < done or not _bounded(low, m, right=len(m.group()) <= 4):
             continue
         ls, le = _line_bounds(text, m.start())
         # the seed on the word's line or the two after it
@@ -211,7 +248,7 @@ def _token_user(user: str) -> bool:
 # --------------------------------------------------------------------------- parts of a value
 
 # Words that say a value is given in parts: its start, its rest, a half.
-_PART_WORDS = (
+_PART_WORDS: tuple[str, ...] = (
     "starts with", "begins with", "start of it", "first part", "first half", "first chunk",
     "second part", "second half", "other half", "last part", "the rest", "rest of it",
     "remaining part", "remainder", "ends with", "part 1", "part 2", "part one", "part two",
@@ -224,14 +261,7 @@ _PART_WORDS = (
     "вторая часть", "первая часть", "前半", "後半", "残り", "后半", "剩下", "开头是",
     "앞부분", "나머지", "başlıyor", "devamı", "kalanı",
 )
-_PART_RE = re.compile("|".join(
-    (r"(?<![a-z0-9_])" + re.escape(w) + r"(?![a-z0-9_])") if w.isascii() else re.escape(w)
-    for w in sorted(_PART_WORDS, key=len, reverse=True)))
-_PART_GATE = ("start", "begin", "part", "half", "rest", "remain", "end", "/2",
-              "together", "join", "beginnt", "fängt", "hälfte", "commence",
-              "reste", "suite", "partie", "empieza", "comienza", "resto", "parte",
-              "começa", "inizia", "begint", "zaczyna", "reszta", "начина", "остал", "остат",
-              "часть", "半", "残", "剩", "开头", "부분", "나머지", "baş", "devam", "kalan")
+
 _FRAG_RE = re.compile(r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{6,256}")
 _PART_REACH = 120
 
@@ -261,9 +291,12 @@ def _fragment(v: str) -> bool:
 
 
 def find_parts(text: str, low: str) -> Iterator[Span]:
-    if not any(g in low for g in _PART_GATE):
+    words = _words_in(low, _PART_WORDS)
+    if words is None:
         return
-    for m in _PART_RE.finditer(low):
+    for m in words.finditer(low):
+        if not _bounded(low, m, right=True):
+            continue
         ls, le = _line_bounds(text, m.start())
         lo, hi = max(ls, m.start() - _PART_REACH), min(le, m.end() + _PART_REACH)
         for f in _FRAG_RE.finditer(text, lo, hi):
