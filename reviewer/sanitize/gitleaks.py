@@ -199,6 +199,38 @@ def word_starts(low: str) -> frozenset[str]:
     return frozenset(_STARTS_RE.findall(low))
 
 
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
+_NON_ASCII_KEY_RE = re.compile(r"[^\x00-\x7f]+")
+
+
+@functools.lru_cache(maxsize=4)
+def non_ascii(low: str) -> str:
+    """The text's runs of non-ASCII characters, joined by a NUL: where a word of another
+    script can be looked for at a fraction of the cost (code and English prose hold few)."""
+    return "" if low.isascii() else "\0".join(_NON_ASCII_RE.findall(low))
+
+
+@functools.lru_cache(maxsize=4)
+def ascii_view(low: str) -> str:
+    """The text without its non-ASCII characters, for presence tests of ASCII words only
+    (1 byte a character to scan instead of 2 or 4; a word found here may be absent from
+    the text, which only costs a finder's call, never a miss)."""
+    return low if low.isascii() else low.encode("ascii", "ignore").decode("ascii")
+
+
+@functools.lru_cache(maxsize=4096)
+def _script_key(word: str) -> str:
+    return max(_NON_ASCII_KEY_RE.findall(word), key=len, default="")
+
+
+def has_other_script_word(low: str, word: str) -> bool:
+    """``word in low`` for a word with non-ASCII letters, first tested on its longest
+    non-ASCII run against ``non_ascii(low)`` (a str of 4 bytes a character scanned once
+    per word otherwise)."""
+    key = _script_key(word)
+    return bool(key) and key in non_ascii(low) and word in low
+
+
 def _head(k: str) -> str:
     return "" if k in _ANYWHERE or not k[:2].isalnum() or not k[:2].isascii() else k[:2]
 
