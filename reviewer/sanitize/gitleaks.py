@@ -14,6 +14,7 @@ imported by the worker, ``preview`` and the store's door.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
@@ -193,10 +194,43 @@ _STARTS_RE = re.compile(r"(?<![a-z0-9])([a-z0-9]{2})")
 _ANYWHERE = frozenset({"q~"})  # keywords seen inside a token (Azure's "…8Q~…")
 
 
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=4)
+def words(low: str) -> tuple[str, ...]:
+    """The distinct words (runs of letters and digits) of a lowercased text, sorted: one
+    pass over the text, then a word's presence as a prefix is a binary search."""
+    return tuple(sorted(set(_WORD_RE.findall(low))))
+
+
 @functools.lru_cache(maxsize=4)
 def word_starts(low: str) -> frozenset[str]:
     """The first two characters of every word (and part of a name) of a lowercased text."""
-    return frozenset(_STARTS_RE.findall(low))
+    return frozenset(w[:2] for w in words(low) if len(w) >= 2)
+
+
+def starts_a_word(low: str, prefix: str) -> bool:
+    """Whether some word of ``low`` starts with ``prefix`` (letters and digits)."""
+    ws = words(low)
+    i = bisect.bisect_left(ws, prefix)
+    return i < len(ws) and ws[i].startswith(prefix)
+
+
+_FIRST_RUN_RE = re.compile(r"[a-z0-9]*")
+
+
+@functools.lru_cache(maxsize=8192)
+def first_run(word: str) -> str:
+    """A keyword's leading letters and digits ("github" of "github_pat_")."""
+    return _FIRST_RUN_RE.match(word).group()
+
+
+def may_hold(low: str, word: str) -> bool:
+    """A cheap necessary test for an ASCII keyword that starts a word: its leading run
+    of letters and digits starts some word of the text."""
+    head = first_run(word)
+    return len(head) < 2 or starts_a_word(low, head)
 
 
 _NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
@@ -252,14 +286,6 @@ def _by_head(as_bytes: bool) -> tuple[dict[str, list[tuple[Keyword, tuple[Rule, 
         else:
             other.append((key, rs))
     return by_head, other
-
-
-@functools.lru_cache(maxsize=4)
-def _haystack(low: str) -> bytes | str:
-    """Where ~240 keywords are looked for: the text as UTF-8 bytes when it holds any
-    non-ASCII character (a str of 2 or 4 bytes a character is slower to search than its
-    bytes), else the text itself."""
-    return low if low.isascii() else low.encode("utf-8", "surrogatepass")
 
 
 def entropy(s: str) -> float:
@@ -324,9 +350,10 @@ def find(text: str, low: str) -> Iterator[tuple[int, int, str]]:
     """Every gitleaks finding in ``text``: (start, end, kind) of the secret part."""
     glob = rules()[1]
     starts = word_starts(low)
-    hay = _haystack(low)
-    by_head, other = _by_head(isinstance(hay, bytes))
-    present = [rs for head in starts & by_head.keys() for k, rs in by_head[head] if k in hay]
+    hay = ascii_view(low)  # gitleaks' keywords are ASCII
+    by_head, other = _by_head(False)
+    present = [rs for head in starts & by_head.keys() for k, rs in by_head[head]
+               if may_hold(low, str(k)) and k in hay]
     present += [rs for k, rs in other if k in hay]
     if not present:
         return

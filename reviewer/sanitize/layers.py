@@ -202,7 +202,8 @@ def _near_words_re(low: str) -> re.Pattern[str] | None:
     the text starts like it; the rest only in a text that is not all ASCII)."""
     heads = gitleaks.word_starts(low)
     view = gitleaks.ascii_view(low)
-    found = [w for head, w in _NEAR_ASCII if head in heads and w in view]
+    found = [w for head, w in _NEAR_ASCII
+             if head in heads and gitleaks.may_hold(low, w) and w in view]
     if not low.isascii():
         found.extend(w for w in _NEAR_OTHER if gitleaks.has_other_script_word(low, w))
     return _words_re(tuple(found)) if found else None
