@@ -77,13 +77,24 @@ class Rule:
         try:
             with warnings.catch_warnings():  # "possible nested set": valid RE2, valid here
                 warnings.simplefilter("ignore", FutureWarning)
-                return re.compile(go_to_python(self.pattern))
+                return re.compile(go_to_python(_keyword_first(self.pattern)))
         except re.error:
             return _NEVER  # a construct Python lacks: one rule less, never a crash
 
     @functools.cached_property
     def allow(self) -> tuple[_Allow, ...]:
         return tuple(a for a in (_allow(x) for x in self.allow_specs) if a is not None)
+
+
+_LEAD = "(?i)[\\w.-]{0,50}?"
+
+
+def _keyword_first(pattern: str) -> str:
+    """Start a rule at its keyword: ~100 rules open with ``[\\w.-]{0,50}?`` (the key's
+    name before the keyword), which ``re`` tries at every position; it is optional and
+    the secret is a later group, so the same secrets are found without it (only the
+    whole match's start moves, which no allowlist we apply looks at)."""
+    return "(?i)" + pattern[len(_LEAD):] if pattern.startswith(_LEAD) else pattern
 
 
 _FLAG_RE = re.compile(r"\(\?([imsU]+)\)")

@@ -336,7 +336,7 @@ def _trimmed(hay: str, p: re.Match[str]) -> tuple[int, int] | None:
 
 # "For reference the value I used is …" after a secret's name earlier in the text.
 _VALUE_PHRASE_RE = re.compile(
-    r"(?:the |its |that )?(?:value|valor|valeur|wert|waarde|valore)\b[^.\n]{0,40}?"
+    r"(?:value|valor|valeur|wert|waarde|valore)\b[^.\n]{0,40}?"
     r"\b(?:is|was|=|:|es|est|ist|é|è|era)[ \t]+[\"'`]?(?P<v>[^\s\"'`;,]{8,256})"
 )
 _SECRET_NAME_RE = re.compile(
@@ -605,11 +605,12 @@ def find_query_secrets(text: str, low: str) -> Iterator[Span]:
         yield *m.span("v"), "url-secret"
 
 
-# Oracle's ``user/password@//host:port/service`` and ``user/password@host:1521/…``
+# Oracle's ``user/password@//host:port/service`` and ``user/password@host:1521/…``: found
+# from its "/" (a literal ``re`` skips to), then the user name is checked behind it.
 _ORACLE_RE = re.compile(
-    r"(?<![\w/.\-])[A-Za-z_][\w$#.]{0,60}/(?P<v>[^\s/@\"'`]{3,128})@(?=//|[\w.\-]+:\d{2,5}"
-    r"|\(description)"
+    r"/(?P<v>[^\s/@\"'`]{3,128})@(?=//|[\w.\-]+:\d{2,5}|\(description)"
 )
+_ORACLE_USER_RE = re.compile(r"(?<![\w/.\-])[A-Za-z_][\w$#.]{0,60}\Z")
 # Go's MySQL DSN: ``user:password@tcp(host:3306)/db``
 _GO_DSN_RE = re.compile(r"[\w.\-]{1,64}:(?P<v>[^\s@/\\\"'`]{1,128})@(?:tcp|unix|udp|tcp6)\(")
 # ``echo 'pw' | docker login … --password-stdin`` (and kin)
@@ -658,6 +659,8 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
                 yield *m.span("v"), "cli-password"
     if "@" in text:
         for m in _ORACLE_RE.finditer(text):
+            if _ORACLE_USER_RE.search(text, max(0, m.start() - 64), m.start()) is None:
+                continue
             v = m.group("v")
             if _redact._is_literal(v) and not _redact.MARKER_RE.search(v):
                 yield *m.span("v"), "url-password"
