@@ -57,9 +57,18 @@ def _decodes_to_secret(body: str) -> bool:
     return _redact.redact(decoded) != decoded
 
 
+# Two lines of base64 one after the other: the cheap test before the walk line by line.
+_B64_PAIR_RE = re.compile(
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}+={0,2}[\"'`,;\\ \t+]*(?:\r?\n|\\n)[ \t>\-]*(?:\d+→)?[ \t]*"
+    r"[\"'`]?[A-Za-z0-9+/]{16}"
+)
+
+
 def find_wrapped_base64(text: str, low: str) -> Iterator[Span]:
     """Runs of two or more lines of base64, decoded together."""
     if "\n" not in text and "\\n" not in text:
+        return
+    if _B64_PAIR_RE.search(text) is None:
         return
     run: list[tuple[int, int, str]] = []  # (start, end, base64) of each line of the run
 

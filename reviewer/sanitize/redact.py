@@ -101,7 +101,7 @@ def _gate(
 # from its runs. A rule whose match starts a word, with the literal "ghp_", is skipped at the
 # cost of a set lookup when no word starts with "gh"; ``in`` would scan the whole text.
 _STARTS_RE = re.compile(r"[^a-z0-9]([a-z0-9]{2})")
-_ASCII_VIEW_MIN = 65536
+_ASCII_VIEW_MIN = 2048  # below this the copy costs more than the scans it saves
 
 
 @functools.lru_cache(maxsize=4)
