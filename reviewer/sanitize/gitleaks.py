@@ -201,7 +201,6 @@ def _by_keyword() -> dict[str, tuple[Rule, ...]]:
 # Where a word (or a part of a name, after "_", "-", ".") starts: its first two letters. A
 # keyword that begins with two letters or digits is looked for only when some word of the
 # text starts with them: one pass over the text instead of one per keyword (~240).
-_STARTS_RE = re.compile(r"(?<![a-z0-9])([a-z0-9]{2})")
 _ANYWHERE = frozenset({"q~"})  # keywords seen inside a token (Azure's "…8Q~…")
 
 

@@ -59,7 +59,8 @@ def _decodes_to_secret(body: str) -> bool:
 
 # Two lines of base64 one after the other: the cheap test before the walk line by line.
 _B64_PAIR_RE = re.compile(
-    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}+={0,2}[\"'`,;\\ \t+]*(?:\r?\n|\\n)[ \t>\-]*(?:\d+→)?[ \t]*"
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}+={0,2}[\"'`,;\\ \t+]*(?:\r?\n|\\n)"
+    r"[ \t>\-]*(?:\d+→)?[ \t]*"
     r"[\"'`]?[A-Za-z0-9+/]{16}"
 )
 

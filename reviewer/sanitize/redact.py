@@ -97,10 +97,10 @@ def _gate(
     return find
 
 
-# A long text's word starts, as a set of their first two characters (lowercased), taken
-# from its runs. A rule whose match starts a word, with the literal "ghp_", is skipped at the
-# cost of a set lookup when no word starts with "gh"; ``in`` would scan the whole text.
-_STARTS_RE = re.compile(r"[^a-z0-9]([a-z0-9]{2})")
+# A long text's words (from its runs, lowercased, sorted) and their first two characters:
+# a rule whose match starts a word, with the literal "ghp_", is skipped at the cost of a
+# set lookup when no word starts with "gh", and of a binary search when none starts with
+# "ghp"; ``in`` would scan the whole text.
 _ASCII_VIEW_MIN = 2048  # below this the copy costs more than the scans it saves
 
 
@@ -1384,7 +1384,19 @@ _RULES: list[Finder] = [
     _find_assignments,
     *_GENERIC_RULES,
 ]
-def _gated() -> list[tuple[int, str, str, str, Finder]]:
+_WORD_RUN_RE = re.compile(r"[a-z0-9]+")
+_HEAD_RE = re.compile(r"[a-z0-9]*")
+
+
+def _starts_a_word(words: list[str], head: str) -> bool:
+    """Whether a word of the sorted ``words`` starts with ``head`` (a binary search: a
+    provider prefix like "ghp" is looked for among a text's few thousand distinct words,
+    not in its characters)."""
+    i = bisect.bisect_left(words, head)
+    return i < len(words) and words[i].startswith(head)
+
+
+def _gated() -> list[tuple[int, str, str, str, str, Finder]]:
     out = []
     for prio, rule in enumerate(_RULES):
         need, where = _NEED.get(rule, ("", "text"))
@@ -1393,7 +1405,8 @@ def _gated() -> list[tuple[int, str, str, str, Finder]]:
         key2 = need[:2].lower()
         if rule not in _AT_START or len(key2) < 2 or not key2.isalnum() or not key2.isascii():
             key2 = ""
-        out.append((prio, need, where, key2, rule))
+        head = _HEAD_RE.match(need.lower()).group() if key2 else ""
+        out.append((prio, need, where, key2, head, rule))
     return out
 
 
@@ -1454,13 +1467,17 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
     hay = {"text": _ascii_view(text), "low": _ascii_view(low), "runs": text}
     hay["raw"], hay["rawlow"] = text, low
     starts: frozenset[str] | None = None
+    words: list[str] = []
     if len(text) > _RUNS_MIN_TEXT:
         hay["runs"] = runs = " " + " ".join(_RUNS_RE.findall(text))
-        starts = frozenset(_STARTS_RE.findall(runs.lower()))
+        words = sorted(set(_WORD_RUN_RE.findall(runs.lower())))
+        starts = frozenset(w[:2] for w in words if len(w) >= 2)
     spans = [
         (s, e, prio, kind)
-        for prio, need, where, key2, rule in _GATED
-        if not need or ((starts is None or not key2 or key2 in starts) and need in hay[where])
+        for prio, need, where, key2, head, rule in _GATED
+        if not need or (
+            (starts is None or not key2 or (key2 in starts and _starts_a_word(words, head)))
+            and need in hay[where])
         for s, e, kind in rule(text, low)
     ]
     for prio, rule in enumerate(_EXTRA, start=len(_GATED)):
