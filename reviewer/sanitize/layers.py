@@ -194,6 +194,9 @@ def _near_token(v: str) -> bool:
     has_upper = any(c.isupper() for c in v)
     if not has_digit or not (has_lower or has_upper):
         return False
+    if (len(v) >= 24 and v.isalnum() and sum(c.isdigit() for c in v) >= 3
+            and _redact._entropy(v) >= 4.0):
+        return True  # one case and digits, dense: base32 (an Azure DevOps PAT and kin)
     return (has_lower and has_upper) or _redact._looks_random(v)
 
 

@@ -1,0 +1,244 @@
+"""Secrets found by class (issue 20): each class with values made here, not the battery's.
+
+Every value is drawn from a seeded generator in the shape the class names (a product's
+key with no known prefix, a TOTP seed, recovery codes, a webhook's secret path segment,
+a value given in two messages…), placed in phrasings no rule was written for word for
+word. The ordinary side holds what must stay: ids, digests, dates, base64 of text, names.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+import uuid
+
+import pytest
+
+from reviewer.sanitize.detect import collecting, redact
+
+RNG = random.Random(20)
+B62 = string.ascii_letters + string.digits
+B32 = string.ascii_uppercase + "234567"
+
+
+def tok(n: int, alphabet: str = B62) -> str:
+    """A generated key: every class of the alphabet present, as a generator's output is."""
+    while True:
+        v = "".join(RNG.choice(alphabet) for _ in range(n))
+        if alphabet != B62 or (any(c.isupper() for c in v) and any(c.islower() for c in v)
+                               and sum(c.isdigit() for c in v) >= 2):
+            return v
+
+
+def hexkey(n: int) -> str:
+    return "".join(RNG.choice("0123456789abcdef") for _ in range(n))
+
+
+def password() -> str:
+    return tok(5, string.ascii_lowercase) + RNG.choice("!#%&*") + tok(3, string.digits) + \
+        tok(4, string.ascii_uppercase)
+
+
+def hidden(text: str, *values: str) -> None:
+    out = redact(text)
+    for v in values:
+        assert v not in out, (text, out)
+
+
+# --------------------------------------------------------------------------- product keys
+
+
+@pytest.mark.parametrize("phrase", [
+    "my Quillbox key is {v}",
+    "here's the Tarnwell API key {v}, wire it in",
+    "Use `{v}` as the Brightpath credential for now.",
+    "{v} is the Lumio token we got from support",
+    "the Ostrava secret: {v}",
+])
+@pytest.mark.parametrize("value", [tok(32), hexkey(30), str(uuid.UUID(int=RNG.getrandbits(128))),
+                                   hexkey(32) + "-us14", "live_" + tok(30)])
+def test_a_key_named_by_a_product_word_without_a_known_prefix(phrase: str, value: str) -> None:
+    hidden(phrase.format(v=value), value)
+
+
+def test_a_key_in_a_table_row_beside_its_variable() -> None:
+    v = tok(52, string.ascii_lowercase + "234567")
+    hidden(f"| Billing | `ZEPHYR_API_TOKEN` | `{v}` |", v)
+
+
+# --------------------------------------------------------------------------- parts of a value
+
+
+def test_a_value_given_in_two_messages_is_hidden_in_both_and_when_repeated_whole() -> None:
+    first, rest = tok(14), tok(13)
+    with collecting():
+        a = redact(f"ok the Vantor key starts with {first}")
+        b = redact(f"{rest} — that's the rest, paste them together")
+        echoed = redact(f"The deploy uses {first}{rest} now.")
+    assert first not in a and rest not in b
+    assert first not in echoed and rest not in echoed
+
+
+@pytest.mark.parametrize("phrase", [
+    "first half of the token: {v}", "second part is {v}", "der Rest: {v}",
+    "el resto es {v}", "残りは {v} です",
+])
+def test_parts_in_other_phrasings(phrase: str) -> None:
+    v = tok(12)
+    hidden(phrase.format(v=v), v)
+
+
+# --------------------------------------------------------------------------- MFA material
+
+
+def test_a_totp_seed_in_groups_of_four() -> None:
+    seed = " ".join(tok(4, B32) for _ in range(8))
+    if sum(any(c.isdigit() for c in g) for g in seed.split()) < 2:
+        seed = "AB2C DE3F " + seed[10:]
+    hidden(f"Authenticator setup key for the ops account: {seed}", seed)
+
+
+def test_a_bare_base32_seed_beside_totp() -> None:
+    seed = tok(14, B32) + "27"
+    hidden(f"TOTP secret {seed}", seed)
+    hidden(f"otpauth://totp/Acme:ops?secret={seed}&issuer=Acme", seed)
+
+
+@pytest.mark.parametrize("shape", ["alnum-dash", "digits", "groups"])
+def test_recovery_codes_listed_under_their_heading(shape: str) -> None:
+    def code() -> str:
+        if shape == "alnum-dash":
+            return tok(5, string.ascii_lowercase + string.digits) + "-" + tok(
+                5, string.ascii_lowercase + string.digits)
+        if shape == "digits":
+            return tok(8, string.digits)
+        return tok(4, string.ascii_lowercase) + "-" + tok(4, string.digits)
+
+    codes = [code() for _ in range(8)]
+    text = "Backup codes for the bot account, keep them safe:\n" + "\n".join(codes)
+    hidden(text, *codes)
+    hidden("Recovery codes: " + ", ".join(codes[:4]), *codes[:4])
+
+
+# --------------------------------------------------------------------------- URL paths
+
+
+@pytest.mark.parametrize("url", [
+    "https://events.example-alerts.io/integration/{h}/enqueue",
+    "https://maker.example.com/trigger/build/with/key/{t}",
+    "https://hooks.example.net/services/{t}",
+    "https://api.example.org/v2/webhooks/{t}/fire",
+])
+def test_a_secret_path_segment_of_a_webhook(url: str) -> None:
+    h, t = hexkey(32), tok(40)
+    u = url.format(h=h, t=t)
+    out = redact(f"curl -fsS '{u}'")
+    assert h not in out and t not in out
+    assert "https://" in out  # the host stays readable
+
+
+def test_a_bot_token_in_a_url_path_and_a_token_as_userinfo() -> None:
+    bot = f"{RNG.randrange(10**9, 10**10)}:AA{tok(33)}"
+    hidden(f"GET https://api.telegram.org/bot{bot}/getMe", bot)
+    t = tok(36)
+    hidden(f"git clone https://{t}@git.example.com/acme/app.git", t)
+
+
+# --------------------------------------------------------------------------- other languages
+
+
+@pytest.mark.parametrize("phrase", [
+    "Vaihdoin staging-salasanaksi {v} tänä aamuna.",
+    "La contrasenya de staging ara és {v}",
+    "Lozinka za staging je sada {v}",
+    "Parola staging este acum {v}",
+    "Staging parool on nüüd {v}",
+    "שיניתי את הסיסמה ל-{v}",
+    "staging 的密码改成了{v}",
+    "スタッフ用のパスワードを{v}に変えた",
+])
+def test_a_password_in_a_language_phrase(phrase: str) -> None:
+    v = password()
+    hidden(phrase.format(v=v), v)
+
+
+@pytest.mark.parametrize("phrase", [
+    "用{v}作为密钥", "{v}를 키로 사용하세요", "tokenul este {v}", "tokennya {v}",
+    "ტოკენი არის {v}", "{v} को टोकन के रूप में इस्तेमाल करो",
+])
+def test_a_token_glued_to_another_script_or_inflected(phrase: str) -> None:
+    v = tok(20)
+    hidden(phrase.format(v=v), v)
+
+
+def test_a_random_token_with_no_word_at_all() -> None:
+    v = tok(40) + "=="
+    hidden('{"argv": ["deploy", "--region", "eu-west-1", "%s"]}' % v, v)
+
+
+# --------------------------------------------------------------------------- code, DSNs, CLIs
+
+
+@pytest.mark.parametrize("line", [
+    'dbPasswordProd = "{v}"', 'const stripeSecretKeyLive = "{v}";', "$dbPass = '{v}';",
+    'MY_TOKEN_PROD="{v}"', 'password2 = "{v}"', 'clientSecretValue = "{v}"',
+    'PASSWORD_DB := "{v}"', 'token_value="{v}"',
+])
+def test_code_assigning_to_a_name_holding_a_secret_word(line: str) -> None:
+    v = password()
+    hidden(line.format(v=v), v)
+
+
+@pytest.mark.parametrize("dsn", [
+    "app:{v}@tcp(db:3306)/app", "sqlplus scott/{v}@//db.example.com:1521/ORCL",
+    "redis://:{v}@cache:6379/0", "amqps://guest:{v}@mq.example.com/vhost",
+    "postgresql+psycopg2://app:{v}@db/app", "host=db user=app password={v} dbname=app",
+])
+def test_dsn_userinfo_in_its_forms(dsn: str) -> None:
+    v = password()
+    hidden(dsn.format(v=v), v)
+
+
+def test_every_password_flag_of_one_command_and_quoted_glued_flags() -> None:
+    a, b = password(), password()
+    hidden(f"jarsigner -keystore r.jks -storepass {a} -keypass {b} app.apk r", a, b)
+    hidden(f"mysqldump -uroot -p'{a}' --single-transaction crm > crm.sql", a)
+    hidden(f"CREATE USER 'etl'@'%' IDENTIFIED BY '{a}';", a)
+    hidden(f"ALTER ROLE app WITH LOGIN PASSWORD '{b}';", b)
+    c = tok(6) + "@%" + tok(6)
+    hidden(f'proxy_set_header Authorization "Bearer {c}";', c)
+
+
+# --------------------------------------------------------------------------- ordinary
+
+
+ORDINARY = [
+    f'"trace_id": "{uuid.UUID(int=RNG.getrandbits(128))}"',
+    f"git cherry-pick {hexkey(40)}",
+    f"Cache restored from key: Linux-pip-{hexkey(64)}",
+    f"FROM python:3.12-slim@sha256:{hexkey(64)}",
+    '"integrity": "sha512-' + base64.b64encode(RNG.randbytes(64)).decode() + '"',
+    "data:image/png;base64," + base64.b64encode(RNG.randbytes(60)).decode(),
+    "\n".join(base64.b64encode(b"harmless words, again and again. " * 6).decode()[i:i + 76]
+              for i in range(0, 264, 76)),
+    '"id": "msg_01' + tok(22) + '"', '"tool_use_id": "toolu_01' + tok(22) + '"',
+    "pk_live_" + tok(24) + " is the publishable key in the bundle",
+    "401 Unauthorized: token expired at 2026-12-03T10:00:00Z",
+    "ORA-01017: invalid username/password; logon denied",
+    "### **Key Features:**\n- fast",
+    "const csrfToken = document.querySelector(\"meta[name='csrf-token']\")?.getAttribute(\"x\")",
+    "Use the API key from 1Password (entry 'Datadog prod').",
+    "api_key: !vault |\n  path: secret/data/api",
+    "パスワードは8文字以上にしてください。",
+    "Renamed `useInfiniteScrollWithIntersectionObserverAndPrefetchingQueryOptions`.",
+    "Upgraded to v2.14.0-rc.3+build.8812 and reran the suite.",
+    "the rest of the build passed on 2026-12-01T09:30:00Z",
+    "see /var/lib/docker/overlay2/4f1c0b2e9d7a/merged/etc/ssl/private for details",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + tok(43) + " dev@laptop",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_strings_stay(text: str) -> None:
+    assert redact(text) == text
