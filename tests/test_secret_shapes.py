@@ -174,7 +174,7 @@ def test_a_token_glued_to_another_script_or_inflected(phrase: str) -> None:
 
 def test_a_random_token_with_no_word_at_all() -> None:
     v = tok(40) + "=="
-    hidden('{"argv": ["deploy", "--region", "eu-west-1", "%s"]}' % v, v)
+    hidden('{"argv": ["deploy", "--region", "eu-west-1", "' + v + '"]}', v)
 
 
 # --------------------------------------------------------------------------- code, DSNs, CLIs
