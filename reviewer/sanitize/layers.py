@@ -264,7 +264,9 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         cut = _EOL_RE.search(after)
         if cut is not None:
             after = after[: cut.start()]  # a word speaks for its own line only
-        for n, (ps, pe) in enumerate(_pieces(after)):
+        # every value judged below holds a digit or a capital: without one, nothing to
+        # judge (and a text dense with "key"/"password" costs a search a word, no more)
+        for n, (ps, pe) in enumerate(_pieces(after) if _VALUE_HINT_RE.search(after) else ()):
             if n >= _NEAR_TOKENS:
                 break
             v = after[ps:pe]
@@ -275,7 +277,7 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         cut_at = max(before.rfind("\n"), before.rfind("\\n") + 1)
         if cut_at > 0:
             before, line_start = before[cut_at:], line_start + cut_at
-        pieces = _pieces(before)[-_BACK_TOKENS:]
+        pieces = _pieces(before)[-_BACK_TOKENS:] if _VALUE_HINT_RE.search(before) else []
         for n, (ps, pe) in enumerate(reversed(pieces)):
             if _near_value(before[ps:pe], token_word, n, back=True):
                 yield line_start + ps, line_start + pe, kind
@@ -288,6 +290,7 @@ _NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
     "correlation music map hash registry keyboard hot the"
 )) - {"the"}
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
+_VALUE_HINT_RE = re.compile(r"[0-9A-Z]")
 
 
 def _pieces(hay: str) -> list[tuple[int, int]]:

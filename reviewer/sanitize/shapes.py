@@ -39,12 +39,17 @@ def _entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
 
 
+_REACH = 2048  # a line is looked at this far either side of a word, however long it is
+
+
 def _line_bounds(text: str, at: int) -> tuple[int, int]:
-    """The line holding ``at`` (a JSON-escaped ``\\n`` ends one too)."""
-    s = max(text.rfind("\n", 0, at), text.rfind("\\n", 0, at))
-    s = 0 if s < 0 else s + (2 if text.startswith("\\n", s) else 1)
-    m = _LINE_END_RE.search(text, at)
-    return s, (m.start() if m else len(text))
+    """The line holding ``at`` (a JSON-escaped ``\\n`` ends one too), at most ``_REACH``
+    characters either side: a text that is one long line costs no more per word."""
+    lo = max(0, at - _REACH)
+    s = max(text.rfind("\n", lo, at), text.rfind("\\n", lo, at))
+    s = lo if s < 0 else s + (2 if text.startswith("\\n", s) else 1)
+    m = _LINE_END_RE.search(text, at, min(len(text), at + _REACH))
+    return s, (m.start() if m else min(len(text), at + _REACH))
 
 
 @functools.lru_cache(maxsize=256)
@@ -267,6 +272,7 @@ _PART_WORDS: tuple[str, ...] = (
 
 _FRAG_RE = re.compile(r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{6,256}")
 _PART_REACH = 120
+_HINT_RE = re.compile(r"[0-9A-Z]")
 
 
 _DATEISH_RE = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d")
@@ -302,6 +308,8 @@ def find_parts(text: str, low: str) -> Iterator[Span]:
             continue
         ls, le = _line_bounds(text, m.start())
         lo, hi = max(ls, m.start() - _PART_REACH), min(le, m.end() + _PART_REACH)
+        if _HINT_RE.search(text, lo, hi) is None:
+            continue  # a fragment holds a digit or a capital
         for f in _FRAG_RE.finditer(text, lo, hi):
             if f.start() >= m.start() and f.start() < m.end():
                 continue
@@ -398,9 +406,7 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
         s = m.start()
         if s and ((text[s - 1].isascii() and text[s - 1].isalnum()) or text[s - 1] in "%\\"):
             continue  # the tail of a longer word or an escape
-        v = m.group()
-        while v and v[-1] in ".-~":
-            v = v[:-1]
+        v = m.group().rstrip(".-~")
         if not random_token(v):
             continue
         before = text[max(0, s - 40) : s]
