@@ -96,7 +96,11 @@ def _bounded(low: str, m: re.Match[str], right: bool) -> bool:
 
 # --------------------------------------------------------------------------- MFA material
 
+_PHRASE_WORDS = ("seed", "mnemonic", "recovery phrase", "secret phrase", "wallet")
+_MNEMONIC_RE = re.compile(r"[a-z]{3,8}(?:(?:[ \t]+|[ \t]*\r?\n[ \t]*|\\n)(?:\d{1,2}[.)][ \t]*)?"
+                          r"[a-z]{3,8}){11,23}(?![a-z])")
 _MFA_WORDS: tuple[str, ...] = (
+    "mnemonic", "recovery phrase", "secret phrase", "wallet words", "seed words",
     "2fa", "mfa", "totp", "otp", "authenticator", "two-factor", "two factor", "2-step",
     "recovery code", "backup code", "recovery key", "setup key", "scratch code",
     "emergency code", "otpauth", "seed phrase", "one-time code", "verification code",
@@ -158,6 +162,10 @@ def find_mfa(text: str, low: str) -> Iterator[Span]:
             v = b.group().rstrip("=")
             if sum(c.isdigit() for c in v) >= 2 and _entropy(v) >= 3.0:
                 yield *b.span(), "mfa-secret"
+        if any(w in m.group() for w in _PHRASE_WORDS):  # a wallet's 12 or 24 words
+            ph = _MNEMONIC_RE.search(text, m.end(), min(len(text), m.end() + 400))
+            if ph is not None and ph.start() - m.end() < 40:
+                yield *ph.span(), "mfa-secret"
         # codes after the word on its line ("codes: a1b2-c3d4, …")
         for c in _CODE_RE.finditer(text, m.end(), le):
             if _code_ok(c.group()) and not _redact.MARKER_RE.search(c.group()):
@@ -233,15 +241,16 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             k = url.find(stop, len(url) - len(rest))
             if k >= 0:
                 path_end = min(path_end, k)
-        prev = ""
+        prev: list[str] = ["", ""]
         for seg in _SEGMENT_RE.finditer(text, host_end, u.start() + path_end):
             v = seg.group()
             tg = _TG_BOT_RE.fullmatch(v)
+            named = prev[-1] in _PATH_KEYS or (prev[-2] in _PATH_KEYS and prev[-1].isdigit())
             if tg is not None:
                 yield seg.start() + tg.start(1), seg.end(), "telegram-bot-token"
-            elif _segment_token(v, prev.lower() in _PATH_KEYS or hooky):
+            elif _segment_token(v, named or hooky):  # "/hooks/<id>/<token>" too
                 yield *seg.span(), "url-secret"
-            prev = v
+            prev.append(v.lower())
 
 
 def _token_user(user: str) -> bool:
@@ -423,4 +432,64 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
         yield s, s + len(v), "high-entropy"
 
 
-FINDERS = (find_mfa, find_url_path_secrets, find_parts, find_random_tokens)
+# --------------------------------------------------------------------------- typed passwords
+
+# A password as people make them, whatever the language around it: 10-64 characters with a
+# capital, a small letter, a digit and a sign inside ("Cinder-Sable38&", "gUSH4vU@mIFgw"),
+# and none of what code, paths, markup or addresses hold.
+_TYPED_RE = re.compile(r"[^\s\"'`<>()\[\]{}=,;|\\/]{10,64}")
+_SIGNS = frozenset("!@#$%^&*~?")  # not "+": base64 has it
+_PERCENT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+_AT_HOST_RE = re.compile(r"@(?:[\w\-]+\.)+\w+")  # "…@host.tld", "…@10.0.0.5": an address
+_EMAIL_RE = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}\Z")
+
+
+def typed_password(v: str) -> bool:
+    core = v.strip(".,:;!?*_-")
+    if not 10 <= len(core) <= 64 or _redact.MARKER_RE.search(core) or "://" in core:
+        return False
+    if not any(c in _SIGNS for c in core[1:]) or core[0] in "@#$%&~+" or ":" in core:
+        return False  # a handle, an anchor, a variable, a path, a flag
+    if not (any(c.isupper() for c in core) and any(c.islower() for c in core)
+            and any(c.isdigit() for c in core)):
+        return False
+    if not core.isascii() or _EMAIL_RE.match(core) or _AT_HOST_RE.search(core):
+        return False
+    if _redact._FORMAT_RE.search(core) or "::" in core or "..." in core or _PERCENT_RE.search(core):
+        return False
+    return _entropy(core) >= 3.0
+
+
+def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
+    if not any(c in text for c in "!#%^&*~?"):
+        return
+    for m in _TYPED_RE.finditer(text):
+        s = m.start()
+        if s and (text[s - 1].isalnum() or text[s - 1] in "$%&@/+="):
+            continue
+        v = m.group()
+        if typed_password(v):
+            lead = len(v) - len(v.lstrip(".,:;!?*_-"))
+            core = v.strip(".,:;!?*_-")
+            yield s + lead, s + lead + len(core), "password"
+
+
+# ``user:password@host`` without a scheme (ssh, rsync, a pasted credential)
+_BARE_USERINFO_RE = re.compile(
+    r"(?<![\w/:.@\-])[A-Za-z0-9._\-]{1,32}:(?P<v>[^\s:@/\"'`]{4,64})@"
+    r"(?=(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}\b|\d{1,3}(?:\.\d{1,3}){3}\b|localhost\b)"
+)
+
+
+def find_bare_userinfo(text: str, low: str) -> Iterator[Span]:
+    if "@" not in text or ":" not in text:
+        return
+    for m in _BARE_USERINFO_RE.finditer(text):
+        v = m.group("v")
+        if _redact._is_literal(v) and not re.fullmatch(r"v?\d+(?:\.\d+)*", v) and (
+                any(c.isdigit() for c in v) or any(not c.isalnum() for c in v)):
+            yield *m.span("v"), "url-password"
+
+
+FINDERS = (find_mfa, find_url_path_secrets, find_parts, find_random_tokens,
+           find_typed_passwords, find_bare_userinfo)
