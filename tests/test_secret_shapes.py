@@ -121,6 +121,12 @@ def test_recovery_codes_listed_under_their_heading(shape: str) -> None:
     hidden("Recovery codes: " + ", ".join(codes[:4]), *codes[:4])
 
 
+def test_a_wallet_seed_phrase() -> None:
+    words = " ".join(RNG.choice(["apple", "orbit", "lunar", "cabin", "drift", "ember", "frost",
+                                 "grain", "haven", "ivory", "jolly", "koala"]) for _ in range(12))
+    hidden(f"the wallet seed phrase: {words}", words)
+
+
 # --------------------------------------------------------------------------- URL paths
 
 
@@ -136,6 +142,11 @@ def test_a_secret_path_segment_of_a_webhook(url: str) -> None:
     out = redact(f"curl -fsS '{u}'")
     assert h not in out and t not in out
     assert "https://" in out  # the host stays readable
+
+
+def test_a_token_two_segments_after_its_name() -> None:
+    t = tok(24)
+    hidden(f"POST https://api.example.com/hooks/{RNG.randrange(10**5, 10**6)}/{t}", t)
 
 
 def test_a_bot_token_in_a_url_path_and_a_token_as_userinfo() -> None:
@@ -177,6 +188,15 @@ def test_a_random_token_with_no_word_at_all() -> None:
     hidden('{"argv": ["deploy", "--region", "eu-west-1", "' + v + '"]}', v)
 
 
+@pytest.mark.parametrize("phrase", [
+    "I set the staging one to {v} this morning", "ok → {v}", "{v} (new one, do not share)",
+    "mudé la de staging a {v} esta mañana",
+])
+def test_a_typed_password_whatever_the_words(phrase: str) -> None:
+    v = password()
+    hidden(phrase.format(v=v), v)
+
+
 # --------------------------------------------------------------------------- code, DSNs, CLIs
 
 
@@ -194,6 +214,7 @@ def test_code_assigning_to_a_name_holding_a_secret_word(line: str) -> None:
     "app:{v}@tcp(db:3306)/app", "sqlplus scott/{v}@//db.example.com:1521/ORCL",
     "redis://:{v}@cache:6379/0", "amqps://guest:{v}@mq.example.com/vhost",
     "postgresql+psycopg2://app:{v}@db/app", "host=db user=app password={v} dbname=app",
+    "ssh deploy:{v}@10.0.0.5", "rsync -a ./ backup:{v}@files.example.com::data",
 ])
 def test_dsn_userinfo_in_its_forms(dsn: str) -> None:
     v = password()
@@ -236,6 +257,10 @@ ORDINARY = [
     "the rest of the build passed on 2026-12-01T09:30:00Z",
     "see /var/lib/docker/overlay2/4f1c0b2e9d7a/merged/etc/ssl/private for details",
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + tok(43) + " dev@laptop",
+    "Note: **Important1!** read the C++17 notes (bug #1234 in Foo2Bar!)",
+    "Email me at Bob.Smith42@example.com!",
+    "image: python:3.12@sha256:" + hexkey(64),
+    "filter='url(%23n)' baseFrequency='0.75' numOctaves='4'%3E%3C/svg%3E",
 ]
 
 

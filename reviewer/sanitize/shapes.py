@@ -455,8 +455,10 @@ def typed_password(v: str) -> bool:
         return False
     if not core.isascii() or _EMAIL_RE.match(core) or _AT_HOST_RE.search(core):
         return False
-    if _redact._FORMAT_RE.search(core) or "::" in core or "..." in core or _PERCENT_RE.search(core):
+    if _redact._FORMAT_RE.search(core) or "::" in core or "..." in core:
         return False
+    if len(_PERCENT_RE.findall(core)) >= 2:
+        return False  # URL-encoded text ("%3E%3C/svg")
     return _entropy(core) >= 3.0
 
 
