@@ -227,6 +227,13 @@ def starts_a_word(low: str, prefix: str) -> bool:
     return i < len(ws) and ws[i].startswith(prefix)
 
 
+def has_word(low: str, word: str) -> bool:
+    """Whether ``word`` (letters and digits) is a whole word of ``low``."""
+    ws = words(low)
+    i = bisect.bisect_left(ws, word)
+    return i < len(ws) and ws[i] == word
+
+
 _FIRST_RUN_RE = re.compile(r"[a-z0-9]*")
 
 

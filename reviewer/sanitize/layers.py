@@ -568,7 +568,8 @@ def find_cli_flags(text: str, low: str) -> Iterator[Span]:
     wanted: dict[int, list[str]] = {}
     for head in heads & by_head.keys():
         for c, i in by_head[head]:
-            wanted.setdefault(i, []).append(c)
+            if gitleaks.has_word(low, gitleaks.first_run(c)):  # a command is a whole word
+                wanted.setdefault(i, []).append(c)
     for c, i in other:
         wanted.setdefault(i, []).append(c)
     res = _cli_res()

@@ -462,12 +462,26 @@ def typed_password(v: str) -> bool:
     return _entropy(core) >= 3.0
 
 
+# A sign with a letter or digit on either side: where a typed password may be (found by
+# ``re`` in C; the run around it is then taken, at most 64 characters each way).
+_SIGN_NEAR_RE = re.compile(r"[A-Za-z0-9][!@#$%^&*~?]|[!@#$%^&*~?][A-Za-z0-9]")
+_RUN_STOP = frozenset(" \t\r\n\"'`<>()[]{}=,;|\\/")
+
+
 def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
-    if not any(c in text for c in "!#%^&*~?"):
-        return
-    for m in _TYPED_RE.finditer(text):
-        s = m.start()
-        if s and (text[s - 1].isalnum() or text[s - 1] in "$%&@/+="):
+    done = 0
+    for sm in _SIGN_NEAR_RE.finditer(text):
+        if sm.start() < done:
+            continue
+        s = sm.start()
+        while s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP:
+            s -= 1
+        e = sm.end()
+        while e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP:
+            e += 1
+        done = e
+        m = _TYPED_RE.fullmatch(text, s, e)
+        if m is None or (s and (text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
             continue
         v = m.group()
         if typed_password(v):
@@ -477,16 +491,20 @@ def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
 
 
 # ``user:password@host`` without a scheme (ssh, rsync, a pasted credential)
+# Found from its ":" (a literal ``re`` skips to); the user name is checked behind it.
 _BARE_USERINFO_RE = re.compile(
-    r"(?<![\w/:.@\-])[A-Za-z0-9._\-]{1,32}:(?P<v>[^\s:@/\"'`]{4,64})@"
+    r":(?P<v>[^\s:@/\"'`]{4,64})@"
     r"(?=(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}\b|\d{1,3}(?:\.\d{1,3}){3}\b|localhost\b)"
 )
+_BARE_USER_RE = re.compile(r"(?<![\w/:.@\-])[A-Za-z0-9._\-]{1,32}\Z")
 
 
 def find_bare_userinfo(text: str, low: str) -> Iterator[Span]:
     if "@" not in text or ":" not in text:
         return
     for m in _BARE_USERINFO_RE.finditer(text):
+        if _BARE_USER_RE.search(text, max(0, m.start() - 34), m.start()) is None:
+            continue
         v = m.group("v")
         if _redact._is_literal(v) and not re.fullmatch(r"v?\d+(?:\.\d+)*", v) and (
                 any(c.isdigit() for c in v) or any(not c.isalnum() for c in v)):
