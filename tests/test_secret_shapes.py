@@ -183,6 +183,13 @@ def test_a_token_glued_to_another_script_or_inflected(phrase: str) -> None:
     hidden(phrase.format(v=v), v)
 
 
+def test_a_token_as_a_urls_user_name_and_a_key_with_one_digit() -> None:
+    user, pw = tok(32), password()
+    hidden(f"amqp://{user}:{pw}@mq.example.com/", user, pw)
+    one = "".join(RNG.choice(string.ascii_letters) for _ in range(30)) + "7Q"
+    hidden(f"secrets:\n  billing: {one}", one)
+
+
 def test_a_random_token_with_no_word_at_all() -> None:
     v = tok(40) + "=="
     hidden('{"argv": ["deploy", "--region", "eu-west-1", "' + v + '"]}', v)
@@ -259,6 +266,7 @@ ORDINARY = [
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + tok(43) + " dev@laptop",
     "Note: **Important1!** read the C++17 notes (bug #1234 in Foo2Bar!)",
     "Email me at Bob.Smith42@example.com!",
+    "└─ lib/ash_json_api/plug/parser.ex:152:14: AshJsonApi.Plug.Parser.reduce_part/4",
     "image: python:3.12@sha256:" + hexkey(64),
     "filter='url(%23n)' baseFrequency='0.75' numOctaves='4'%3E%3C/svg%3E",
 ]

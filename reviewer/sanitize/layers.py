@@ -116,6 +116,8 @@ _PASSWORD_NEAR = (
     "şifrə", "сырсөз", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "கடவுச்சொல்", "పాస్‌వర్డ్",
     "ಪಾಸ್‌ವರ್ಡ್", "പാസ്‌വേഡ്", "પાસવર્ડ", "ਪਾਸਵਰਡ", "پاس ورڈ", "գաղտնաբառ", "iphasiwedi",
     "ọrọ igbaniwọle", "passwuert", "contraseña", "senha", "palavra-passe", "hasło",
+    "jelszav", "hesla", "hesl", "gesla", "lozinke", "lozinku", "пароля", "паролем", "parolei",
+    "parolele", "salasanan", "lösenordet", "passordet", "adgangskoden", "wachtwoorden",
 )
 # Words for a key or token: a token-like value after them, or just before them ("use …
 # as the key", "usa … como clave", "nimm … als Schlüssel").

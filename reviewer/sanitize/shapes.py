@@ -230,8 +230,9 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
         host_end = base + len(auth)
         if "@" in auth:
             user = auth.rsplit("@", 1)[0]
-            if ":" not in user and _token_user(user):
-                yield base, base + len(user), "url-password"
+            name = user.split(":", 1)[0]
+            if _token_user(name):  # a token as the user name, with a password or not
+                yield base, base + len(name), "url-password"
             host = auth.rsplit("@", 1)[1]
         else:
             host = auth
@@ -333,6 +334,7 @@ def find_parts(text: str, low: str) -> Iterator[Span]:
 
 _RANDOM_RUN_RE = re.compile(r"[A-Za-z0-9_\-+/~.]{16,}={0,3}")
 _CLASS_RE = re.compile(r"[a-z]+|[A-Z]+|[0-9]+")
+_CAMEL_WORD_RE = re.compile(r"[A-Z]?[a-z]{2,}")
 # What comes before a run that says it is not a secret: a digest, an image, a public key.
 _NOT_BEFORE_RE = re.compile(
     r"(?:sha\d{1,3}|md5|base64|sha|blake2b?|digest|integrity|ssh-(?:rsa|ed25519|dss)|"
@@ -391,7 +393,7 @@ def random_token(v: str) -> bool:
     if not (upper and lower and digit):
         return False
     alnum = upper + lower + digit
-    if alnum < 0.85 * len(core) or digit < 2 or upper < 2 or lower < 2:
+    if alnum < 0.85 * len(core) or upper < 2 or lower < 2 or digit < (1 if len(core) >= 24 else 2):
         return False
     runs = _CLASS_RE.findall(core)
     if (len(runs) - 1) / len(core) < 0.3:
@@ -399,6 +401,9 @@ def random_token(v: str) -> bool:
     words = sum(len(r) for r in runs if len(r) >= 5 and r.isalpha())
     if words > 0.5 * len(core):
         return False
+    camel = sum(len(w) for w in _CAMEL_WORD_RE.findall(core))
+    if camel >= 0.75 * len(core):
+        return False  # "AshJsonApi.Plug.Parser.reduce_part": names, however mixed
     if _redact._NAMED_DIGEST_RE.match(v):
         return False
     # a generated string's entropy is close to log2 of its length (up to its alphabet's)
