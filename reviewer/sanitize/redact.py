@@ -826,6 +826,16 @@ def _strong_password(v: str) -> bool:
     )
 
 
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
+
+
+def _other_word_in(word: str, other: str, low: str) -> bool:
+    """``word in low`` for a word holding non-ASCII letters, tested first on its longest
+    non-ASCII run against the text's non-ASCII runs (``other``)."""
+    key = max(_NON_ASCII_RE.findall(word), key=len, default="")
+    return (not key or key in other) and word in low
+
+
 # Letters of scripts passwords are not typed in (Hebrew onwards: Arabic, Indic, Thai, CJK…).
 _FAR_SCRIPT_RE = re.compile("[\u0590-\U0010ffff]")
 
@@ -833,15 +843,17 @@ _FAR_SCRIPT_RE = re.compile("[\u0590-\U0010ffff]")
 def _find_phrases(text: str, low: str) -> Iterator[Span]:
     ascii_only = low.isascii()
     view = _ascii_view(low)
+    # words of other scripts: first looked for among the text's non-ASCII characters only
+    other = "" if ascii_only else "\0".join(_NON_ASCII_RE.findall(low))
     found = [
         w
         for sentinel, group in _WORD_GROUPS
         if (sentinel in view if sentinel.isascii() else sentinel in low)
         for w in group
-        if (w in view if w.isascii() else not ascii_only and w in low)
+        if (w in view if w.isascii() else not ascii_only and _other_word_in(w, other, low))
     ]
-    if not ascii_only and not _OTHER_GATE.isdisjoint(low):
-        found.extend(w for w in _OTHER_WORDS if w in low)
+    if other and not _OTHER_GATE.isdisjoint(other):
+        found.extend(w for w in _OTHER_WORDS if _other_word_in(w, other, low))
     words = tuple(found)
     if not words:
         return
