@@ -23,7 +23,7 @@ from reviewer.store import redacted
 from reviewer.store.facts import NewFact, Store
 
 # A password only its context words give away: bare, it is a word-like token.
-PASSWORD = "Tr0ub4dor&3xq"
+PASSWORD = "Tr0ub4dor-3xq"  # no rule tells it from words without "password" before it
 PHRASE = f"I changed the staging password to {PASSWORD} this morning."
 
 
