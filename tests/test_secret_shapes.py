@@ -196,6 +196,16 @@ def test_a_random_token_with_no_word_at_all() -> None:
 
 
 @pytest.mark.parametrize("phrase", [
+    "Lozinka za VPN je {p}.", "Parool on {p}.", "Geslo za strežnik je {p}.",
+    "The wifi password is {p} now",
+])
+def test_a_passphrase_of_words_and_a_number_after_a_password_word(phrase: str) -> None:
+    p = "-".join(RNG.choice(["walrus", "cobalt", "tundra", "jasper", "nectar", "quarry"])
+                 for _ in range(4)) + f"-{RNG.randrange(10, 99)}"
+    hidden(phrase.format(p=p), p)
+
+
+@pytest.mark.parametrize("phrase", [
     "I set the staging one to {v} this morning", "ok → {v}", "{v} (new one, do not share)",
     "mudé la de staging a {v} esta mañana",
 ])
@@ -269,6 +279,26 @@ ORDINARY = [
     "└─ lib/ash_json_api/plug/parser.ex:152:14: AshJsonApi.Plug.Parser.reduce_part/4",
     "image: python:3.12@sha256:" + hexkey(64),
     "filter='url(%23n)' baseFrequency='0.75' numOctaves='4'%3E%3C/svg%3E",
+    # public and derived material: checksums, public keys, nonces, entity tags, ciphertext
+    "example.org/mod v1.2.0 h1:" + base64.b64encode(RNG.randbytes(32)).decode(),
+    "[Peer]\nPublicKey = " + base64.b64encode(RNG.randbytes(32)).decode()
+    + "\nAllowedIPs = 10.0.0.0/24",
+    "Verify with:\nsigntool -V app.tgz -P " + tok(56),
+    '{"kty": "RSA", "use": "sig", "n": "' + tok(120) + '", "e": "AQAB"}',
+    "script-src 'self' 'nonce-" + base64.b64encode(RNG.randbytes(16)).decode() + "'",
+    '< etag: W/"0' + hexkey(3) + "-" + tok(27) + '"',
+    "secret: ENC[AES256_GCM,data:" + tok(20) + ",iv:" + base64.b64encode(RNG.randbytes(32)).decode()
+    + ",tag:" + base64.b64encode(RNG.randbytes(16)).decode() + ",type:str]",
+    '{"type": "Secret Keyword", "hashed_secret": "' + hexkey(40) + '", "line_number": 14}',
+    # where a secret is kept, or a stand-in for one
+    "HCLOUD_TOKEN=YOUR_CLOUD_TOKEN_HERE", "DB_PASSWORD=op://Production/Ledger DB/password",
+    "api_key: vault:secret/data/integrations/billing#secret",
+    "Your API secret: ••••••••••••••••" + hexkey(4) + " (click to reveal)",
+    "aws_secret_access_key = " + tok(20) + "EXAMPLEKEY  # from the docs",
+    "regex = '(?i)acme[_-]?token\\s*[:=]\\s*[\"]?([a-zA-Z0-9]{64})'",
+    # names and references
+    f"https://github.com/acme/api/compare/{hexkey(40)}...{hexkey(40)}",
+    "PASSED tests/test_auth.py::test_refresh_token_rotation[postgres-async-v2-jwt_rs256]",
 ]
 
 

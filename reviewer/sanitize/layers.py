@@ -150,11 +150,17 @@ _DATE_RE = re.compile(
 _TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
 
 
+_PASSPHRASE_RE = re.compile(r"[A-Za-z]{3,12}(?:[-_.][A-Za-z]{3,12}){2,7}[-_.]?\d{1,6}")
+_REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?")
+
+
 def _near_password(v: str) -> bool:
     """A strong password as a person types one: 8–128 characters, a letter, a digit, and
     a capital or a sign; not a URL, e-mail, path, reference, version, option or key."""
     if not 8 <= len(v) <= 128 or _redact.MARKER_RE.search(v) or "://" in v:
         return False
+    if _REGEX_SYNTAX_RE.search(v):
+        return False  # a pattern that matches secrets, not one
     if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA", "%")) or "${" in v or "$(" in v:
         return False
     if "=" in v.rstrip("=") or ("&" in v and "=" in v):
@@ -174,7 +180,10 @@ def _near_password(v: str) -> bool:
     if has_alpha and has_digit and (has_upper or has_sign):
         return True
     has_lower = any(c.islower() for c in v)
-    return len(v) >= 10 and has_upper and has_lower and has_sign  # "gUSHvU@mIFgw%lSZJ"
+    if _PASSPHRASE_RE.fullmatch(v):
+        return True  # "walrus-cobalt-tundish-73": words joined, a number
+    strong_sign = any(c in "!@#$%^&*~?+=" for c in v)
+    return len(v) >= 10 and has_upper and has_lower and strong_sign  # "gUSHvU@mIFgw%lSZJ"
 
 
 def _near_token(v: str) -> bool:
@@ -183,8 +192,8 @@ def _near_token(v: str) -> bool:
         return True
     if not _TOKENISH_RE.fullmatch(v) or _redact.MARKER_RE.search(v) or _redact._UUID_RE.match(v):
         return False
-    if _redact._NAMED_DIGEST_RE.match(v):
-        return False  # "Linux-pip-<sha256>": a cache key's name and digest
+    if _redact._NAMED_DIGEST_RE.match(v) or _REGEX_SYNTAX_RE.search(v):
+        return False  # "Linux-pip-<sha256>": a cache key's name and digest; a regex
     if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
         return False
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
@@ -255,8 +264,8 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
     for m in words.finditer(low):
         w = m.group()
         end = _word_end(low, m)
-        if end is None:
-            continue
+        if end is None or low[end : end + 1] in ("[", "(", "."):
+            continue  # a name indexed, called or dotted: code, not a sentence
         token_word = w in _TOKEN_SET
         prev = _prev_word(low, m.start())
         if token_word and prev in _NOT_SECRET_KEY_PREV:
@@ -269,8 +278,8 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         # every value judged below holds a digit or a capital: without one, nothing to
         # judge (and a text dense with "key"/"password" costs a search a word, no more)
         for n, (ps, pe) in enumerate(_pieces(after) if _VALUE_HINT_RE.search(after) else ()):
-            if n >= _NEAR_TOKENS:
-                break
+            if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
+                break  # another key's value is that key's to judge ("hashed_secret": …)
             v = after[ps:pe]
             if _near_value(v, token_word, n) or (w in _PASSWORD_SET and _near_password(v)):
                 yield end + ps, end + pe, kind
@@ -292,6 +301,7 @@ _NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
     "correlation music map hash registry keyboard hot the"
 )) - {"the"}
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
+_NEXT_KEY_RE = re.compile(r"[\"'][ \t]*:|[ \t]*=[^=]")  # a quoted key, or an assignment
 _VALUE_HINT_RE = re.compile(r"[0-9A-Z]")
 
 

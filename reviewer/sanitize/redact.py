@@ -141,6 +141,15 @@ _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{3,8}\Z")
 _REF_RE = re.compile(
     r"^(?:\$|%\(|%[sdr]$|\{[\w.\[\]'\"-]*\}$|<[^<>]*>$|\.{3}$|…|![A-Za-z]+$)|\$\{|\{\{|\{%|\$\(",
 )  # "!vault", "!Ref": a YAML tag that says where the value comes from
+# Where a secret manager keeps the value, not the value: 1Password, Vault, AWS/GCP/Azure
+# secret stores, sops and kin (``op://vault/item/field``, ``vault:secret/data/x#k``).
+_SECRET_REF_RE = re.compile(
+    r"(?:op|vault|sm|awssm|gcpsm|azkv|akv|keyvault|azure-keyvault|doppler|infisical|bws|ssm|"
+    r"secretsmanager|gcp-secret|k8s-secret|kms|sops|onepassword|bitwarden|keeper|conjur|"
+    r"akeyless|secret|secrets|ref\+[a-z]+)(?::|://)[\w./#@:\-]"
+    r"|arn:aws[\w-]*:(?:secretsmanager|ssm|kms):|ENC\[|\$ANSIBLE_VAULT|AQICAH",
+    re.IGNORECASE,
+)
 _PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/@+~]*$|^[A-Za-z]:\\")
 _IDENT_CHAIN_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 _METAVAR_RE = re.compile(r"^[A-Z][A-Z0-9_-]*$")
@@ -160,7 +169,7 @@ def _is_literal(value: str) -> bool:
         return False
     if s.lower() in _STOPWORDS or not any(c.isalnum() for c in s) or _COLOUR_RE.match(s):
         return False
-    if _REF_RE.search(s) or MARKER_RE.fullmatch(s):
+    if _REF_RE.search(s) or MARKER_RE.fullmatch(s) or _SECRET_REF_RE.match(s):
         return False
     return not (_PATH_RE.match(s) and not _looks_random(s))  # a base64 key may start with /
 
@@ -787,7 +796,7 @@ def _phrase_rxs(word: str) -> tuple[re.Pattern[str], ...]:
     return (re.compile(head + tail),)
 
 
-_FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(]")
+_FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(](?![a-z])")
 # "the password is SHA256-hashed": how it is stored, not what it is
 _TECH_RE = re.compile(
     r"sha-?\d|md5|bcrypt|argon|pbkdf|scrypt|hmac|utf-?\d|base\d\d|aes-?\d|rsa-?\d"
@@ -1149,7 +1158,7 @@ _NOT_SECRET_PREV = frozenset(
         "idempotency row object dict map hot max min num total input output next page "
         "continuation group shortcut translation i18n react hash dedupe dedup index host known "
         "ssh gpg pgp verify verification pagination cursor range restore save artifact "
-        "checksum fingerprint etag"
+        "checksum fingerprint etag hashed sha1 sha256 sha512 md5 digest salted"
     )
 )
 # a name, not a secret: letters, "_", ".", "-" only (unless long and mixed-case, like a key)
@@ -1511,14 +1520,33 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 
 
+# All-capital words that say "put yours here" (YOUR_HETZNER_TOKEN_HERE, INSERT_KEY_HERE).
+_PLACEHOLDER_CAPS_RE = re.compile(
+    r"[A-Z0-9_\-]*(?:YOUR|HERE|REPLACE|CHANGE_?ME|INSERT|PLACEHOLDER|DUMMY|EXAMPLE|FAKE|"
+    r"SAMPLE|REDACTED|TODO|FIXME)[A-Z0-9_\-]*\Z"
+)
+# Published sample values: AWS's documentation keys, jwt.io's sample token's signature,
+# defaults every manual prints (Java's keystore "changeit", Firebird's "masterkey").
+_KNOWN_SAMPLES = ("EXAMPLE", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+_KNOWN_DEFAULTS = frozenset(_words("changeit masterkey guest toor"))
+_MASK_CHARS = frozenset("•●*·∙⋅xX#")
+
+
 def placeholder(value: str) -> bool:
     """A value that stands for a secret without being one: ``sk-...``, ``sk_live_xxxx…``,
-    ``ghp_XXXXXXXX``, ``********``, ``<your-key-here>``, ``REPLACE_ME``. A truncated real
-    key (``sk-ant-api03-Xq9…``) is not: only a bare prefix may come before the dots."""
+    ``ghp_XXXXXXXX``, ``********``, ``<your-key-here>``, ``REPLACE_ME``,
+    ``YOUR_TOKEN_HERE``, a masked value showing its last four (``••••••••3f9a``), a
+    published sample (AWS's ``…EXAMPLEKEY``). A truncated real key
+    (``sk-ant-api03-Xq9…``) is not: only a bare prefix may come before the dots."""
     v = value.strip().strip("\"'`<>")
     if not v:
         return False
-    if v.lower() in _PLACEHOLDER_WORDS:
+    if v.lower() in _PLACEHOLDER_WORDS or v.lower() in _KNOWN_DEFAULTS:
+        return True
+    if _PLACEHOLDER_CAPS_RE.match(v) or any(x in v for x in _KNOWN_SAMPLES):
+        return True
+    masked = sum(c in _MASK_CHARS for c in v)
+    if masked >= 4 and len(v) - masked <= 6 and v[0] in _MASK_CHARS:
         return True
     if v.endswith(("..", "…")):
         head = v.rstrip(".…")

@@ -216,7 +216,7 @@ def _segment_token(seg: str, after_key: bool) -> bool:
         return False  # an id, or a file name ("report-2026.pdf")
     if after_key:
         return any(c.isdigit() for c in seg) and any(c.isalpha() for c in seg)
-    return _redact._looks_random(seg) and not _redact._HEX_RE.match(seg)
+    return random_token(seg)
 
 
 def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
@@ -347,7 +347,7 @@ _PUBLIC_ID_RE = re.compile(
     r"batch|job|step|ftjob|vs|org|proj|user|team|ws|app|pk)[_\-](?:(?:live|test)_)?"
     r"[A-Za-z0-9]{8,}\Z"
 )
-_DIGEST_HEAD_RE = re.compile(r"(?:sha\d{0,3}|md5|blake2[bs]?)[\-:]", re.IGNORECASE)
+_DIGEST_HEAD_RE = re.compile(r"(?:sha\d{0,3}|md5|blake2[bs]?|nonce|h1)[\-:]", re.IGNORECASE)
 _CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?)-----")
 
 
@@ -357,6 +357,33 @@ _NOT_SECRET_KEY_RE = re.compile(
     r"request_?id|trace_?id|message_?id|tool_?use_?id)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?\Z",
     re.IGNORECASE,
 )
+
+
+# Words that say nearby random-looking text is public or derived: a key to verify with, a
+# digest, a nonce, an entity tag, ciphertext (sops' ENC[…], its iv and tag).
+_PUBLIC_WORDS_RE = re.compile(
+    r"verif|public|pubkey|fingerprint|checksum|digest|hash|etag|nonce|integrity|"
+    r"\bh1:|enc\[|\biv:|\btag:|ciphertext|encrypted", re.IGNORECASE)
+_JWK_PUBLIC_RE = re.compile(r"[\"'](?:n|e|x|y|crv|kid|x5c|x5t|x5t#S256|alg|use)[\"'][ \t]*:[ \t]*"
+                            r"\[?[ \t]*[\"']\Z")
+_DIGEST_BYTES = frozenset({16, 20, 28, 32, 48, 64})
+
+
+def _public_material(text: str, s: int, v: str) -> bool:
+    """Random-looking but not a secret: a word before it on its line or the line above
+    says so, a JWK's public member, or padded base64 of a digest's length (a checksum,
+    a public key; a private one is found by its name, ``PrivateKey = …``)."""
+    lo = max(0, s - 160)
+    nl = text.rfind("\n", lo, s)
+    nl = text.rfind("\n", lo, nl) if nl > 0 else nl  # this line and the one above
+    if _PUBLIC_WORDS_RE.search(text, max(lo, nl + 1), s):
+        return True
+    if _JWK_PUBLIC_RE.search(text, max(0, s - 24), s) and "kty" in text[max(0, s - 600) : s]:
+        return True
+    if v.endswith("=") and re.fullmatch(r"[A-Za-z0-9+/_\-]+=*", v):
+        n = len(v) // 4 * 3 - (len(v) - len(v.rstrip("=")))
+        return len(v) % 4 == 0 and n in _DIGEST_BYTES
+    return False
 
 
 def _decodes_to_text(v: str) -> bool:
@@ -428,6 +455,8 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
             continue
         if _NOT_SECRET_KEY_RE.search(before):
             continue  # "signature": "…" of a thinking block, "etag": "…", "id": "…"
+        if _public_material(text, s, v):
+            continue
         if _decodes_to_text(v):
             continue  # base64 of text: redact's decode-and-rescan rule judges what it says
         if any(a <= s < b for a, b in cert_ends):
