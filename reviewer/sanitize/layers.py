@@ -115,7 +115,8 @@ _PASSWORD_NEAR = (
     "lykilorð", "fjalëkalim", "salasõna", "šifra", "sifra", "kata laluan", "parol",
     "şifrə", "сырсөз", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "கடவுச்சொல்", "పాస్‌వర్డ్",
     "ಪಾಸ್‌ವರ್ಡ್", "പാസ്‌വേഡ്", "પાસવર્ડ", "ਪਾਸਵਰਡ", "پاس ورڈ", "գաղտնաբառ", "iphasiwedi",
-    "ọrọ igbaniwọle", "passwuert", "contraseña", "senha", "palavra-passe", "hasło",
+    "ọrọ igbaniwọle", "aṣínà", "aṣina", "passwuert", "contraseña", "senha", "palavra-passe",
+    "hasło",
     "jelszav", "hesla", "hesl", "gesla", "lozinke", "lozinku", "пароля", "паролем", "parolei",
     "parolele", "salasanan", "lösenordet", "passordet", "adgangskoden", "wachtwoorden",
 )
@@ -205,12 +206,16 @@ def _near_token(v: str) -> bool:
     has_upper = any(c.isupper() for c in v)
     if not has_digit or not (has_lower or has_upper):
         return False
-    if (len(v) >= 24 and v.isalnum() and sum(c.isdigit() for c in v) >= 3
-            and _redact._entropy(v) >= 4.0):
+    if (len(v) >= 20 and v.replace("_", "").isalnum() and sum(c.isdigit() for c in v) >= 3
+            and _redact._entropy(v) >= 3.8):
         return True  # one case and digits, dense: base32 (an Azure DevOps PAT and kin)
     return (has_lower and has_upper) or _redact._looks_random(v)
 
 
+# Words as the rules see them: redact scans a text without its invisible characters (a
+# zero-width non-joiner inside "പാസ്‌വേഡ്" included), so the words lose theirs too.
+_PASSWORD_NEAR = tuple(re.sub("[\u200b-\u200f\u2060]", "", w) for w in _PASSWORD_NEAR)
+_TOKEN_NEAR = tuple(re.sub("[\u200b-\u200f\u2060]", "", w) for w in _TOKEN_NEAR)
 _NEAR_WORDS = tuple(sorted({w.lower() for w in (*_PASSWORD_NEAR, *_TOKEN_NEAR)}))
 _NEAR_ASCII = tuple((w[:2], w) for w in _NEAR_WORDS if w.isascii())
 _NEAR_OTHER = tuple(w for w in _NEAR_WORDS if not w.isascii())
@@ -505,6 +510,8 @@ _CLI_FLAGS: tuple[tuple[str, str], ...] = (
     ("sshpass", "-p"),
     ("kinit|curl", "--password|--pass"),
     ("mc", "alias set [^ \t]+ [^ \t]+ [^ \t]+"),
+    ("mosquitto_pub|mosquitto_sub|mosquitto_rr", "-P|--pw"),
+    ("openconnect|openvpn", "--passwd|--password"),
     ("ansible|ansible-playbook", "--extra-vars [\"']?ansible_(?:become_)?password="),
     ("net", "user [^ \t]+"),
 )
@@ -646,7 +653,7 @@ _GO_DSN_RE = re.compile(r"[\w.\-]{1,64}:(?P<v>[^\s@/\\\"'`]{1,128})@(?:tcp|unix|
 _STDIN_PW_RE = re.compile(
     r"(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?:[\"'](?:%s\\n[\"'][ \t]+[\"'])?)?"
     r"(?P<v>[^\s\"'`|;&]{3,256})[\"']?[ \t]*\|[ \t]*[^\n|;&]{0,120}?"
-    r"(?:--password-stdin|--pass-stdin|passwd[ \t]+--stdin|chpasswd)"
+    r"(?:--[a-z\-]*pass(?:wd|word)?[a-z\-]*stdin[a-z\-]*|passwd[ \t]+--stdin|chpasswd)"
 )
 # ``net use Z: \\host\share PASSWORD /user:DOMAIN\name``
 _NET_USE_RE = re.compile(
@@ -697,7 +704,7 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
         for m in _GO_DSN_RE.finditer(text):
             if _redact._is_literal(m.group("v")) and not _redact.MARKER_RE.search(m.group("v")):
                 yield *m.span("v"), "url-password"
-    if "stdin" in low or "chpasswd" in low:
+    if "stdin" in low or "chpasswd" in low:  # --password-stdin, --passwd-on-stdin…
         for m in _STDIN_PW_RE.finditer(text):
             v = m.group("v")
             if _redact._is_literal(v) and not v.startswith("$"):

@@ -450,7 +450,9 @@ def _find_cli_user(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), "basic-auth"
 
 
-_CLI_USER_RE = re.compile(r"-(?:u|-user)[ \t]+\\*[\"']?[^\s:\"'\\]+:(?P<v>[^\s\"'\\]+)")
+_CLI_USER_RE = re.compile(
+    r"-(?:u|-user|-proxy-user|U|a|-auth)[ \t]+\\*[\"']?[^\s:\"'\\]+:(?P<v>[^\s\"'\\]+)"
+)
 
 
 def _find_discord(text: str, low: str) -> Iterator[Span]:
@@ -1139,7 +1141,8 @@ _AFTER_QUOTE_OK = frozenset(" \t\r\n,;)}]\\#.")
 _SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd"})
 _PASSWORD_SUFFIX = ("password", "passwd", "passphrase")
-_STRONG = frozenset({"secret", "token", "apikey", "credential", "credentials"})
+_STRONG = frozenset({"secret", "token", "apikey", "credential", "credentials", "p12", "pfx",
+                     "keystore", "jks"})
 _STRONG_SUFFIX = ("secret", "token", "apikey")
 _KEY_QUALIFIERS = frozenset(
     _words(
@@ -1223,7 +1226,7 @@ _SECRET_TAILS = frozenset(_words(
     "prod production dev development staging stage test qa uat live local sandbox value "
     "val raw plain str string text new old current override default main primary backup "
     "base encoded b64 base64 env v secondary alt fallback real actual db database admin "
-    "root smtp ldap redis mysql postgres pg mongo"
+    "root smtp ldap redis mysql postgres pg mongo hex b32 base32 bytes"
 ))
 
 

@@ -207,13 +207,20 @@ _SEGMENT_RE = re.compile(r"[^/?#]+")
 _TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
 
 
+def _path_key(seg: str) -> bool:
+    """A segment that names the next one: ``key``, ``hooks``, ``build_hooks``, ``hook``."""
+    return seg in _PATH_KEYS or any(p in _PATH_KEYS for p in re.split(r"[_\-.]", seg))
+
+
 def _segment_token(seg: str, after_key: bool) -> bool:
     """A path segment that holds a credential (after a segment that says so: any token of
     16+ characters, hex included; elsewhere: only one that looks random and is not hex)."""
     if not 16 <= len(seg) <= 512 or not re.fullmatch(r"[A-Za-z0-9_\-.~%+=:@]+", seg):
         return False
-    if _redact._UUID_RE.match(seg) or ("." in seg[-6:-1] and seg.rsplit(".", 1)[1].isalpha()):
-        return False  # an id, or a file name ("report-2026.pdf")
+    if _redact._UUID_RE.match(seg):
+        return after_key  # a hook's UUID is its secret; elsewhere an id
+    if "." in seg[-6:-1] and seg.rsplit(".", 1)[1].isalpha():
+        return False  # a file name ("report-2026.pdf")
     if after_key:
         return any(c.isdigit() for c in seg) and any(c.isalpha() for c in seg)
     return random_token(seg)
@@ -246,7 +253,7 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
         for seg in _SEGMENT_RE.finditer(text, host_end, u.start() + path_end):
             v = seg.group()
             tg = _TG_BOT_RE.fullmatch(v)
-            named = prev[-1] in _PATH_KEYS or (prev[-2] in _PATH_KEYS and prev[-1].isdigit())
+            named = _path_key(prev[-1]) or (_path_key(prev[-2]) and prev[-1].isdigit())
             if tg is not None:
                 yield seg.start() + tg.start(1), seg.end(), "telegram-bot-token"
             elif _segment_token(v, named or hooky):  # "/hooks/<id>/<token>" too
@@ -545,5 +552,43 @@ def find_bare_userinfo(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), "url-password"
 
 
-FINDERS = (find_mfa, find_url_path_secrets, find_parts, find_random_tokens,
+# --------------------------------------------------------------------------- key files
+
+# Private keys in their own encodings: a Nostr ``nsec1…`` (bech32), a BIP32 extended private
+# key (``xprv…``); PuTTY's ``Private-Lines: N`` and the lines after it, its ``Private-MAC``;
+# a base64 line right under a line that calls it a secret or private key (minisign's
+# "untrusted comment: … secret key", signify, a wallet export).
+_ENCODED_KEY_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:nsec1[02-9ac-hj-np-z]{58}|[xtyzuv]prv[1-9A-HJ-NP-Za-km-z]{100,112})"
+    r"(?![A-Za-z0-9])"
+)
+_PPK_RE = re.compile(r"Private-Lines:[ \t]*(\d{1,3})[ \t]*(?:\r?\n|\\n)")
+_PPK_MAC_RE = re.compile(r"Private-MAC:[ \t]*(?P<v>[0-9a-fA-F]{16,128})")
+_KEY_HEADER_RE = re.compile(r"(?:secret|private)[ \t]+key[^\n]{0,40}(?:\r?\n|\\n)[ \t]*"
+                            r"(?P<v>[A-Za-z0-9+/]{40,}={0,2})", re.IGNORECASE)
+
+
+def find_key_files(text: str, low: str) -> Iterator[Span]:
+    if "nsec1" in text or "prv" in text:
+        for m in _ENCODED_KEY_RE.finditer(text):
+            yield *m.span(), "private-key"
+    if "Private-" in text:
+        for m in _PPK_RE.finditer(text):
+            pos, n = m.end(), int(m.group(1))
+            for _ in range(n):
+                nl = _LINE_END_RE.search(text, pos)
+                end = nl.start() if nl else len(text)
+                if end > pos:
+                    yield pos, end, "private-key"
+                if nl is None:
+                    break
+                pos = nl.end()
+        for m in _PPK_MAC_RE.finditer(text):
+            yield *m.span("v"), "private-key"
+    if " key" in low:
+        for m in _KEY_HEADER_RE.finditer(text):
+            yield *m.span("v"), "private-key"
+
+
+FINDERS = (find_key_files, find_mfa, find_url_path_secrets, find_parts, find_random_tokens,
            find_typed_passwords, find_bare_userinfo)
