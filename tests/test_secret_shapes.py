@@ -305,3 +305,36 @@ ORDINARY = [
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_strings_stay(text: str) -> None:
     assert redact(text) == text
+
+
+# --------------------------------------------------------------------------- key files, CLIs
+
+
+def test_private_keys_in_their_own_encodings_and_files() -> None:
+    nsec = "nsec1" + "".join(RNG.choice("023456789acdefghjklmnpqrstuvwxyz") for _ in range(58))
+    hidden(f"the relay bot's identity: {nsec} (keep it)", nsec)
+    line = base64.b64encode(RNG.randbytes(60)).decode()
+    hidden(f"untrusted comment: signer encrypted secret key\n{line}\n", line)
+    body = [base64.b64encode(RNG.randbytes(48)).decode() for _ in range(3)]
+    mac = hexkey(64)
+    ppk = ("PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3Nza\nPrivate-Lines: 3\n"
+           + "\n".join(body) + f"\nPrivate-MAC: {mac}\n")
+    hidden(ppk, *body, mac)
+
+
+@pytest.mark.parametrize("line", [
+    "mosquitto_pub -h mqtt.example.com -u gw -P '{v}' -t a/b -m 1",
+    "http -a 'admin:{v}' POST https://example.com/api",
+    "curl --proxy-user 'jdoe:{v}' -sS https://example.com/",
+    "echo '{v}' | sudo openconnect vpn.example.com -u jdoe --passwd-on-stdin",
+])
+def test_password_flags_of_more_clients(line: str) -> None:
+    v = password()
+    hidden(line.format(v=v), v)
+
+
+def test_a_hooks_uuid_and_a_build_hook() -> None:
+    u, h = str(uuid.UUID(int=RNG.getrandbits(128))), hexkey(24)
+    hidden(f"POST https://open.example.cn/open-apis/bot/v2/hook/{u} -> 200", u)
+    hidden(f"curl -X POST https://api.example.com/build_hooks/{h}", h)
+    assert redact(f"GET /api/v1/projects/{u}/members") == f"GET /api/v1/projects/{u}/members"
