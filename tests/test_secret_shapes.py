@@ -338,3 +338,18 @@ def test_a_hooks_uuid_and_a_build_hook() -> None:
     hidden(f"POST https://open.example.cn/open-apis/bot/v2/hook/{u} -> 200", u)
     hidden(f"curl -X POST https://api.example.com/build_hooks/{h}", h)
     assert redact(f"GET /api/v1/projects/{u}/members") == f"GET /api/v1/projects/{u}/members"
+
+
+@pytest.mark.parametrize("line", [
+    "[db]\nuser = app\npassword_hex = {h}\n", "# .env.ci\nDIST_CERT_P12_BASE64={b}\n",
+    "SIGNING_KEYSTORE_B64: {b}",
+])
+def test_a_config_line_whose_name_holds_a_secret_word_with_a_qualifier(line: str) -> None:
+    h, b = hexkey(26), base64.b64encode(RNG.randbytes(90)).decode()
+    text = line.format(h=h, b=b)
+    hidden(text, h if "{h}" in line else b)
+
+
+def test_a_config_line_naming_a_variable_stays() -> None:
+    text = "          api_key: api_key,\n          max_tokens: 200,"
+    assert redact(text) == text

@@ -590,5 +590,37 @@ def find_key_files(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), "private-key"
 
 
-FINDERS = (find_key_files, find_mfa, find_url_path_secrets, find_parts, find_random_tokens,
-           find_typed_passwords, find_bare_userinfo)
+# --------------------------------------------------------------------------- lines of config
+
+# ``NAME=value`` / ``name = value`` / ``name: value`` alone on a line (.env, .ini, YAML,
+# TOML), where the name holds a secret word with a qualifier after it that redact's own
+# assignment rule does not read (``password_hex``, ``DIST_CERT_P12_BASE64``).
+_CONFIG_LINE_RE = re.compile(
+    r"(?m)^[ \t]*(?:export[ \t]+)?(?P<k>[A-Za-z_][A-Za-z0-9_.\-]{1,80})[ \t]*[=:][ \t]*"
+    r"[\"']?(?P<v>[^\s\"'#(){}\[\],;]{6,4096})[\"']?[ \t]*$"
+)
+_KEY_FILE_NAME_RE = re.compile(r"p12|pfx|keystore|jks|private_?key", re.IGNORECASE)
+
+
+def find_config_lines(text: str, low: str) -> Iterator[Span]:
+    if "=" not in text and ":" not in text:
+        return
+    # a JSON-escaped line break ends a line too (same offsets: two characters for two)
+    for m in _CONFIG_LINE_RE.finditer(text.replace("\\n", "\n ")):
+        k, v = m.group("k"), m.group("v")
+        strength = _redact._key_strength(k)
+        if strength is None and _KEY_FILE_NAME_RE.search(k):
+            strength = "strong"  # DIST_CERT_P12_BASE64, SIGNING_KEYSTORE
+        if strength is None or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
+            continue
+        if strength == "weak" and not _redact._looks_random(v):
+            continue
+        if strength == "strong" and _redact._not_a_token(v):
+            continue
+        if _redact._IDENT_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
+            continue  # a name ("password = db_password"), not a value
+        yield *m.span("v"), _redact._refine(k, "secret-assignment")
+
+
+FINDERS = (find_config_lines, find_key_files, find_mfa, find_url_path_secrets, find_parts,
+           find_random_tokens, find_typed_passwords, find_bare_userinfo)
