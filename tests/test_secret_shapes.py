@@ -353,3 +353,12 @@ def test_a_config_line_whose_name_holds_a_secret_word_with_a_qualifier(line: str
 def test_a_config_line_naming_a_variable_stays() -> None:
     text = "          api_key: api_key,\n          max_tokens: 200,"
     assert redact(text) == text
+
+
+def test_values_listed_under_a_heading_for_credentials() -> None:
+    a, b, c = hexkey(20), tok(24), hexkey(40)
+    text = (f"Creds for the staging stack (don't lose these):\n\n- **Relaybox**: `{a}`\n"
+            f"- **Quillmail**: `{b}`\n- Ledgerly: {c}\n- Sentry: ask Priya\n")
+    hidden(text, a, b, c)
+    plain = "Keys to remember:\n- **Esc**: close the dialog\n- **Ctrl+K**: open search\n"
+    assert redact(plain) == plain

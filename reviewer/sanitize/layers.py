@@ -200,7 +200,7 @@ def _near_token(v: str) -> bool:
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
         return False
     if _redact._HEX_RE.match(v):  # a key word's value in hex: 20+ digits, not a word
-        return len(v) >= 20 and not v.isdigit() and _redact._entropy(v) >= 3.0
+        return len(v) >= 20 and not v.isdigit() and _redact._entropy(v) >= 2.8
     has_digit = any(c.isdigit() for c in v)
     has_lower = any(c.islower() for c in v)
     has_upper = any(c.isupper() for c in v)

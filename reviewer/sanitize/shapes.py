@@ -622,5 +622,44 @@ def find_config_lines(text: str, low: str) -> Iterator[Span]:
         yield *m.span("v"), _redact._refine(k, "secret-assignment")
 
 
-FINDERS = (find_config_lines, find_key_files, find_mfa, find_url_path_secrets, find_parts,
-           find_random_tokens, find_typed_passwords, find_bare_userinfo)
+# --------------------------------------------------------------------------- lists under a heading
+
+# "Creds for staging:" then "- **Pusher**: `b7be…`" lines: each item's value is judged as a
+# value beside a key word (its own label is a product's name, which says nothing).
+_LIST_HEAD_RE = re.compile(
+    r"(?:creds|credentials|secrets|api keys|keys|tokens|passwords|logins|zugangsdaten|"
+    r"identifiants|credenciales|credenziali|пароли|ключи|密钥|凭据|認証情報)\b[^\n]{0,80}"
+    r"(?::|：)?[^\n]{0,40}(?:\r?\n|\\n)", re.IGNORECASE)
+_LIST_ITEM_RE = re.compile(
+    r"[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+[^\n:：]{1,60}[:：=][ \t]*[`\"']?(?P<v>[^\s`\"']{8,512})"
+    r"[`\"']?[^\n]{0,80}")
+_MAX_ITEMS = 30
+
+
+def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
+    if not any(w in low for w in ("creds", "credential", "secret", "key", "token", "password",
+                                   "login", "zugangsdaten", "identifiant", "credencial",
+                                   "парол", "ключ", "密钥", "凭据", "認証")):
+        return
+    from reviewer.sanitize import layers  # layers imports nothing of shapes
+
+    for h in _LIST_HEAD_RE.finditer(text):
+        pos = h.end()
+        for _ in range(_MAX_ITEMS):
+            while text.startswith(("\n", "\r\n"), pos):  # blank lines between
+                pos += 1 if text[pos] == "\n" else 2
+            m = _LIST_ITEM_RE.match(text, pos)
+            if m is None:
+                break
+            v = m.group("v").rstrip(".,;)")
+            if layers._near_token(v) or layers._near_password(v):
+                yield m.start("v"), m.start("v") + len(v), "secret-value"
+            nl = _LINE_END_RE.search(text, m.end())
+            if nl is None:
+                break
+            pos = nl.end()
+
+
+FINDERS = (find_listed_credentials, find_config_lines, find_key_files, find_mfa,
+           find_url_path_secrets, find_parts, find_random_tokens, find_typed_passwords,
+           find_bare_userinfo)
