@@ -565,7 +565,7 @@ _ENCODED_KEY_RE = re.compile(
 _PPK_RE = re.compile(r"Private-Lines:[ \t]*(\d{1,3})[ \t]*(?:\r?\n|\\n)")
 _PPK_MAC_RE = re.compile(r"Private-MAC:[ \t]*(?P<v>[0-9a-fA-F]{16,128})")
 _KEY_HEADER_RE = re.compile(r"(?:secret|private)[ \t]+key[^\n]{0,40}(?:\r?\n|\\n)[ \t]*"
-                            r"(?P<v>[A-Za-z0-9+/]{40,}={0,2})", re.IGNORECASE)
+                            r"(?P<v>[a-z0-9+/]{40,}={0,2})")  # on the lowercased text
 
 
 def find_key_files(text: str, low: str) -> Iterator[Span]:
@@ -585,8 +585,8 @@ def find_key_files(text: str, low: str) -> Iterator[Span]:
                 pos = nl.end()
         for m in _PPK_MAC_RE.finditer(text):
             yield *m.span("v"), "private-key"
-    if " key" in low:
-        for m in _KEY_HEADER_RE.finditer(text):
+    if "secret key" in low or "private key" in low:
+        for m in _KEY_HEADER_RE.finditer(low):
             yield *m.span("v"), "private-key"
 
 
@@ -626,10 +626,11 @@ def find_config_lines(text: str, low: str) -> Iterator[Span]:
 
 # "Creds for staging:" then "- **Pusher**: `b7be…`" lines: each item's value is judged as a
 # value beside a key word (its own label is a product's name, which says nothing).
-_LIST_HEAD_RE = re.compile(
-    r"(?:creds|credentials|secrets|api keys|keys|tokens|passwords|logins|zugangsdaten|"
-    r"identifiants|credenciales|credenziali|пароли|ключи|密钥|凭据|認証情報)\b[^\n]{0,80}"
-    r"(?::|：)?[^\n]{0,40}(?:\r?\n|\\n)", re.IGNORECASE)
+# A heading ends with a colon and a line break; its line names credentials.
+_HEAD_END_RE = re.compile(r"[:：][ \t]*(?:\r?\n|\\n)")
+_LIST_WORDS_RE = re.compile(
+    r"creds|credential|secrets|api keys|keys|tokens|passwords|logins|zugangsdaten|"
+    r"identifiants|credenciales|credenziali|пароли|ключи|密钥|凭据|認証情報")
 _LIST_ITEM_RE = re.compile(
     r"[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+[^\n:：]{1,60}[:：=][ \t]*[`\"']?(?P<v>[^\s`\"']{8,512})"
     r"[`\"']?[^\n]{0,80}")
@@ -643,7 +644,11 @@ def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
         return
     from reviewer.sanitize import layers  # layers imports nothing of shapes
 
-    for h in _LIST_HEAD_RE.finditer(text):
+    for h in _HEAD_END_RE.finditer(text):
+        ls = max(text.rfind("\n", max(0, h.start() - 160), h.start()),
+                 text.rfind("\\n", max(0, h.start() - 160), h.start()))
+        if _LIST_WORDS_RE.search(low, max(0, ls, h.start() - 160), h.start()) is None:
+            continue
         pos = h.end()
         for _ in range(_MAX_ITEMS):
             while text.startswith(("\n", "\r\n"), pos):  # blank lines between
