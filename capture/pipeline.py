@@ -132,7 +132,7 @@ def job_chars() -> int:
     return value if value > 0 else MAX_JOB_CHARS
 
 
-_GROUP = 24  # turns redacted together when none of them holds a secret
+_GROUP = 128  # turns redacted together at first; a group with a secret is halved
 
 
 def redact_turns(turns: list[Turn]) -> list[Turn]:
@@ -141,21 +141,27 @@ def redact_turns(turns: list[Turn]) -> list[Turn]:
     Redaction costs mostly per call (every rule scans every text), and a session is
     hundreds of short turns nearly all without a secret. So turns go in groups joined by
     a blank line: a group that redaction leaves unchanged has no secret in any of its
-    turns (a line break is what a turn's start and end look like to every rule), and
-    only a group where something was found is redacted turn by turn. Same result as one
-    call per turn (tests/test_condense_value.py checks it on the whole secret corpus).
+    turns (a line break is what a turn's start and end look like to every rule), and a
+    group where something was found is halved until each turn that holds a secret is
+    redacted alone. Same result as one call per turn (tests/test_condense_value.py checks
+    it on the whole secret corpus).
     """
     out: list[Turn] = []
     for i in range(0, len(turns), _GROUP):
-        group = turns[i : i + _GROUP]
-        joined = "\n\n".join(t.text for t in group)
-        if redact(joined) == joined:
-            out.extend(group)
-            continue
-        for t in group:
-            red = redact(t.text)
-            out.append(t if red == t.text else dataclasses.replace(t, text=red))
+        out.extend(_redact_group(turns[i : i + _GROUP]))
     return out
+
+
+def _redact_group(group: list[Turn]) -> list[Turn]:
+    if len(group) == 1:
+        t = group[0]
+        red = redact(t.text)
+        return [t if red == t.text else dataclasses.replace(t, text=red)]
+    joined = "\n\n".join(t.text for t in group)
+    if redact(joined) == joined:
+        return group
+    mid = len(group) // 2
+    return _redact_group(group[:mid]) + _redact_group(group[mid:])
 
 
 def sent_windows(path: str | os.PathLike[str], cfg: Config | None = None) -> list[str]:

@@ -193,11 +193,11 @@ def test_password_words_in_ordinary_text_stay(text: str) -> None:
 
 def test_collecting_remembers_and_hides_a_bare_repeat() -> None:
     with detect.collecting() as found:
-        first = redact("the staging password is Tr0ub4dor&3xq")
-        again = redact("use Tr0ub4dor&3xq on staging")
-    assert "Tr0ub4dor&3xq" in found and "Tr0ub4dor&3xq" not in first + again
+        first = redact("the staging password is tr0ub4dor.3xq")
+        again = redact("use tr0ub4dor.3xq on staging")
+    assert "tr0ub4dor.3xq" in found and "tr0ub4dor.3xq" not in first + again
     assert "[REDACTED:remembered]" in again
-    assert redact("use Tr0ub4dor&3xq on staging") == "use Tr0ub4dor&3xq on staging"
+    assert redact("use tr0ub4dor.3xq on staging") == "use tr0ub4dor.3xq on staging"
 
 
 def test_the_detector_runs_inside_redact_once_imported() -> None:

@@ -23,7 +23,7 @@ from reviewer.store import redacted
 from reviewer.store.facts import NewFact, Store
 
 # A password only its context words give away: bare, it is a word-like token.
-PASSWORD = "Tr0ub4dor&3xq"
+PASSWORD = "Tr0ub4dor-3xq"  # no rule tells it from words without "password" before it
 PHRASE = f"I changed the staging password to {PASSWORD} this morning."
 
 
@@ -157,7 +157,7 @@ def test_a_value_redacted_in_an_edit_is_remembered_for_the_next_write(
     from reviewer.claude_code.remember import remember
     from reviewer.store import db
 
-    other = "Qz8-lantern-Vex4"
+    other = "lantern.quartz.84"  # no rule tells it from words without "password" before it
     store = Store()
     try:
         store.import_facts([NewFact(project=str(repo), text="Staging deploys on Fridays.",

@@ -1,10 +1,12 @@
-"""Issue 20's goals, measured on the held-out half of an independent battery of secrets.
+"""Issue 20's goals, measured on both halves of an independent battery of secrets.
 
 tests/data/secrets_battery.json was written by a red team that did not read this code
-(its README is in the issue's closing note). The detector was tuned on half A only; half
-B was run once the tuning was done, and is what this test holds the project to. See
-tests/secrets_battery.py for how each figure is taken (the real worker, the real SDK,
-the fake Messages API, an echoing model, the store's files read as bytes).
+(its README is in the issue's closing note). Half A was tuned on first and half B held
+out; half B's misses were then studied too, so both halves are now tuning material and
+held-out figures come from a new blind battery the lead runs. This test holds what both
+halves measure to a floor a regression cannot pass. See tests/secrets_battery.py for how
+each figure is taken (the real worker, the real SDK, the fake Messages API, an echoing
+model, the store's files read as bytes).
 """
 
 from __future__ import annotations
@@ -15,29 +17,27 @@ import pytest
 from secrets_battery import load, measure, table, totals
 
 # Goals of issue 20: ≥ 98% not sent, ≥ 98% not stored under an echoing model, ≤ 2% of
-# ordinary strings touched. Half B FALLS SHORT of them (measured once, after tuning on A
-# was done, and not tuned on since): 247/283 not sent (87.3%), 247/283 not stored, 6/78
-# ordinary strings touched (7.7%; the same six the stdlib redactor touched before). So
-# this test holds the measured floor, which a regression cannot pass, and says the gap;
-# it must be raised to the goals by work judged on new held-out material, not on B.
+# ordinary strings touched.
 GOAL_NOT_SENT = 0.98
 GOAL_NOT_STORED = 0.98
 GOAL_TOUCHED = 0.02
-# Measured on B once after tuning on A (247/247); 245/245 once condensation began keeping
-# the error lines of tool results (issue 21): two more held-out placements now reach the
-# text sent. Not tuned on B: the floor records what is, the goal (98%) is not met.
-FLOOR_NOT_SENT = 245  # of 283 items
-FLOOR_NOT_STORED = 245
-CEILING_TOUCHED = 6  # of 78 ordinary strings
+# Measured (both halves studied, see above): {half: (items, not sent, not stored,
+# ordinary items, ordinary touched at most)}.
+FLOORS = {
+    "A": (280, 280, 280, 79, 0),
+    "B": (283, 282, 282, 78, 0),
+}
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_half_b_holds_its_measured_floor(home: Path, tmp_path: Path) -> None:
-    items = load("B")
-    assert len(items) > 300 and {it["half"] for it in items} == {"B"}
+@pytest.mark.parametrize("half", sorted(FLOORS))
+def test_half_holds_its_measured_floor(half: str, home: Path, tmp_path: Path) -> None:
+    n_items, floor_sent, floor_stored, n_ordinary, ceiling_touched = FLOORS[half]
+    items = load(half)
+    assert len(items) == n_items + n_ordinary and {it["half"] for it in items} == {half}
     groups = measure(items, tmp_path)
-    print("\nsecrets battery, half B (held out):\n" + table(groups))
+    print(f"\nsecrets battery, half {half}:\n" + table(groups))
     for name, g in sorted(groups.items()):
         for miss in g.misses:
             print(f"  {name}: {miss}")
@@ -47,10 +47,10 @@ def test_half_b_holds_its_measured_floor(home: Path, tmp_path: Path) -> None:
           f"(goal ≤ {GOAL_TOUCHED:.0%})")
     secret = [g for k, g in groups.items() if k != "ordinary"]
     ordinary = groups["ordinary"]
-    assert sum(g.items for g in secret) == 283 and ordinary.items == 78
-    assert sum(g.not_sent for g in secret) >= FLOOR_NOT_SENT
-    assert sum(g.not_stored for g in secret) >= FLOOR_NOT_STORED
-    assert ordinary.items - ordinary.untouched <= CEILING_TOUCHED
+    assert sum(g.items for g in secret) == n_items and ordinary.items == n_ordinary
+    assert sum(g.not_sent for g in secret) >= floor_sent
+    assert sum(g.not_stored for g in secret) >= floor_stored
+    assert ordinary.items - ordinary.untouched <= ceiling_touched
 
 
 def test_the_battery_is_whole() -> None:

@@ -10,6 +10,8 @@ imports it:
 - more context layers (``reviewer.sanitize.layers``): base64 wrapped over lines (a PEM
   encoded and wrapped at 76 columns) decoded as one run, connection strings, query
   parameters, XML and ``.ini`` values;
+- shapes found by class (``reviewer.sanitize.shapes``): MFA seeds and recovery codes,
+  credentials in URL paths, a value given in parts, random tokens whatever the words;
 - memory: inside ``collecting()``, every value redacted is kept, and any later
   occurrence of it in any text is redacted too, context words or not (a model that
   repeats ``hunter2!x`` without "password" before it).
@@ -25,7 +27,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from reviewer.sanitize import gitleaks, layers
+from reviewer.sanitize import gitleaks, layers, shapes
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
 
@@ -38,7 +40,7 @@ _MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everyw
 _PIECE_SPLIT_RE = re.compile(r"(?:\\[nrt]|[&;,\s\"'<>])+")  # between values
 _SUBPIECE_SPLIT_RE = re.compile(r"[:/@=]+")  # inside one: user:password, a/b/c, k=v
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]{8,}")  # a value glued to words of another script
-_MIN_PIECE = 8
+_MIN_PIECE = 7  # "…/catch/1930325/iudbvd2": a webhook id and its secret part
 
 
 @functools.lru_cache(maxsize=8192)
@@ -112,5 +114,5 @@ def remembered(values: set[str]) -> set[str]:
     return out
 
 
-for _find in (gitleaks.find, *layers.FINDERS, _remembered):
+for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, _remembered):
     _redact.add_finder(_find)

@@ -57,9 +57,19 @@ def _decodes_to_secret(body: str) -> bool:
     return _redact.redact(decoded) != decoded
 
 
+# Two lines of base64 one after the other: the cheap test before the walk line by line.
+_B64_PAIR_RE = re.compile(
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}+={0,2}[\"'`,;\\ \t+]*(?:\r?\n|\\n)"
+    r"[ \t>\-]*(?:\d+→)?[ \t]*"
+    r"[\"'`]?[A-Za-z0-9+/]{16}"
+)
+
+
 def find_wrapped_base64(text: str, low: str) -> Iterator[Span]:
     """Runs of two or more lines of base64, decoded together."""
     if "\n" not in text and "\\n" not in text:
+        return
+    if _B64_PAIR_RE.search(text) is None:
         return
     run: list[tuple[int, int, str]] = []  # (start, end, base64) of each line of the run
 
@@ -101,6 +111,14 @@ _PASSWORD_NEAR = (
     "пароль", "лозинка", "парола", "гасло", "құпия сөз", "нууц үг", "รหัส", "mật khẩu",
     "암호", "비번", "密码", "密碼", "口令", "パスワード", "סיסמ", "şifre", "parolă", "heslo",
     "geslo", "jelszó", "salasana", "lösenord", "passord", "adgangskode", "wachtwoord",
+    "contrasenya", "pasahitza", "contrasinal", "pasfhocal", "cyfrinair", "wagwoord",
+    "lykilorð", "fjalëkalim", "salasõna", "šifra", "sifra", "kata laluan", "parol",
+    "şifrə", "сырсөз", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "စကားဝှက်", "கடவுச்சொல்", "పాస్‌వర్డ్",
+    "ಪಾಸ್‌ವರ್ಡ್", "പാസ്‌വേഡ്", "પાસવર્ડ", "ਪਾਸਵਰਡ", "پاس ورڈ", "գաղտնաբառ", "iphasiwedi",
+    "ọrọ igbaniwọle", "aṣínà", "aṣina", "passwuert", "contraseña", "senha", "palavra-passe",
+    "hasło",
+    "jelszav", "hesla", "hesl", "gesla", "lozinke", "lozinku", "пароля", "паролем", "parolei",
+    "parolele", "salasanan", "lösenordet", "passordet", "adgangskoden", "wachtwoorden",
 )
 # Words for a key or token: a token-like value after them, or just before them ("use …
 # as the key", "usa … como clave", "nimm … als Schlüssel").
@@ -110,9 +128,14 @@ _TOKEN_NEAR = (
     "nøgle", "nyckel", "nøkkel", "avain", "kulcs", "anahtar", "cheie", "ключ", "токен",
     "секрет", "キー", "鍵", "密钥", "秘钥", "令牌", "토큰", "키", "مفتاح", "رمز", "कुंजी",
     "टोकन", "jeton", "kunci", "ufunguo", "gizli", "wallet", "mnemonic", "seed",
+    "credential", "credentials", "creds", "pat", "apikey", "api-key", "api_key", "bearer",
+    "license key", "licence key", "dsn", "tunnus", "tunniste", "トークン", "টোকেন",
+    "ტოკენ", "טוקן", "توكن", "توکن", "โทเคน", "mã thông báo", "khóa", "ključ", "kľúč",
+    "klíč", "võti", "atslēga", "raktas", "llave", "chave de api",
+    "credencial", "credenciales", "credenziale", "identifiant", "zugangsschlüssel",
 )
 _NEAR_TOKENS = 6
-_BACK_TOKENS = 3
+_BACK_TOKENS = 5
 _NEAR_CHARS = 160
 _PIECE_RE = re.compile(r"[^\s\\\"'`“”«»„<>()（）「」『』：，、。;]+")
 _EOL_RE = re.compile(r"\n|\\n")
@@ -122,7 +145,14 @@ _EMAILISH_RE = re.compile(r"@[\w\-]+\.[A-Za-z]{2,}")
 _PROTOCOL_RE = re.compile(r"[A-Z]{2,10}/\d")  # HTTP/1.1, TLS/1.3
 _SHORT_ENDING = 4  # letters a long word may carry after it (Nordic articles, case endings)
 _ETH_KEY_RE = re.compile(r"(?:0x)?[0-9a-fA-F]{64}")
+_DATE_RE = re.compile(
+    r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:\.\d+)?(?:Z|[+\-]\d\d:?\d\d)?)?\Z"
+)
 _TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
+
+
+_PASSPHRASE_RE = re.compile(r"[A-Za-z]{3,12}(?:[-_.][A-Za-z]{3,12}){2,7}[-_.]?\d{1,6}")
+_REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?")
 
 
 def _near_password(v: str) -> bool:
@@ -130,6 +160,8 @@ def _near_password(v: str) -> bool:
     a capital or a sign; not a URL, e-mail, path, reference, version, option or key."""
     if not 8 <= len(v) <= 128 or _redact.MARKER_RE.search(v) or "://" in v:
         return False
+    if _REGEX_SYNTAX_RE.search(v):
+        return False  # a pattern that matches secrets, not one
     if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA", "%")) or "${" in v or "$(" in v:
         return False
     if "=" in v.rstrip("=") or ("&" in v and "=" in v):
@@ -140,6 +172,8 @@ def _near_password(v: str) -> bool:
         return False
     if _redact._TECH_RE.search(v.lower()):
         return False  # "SHA256-hashed", "AES256-encrypted": how it is kept, not what it is
+    if _redact._NAMED_DIGEST_RE.match(v) or _DATE_RE.match(v):
+        return False  # "Linux-pip-<sha256>", "2026-12-03T10:00:00Z"
     has_alpha = any(c.isalpha() for c in v)
     has_digit = any(c.isdigit() for c in v)
     has_upper = any(c.isupper() for c in v)
@@ -147,7 +181,10 @@ def _near_password(v: str) -> bool:
     if has_alpha and has_digit and (has_upper or has_sign):
         return True
     has_lower = any(c.islower() for c in v)
-    return len(v) >= 10 and has_upper and has_lower and has_sign  # "gUSHvU@mIFgw%lSZJ"
+    if _PASSPHRASE_RE.fullmatch(v):
+        return True  # "walrus-cobalt-tundish-73": words joined, a number
+    strong_sign = any(c in "!@#$%^&*~?+=" for c in v)
+    return len(v) >= 10 and has_upper and has_lower and strong_sign  # "gUSHvU@mIFgw%lSZJ"
 
 
 def _near_token(v: str) -> bool:
@@ -156,18 +193,29 @@ def _near_token(v: str) -> bool:
         return True
     if not _TOKENISH_RE.fullmatch(v) or _redact.MARKER_RE.search(v) or _redact._UUID_RE.match(v):
         return False
+    if _redact._NAMED_DIGEST_RE.match(v) or _REGEX_SYNTAX_RE.search(v):
+        return False  # "Linux-pip-<sha256>": a cache key's name and digest; a regex
     if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
         return False
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
         return False
+    if _redact._HEX_RE.match(v):  # a key word's value in hex: 20+ digits, not a word
+        return len(v) >= 20 and not v.isdigit() and _redact._entropy(v) >= 2.8
     has_digit = any(c.isdigit() for c in v)
     has_lower = any(c.islower() for c in v)
     has_upper = any(c.isupper() for c in v)
     if not has_digit or not (has_lower or has_upper):
         return False
+    if (len(v) >= 20 and v.replace("_", "").isalnum() and sum(c.isdigit() for c in v) >= 3
+            and _redact._entropy(v) >= 3.8):
+        return True  # one case and digits, dense: base32 (an Azure DevOps PAT and kin)
     return (has_lower and has_upper) or _redact._looks_random(v)
 
 
+# Words as the rules see them: redact scans a text without its invisible characters (a
+# zero-width non-joiner inside "പാസ്‌വേഡ്" included), so the words lose theirs too.
+_PASSWORD_NEAR = tuple(re.sub("[\u200b-\u200f\u2060]", "", w) for w in _PASSWORD_NEAR)
+_TOKEN_NEAR = tuple(re.sub("[\u200b-\u200f\u2060]", "", w) for w in _TOKEN_NEAR)
 _NEAR_WORDS = tuple(sorted({w.lower() for w in (*_PASSWORD_NEAR, *_TOKEN_NEAR)}))
 _NEAR_ASCII = tuple((w[:2], w) for w in _NEAR_WORDS if w.isascii())
 _NEAR_OTHER = tuple(w for w in _NEAR_WORDS if not w.isascii())
@@ -182,13 +230,16 @@ def _near_words_re(low: str) -> re.Pattern[str] | None:
     """One alternation of the words this text holds (an ASCII word only where a word of
     the text starts like it; the rest only in a text that is not all ASCII)."""
     heads = gitleaks.word_starts(low)
-    found = [w for head, w in _NEAR_ASCII if head in heads and w in low]
+    view = gitleaks.ascii_view(low)
+    found = [w for head, w in _NEAR_ASCII
+             if head in heads and gitleaks.may_hold(low, w) and w in view]
     if not low.isascii():
-        found.extend(w for w in _NEAR_OTHER if w in low)
+        found.extend(w for w in _NEAR_OTHER if gitleaks.has_other_script_word(low, w))
     return _words_re(tuple(found)) if found else None
 
 
 _TOKEN_SET = frozenset(w.lower() for w in _TOKEN_NEAR)
+_PASSWORD_SET = frozenset(w.lower() for w in _PASSWORD_NEAR)
 
 
 def _word_end(low: str, m: re.Match[str]) -> int | None:
@@ -210,45 +261,93 @@ def _word_end(low: str, m: re.Match[str]) -> int | None:
 
 
 def find_password_nearby(text: str, low: str) -> Iterator[Span]:
-    """A strong password within a few words after a password word, or a token-like value
-    near a key word (after it, or just before it)."""
+    """A strong password or a token-like value within a few words of a word for one (after
+    it or before it: "the password is now …", "use … as the key", "…를 키로 사용하세요")."""
     words = _near_words_re(low)
     if words is None:
         return
     for m in words.finditer(low):
         w = m.group()
         end = _word_end(low, m)
-        if end is None:
-            if w in ("key", "token", "secret") and low[m.end() : m.end() + 1] == "s":
-                end = m.end() + 1  # plural
-            else:
-                continue
+        if end is None or low[end : end + 1] in ("[", "(", "."):
+            continue  # a name indexed, called or dotted: code, not a sentence
         token_word = w in _TOKEN_SET
-        if token_word and _prev_word(low, m.start()) in _redact._NOT_SECRET_PREV:
+        prev = _prev_word(low, m.start())
+        if token_word and prev in _NOT_SECRET_KEY_PREV:
             continue  # "cache key …", "primary key …", "idempotency key …"
-        ok = _near_token if token_word else _near_password
+        kind = "secret-value" if token_word else "password"
         after = text[end : end + _NEAR_CHARS]
         cut = _EOL_RE.search(after)
         if cut is not None:
             after = after[: cut.start()]  # a word speaks for its own line only
-        for n, p in enumerate(_PIECE_RE.finditer(after)):
-            if n >= _NEAR_TOKENS:
-                break
-            span = _trimmed(after, p)
-            if span is not None and ok(after[span[0] : span[1]]):
-                yield end + span[0], end + span[1], "password" if not token_word else "secret-value"
-        if not token_word:
-            continue
+        # every value judged below holds a digit or a capital: without one, nothing to
+        # judge (and a text dense with "key"/"password" costs a search a word, no more)
+        for n, (ps, pe) in enumerate(_pieces(after) if _VALUE_HINT_RE.search(after) else ()):
+            if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
+                break  # another key's value is that key's to judge ("hashed_secret": …)
+            v = after[ps:pe]
+            if _near_value(v, token_word, n) or (w in _PASSWORD_SET and _near_password(v)):
+                yield end + ps, end + pe, kind
         line_start = max(0, m.start() - _NEAR_CHARS)
         before = text[line_start : m.start()]
         cut_at = max(before.rfind("\n"), before.rfind("\\n") + 1)
         if cut_at > 0:
             before, line_start = before[cut_at:], line_start + cut_at
-        pieces = list(_PIECE_RE.finditer(before))[-_BACK_TOKENS:]
-        for p in pieces:
-            span = _trimmed(before, p)
-            if span is not None and _near_token(before[span[0] : span[1]]):
-                yield line_start + span[0], line_start + span[1], "secret-value"
+        pieces = _pieces(before)[-_BACK_TOKENS:] if _VALUE_HINT_RE.search(before) else []
+        for n, (ps, pe) in enumerate(reversed(pieces)):
+            if _near_value(before[ps:pe], token_word, n, back=True):
+                yield line_start + ps, line_start + pe, kind
+
+
+# Words before "key" that make it something else than a credential.
+_NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
+    "upload download object s3 bucket storage file files ssh public host known foreign "
+    "composite natural surrogate partition sort cache dedup dedupe lookup request trace "
+    "correlation music map hash registry keyboard hot the"
+)) - {"the"}
+_ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
+_NEXT_KEY_RE = re.compile(r"[\"'][ \t]*:|[ \t]*=[^=]")  # a quoted key, or an assignment
+_VALUE_HINT_RE = re.compile(r"[0-9A-Z]")
+
+
+def _pieces(hay: str) -> list[tuple[int, int]]:
+    """The words of ``hay`` as spans, trimmed; an ASCII run glued to words of another
+    script ("用<token>作为") is a piece of its own."""
+    out = []
+    for p in _PIECE_RE.finditer(hay):
+        span = _trimmed(hay, p)
+        if span is None:
+            continue
+        s, e = span
+        if hay[s:e].isascii():
+            out.append((s, e))
+            continue
+        for r in _ASCII_RUN_RE.finditer(hay, s, e):
+            rs, re_ = r.span()
+            while rs < re_ and hay[rs] in "=:-—>":
+                rs += 1
+            while re_ > rs and hay[re_ - 1] in _TRIM:
+                re_ -= 1
+            if re_ - rs >= 8:
+                out.append((rs, re_))
+    return out
+
+
+def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> bool:
+    """Whether ``v``, ``distance`` words from a word for a credential, is one: a token
+    near any such word; a typed password after a password word, or close after a key
+    word; a UUID right beside a key word (Postmark, Opsgenie and kin issue keys in that
+    shape). Before a password word only a token counts ("ORA-01017: … password")."""
+    if _near_token(v):
+        return True
+    if token_word and distance <= 3 and _redact._UUID_RE.match(v):
+        return True
+    if back:
+        return False
+    if not token_word:
+        return _near_password(v)
+    return (distance <= 2 and len(v) >= 10 and _near_password(v)
+            and any(c.isdigit() for c in v))
 
 
 def _prev_word(low: str, at: int) -> str:
@@ -270,7 +369,7 @@ def _trimmed(hay: str, p: re.Match[str]) -> tuple[int, int] | None:
 
 # "For reference the value I used is …" after a secret's name earlier in the text.
 _VALUE_PHRASE_RE = re.compile(
-    r"(?:the |its |that )?(?:value|valor|valeur|wert|waarde|valore)\b[^.\n]{0,40}?"
+    r"(?:value|valor|valeur|wert|waarde|valore)\b[^.\n]{0,40}?"
     r"\b(?:is|was|=|:|es|est|ist|é|è|era)[ \t]+[\"'`]?(?P<v>[^\s\"'`;,]{8,256})"
 )
 _SECRET_NAME_RE = re.compile(
@@ -411,11 +510,17 @@ _CLI_FLAGS: tuple[tuple[str, str], ...] = (
     ("sshpass", "-p"),
     ("kinit|curl", "--password|--pass"),
     ("mc", "alias set [^ \t]+ [^ \t]+ [^ \t]+"),
+    ("mosquitto_pub|mosquitto_sub|mosquitto_rr", "-P|--pw"),
+    ("openconnect|openvpn", "--passwd|--password"),
     ("ansible|ansible-playbook", "--extra-vars [\"']?ansible_(?:become_)?password="),
     ("net", "user [^ \t]+"),
 )
 _CMD_END = r"[^\n|;&]*?"
 _CLI_VALUE = r"(?:[ \t]*=[ \t]*|[ \t]+|(?<=-p)|(?<=-P)|(?<=/p:)|(?<=pass:)|(?<=,))"
+
+
+_FLAG_VALUE = r"(?:pass:|env:|file:)?[\"']?(?P<v>[^\s\"'`|;&]{3,256})"
+_CMD_STOP_RE = re.compile(r"\n|\\n|[|;&]")
 
 
 @functools.cache
@@ -424,11 +529,17 @@ def _cli_res() -> tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]:
     for cmds, flags in _CLI_FLAGS:
         rx = re.compile(
             r"(?:" + cmds + r")(?:\.exe)?(?=[ \t])" + _CMD_END
-            + r"[ \t](?:" + flags + r")" + _CLI_VALUE
-            + r"(?:pass:|env:|file:)?[\"']?(?P<v>[^\s\"'`|;&]{3,256})"
+            + r"[ \t](?:" + flags + r")" + _CLI_VALUE + _FLAG_VALUE
         )
         out.append((tuple(cmds.split("|")), rx))
     return tuple(out)
+
+
+@functools.cache
+def _flag_rx(i: int) -> re.Pattern[str]:
+    """The row's flags alone: the second and later ones of one command line
+    (``jarsigner -storepass … -keypass …``)."""
+    return re.compile(r"[ \t](?:" + _CLI_FLAGS[i][1] + r")" + _CLI_VALUE + _FLAG_VALUE)
 
 
 _CMD_LEFT = frozenset(" \t\n/|;&(`$\"'>")
@@ -476,21 +587,28 @@ def find_cli_flags(text: str, low: str) -> Iterator[Span]:
     wanted: dict[int, list[str]] = {}
     for head in heads & by_head.keys():
         for c, i in by_head[head]:
-            wanted.setdefault(i, []).append(c)
+            if gitleaks.has_word(low, gitleaks.first_run(c)):  # a command is a whole word
+                wanted.setdefault(i, []).append(c)
     for c, i in other:
         wanted.setdefault(i, []).append(c)
     res = _cli_res()
     for i in sorted(wanted):
         for m in _at_commands(text, low, tuple(wanted[i]), res[i][1]):
-            v = m.group("v")
-            start = m.start("v")
-            if text[start - 5 : start] == "file:" or text[start - 4 : start] == "env:":
-                continue  # a file or variable that holds it, not the value
-            if v.startswith("-") or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
-                continue
-            if _redact._METAVAR_RE.match(v) or v.startswith(("$", "%")):
-                continue
-            yield *m.span("v"), "cli-password"
+            stop = _CMD_STOP_RE.search(text, m.end())
+            more = _flag_rx(i).finditer(text, m.end(), stop.start() if stop else len(text))
+            for f in (m, *more):
+                if _cli_value_ok(text, f):
+                    yield *f.span("v"), "cli-password"
+
+
+def _cli_value_ok(text: str, m: re.Match[str]) -> bool:
+    v = m.group("v")
+    start = m.start("v")
+    if text[start - 5 : start] == "file:" or text[start - 4 : start] == "env:":
+        return False  # a file or variable that holds it, not the value
+    if v.startswith("-") or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
+        return False
+    return not (_redact._METAVAR_RE.match(v) or v.startswith(("$", "%")))
 
 
 # --------------------------------------------------------------------------- URLs and DSNs
@@ -523,16 +641,19 @@ def find_query_secrets(text: str, low: str) -> Iterator[Span]:
         yield *m.span("v"), "url-secret"
 
 
-# Oracle's ``user/password@//host:port/service`` and ``user/password@host:1521/…``
+# Oracle's ``user/password@//host:port/service`` and ``user/password@host:1521/…``: found
+# from its "/" (a literal ``re`` skips to), then the user name is checked behind it.
 _ORACLE_RE = re.compile(
-    r"(?<![\w/.\-])[A-Za-z_][\w$#.]{0,60}/(?P<v>[^\s/@\"'`]{3,128})@(?=//|[\w.\-]+:\d{2,5}"
-    r"|\(description)"
+    r"/(?P<v>[^\s/@\"'`]{3,128})@(?=//|[\w.\-]+:\d{2,5}|\(description)"
 )
+_ORACLE_USER_RE = re.compile(r"(?<![\w/.\-])[A-Za-z_][\w$#.]{0,60}\Z")
+# Go's MySQL DSN: ``user:password@tcp(host:3306)/db``
+_GO_DSN_RE = re.compile(r"[\w.\-]{1,64}:(?P<v>[^\s@/\\\"'`]{1,128})@(?:tcp|unix|udp|tcp6)\(")
 # ``echo 'pw' | docker login … --password-stdin`` (and kin)
 _STDIN_PW_RE = re.compile(
     r"(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?:[\"'](?:%s\\n[\"'][ \t]+[\"'])?)?"
     r"(?P<v>[^\s\"'`|;&]{3,256})[\"']?[ \t]*\|[ \t]*[^\n|;&]{0,120}?"
-    r"(?:--password-stdin|--pass-stdin|passwd[ \t]+--stdin|chpasswd)"
+    r"(?:--[a-z\-]*pass(?:wd|word)?[a-z\-]*stdin[a-z\-]*|passwd[ \t]+--stdin|chpasswd)"
 )
 # ``net use Z: \\host\share PASSWORD /user:DOMAIN\name``
 _NET_USE_RE = re.compile(
@@ -543,13 +664,47 @@ _NET_USE_RE = re.compile(
 _BYTE_ARRAY_RE = re.compile(r"\[[ \t]*(?P<v>\d{1,3}(?:[ \t]*,[ \t]*\d{1,3}){63})[ \t]*\]")
 
 
+# SQL: ``IDENTIFIED BY '…'``, ``WITH PASSWORD '…'``, ``PASSWORD = '…'``, ``SET PASSWORD …``
+_SQL_PW_RE = re.compile(
+    r"(?:identified[ \t]+(?:with[ \t]+[\w$]+[ \t]+)?by(?:[ \t]+password)?|password[ \t]*=?|"
+    r"password[ \t]+for[ \t]+\S+[ \t]*=)[ \t]*"
+    r"(?:n?'(?P<a>[^'\n]{1,200})'|\"(?P<b>[^\"\n]{1,200})\")"
+)
+# ``Bearer <token>`` whatever characters the token holds (``@``, ``%``, ``!``)
+_BEARER_ANY_RE = re.compile(r"bearer[ \t]+(?P<v>[^\s\"'`<>;,]{8,512})")
+# ``-p'secret'`` and ``-p"secret"`` glued to a client's password flag
+_QUOTED_P_RE = re.compile(r"[ \t]-p(?P<q>['\"])(?P<v>[^'\"\n]{1,200})(?P=q)")
+
+
 def find_odd_places(text: str, low: str) -> Iterator[Span]:
+    if "password" in low or "identified" in low:
+        for m in _SQL_PW_RE.finditer(low):
+            g = "a" if m.group("a") is not None else "b"
+            v = text[m.start(g) : m.end(g)]
+            if _redact._is_literal(v) and not _redact.placeholder(v) and not v.isalpha():
+                yield *m.span(g), "password"
+    if "bearer" in low:
+        for m in _BEARER_ANY_RE.finditer(low):
+            v = text[m.start("v") : m.end("v")].rstrip(".,;)]}")
+            if (len(v) >= 8 and _redact._is_literal(v) and not _redact.placeholder(v)
+                    and any(c.isdigit() for c in v) and not v.isdigit()):
+                yield m.start("v"), m.start("v") + len(v), "bearer-token"
+    if " -p'" in text or ' -p"' in text:
+        for m in _QUOTED_P_RE.finditer(text):
+            if _redact._is_literal(m.group("v")):
+                yield *m.span("v"), "cli-password"
     if "@" in text:
         for m in _ORACLE_RE.finditer(text):
+            if _ORACLE_USER_RE.search(text, max(0, m.start() - 64), m.start()) is None:
+                continue
             v = m.group("v")
             if _redact._is_literal(v) and not _redact.MARKER_RE.search(v):
                 yield *m.span("v"), "url-password"
-    if "stdin" in low or "chpasswd" in low:
+    if "@tcp(" in low or "@unix(" in low or "@udp(" in low or "@tcp6(" in low:
+        for m in _GO_DSN_RE.finditer(text):
+            if _redact._is_literal(m.group("v")) and not _redact.MARKER_RE.search(m.group("v")):
+                yield *m.span("v"), "url-password"
+    if "stdin" in low or "chpasswd" in low:  # --password-stdin, --passwd-on-stdin…
         for m in _STDIN_PW_RE.finditer(text):
             v = m.group("v")
             if _redact._is_literal(v) and not v.startswith("$"):

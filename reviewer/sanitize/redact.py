@@ -97,11 +97,11 @@ def _gate(
     return find
 
 
-# A long text's word starts, as a set of their first two characters (lowercased), taken
-# from its runs. A rule whose match starts a word, with the literal "ghp_", is skipped at the
-# cost of a set lookup when no word starts with "gh"; ``in`` would scan the whole text.
-_STARTS_RE = re.compile(r"[^a-z0-9]([a-z0-9]{2})")
-_ASCII_VIEW_MIN = 65536
+# A long text's words (from its runs, lowercased, sorted) and their first two characters:
+# a rule whose match starts a word, with the literal "ghp_", is skipped at the cost of a
+# set lookup when no word starts with "gh", and of a binary search when none starts with
+# "ghp"; ``in`` would scan the whole text.
+_ASCII_VIEW_MIN = 2048  # below this the copy costs more than the scans it saves
 
 
 @functools.lru_cache(maxsize=4)
@@ -139,7 +139,16 @@ _STOPWORDS = frozenset(
 ) | {"str | none"}
 _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{3,8}\Z")
 _REF_RE = re.compile(
-    r"^(?:\$|%\(|%[sdr]$|\{[\w.\[\]'\"-]*\}$|<[^<>]*>$|\.{3}$|…)|\$\{|\{\{|\{%|\$\(",
+    r"^(?:\$|%\(|%[sdr]$|\{[\w.\[\]'\"-]*\}$|<[^<>]*>$|\.{3}$|…|![A-Za-z]+$)|\$\{|\{\{|\{%|\$\(",
+)  # "!vault", "!Ref": a YAML tag that says where the value comes from
+# Where a secret manager keeps the value, not the value: 1Password, Vault, AWS/GCP/Azure
+# secret stores, sops and kin (``op://vault/item/field``, ``vault:secret/data/x#k``).
+_SECRET_REF_RE = re.compile(
+    r"(?:op|vault|sm|awssm|gcpsm|azkv|akv|keyvault|azure-keyvault|doppler|infisical|bws|ssm|"
+    r"secretsmanager|gcp-secret|k8s-secret|kms|sops|onepassword|bitwarden|keeper|conjur|"
+    r"akeyless|secret|secrets|ref\+[a-z]+)(?::|://)[\w./#@:\-]"
+    r"|arn:aws[\w-]*:(?:secretsmanager|ssm|kms):|ENC\[|\$ANSIBLE_VAULT|AQICAH",
+    re.IGNORECASE,
 )
 _PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w.\-/@+~]*$|^[A-Za-z]:\\")
 _IDENT_CHAIN_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
@@ -147,8 +156,8 @@ _METAVAR_RE = re.compile(r"^[A-Z][A-Z0-9_-]*$")
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 _B64ISH_RE = re.compile(r"^[A-Za-z0-9+/=_.\-]+$")
-_NAMED_DIGEST_RE = re.compile(
-    r"^[a-z][a-z0-9_.]*(?:-[a-z][a-z0-9_.]*)*-(?:[0-9a-f]{40}|[0-9a-f]{64}"
+_NAMED_DIGEST_RE = re.compile(  # "Linux-pip-<sha256>", "node-modules-<sha1>", "build-<uuid>"
+    r"^[A-Za-z][A-Za-z0-9_.]*(?:-[A-Za-z0-9][A-Za-z0-9_.]*)*-(?:[0-9a-f]{40}|[0-9a-f]{64}"
     r"|[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$"
 )
 
@@ -160,7 +169,7 @@ def _is_literal(value: str) -> bool:
         return False
     if s.lower() in _STOPWORDS or not any(c.isalnum() for c in s) or _COLOUR_RE.match(s):
         return False
-    if _REF_RE.search(s) or MARKER_RE.fullmatch(s):
+    if _REF_RE.search(s) or MARKER_RE.fullmatch(s) or _SECRET_REF_RE.match(s):
         return False
     return not (_PATH_RE.match(s) and not _looks_random(s))  # a base64 key may start with /
 
@@ -441,7 +450,9 @@ def _find_cli_user(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), "basic-auth"
 
 
-_CLI_USER_RE = re.compile(r"-(?:u|-user)[ \t]+\\*[\"']?[^\s:\"'\\]+:(?P<v>[^\s\"'\\]+)")
+_CLI_USER_RE = re.compile(
+    r"-(?:u|-user|-proxy-user|U|a|-auth)[ \t]+\\*[\"']?[^\s:\"'\\]+:(?P<v>[^\s\"'\\]+)"
+)
 
 
 def _find_discord(text: str, low: str) -> Iterator[Span]:
@@ -787,7 +798,7 @@ def _phrase_rxs(word: str) -> tuple[re.Pattern[str], ...]:
     return (re.compile(head + tail),)
 
 
-_FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(]")
+_FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(](?![a-z])")
 # "the password is SHA256-hashed": how it is stored, not what it is
 _TECH_RE = re.compile(
     r"sha-?\d|md5|bcrypt|argon|pbkdf|scrypt|hmac|utf-?\d|base\d\d|aes-?\d|rsa-?\d"
@@ -826,18 +837,34 @@ def _strong_password(v: str) -> bool:
     )
 
 
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
+
+
+def _other_word_in(word: str, other: str, low: str) -> bool:
+    """``word in low`` for a word holding non-ASCII letters, tested first on its longest
+    non-ASCII run against the text's non-ASCII runs (``other``)."""
+    key = max(_NON_ASCII_RE.findall(word), key=len, default="")
+    return (not key or key in other) and word in low
+
+
+# Letters of scripts passwords are not typed in (Hebrew onwards: Arabic, Indic, Thai, CJK…).
+_FAR_SCRIPT_RE = re.compile("[\u0590-\U0010ffff]")
+
+
 def _find_phrases(text: str, low: str) -> Iterator[Span]:
     ascii_only = low.isascii()
     view = _ascii_view(low)
+    # words of other scripts: first looked for among the text's non-ASCII characters only
+    other = "" if ascii_only else "\0".join(_NON_ASCII_RE.findall(low))
     found = [
         w
         for sentinel, group in _WORD_GROUPS
         if (sentinel in view if sentinel.isascii() else sentinel in low)
         for w in group
-        if (w in view if w.isascii() else not ascii_only and w in low)
+        if (w in view if w.isascii() else not ascii_only and _other_word_in(w, other, low))
     ]
-    if not ascii_only and not _OTHER_GATE.isdisjoint(low):
-        found.extend(w for w in _OTHER_WORDS if w in low)
+    if other and not _OTHER_GATE.isdisjoint(other):
+        found.extend(w for w in _OTHER_WORDS if _other_word_in(w, other, low))
     words = tuple(found)
     if not words:
         return
@@ -858,6 +885,9 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
             continue
         vs, ve = m.span("v")
         v = text[vs:ve]
+        far = _FAR_SCRIPT_RE.search(v)
+        if far is not None:  # "パスワードはHunter2!xです": the value ends where the script changes
+            v, ve = v[: far.start()], vs + far.start()
         while v and v[-1] in _TRAIL:
             v, ve = v[:-1], ve - 1
         if not v or (text[vs - 1 : vs] == "=" and sep != "="):
@@ -1111,7 +1141,8 @@ _AFTER_QUOTE_OK = frozenset(" \t\r\n,;)}]\\#.")
 _SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd"})
 _PASSWORD_SUFFIX = ("password", "passwd", "passphrase")
-_STRONG = frozenset({"secret", "token", "apikey", "credential", "credentials"})
+_STRONG = frozenset({"secret", "token", "apikey", "credential", "credentials", "p12", "pfx",
+                     "keystore", "jks"})
 _STRONG_SUFFIX = ("secret", "token", "apikey")
 _KEY_QUALIFIERS = frozenset(
     _words(
@@ -1130,7 +1161,7 @@ _NOT_SECRET_PREV = frozenset(
         "idempotency row object dict map hot max min num total input output next page "
         "continuation group shortcut translation i18n react hash dedupe dedup index host known "
         "ssh gpg pgp verify verification pagination cursor range restore save artifact "
-        "checksum fingerprint etag"
+        "checksum fingerprint etag hashed sha1 sha256 sha512 md5 digest salted"
     )
 )
 # a name, not a secret: letters, "_", ".", "-" only (unless long and mixed-case, like a key)
@@ -1185,6 +1216,34 @@ def _key_strength(key: str) -> str | None:
         return "strong"
     if last in _WEAK:
         return "weak"
+    return _inner_strength(segs)
+
+
+# What a name may end with after its secret word and still name the secret itself:
+# ``dbPasswordProd``, ``MY_TOKEN_PROD``, ``password2``, ``clientSecretValue``; not
+# ``password_hash``, ``token_url``, ``secret_name``, ``api_key_id``.
+_SECRET_TAILS = frozenset(_words(
+    "prod production dev development staging stage test qa uat live local sandbox value "
+    "val raw plain str string text new old current override default main primary backup "
+    "base encoded b64 base64 env v secondary alt fallback real actual db database admin "
+    "root smtp ldap redis mysql postgres pg mongo hex b32 base32 bytes"
+))
+
+
+def _inner_strength(segs: list[str]) -> str | None:
+    """A secret word before the last segment, when all after it qualify it."""
+    for i in range(len(segs) - 2, -1, -1):
+        seg = segs[i]
+        tail = segs[i + 1 :]
+        if not all(t in _SECRET_TAILS or t.isdigit() for t in tail):
+            return None
+        if i and segs[i - 1] in _NOT_SECRET_PREV:
+            return None
+        if seg in _PASSWORDISH or seg.endswith(_PASSWORD_SUFFIX):
+            return "password"
+        if seg in _STRONG or seg.endswith(_STRONG_SUFFIX) or (
+                seg == "key" and i and segs[i - 1] in _KEY_QUALIFIERS):
+            return "strong"
     return None
 
 
@@ -1349,7 +1408,19 @@ _RULES: list[Finder] = [
     _find_assignments,
     *_GENERIC_RULES,
 ]
-def _gated() -> list[tuple[int, str, str, str, Finder]]:
+_WORD_RUN_RE = re.compile(r"[a-z0-9]+")
+_HEAD_RE = re.compile(r"[a-z0-9]*")
+
+
+def _starts_a_word(words: list[str], head: str) -> bool:
+    """Whether a word of the sorted ``words`` starts with ``head`` (a binary search: a
+    provider prefix like "ghp" is looked for among a text's few thousand distinct words,
+    not in its characters)."""
+    i = bisect.bisect_left(words, head)
+    return i < len(words) and words[i].startswith(head)
+
+
+def _gated() -> list[tuple[int, str, str, str, str, Finder]]:
     out = []
     for prio, rule in enumerate(_RULES):
         need, where = _NEED.get(rule, ("", "text"))
@@ -1358,7 +1429,8 @@ def _gated() -> list[tuple[int, str, str, str, Finder]]:
         key2 = need[:2].lower()
         if rule not in _AT_START or len(key2) < 2 or not key2.isalnum() or not key2.isascii():
             key2 = ""
-        out.append((prio, need, where, key2, rule))
+        head = _HEAD_RE.match(need.lower()).group() if key2 else ""
+        out.append((prio, need, where, key2, head, rule))
     return out
 
 
@@ -1419,13 +1491,17 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
     hay = {"text": _ascii_view(text), "low": _ascii_view(low), "runs": text}
     hay["raw"], hay["rawlow"] = text, low
     starts: frozenset[str] | None = None
+    words: list[str] = []
     if len(text) > _RUNS_MIN_TEXT:
         hay["runs"] = runs = " " + " ".join(_RUNS_RE.findall(text))
-        starts = frozenset(_STARTS_RE.findall(runs.lower()))
+        words = sorted(set(_WORD_RUN_RE.findall(runs.lower())))
+        starts = frozenset(w[:2] for w in words if len(w) >= 2)
     spans = [
         (s, e, prio, kind)
-        for prio, need, where, key2, rule in _GATED
-        if not need or ((starts is None or not key2 or key2 in starts) and need in hay[where])
+        for prio, need, where, key2, head, rule in _GATED
+        if not need or (
+            (starts is None or not key2 or (key2 in starts and _starts_a_word(words, head)))
+            and need in hay[where])
         for s, e, kind in rule(text, low)
     ]
     for prio, rule in enumerate(_EXTRA, start=len(_GATED)):
@@ -1447,14 +1523,33 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 
 
+# All-capital words that say "put yours here" (YOUR_HETZNER_TOKEN_HERE, INSERT_KEY_HERE).
+_PLACEHOLDER_CAPS_RE = re.compile(
+    r"[A-Z0-9_\-]*(?:YOUR|HERE|REPLACE|CHANGE_?ME|INSERT|PLACEHOLDER|DUMMY|EXAMPLE|FAKE|"
+    r"SAMPLE|REDACTED|TODO|FIXME)[A-Z0-9_\-]*\Z"
+)
+# Published sample values: AWS's documentation keys, jwt.io's sample token's signature,
+# defaults every manual prints (Java's keystore "changeit", Firebird's "masterkey").
+_KNOWN_SAMPLES = ("EXAMPLE", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+_KNOWN_DEFAULTS = frozenset(_words("changeit masterkey guest toor"))
+_MASK_CHARS = frozenset("•●*·∙⋅xX#")
+
+
 def placeholder(value: str) -> bool:
     """A value that stands for a secret without being one: ``sk-...``, ``sk_live_xxxx…``,
-    ``ghp_XXXXXXXX``, ``********``, ``<your-key-here>``, ``REPLACE_ME``. A truncated real
-    key (``sk-ant-api03-Xq9…``) is not: only a bare prefix may come before the dots."""
+    ``ghp_XXXXXXXX``, ``********``, ``<your-key-here>``, ``REPLACE_ME``,
+    ``YOUR_TOKEN_HERE``, a masked value showing its last four (``••••••••3f9a``), a
+    published sample (AWS's ``…EXAMPLEKEY``). A truncated real key
+    (``sk-ant-api03-Xq9…``) is not: only a bare prefix may come before the dots."""
     v = value.strip().strip("\"'`<>")
     if not v:
         return False
-    if v.lower() in _PLACEHOLDER_WORDS:
+    if v.lower() in _PLACEHOLDER_WORDS or v.lower() in _KNOWN_DEFAULTS:
+        return True
+    if _PLACEHOLDER_CAPS_RE.match(v) or any(x in v for x in _KNOWN_SAMPLES):
+        return True
+    masked = sum(c in _MASK_CHARS for c in v)
+    if masked >= 4 and len(v) - masked <= 6 and v[0] in _MASK_CHARS:
         return True
     if v.endswith(("..", "…")):
         head = v.rstrip(".…")

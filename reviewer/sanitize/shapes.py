@@ -1,0 +1,670 @@
+"""Secret shapes found by class, not by provider: the full detector's last layer.
+
+Each finder takes ``(text, text.lower())`` and yields ``(start, end, kind)`` spans, like
+redact's own; ``reviewer.sanitize.detect`` registers them (never a hook's path).
+
+- **MFA material**: TOTP seeds in groups of four (``L5H2 TFHD KZEZ …``), a bare base32
+  seed, and the list of recovery or backup codes under the line that names them.
+- **Secret URL path segments**: a webhook or API whose credential is a path segment
+  (``…/integration/<key>/enqueue``, ``…/with/key/<key>``, ``/bot<id>:<token>/``), and a
+  token used as a URL's whole userinfo (``https://<token>@host``).
+- **Parts of a value**: "the key starts with …", "… that's the rest": a value split over
+  two messages, each part too short or plain to pass for a secret alone.
+- **Random tokens**: a run of 16+ characters that mixes capitals, small letters and
+  digits the way generated keys do, whatever words surround it (a key pasted into MCP
+  arguments, a sentence in a language no keyword list has). Names, paths, versions,
+  hex digests, UUIDs, base64 of images, integrity hashes and public keys are not.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from reviewer.sanitize import gitleaks
+from reviewer.sanitize import redact as _redact
+
+Span = tuple[int, int, str]
+
+_LINE_END_RE = re.compile(r"\n|\\n")
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+_REACH = 2048  # a line is looked at this far either side of a word, however long it is
+
+
+def _line_bounds(text: str, at: int) -> tuple[int, int]:
+    """The line holding ``at`` (a JSON-escaped ``\\n`` ends one too), at most ``_REACH``
+    characters either side: a text that is one long line costs no more per word."""
+    lo = max(0, at - _REACH)
+    s = max(text.rfind("\n", lo, at), text.rfind("\\n", lo, at))
+    s = lo if s < 0 else s + (2 if text.startswith("\\n", s) else 1)
+    m = _LINE_END_RE.search(text, at, min(len(text), at + _REACH))
+    return s, (m.start() if m else min(len(text), at + _REACH))
+
+
+@functools.lru_cache(maxsize=256)
+def _alternation(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+
+
+@functools.cache
+def _by_head(words: tuple[str, ...]) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    heads: dict[str, list[str]] = {}
+    other: list[str] = []
+    for w in words:
+        if w[:2].isascii() and w[:2].isalnum():
+            heads.setdefault(w[:2], []).append(w)
+        else:
+            other.append(w)
+    return {k: tuple(v) for k, v in heads.items()}, tuple(other)
+
+
+def _words_in(low: str, words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """An alternation of the ``words`` this text holds: an ASCII word is looked for only
+    where a word of the text starts like it (one pass over the text for all of them, in
+    gitleaks' ``word_starts``), the others by ``in``; ``re`` then skips to them."""
+    heads, other = _by_head(words)
+    starts = gitleaks.word_starts(low)
+    view = gitleaks.ascii_view(low)
+    found = [w for h in starts & heads.keys() for w in heads[h]
+             if gitleaks.may_hold(low, w) and w in view]
+    found += [w for w in other if w in view] if low.isascii() else [
+        w for w in other if (w in view if w.isascii() else gitleaks.has_other_script_word(low, w))]
+    return _alternation(tuple(sorted(found))) if found else None
+
+
+def _bounded(low: str, m: re.Match[str], right: bool) -> bool:
+    """An ASCII word stands alone on its left (and right, if asked): not inside a name."""
+    w = m.group()
+    if not w.isascii():
+        return True
+    s, e = m.span()
+    if s and (low[s - 1].isalnum() or low[s - 1] == "_") and w[0].isalnum():
+        return False
+    return not (right and e < len(low) and (low[e].isalnum() or low[e] == "_"))
+
+
+# --------------------------------------------------------------------------- MFA material
+
+_PHRASE_WORDS = ("seed", "mnemonic", "recovery phrase", "secret phrase", "wallet")
+_MNEMONIC_RE = re.compile(r"[a-z]{3,8}(?:(?:[ \t]+|[ \t]*\r?\n[ \t]*|\\n)(?:\d{1,2}[.)][ \t]*)?"
+                          r"[a-z]{3,8}){11,23}(?![a-z])")
+_MFA_WORDS: tuple[str, ...] = (
+    "mnemonic", "recovery phrase", "secret phrase", "wallet words", "seed words",
+    "2fa", "mfa", "totp", "otp", "authenticator", "two-factor", "two factor", "2-step",
+    "recovery code", "backup code", "recovery key", "setup key", "scratch code",
+    "emergency code", "otpauth", "seed phrase", "one-time code", "verification code",
+    "wiederherstellungscode", "backup-code", "código de recuperación", "codigo de recuperacion",
+    "códigos de recuperação", "codes de récupération", "code de récupération",
+    "codici di recupero", "herstelcode", "kody odzyskiwania", "kód pro obnovení",
+    "коды восстановления", "код восстановления", "резервн", "恢复码", "备用码", "復原碼",
+    "リカバリーコード", "バックアップコード", "복구 코드", "백업 코드", "kurtarma kod",
+    "gjenopprettingskode", "återställningskod", "palautuskoodi", "gendannelseskode",
+)
+
+# A TOTP seed as apps show it: four base32 characters, four or more times.
+_GROUPED_RE = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ \-][A-Za-z2-7]{4}){3,15}(?![A-Za-z0-9])"
+)
+_BASE32_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,128}={0,6}(?![A-Za-z0-9])")
+# One recovery code: 6-24 characters, digits among them or two parts joined by "-" or " ".
+_CODE_RE = re.compile(r"[A-Za-z0-9]{3,12}(?:[\- ][A-Za-z0-9]{3,12}){0,3}")
+_CODE_LINE_RE = re.compile(
+    r"[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*(?P<c>[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})"
+    r"(?P<more>(?:[ \t,;]+[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})*)[ \t,;]*"
+)
+_MAX_CODE_LINES = 24
+
+
+def _grouped_ok(run: str) -> bool:
+    groups = re.split(r"[ \-]", run)
+    with_digit = sum(any(c.isdigit() for c in g) for g in groups)
+    return with_digit >= 2 and (run.isupper() or run.islower() or not run.isalpha())
+
+
+def _code_ok(code: str) -> bool:
+    """A recovery code rather than a word: a digit in it, or parts joined by a dash."""
+    if len(code.replace("-", "")) < 6:
+        return False
+    return any(c.isdigit() for c in code) or ("-" in code and not code.isalpha())
+
+
+def find_mfa(text: str, low: str) -> Iterator[Span]:
+    words = _words_in(low, _MFA_WORDS)
+    if words is None:
+        return
+    done = 0
+    for m in words.finditer(low):
+        if m.start() < done or not _bounded(low, m, right=len(m.group()) <= 4):
+            continue
+        ls, le = _line_bounds(text, m.start())
+        # the seed on the word's line or the two after it
+        stop = le
+        for _ in range(2):
+            nxt = _LINE_END_RE.match(text, stop)
+            if nxt is None:
+                break
+            stop = _line_bounds(text, nxt.end())[1]
+        for g in _GROUPED_RE.finditer(text, ls, stop):
+            if _grouped_ok(g.group()):
+                yield *g.span(), "mfa-secret"
+        for b in _BASE32_RE.finditer(text, ls, stop):
+            v = b.group().rstrip("=")
+            if sum(c.isdigit() for c in v) >= 2 and _entropy(v) >= 3.0:
+                yield *b.span(), "mfa-secret"
+        if any(w in m.group() for w in _PHRASE_WORDS):  # a wallet's 12 or 24 words
+            ph = _MNEMONIC_RE.search(text, m.end(), min(len(text), m.end() + 400))
+            if ph is not None and ph.start() - m.end() < 40:
+                yield *ph.span(), "mfa-secret"
+        # codes after the word on its line ("codes: a1b2-c3d4, …")
+        for c in _CODE_RE.finditer(text, m.end(), le):
+            if _code_ok(c.group()) and not _redact.MARKER_RE.search(c.group()):
+                yield *c.span(), "mfa-secret"
+        # and the list of codes under it, one or more a line
+        pos, n = le, 0
+        while n < _MAX_CODE_LINES:
+            nxt = _LINE_END_RE.match(text, pos)
+            if nxt is None:
+                break
+            s, e = _line_bounds(text, nxt.end())
+            if s == e:  # a blank line between the heading and the list
+                pos, n = e, n + 1
+                continue
+            cl = _CODE_LINE_RE.fullmatch(text, s, e)
+            if cl is None:
+                break
+            codes = [cl.span("c")]
+            codes += [x.span() for x in _CODE_RE.finditer(text, *cl.span("more"))]
+            if not any(_code_ok(text[a:b]) for a, b in codes):
+                break
+            for a, b in codes:
+                yield a, b, "mfa-secret"
+            pos, n = e, n + 1
+        done = max(pos, m.end())
+
+
+# --------------------------------------------------------------------------- URL paths
+
+_URL_RE = re.compile(r"[a-z][a-z0-9+.\-]{1,20}://[^\s\"'`<>\\|]{3,2048}")
+# A path segment named for what the next one is: ``/key/<k>``, ``/integration/<k>``.
+_PATH_KEYS = frozenset(_redact._words(
+    "key keys apikey api_key api-key token tokens access_token secret secrets integration "
+    "integrations hook hooks webhook webhooks trigger catch password passwd pass auth "
+    "signature sig credential credentials private capability"
+))
+_HOOK_HOST_RE = re.compile(r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?)[.\-]")
+_SEGMENT_RE = re.compile(r"[^/?#]+")
+_TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
+
+
+def _path_key(seg: str) -> bool:
+    """A segment that names the next one: ``key``, ``hooks``, ``build_hooks``, ``hook``."""
+    return seg in _PATH_KEYS or any(p in _PATH_KEYS for p in re.split(r"[_\-.]", seg))
+
+
+def _segment_token(seg: str, after_key: bool) -> bool:
+    """A path segment that holds a credential (after a segment that says so: any token of
+    16+ characters, hex included; elsewhere: only one that looks random and is not hex)."""
+    if not 16 <= len(seg) <= 512 or not re.fullmatch(r"[A-Za-z0-9_\-.~%+=:@]+", seg):
+        return False
+    if _redact._UUID_RE.match(seg):
+        return after_key  # a hook's UUID is its secret; elsewhere an id
+    if "." in seg[-6:-1] and seg.rsplit(".", 1)[1].isalpha():
+        return False  # a file name ("report-2026.pdf")
+    if after_key:
+        return any(c.isdigit() for c in seg) and any(c.isalpha() for c in seg)
+    return random_token(seg)
+
+
+def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
+    if "://" not in text:
+        return
+    for u in _URL_RE.finditer(text):
+        url = u.group()
+        rest = url.split("://", 1)[1]
+        base = u.start() + len(url) - len(rest)
+        auth, _, _ = rest.partition("/")
+        host_end = base + len(auth)
+        if "@" in auth:
+            user = auth.rsplit("@", 1)[0]
+            name = user.split(":", 1)[0]
+            if _token_user(name):  # a token as the user name, with a password or not
+                yield base, base + len(name), "url-password"
+            host = auth.rsplit("@", 1)[1]
+        else:
+            host = auth
+        hooky = _HOOK_HOST_RE.search("." + host.lower()) is not None
+        path_end = len(url)
+        for stop in ("?", "#"):
+            k = url.find(stop, len(url) - len(rest))
+            if k >= 0:
+                path_end = min(path_end, k)
+        prev: list[str] = ["", ""]
+        for seg in _SEGMENT_RE.finditer(text, host_end, u.start() + path_end):
+            v = seg.group()
+            tg = _TG_BOT_RE.fullmatch(v)
+            named = _path_key(prev[-1]) or (_path_key(prev[-2]) and prev[-1].isdigit())
+            if tg is not None:
+                yield seg.start() + tg.start(1), seg.end(), "telegram-bot-token"
+            elif _segment_token(v, named or hooky):  # "/hooks/<id>/<token>" too
+                yield *seg.span(), "url-secret"
+            prev.append(v.lower())
+
+
+def _token_user(user: str) -> bool:
+    """``https://<token>@host``: a user name that is a token, not a name."""
+    if len(user) < 16 or _redact.MARKER_RE.search(user):
+        return False
+    return _redact._looks_random(user) or (
+        len(user) >= 20 and any(c.isdigit() for c in user) and any(c.isupper() for c in user)
+        and any(c.islower() for c in user))
+
+
+# --------------------------------------------------------------------------- parts of a value
+
+# Words that say a value is given in parts: its start, its rest, a half.
+_PART_WORDS: tuple[str, ...] = (
+    "starts with", "begins with", "start of it", "first part", "first half", "first chunk",
+    "second part", "second half", "other half", "last part", "the rest", "rest of it",
+    "remaining part", "remainder", "ends with", "part 1", "part 2", "part one", "part two",
+    "(1/2)", "(2/2)", "paste them together", "put them together", "join them",
+    "beginnt mit", "fängt mit", "der rest", "erste hälfte", "zweite hälfte", "commence par",
+    "le reste", "la suite", "première partie", "deuxième partie", "empieza por",
+    "empieza con", "comienza con", "el resto", "primera parte", "segunda parte",
+    "começa com", "o resto", "inizia con", "il resto", "la prima parte", "begint met",
+    "de rest", "zaczyna się od", "reszta", "начинается с", "остальное", "остаток",
+    "вторая часть", "первая часть", "前半", "後半", "残り", "后半", "剩下", "开头是",
+    "앞부분", "나머지", "başlıyor", "devamı", "kalanı",
+)
+
+_FRAG_RE = re.compile(r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{6,256}")
+_PART_REACH = 120
+_HINT_RE = re.compile(r"[0-9A-Z]")
+
+
+_DATEISH_RE = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d")
+
+
+def _fragment(v: str) -> bool:
+    """A piece of a key: letters and digits mixed, or a random mix of cases."""
+    v = v.strip(".,;:!?")
+    if len(v) < 6 or _redact.MARKER_RE.search(v) or _redact._PATH_RE.match(v):
+        return False
+    if re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v) or v.isdigit() or "://" in v:
+        return False
+    if _redact._UUID_RE.match(v) or _DATEISH_RE.match(v) or _PUBLIC_ID_RE.match(v):
+        return False
+    if _redact._HEX_RE.match(v) and len(v) < 12:
+        return False
+    letters = sum(c.isalpha() for c in v)
+    digits = sum(c.isdigit() for c in v)
+    if letters and digits:
+        return len(v) >= 8 or digits >= 2
+    if letters and len(v) >= 10:
+        changes = len(re.findall(r"[a-z]+|[A-Z]+", v)) - 1
+        return changes / len(v) >= 0.3
+    return False
+
+
+def find_parts(text: str, low: str) -> Iterator[Span]:
+    words = _words_in(low, _PART_WORDS)
+    if words is None:
+        return
+    for m in words.finditer(low):
+        if not _bounded(low, m, right=True):
+            continue
+        ls, le = _line_bounds(text, m.start())
+        lo, hi = max(ls, m.start() - _PART_REACH), min(le, m.end() + _PART_REACH)
+        if _HINT_RE.search(text, lo, hi) is None:
+            continue  # a fragment holds a digit or a capital
+        for f in _FRAG_RE.finditer(text, lo, hi):
+            if f.start() >= m.start() and f.start() < m.end():
+                continue
+            s, e = f.span()
+            while e > s and text[e - 1] in ".,;:!?":
+                e -= 1
+            if _fragment(text[s:e]):
+                yield s, e, "secret-value"
+
+
+# --------------------------------------------------------------------------- random tokens
+
+_RANDOM_RUN_RE = re.compile(r"[A-Za-z0-9_\-+/~.]{16,}={0,3}")
+_CLASS_RE = re.compile(r"[a-z]+|[A-Z]+|[0-9]+")
+_CAMEL_WORD_RE = re.compile(r"[A-Z]?[a-z]{2,}")
+# What comes before a run that says it is not a secret: a digest, an image, a public key.
+_NOT_BEFORE_RE = re.compile(
+    r"(?:sha\d{1,3}|md5|base64|sha|blake2b?|digest|integrity|ssh-(?:rsa|ed25519|dss)|"
+    r"ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[:\-,=]?[ \t]*[\"']?\Z", re.IGNORECASE
+)
+# Ids that are public by design: an API's object ids, message and request ids.
+_PUBLIC_ID_RE = re.compile(
+    r"(?:[a-z]+_)*(?:srvtoolu|toolu|msg|msgbatch|req|file|run|thread|asst|call|chatcmpl|evt|cus|ch|pi|pm|price|"
+    r"prod|sub|in|txn|acct|ba|card|src|tok|seti|si|py|re|po|tr|ii|cs|ord|item|sess|resp|"
+    r"batch|job|step|ftjob|vs|org|proj|user|team|ws|app|pk)[_\-](?:(?:live|test)_)?"
+    r"[A-Za-z0-9]{8,}\Z"
+)
+_DIGEST_HEAD_RE = re.compile(r"(?:sha\d{0,3}|md5|blake2[bs]?|nonce|h1)[\-:]", re.IGNORECASE)
+_CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?)-----")
+
+
+# A key that names a value which is not a credential, just before it (JSON, YAML, k=v).
+_NOT_SECRET_KEY_RE = re.compile(
+    r"[\"']?(?:signature|hash|digest|checksum|etag|integrity|nonce|id|uuid|sha|fingerprint|"
+    r"request_?id|trace_?id|message_?id|tool_?use_?id)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?\Z",
+    re.IGNORECASE,
+)
+
+
+# Words that say nearby random-looking text is public or derived: a key to verify with, a
+# digest, a nonce, an entity tag, ciphertext (sops' ENC[…], its iv and tag).
+_PUBLIC_WORDS_RE = re.compile(
+    r"verif|public|pubkey|fingerprint|checksum|digest|hash|etag|nonce|integrity|"
+    r"\bh1:|enc\[|\biv:|\btag:|ciphertext|encrypted", re.IGNORECASE)
+_JWK_PUBLIC_RE = re.compile(r"[\"'](?:n|e|x|y|crv|kid|x5c|x5t|x5t#S256|alg|use)[\"'][ \t]*:[ \t]*"
+                            r"\[?[ \t]*[\"']\Z")
+_DIGEST_BYTES = frozenset({16, 20, 28, 32, 48, 64})
+
+
+def _public_material(text: str, s: int, v: str) -> bool:
+    """Random-looking but not a secret: a word before it on its line or the line above
+    says so, a JWK's public member, or padded base64 of a digest's length (a checksum,
+    a public key; a private one is found by its name, ``PrivateKey = …``)."""
+    lo = max(0, s - 160)
+    nl = text.rfind("\n", lo, s)
+    nl = text.rfind("\n", lo, nl) if nl > 0 else nl  # this line and the one above
+    if _PUBLIC_WORDS_RE.search(text, max(lo, nl + 1), s):
+        return True
+    if _JWK_PUBLIC_RE.search(text, max(0, s - 24), s) and "kty" in text[max(0, s - 600) : s]:
+        return True
+    if v.endswith("=") and re.fullmatch(r"[A-Za-z0-9+/_\-]+=*", v):
+        n = len(v) // 4 * 3 - (len(v) - len(v.rstrip("=")))
+        return len(v) % 4 == 0 and n in _DIGEST_BYTES
+    return False
+
+
+def _decodes_to_text(v: str) -> bool:
+    body = v.rstrip("=")
+    if len(body) < 16 or len(body) % 4 == 1 or not re.fullmatch(r"[A-Za-z0-9+/]+", body):
+        return False
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+    return printable >= 0.95 * len(raw)
+
+
+@functools.lru_cache(maxsize=65536)
+def random_token(v: str) -> bool:
+    """Generated, not written: capitals, small letters and digits, changing class often,
+    dense in information; not a name, a path, a version or a known public id."""
+    if not 16 <= len(v) <= 1024:
+        return False
+    core = v.rstrip("=")
+    if "/" in core and not re.search(r"[+=]", v) and core.count("/") >= 2:
+        return False  # a path
+    if _PUBLIC_ID_RE.match(v) or core.startswith("AAAA") or _DIGEST_HEAD_RE.match(v):
+        return False
+    upper = lower = digit = 0
+    for c in core:
+        if c.isupper():
+            upper += 1
+        elif c.islower():
+            lower += 1
+        elif c.isdigit():
+            digit += 1
+    if not (upper and lower and digit):
+        return False
+    alnum = upper + lower + digit
+    if alnum < 0.85 * len(core) or upper < 2 or lower < 2 or digit < (1 if len(core) >= 24 else 2):
+        return False
+    runs = _CLASS_RE.findall(core)
+    if (len(runs) - 1) / len(core) < 0.3:
+        return False  # CamelCaseWords, snake_words_2, a word and a number
+    words = sum(len(r) for r in runs if len(r) >= 5 and r.isalpha())
+    if words > 0.5 * len(core):
+        return False
+    camel = sum(len(w) for w in _CAMEL_WORD_RE.findall(core))
+    if camel >= 0.75 * len(core):
+        return False  # "AshJsonApi.Plug.Parser.reduce_part": names, however mixed
+    if _redact._NAMED_DIGEST_RE.match(v):
+        return False
+    # a generated string's entropy is close to log2 of its length (up to its alphabet's)
+    return _entropy(core) >= 0.82 * math.log2(min(len(core), 64))
+
+
+def find_random_tokens(text: str, low: str) -> Iterator[Span]:
+    cert_ends: list[tuple[int, int]] = []
+    if "-----BEGIN" in text:
+        for c in _CERT_RE.finditer(text):
+            end = text.find("-----END", c.end())
+            cert_ends.append((c.start(), len(text) if end < 0 else end))
+    for m in _RANDOM_RUN_RE.finditer(text):
+        s = m.start()
+        if s and ((text[s - 1].isascii() and text[s - 1].isalnum()) or text[s - 1] in "%\\"):
+            continue  # the tail of a longer word or an escape
+        v = m.group().rstrip(".-~")
+        if not random_token(v):
+            continue
+        before = text[max(0, s - 40) : s]
+        if _NOT_BEFORE_RE.search(before) or before.endswith(("://", "@", "data:")):
+            continue
+        if _NOT_SECRET_KEY_RE.search(before):
+            continue  # "signature": "…" of a thinking block, "etag": "…", "id": "…"
+        if _public_material(text, s, v):
+            continue
+        if _decodes_to_text(v):
+            continue  # base64 of text: redact's decode-and-rescan rule judges what it says
+        if any(a <= s < b for a, b in cert_ends):
+            continue
+        if before.rstrip().endswith(("/", "#")) and "://" in before:
+            continue  # a URL's path or anchor: the URL rules judge those
+        yield s, s + len(v), "high-entropy"
+
+
+# --------------------------------------------------------------------------- typed passwords
+
+# A password as people make them, whatever the language around it: 10-64 characters with a
+# capital, a small letter, a digit and a sign inside ("Cinder-Sable38&", "gUSH4vU@mIFgw"),
+# and none of what code, paths, markup or addresses hold.
+_TYPED_RE = re.compile(r"[^\s\"'`<>()\[\]{}=,;|\\/]{10,64}")
+_SIGNS = frozenset("!@#$%^&*~?")  # not "+": base64 has it
+_PERCENT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+_AT_HOST_RE = re.compile(r"@(?:[\w\-]+\.)+\w+")  # "…@host.tld", "…@10.0.0.5": an address
+_EMAIL_RE = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}\Z")
+
+
+def typed_password(v: str) -> bool:
+    core = v.strip(".,:;!?*_-")
+    if not 10 <= len(core) <= 64 or _redact.MARKER_RE.search(core) or "://" in core:
+        return False
+    if not any(c in _SIGNS for c in core[1:]) or core[0] in "@#$%&~+" or ":" in core:
+        return False  # a handle, an anchor, a variable, a path, a flag
+    if not (any(c.isupper() for c in core) and any(c.islower() for c in core)
+            and any(c.isdigit() for c in core)):
+        return False
+    if not core.isascii() or _EMAIL_RE.match(core) or _AT_HOST_RE.search(core):
+        return False
+    if _redact._FORMAT_RE.search(core) or "::" in core or "..." in core:
+        return False
+    if len(_PERCENT_RE.findall(core)) >= 2:
+        return False  # URL-encoded text ("%3E%3C/svg")
+    return _entropy(core) >= 3.0
+
+
+# A sign with a letter or digit on either side: where a typed password may be (found by
+# ``re`` in C; the run around it is then taken, at most 64 characters each way).
+_SIGN_NEAR_RE = re.compile(r"[A-Za-z0-9][!@#$%^&*~?]|[!@#$%^&*~?][A-Za-z0-9]")
+_RUN_STOP = frozenset(" \t\r\n\"'`<>()[]{}=,;|\\/")
+
+
+def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
+    done = 0
+    for sm in _SIGN_NEAR_RE.finditer(text):
+        if sm.start() < done:
+            continue
+        s = sm.start()
+        while s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP:
+            s -= 1
+        e = sm.end()
+        while e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP:
+            e += 1
+        done = e
+        m = _TYPED_RE.fullmatch(text, s, e)
+        if m is None or (s and (text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
+            continue
+        v = m.group()
+        if typed_password(v):
+            lead = len(v) - len(v.lstrip(".,:;!?*_-"))
+            core = v.strip(".,:;!?*_-")
+            yield s + lead, s + lead + len(core), "password"
+
+
+# ``user:password@host`` without a scheme (ssh, rsync, a pasted credential)
+# Found from its ":" (a literal ``re`` skips to); the user name is checked behind it.
+_BARE_USERINFO_RE = re.compile(
+    r":(?P<v>[^\s:@/\"'`]{4,64})@"
+    r"(?=(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}\b|\d{1,3}(?:\.\d{1,3}){3}\b|localhost\b)"
+)
+_BARE_USER_RE = re.compile(r"(?<![\w/:.@\-])[A-Za-z0-9._\-]{1,32}\Z")
+
+
+def find_bare_userinfo(text: str, low: str) -> Iterator[Span]:
+    if "@" not in text or ":" not in text:
+        return
+    for m in _BARE_USERINFO_RE.finditer(text):
+        if _BARE_USER_RE.search(text, max(0, m.start() - 34), m.start()) is None:
+            continue
+        v = m.group("v")
+        if _redact._is_literal(v) and not re.fullmatch(r"v?\d+(?:\.\d+)*", v) and (
+                any(c.isdigit() for c in v) or any(not c.isalnum() for c in v)):
+            yield *m.span("v"), "url-password"
+
+
+# --------------------------------------------------------------------------- key files
+
+# Private keys in their own encodings: a Nostr ``nsec1…`` (bech32), a BIP32 extended private
+# key (``xprv…``); PuTTY's ``Private-Lines: N`` and the lines after it, its ``Private-MAC``;
+# a base64 line right under a line that calls it a secret or private key (minisign's
+# "untrusted comment: … secret key", signify, a wallet export).
+_ENCODED_KEY_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:nsec1[02-9ac-hj-np-z]{58}|[xtyzuv]prv[1-9A-HJ-NP-Za-km-z]{100,112})"
+    r"(?![A-Za-z0-9])"
+)
+_PPK_RE = re.compile(r"Private-Lines:[ \t]*(\d{1,3})[ \t]*(?:\r?\n|\\n)")
+_PPK_MAC_RE = re.compile(r"Private-MAC:[ \t]*(?P<v>[0-9a-fA-F]{16,128})")
+_KEY_HEADER_RE = re.compile(r"(?:secret|private)[ \t]+key[^\n]{0,40}(?:\r?\n|\\n)[ \t]*"
+                            r"(?P<v>[a-z0-9+/]{40,}={0,2})")  # on the lowercased text
+
+
+def find_key_files(text: str, low: str) -> Iterator[Span]:
+    if "nsec1" in text or "prv" in text:
+        for m in _ENCODED_KEY_RE.finditer(text):
+            yield *m.span(), "private-key"
+    if "Private-" in text:
+        for m in _PPK_RE.finditer(text):
+            pos, n = m.end(), int(m.group(1))
+            for _ in range(n):
+                nl = _LINE_END_RE.search(text, pos)
+                end = nl.start() if nl else len(text)
+                if end > pos:
+                    yield pos, end, "private-key"
+                if nl is None:
+                    break
+                pos = nl.end()
+        for m in _PPK_MAC_RE.finditer(text):
+            yield *m.span("v"), "private-key"
+    if "secret key" in low or "private key" in low:
+        for m in _KEY_HEADER_RE.finditer(low):
+            yield *m.span("v"), "private-key"
+
+
+# --------------------------------------------------------------------------- lines of config
+
+# ``NAME=value`` / ``name = value`` / ``name: value`` alone on a line (.env, .ini, YAML,
+# TOML), where the name holds a secret word with a qualifier after it that redact's own
+# assignment rule does not read (``password_hex``, ``DIST_CERT_P12_BASE64``).
+_CONFIG_LINE_RE = re.compile(
+    r"(?m)^[ \t]*(?:export[ \t]+)?(?P<k>[A-Za-z_][A-Za-z0-9_.\-]{1,80})[ \t]*[=:][ \t]*"
+    r"[\"']?(?P<v>[^\s\"'#(){}\[\],;]{6,4096})[\"']?[ \t]*$"
+)
+_KEY_FILE_NAME_RE = re.compile(r"p12|pfx|keystore|jks|private_?key", re.IGNORECASE)
+
+
+def find_config_lines(text: str, low: str) -> Iterator[Span]:
+    if "=" not in text and ":" not in text:
+        return
+    # a JSON-escaped line break ends a line too (same offsets: two characters for two)
+    for m in _CONFIG_LINE_RE.finditer(text.replace("\\n", "\n ")):
+        k, v = m.group("k"), m.group("v")
+        strength = _redact._key_strength(k)
+        if strength is None and _KEY_FILE_NAME_RE.search(k):
+            strength = "strong"  # DIST_CERT_P12_BASE64, SIGNING_KEYSTORE
+        if strength is None or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
+            continue
+        if strength == "weak" and not _redact._looks_random(v):
+            continue
+        if strength == "strong" and _redact._not_a_token(v):
+            continue
+        if _redact._IDENT_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
+            continue  # a name ("password = db_password"), not a value
+        yield *m.span("v"), _redact._refine(k, "secret-assignment")
+
+
+# --------------------------------------------------------------------------- lists under a heading
+
+# "Creds for staging:" then "- **Pusher**: `b7be…`" lines: each item's value is judged as a
+# value beside a key word (its own label is a product's name, which says nothing).
+# A heading ends with a colon and a line break; its line names credentials.
+_HEAD_END_RE = re.compile(r"[:：][ \t]*(?:\r?\n|\\n)")
+_LIST_WORDS_RE = re.compile(
+    r"creds|credential|secrets|api keys|keys|tokens|passwords|logins|zugangsdaten|"
+    r"identifiants|credenciales|credenziali|пароли|ключи|密钥|凭据|認証情報")
+_LIST_ITEM_RE = re.compile(
+    r"[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+[^\n:：]{1,60}[:：=][ \t]*[`\"']?(?P<v>[^\s`\"']{8,512})"
+    r"[`\"']?[^\n]{0,80}")
+_MAX_ITEMS = 30
+
+
+def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
+    if not any(w in low for w in ("creds", "credential", "secret", "key", "token", "password",
+                                   "login", "zugangsdaten", "identifiant", "credencial",
+                                   "парол", "ключ", "密钥", "凭据", "認証")):
+        return
+    from reviewer.sanitize import layers  # layers imports nothing of shapes
+
+    for h in _HEAD_END_RE.finditer(text):
+        ls = max(text.rfind("\n", max(0, h.start() - 160), h.start()),
+                 text.rfind("\\n", max(0, h.start() - 160), h.start()))
+        if _LIST_WORDS_RE.search(low, max(0, ls, h.start() - 160), h.start()) is None:
+            continue
+        pos = h.end()
+        for _ in range(_MAX_ITEMS):
+            while text.startswith(("\n", "\r\n"), pos):  # blank lines between
+                pos += 1 if text[pos] == "\n" else 2
+            m = _LIST_ITEM_RE.match(text, pos)
+            if m is None:
+                break
+            v = m.group("v").rstrip(".,;)")
+            if layers._near_token(v) or layers._near_password(v):
+                yield m.start("v"), m.start("v") + len(v), "secret-value"
+            nl = _LINE_END_RE.search(text, m.end())
+            if nl is None:
+                break
+            pos = nl.end()
+
+
+FINDERS = (find_listed_credentials, find_config_lines, find_key_files, find_mfa,
+           find_url_path_secrets, find_parts, find_random_tokens, find_typed_passwords,
+           find_bare_userinfo)
