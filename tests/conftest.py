@@ -80,3 +80,23 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     from test_tui_seed import make_env
 
     yield from make_env(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def conn(home: Path) -> Iterator[Any]:
+    """A connection to the private store of `home` (migrated on open)."""
+    from reviewer.store import db
+
+    c = db.connect()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def store(home: Path) -> Iterator[Any]:
+    """The store of `home`, as the worker and the review app use it."""
+    from reviewer.store.facts import Store
+
+    s = Store()
+    yield s
+    s.close()

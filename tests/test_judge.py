@@ -19,26 +19,11 @@ from capture import judge, pipeline
 from capture.extractors.api import ApiExtractor
 from capture.judge import Judgment, Suspect
 from reviewer.config import Config
-from reviewer.store import db
 from reviewer.store.facts import Store
 
 CFG = Config(max_retries=0, daily_spend_cap_usd=0)
 GUESS = "The flaky upload test probably fails because the CDN mock times out"
 LATER = "No, the CDN mock is fine: the upload test fails on the shared temp directory"
-
-
-@pytest.fixture
-def store(home: Path) -> Any:
-    s = Store()
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def conn(home: Path) -> Any:
-    c = db.connect()
-    yield c
-    c.close()
 
 
 @pytest.fixture

@@ -64,20 +64,6 @@ def repo(tmp_path: Path) -> Path:
     )
 
 
-@pytest.fixture
-def store(home: Path) -> Any:
-    s = Store()
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def conn(home: Path) -> Any:
-    c = db.connect()
-    yield c
-    c.close()
-
-
 CFG = Config(max_retries=0, daily_spend_cap_usd=0)
 
 

@@ -38,13 +38,6 @@ def repo(tmp_path: Path) -> Path:
     return root.resolve()
 
 
-@pytest.fixture
-def conn() -> sqlite3.Connection:
-    c = db.connect()
-    yield c
-    c.close()
-
-
 def add(
     conn: sqlite3.Connection, root: Path | str, text: str, *, files: tuple[str, ...] = (),
     status: str = "approved", confidence: float = 0.5, days_ago: float = 1.0,

@@ -4,28 +4,16 @@ index), and only there: a capitalised word standing alone is not an identifier p
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from reviewer.claude_code import recall
-from reviewer.store import db
 
 PROJECT = "/proj/parts"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def conn() -> Iterator[sqlite3.Connection]:
-    c = db.connect()
-    yield c
-    c.close()
+# A private data dir (conftest) for every test of the file.
+pytestmark = pytest.mark.usefixtures("home")
 
 
 def add(conn: sqlite3.Connection, text: str, status: str = "approved",

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 import pytest
 
 from reviewer.claude_code import recall
-from reviewer.store import db, vectors
+from reviewer.store import vectors
 from reviewer.store.facts import Store
 
 np = pytest.importorskip("numpy", reason="numpy comes with the `semantic` extra")
@@ -39,17 +38,8 @@ class TinyEncoder:
         return out
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def conn() -> Iterator[sqlite3.Connection]:
-    c = db.connect()
-    yield c
-    c.close()
+# A private data dir (conftest) for every test of the file.
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @pytest.fixture

@@ -27,13 +27,9 @@ MODEL_FACT = "The flaky test is test_sync_timeout; it needs the SYNC_HOST variab
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
-    monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shared data dir (conftest) with no spend cap."""
     monkeypatch.setenv("MEM_REVIEW_DAILY_SPEND_CAP", "0")
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MEM_REVIEW_EXTRACTOR"):
-        monkeypatch.delenv(var, raising=False)
     return home
 
 
