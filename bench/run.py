@@ -44,7 +44,17 @@ RESULTS = ROOT / "bench" / "results"
 
 def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]]:
     """(group, result keys, runner) in the order of the budget table."""
-    from bench.rows import detector, hooks, mcp, preview, sharing, staleness, transcripts, tui
+    from bench.rows import (
+        condense,
+        detector,
+        hooks,
+        mcp,
+        preview,
+        sharing,
+        staleness,
+        transcripts,
+        tui,
+    )
 
     return [
         ("hook-end", ("hook-end",), hooks.run_end),
@@ -54,6 +64,7 @@ def _groups() -> list[tuple[str, tuple[str, ...], Callable[[Ctx], list[Result]]]
         ("tui", ("tui-start", "tui-keys-j", "tui-keys-filter", "tui-memory"), tui.run),
         ("staleness", ("staleness", "staleness-full", "staleness-repeat", "staleness-cold"),
          staleness.run),
+        ("condense", ("condense",), condense.run),
         ("preview", ("preview",), preview.run),
         ("detector", ("detector",), detector.run),
         ("bytes", ("bytes",), transcripts.run_bytes),

@@ -29,6 +29,7 @@ ROWS = {
     "tui-keys-filter",
     "tui-memory",
     "staleness",
+    "condense",
     "preview",
     "bytes",
     "cost",
