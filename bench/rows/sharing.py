@@ -84,6 +84,13 @@ def run(ctx: Ctx) -> list[Result]:
     work = ctx.fx.work / "shared"
     repo = build(work, n)
     home = work / "home-empty"
+    # What the teammate's own terminal does once: `doctor` records origin and verifies the
+    # shared folder against it (SECURITY.md, remote trust); the hook then reads that record.
+    import os
+
+    subprocess.run([str(ctx.exe), "doctor"], cwd=repo, capture_output=True, check=False,
+                   env={**os.environ, "MEM_REVIEW_HOME": str(home)}, timeout=120,
+                   stdin=subprocess.DEVNULL)
     payload = {
         "session_id": "bench-session-start-shared", "transcript_path": str(BIG_TRANSCRIPT),
         "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup",
