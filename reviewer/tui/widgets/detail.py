@@ -311,7 +311,7 @@ class DetailPane(VerticalScroll, can_focus=False):
     def reveal_unseen(self, row: FactRow) -> bool:
         """Scroll the selected fact's first unseen line into view; False if it is not the
         one shown or nothing is left to show."""
-        if row is not self._row and (self._row is None or self._row.id != row.id):
+        if self._row is None or self._row.id != row.id:
             return False
         first = self._reading(row).first_unseen()
         if first is None:
