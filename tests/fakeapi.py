@@ -235,6 +235,8 @@ def lane_of(body: Any) -> str:
         isinstance(t, dict) and t.get("name") == EXTRACT_TOOL for t in tools
     ):
         return "extract"
+    if "judgments" in _structured_properties(body):  # the judgment through Claude Code
+        return "judge"
     if _json_schema(body) is not None:
         schema = _json_schema(body) or {}
         if "facts" in (schema.get("properties") or {}):
@@ -244,15 +246,23 @@ def lane_of(body: Any) -> str:
     return "chat"
 
 
-def _structured_tool(body: dict[str, Any]) -> dict[str, Any] | None:
-    """Claude Code's ``StructuredOutput`` tool when its schema is the answer's (``facts``)."""
+def _structured_properties(body: dict[str, Any]) -> dict[str, Any]:
+    """The properties of Claude Code's ``StructuredOutput`` tool's schema, if offered."""
     tools = body.get("tools") or []
     for tool in tools if isinstance(tools, list) else []:
         if isinstance(tool, dict) and tool.get("name") == STRUCTURED_TOOL:
             schema = tool.get("input_schema") or {}
-            if isinstance(schema, dict) and "facts" in (schema.get("properties") or {}):
-                return tool
-    return None
+            props = schema.get("properties") if isinstance(schema, dict) else None
+            return props if isinstance(props, dict) else {}
+    return {}
+
+
+def _structured_tool(body: dict[str, Any]) -> dict[str, Any] | None:
+    """Claude Code's ``StructuredOutput`` tool when its schema is the answer's (``facts``)."""
+    if "facts" not in _structured_properties(body):
+        return None
+    tools = body["tools"]
+    return next(t for t in tools if isinstance(t, dict) and t.get("name") == STRUCTURED_TOOL)
 
 
 def _answer_tool(body: dict[str, Any]) -> str:

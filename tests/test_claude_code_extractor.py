@@ -552,22 +552,54 @@ CFG = Config(max_retries=0, send_ratio=0)
 def test_pipeline_stores_pending_facts_and_the_cli_cost(
     fake: FakeClaude, repo: Path, tmp_path: Path
 ) -> None:
+    """The answers name no speaker, so the verifier suspects both quotes (the user's, not
+    the assistant's); a second run, through the same CLI, judges the suspicions."""
     from capture import pipeline
 
-    fake.script([result(structured_output={"facts": [UV, WAL]}, total_cost_usd=0.0042)])
+    judged = {"judgments": [
+        {"id": 0, "supported": True, "reason": "the user stated it"},
+        {"id": 1, "supported": False, "reason": "a requirement, not what the code does"},
+    ]}
+    fake.script([result(structured_output={"facts": [UV, WAL]}, total_cost_usd=0.0042),
+                 result(structured_output=judged, total_cost_usd=0.0003)])
     store, conn, job = _job(repo, tmp_path)
     out = pipeline.process(store, conn, job, CFG)
     assert out.state == "done" and len(out.new_ids) == 2, out
     row = _row(conn, job.id)
-    assert row["state"] == "done" and row["cost_usd"] == pytest.approx(0.0042)
-    assert row["model"] == "claude-haiku-4-5" and row["input_tokens"] == 357
-    facts = conn.execute("SELECT text, status, grounded, source FROM fact ORDER BY id").fetchall()
+    assert row["state"] == "done" and row["cost_usd"] == pytest.approx(0.0045)
+    assert row["model"] == "claude-haiku-4-5" and row["input_tokens"] == 2 * 357
+    facts = conn.execute(
+        "SELECT text, status, grounded, source, verify_hint FROM fact ORDER BY id").fetchall()
     assert [tuple(f) for f in facts] == [
-        (UV["fact"], "pending", 1, "model"),
-        (WAL["fact"], "pending", 1, "model"),
+        (UV["fact"], "pending", 1, "model", None),
+        (WAL["fact"], "pending", 1, "model",
+         "speaker: the quote is the user's, not the assistant's · the model agrees: "
+         "a requirement, not what the code does"),
     ]
-    assert len(fake.calls("auth")) == 1 and len(fake.calls()) == 1
-    assert pipeline.spent_today(conn) == pytest.approx(0.0042)  # counts against the cap
+    assert len(fake.calls("auth")) == 1 and len(fake.calls()) == 2
+    extract_run, judge_run = fake.calls()
+    assert '"judgments"' in judge_run["argv"][judge_run["argv"].index("--json-schema") + 1]
+    assert "<candidate id=0>" in judge_run["stdin"] and "<candidate id=1>" in judge_run["stdin"]
+    assert STRUCTURED_TOOL in judge_run["argv"][judge_run["argv"].index("--system-prompt") + 1]
+    assert judge_run["cwd"] == extract_run["cwd"]  # our empty dir, as for extraction
+    assert pipeline.spent_today(conn) == pytest.approx(0.0045)  # both count against the cap
+    store.close()
+    conn.close()
+
+
+def test_a_failed_judgment_run_settles_nothing_and_loses_nothing(
+    fake: FakeClaude, repo: Path, tmp_path: Path
+) -> None:
+    from capture import pipeline
+
+    fake.script([result(structured_output={"facts": [UV]}, total_cost_usd=0.0042),
+                 {"stdout": "garbage", "code": 1}])
+    store, conn, job = _job(repo, tmp_path)
+    out = pipeline.process(store, conn, job, CFG)
+    assert out.state == "done" and len(out.new_ids) == 1, out
+    (hint,) = conn.execute("SELECT verify_hint FROM fact").fetchone()
+    assert hint == "speaker: the quote is the user's, not the assistant's"
+    assert len(fake.calls()) == 2  # the judgment was asked, and failed
     store.close()
     conn.close()
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from claude_cli import claude_env, transcript_paths
 from e2e_helpers import World, make_project, request_text
-from fakeapi import Facts, FakeMessagesAPI, system_text
+from fakeapi import Facts, FakeMessagesAPI, ToolUse, system_text
 
 from capture.extractors.base import cost_usd
 from capture.extractors.claude_code import STRUCTURED_TOOL
@@ -186,3 +186,40 @@ def test_a_signed_out_claude_code_keeps_the_job_until_the_user_signs_in(
         assert job["state"] == "done", job["last_error"]
         assert [f["fact"] for f in world.facts("pending")] == [UV["fact"]]
         assert len(api.messages("extract")) == 1
+
+
+def test_the_verifiers_suspicions_are_judged_through_the_same_cli(
+    claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A candidate the model says the assistant stated, quoting the person: the verifier
+    suspects the speaker (a hint, never 'ungrounded'), and one more run of the real CLI,
+    with the judgment's schema, settles it; its cost joins the job's."""
+    root = tmp_path.resolve()
+    home = root / "home"
+    store_home = root / "store"
+    monkeypatch.setenv("MEM_REVIEW_HOME", str(store_home))
+    project = make_project(root / "shop", {"README.md": "# shop\n"})
+    said_by_assistant = dict(UV, source="assistant")
+    verdict = {"judgments": [{"id": 0, "supported": False, "reason": "the person said it"}]}
+    with FakeMessagesAPI(extract=[Facts([said_by_assistant])],
+                         judge=[ToolUse(STRUCTURED_TOOL, verdict)]) as api:
+        world = World(project=project, home=home, store_home=store_home, api=api)
+        home.mkdir()
+        world.cli("install", "--scope", "project")
+        world.claude(PROMPT, env={"MEM_REVIEW_NO_SPAWN": "1"})
+        path = os.pathsep.join([str(claude.parent), os.environ.get("PATH", "")])
+        env = {"PATH": path, "DISABLE_TELEMETRY": "1", "ANTHROPIC_BASE_URL": api.url,
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "TMPDIR": str(home / "tmp"),
+               "ANTHROPIC_AUTH_TOKEN": "sk-ant-oat01-test"}
+        world.cli("worker", "--once", **env)
+        (job,) = world.jobs()
+        assert job["state"] == "done", job["last_error"]
+        (fact,) = world.facts("pending")
+        assert fact["fact"] == UV["fact"] and fact["check"] is None  # grounded
+        assert fact["hint"] == (
+            "speaker: the quote is the user's, not the assistant's · the model agrees: "
+            "the person said it")
+        (judged,) = api.messages("judge")
+        assert [t["name"] for t in judged.body["tools"]] == [STRUCTURED_TOOL]
+        assert "<candidate id=0>" in request_text(judged)
+        assert api.pending() == 0

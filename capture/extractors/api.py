@@ -255,6 +255,13 @@ JUDGE_PROMPT_TOKENS = 600
 JUDGE_TOKENS_EACH = 700  # a suspect's fact, quote, suspicion and context, at most
 JUDGE_ANSWER_TOKENS_EACH = 80
 
+
+def estimate_judge_cost(model: str, n: int) -> float:
+    """A deliberate over-estimate of one judgment request for `n` suspects."""
+    return cost_usd(model, JUDGE_PROMPT_TOKENS + n * JUDGE_TOKENS_EACH,
+                    JUDGE_ANSWER_TOKENS_EACH * n)
+
+
 # A deliberate over-estimate, so the cap is never overshot by one big job: ~3.5 characters
 # a token for the window, the prompt and known facts on top, and a full answer each window.
 CHARS_PER_TOKEN = 3.5
@@ -297,9 +304,7 @@ class ApiExtractor:
         return estimate_cost(self.model, windows)
 
     def estimate_judge_cost(self, n: int) -> float:
-        """A deliberate over-estimate of one judgment request for `n` suspects."""
-        return cost_usd(self.model, JUDGE_PROMPT_TOKENS + n * JUDGE_TOKENS_EACH,
-                        JUDGE_ANSWER_TOKENS_EACH * n)
+        return estimate_judge_cost(self.model, n)
 
     def judge(self, suspects: Sequence[Suspect]) -> JudgeResult:
         """One request settling the verifier's suspicions (`capture.judge`); raises

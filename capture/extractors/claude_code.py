@@ -41,6 +41,9 @@ from typing import TYPE_CHECKING, Any
 from capture.candidate import AnswerShapeError, Candidate, parse_candidates
 from capture.extractors.base import ExtractionError, ExtractionResult, Request, cost_usd
 from capture.extractors.prompt import TOOL, TOOL_NAME, build_messages
+from capture.judge import MAX_SUSPECTS, JudgeResult, Suspect, build_message, read_answer
+from capture.judge import SYSTEM as JUDGE_SYSTEM
+from capture.judge import TOOL as JUDGE_TOOL
 from reviewer import paths
 from reviewer.config import find_claude
 from reviewer.store.dedupe import fact_key
@@ -109,7 +112,11 @@ def schema() -> dict[str, Any]:
     return TOOL["input_schema"]
 
 
-def build_args(binary: str, model: str, system: str) -> list[str]:
+def build_args(
+    binary: str, model: str, system: str, answer_schema: dict[str, Any] | None = None
+) -> list[str]:
+    """One `claude -p` run answering through `--json-schema` (the facts' schema unless
+    another is given: the judgment's, `capture.judge.TOOL`)."""
     return [
         binary,
         "-p",
@@ -118,7 +125,7 @@ def build_args(binary: str, model: str, system: str) -> list[str]:
         "--output-format",
         "json",
         "--json-schema",
-        json.dumps(schema(), separators=(",", ":")),
+        json.dumps(answer_schema or schema(), separators=(",", ":")),
         "--tools",
         "",
         "--no-session-persistence",
@@ -223,11 +230,12 @@ def _api_error(data: dict[str, Any], message: str) -> ExtractionError:
     return ExtractionError(message, kind="server", permanent=False)
 
 
-def read_result(
+def read_run(
     stdout: str, stderr: str, returncode: int, model: str
-) -> tuple[list[Candidate], list[str], ExtractionResult]:
-    """Validate one run's output: (candidates, dropped, what it spent), or raise
-    ExtractionError whose `partial` holds the spend when the CLI reported any."""
+) -> tuple[Any, ExtractionResult]:
+    """One run's `structured_output` and what it spent, whatever the schema; raise
+    ExtractionError (its `partial` holds the spend when the CLI reported any) for an
+    error, an old CLI or a run that never answered through the schema."""
     text = stdout.strip()
     data: Any = None
     for attempt in (text, text.splitlines()[-1] if text else ""):
@@ -262,11 +270,22 @@ def read_result(
         raise fail(ExtractionError(
             f"no {STRUCTURED_TOOL} answer after {data.get('num_turns', '?')} turn(s): "
             f"{_short(data.get('result') or '', 120)}", kind="bad_answer", permanent=False))
+    return answer, spent
+
+
+def read_result(
+    stdout: str, stderr: str, returncode: int, model: str
+) -> tuple[list[Candidate], list[str], ExtractionResult]:
+    """Validate one extraction run's output: (candidates, dropped, what it spent), or raise
+    ExtractionError whose `partial` holds the spend when the CLI reported any."""
+    answer, spent = read_run(stdout, stderr, returncode, model)
     try:
         found, dropped = parse_candidates(answer)
     except AnswerShapeError as exc:
-        raise fail(ExtractionError(f"{STRUCTURED_TOOL} answer has the wrong shape: {exc}",
-                                   kind="bad_answer", permanent=False)) from None
+        err = ExtractionError(f"{STRUCTURED_TOOL} answer has the wrong shape: {exc}",
+                              kind="bad_answer", permanent=False)
+        err.partial = spent
+        raise err from None
     return found, dropped, spent
 
 
@@ -371,6 +390,28 @@ class ClaudeCodeExtractor:
         from capture.extractors.api import estimate_cost
 
         return estimate_cost(self.model, windows)
+
+    def estimate_judge_cost(self, n: int) -> float:
+        """The API extractor's over-estimate: the same request goes through the CLI."""
+        from capture.extractors.api import estimate_judge_cost
+
+        return estimate_judge_cost(self.model, n)
+
+    def judge(self, suspects: Sequence[Suspect]) -> JudgeResult:
+        """One run settling the verifier's suspicions (`capture.judge`), the judgment's
+        schema as `--json-schema`; raises ExtractionError like `extract`."""
+        if not self.binary:
+            raise ExtractionError(NOT_FOUND, kind=UNAVAILABLE, permanent=False)
+        asked = list(suspects[:MAX_SUSPECTS])
+        system = JUDGE_SYSTEM.replace(JUDGE_TOOL["name"], STRUCTURED_TOOL)
+        args = build_args(self.binary, self.model, system, JUDGE_TOOL["input_schema"])
+        out, err, code = run_cli(args, build_message(asked), env=self.env, cwd=workdir(),
+                                 timeout=run_timeout(self.cfg))
+        answer, spent = read_run(out, err, code, self.model)
+        result = JudgeResult(model=spent.model, input_tokens=spent.input_tokens,
+                             output_tokens=spent.output_tokens, cost_usd=spent.cost_usd)
+        result.judgments, result.dropped = read_answer(answer, asked)
+        return result
 
     def extract(self, request: Request) -> ExtractionResult:
         if not self.binary:
