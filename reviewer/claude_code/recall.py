@@ -224,6 +224,8 @@ def recall(
     root = os.fspath(project)
     answer = Answer(project=root, truncated=q.truncated)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # the optional semantic search first: the question is embedded while BM25 runs
+    later = vectors.nearest_later(conn, root, q.text, SEMANTIC_CANDIDATES) if q.terms else list
     cur = conn.cursor()
     cur.row_factory = None
     text_scores: dict[int, float] = {}
@@ -280,8 +282,7 @@ def recall(
                 by_file[fid] = by_file.get(fid, 0.0) + NAMED_FILE_WEIGHT * overlap
     answer.withheld_pending = len(pending)
     lexical = set(text_scores) | set(by_file)
-    semantic = {fid: rank for rank, (fid, _) in enumerate(
-        vectors.nearest(conn, root, q.text, SEMANTIC_CANDIDATES), 1)} if q.terms else {}
+    semantic = {fid: rank for rank, (fid, _) in enumerate(later(), 1)}
     ids = lexical | set(semantic)
     ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = _shared(conn, root, q, answer)
     if not ids:
