@@ -11,7 +11,9 @@ nothing disappears silently; rejected facts are neither shown nor counted.
 
 Ranking: BM25 over the `fact_fts` index (schema V4, kept in step by triggers, never
 rebuilt here), plus overlap between the files asked about and the files a fact cites,
-plus a little of the fact's confidence; newest approval breaks ties. The question is
+plus a little of the fact's confidence; then the best hundred are re-scored by the share
+of the question's words each holds (coverage leads, BM25 orders within it); newest
+approval breaks ties. The question is
 never handed to FTS5 as syntax: it is cut to words, each quoted, joined with OR, so
 quotes, `NEAR`, `*`, `-`, `col:` filters or stray parentheses are just words.
 """
@@ -53,6 +55,12 @@ PART_WEIGHT = 0.5  # a question's word found inside a fact's CamelCase identifie
 MIN_PART_CHARS = 4  # shorter words ("get", "id") sit inside too many identifiers
 PART_CANDIDATES = 500
 CONFIDENCE_WEIGHT = 0.25
+# The share of the question's words a fact holds (tune half, 10,000 facts: r@5 36 to 39
+# of 49, MRR 0.69 to 0.73): BM25 alone lets a short sentence that repeats one rare word
+# of the question outrank the fact that holds most of them. Weighed so it leads and BM25
+# orders within; only the best matches are re-scored (each one's words are read).
+COVERAGE_WEIGHT = 2.0
+COVERAGE_CANDIDATES = 100
 TOOL = "mcp__mem-review__recall"
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
 # facts by embedding join the lexical ranking by weighted reciprocal rank fusion.
@@ -287,6 +295,7 @@ def recall(
     ranked: list[tuple[float, float, int, tuple[Any, ...], str]] = _shared(conn, root, q, answer)
     if not ids:
         ranked.sort(key=lambda r: r[:3])
+        ranked = _by_coverage(q, ranked)
         answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
         return answer
     rows = _rows(cur, sorted(ids))
@@ -307,6 +316,7 @@ def recall(
         state = verdict.state if verdict is not None else "unanchored"
         ranked.append((-score, -approved_at, int(fid), row, state))
     ranked.sort(key=lambda r: r[:3])
+    ranked = _by_coverage(q, ranked)
     if semantic:
         ranked = _fuse(ranked, semantic)
     answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
@@ -396,6 +406,43 @@ def _words_score(q: Query, text: str) -> float:
         return 0.0
     have = {w[:5] for w in _TERM.findall(text.casefold())}
     return sum(1 for t in q.terms if t.casefold()[:5] in have) / len(q.terms)
+
+
+def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...], str]]
+                 ) -> list[tuple[float, float, int, tuple[Any, ...], str]]:
+    """The best COVERAGE_CANDIDATES matches of `ranked` (sorted, a score of 0 is no match)
+    re-scored with the share of the question's words they hold; the rest keep their
+    order below them (their scores were lower before, and coverage only adds)."""
+    head = [r for r in ranked[:COVERAGE_CANDIDATES] if r[0] < 0]
+    if not head or not q.terms:
+        return ranked
+    rescored = [(neg - COVERAGE_WEIGHT * _coverage(q, row[1]), neg_at, fid, row, state)
+                for neg, neg_at, fid, row, state in head]
+    rescored.sort(key=lambda r: r[:3])
+    return rescored + ranked[len(head):]
+
+
+def _coverage(q: Query, text: str) -> float:
+    """The share of the question's words the fact holds, as words or as parts of its
+    identifiers (`selection` in `TranscriptSelection`, `event` in `handle_event`), in
+    another form as the index's stemming would match it: the same first five letters, or
+    for a shorter word, itself plus at most three letters (`hook`, `hooks`)."""
+    words: set[str] = set()
+    for raw in _TERM.findall(text):
+        low = raw.casefold()
+        words.add(low)
+        if low != raw or "_" in raw:  # an identifier: its parts too
+            for part in raw.split("_"):
+                words.add(part.casefold())
+                words.update(query_terms.parts(part))
+    heads = {w[:5] for w in words}
+    held = 0
+    for t in q.terms:
+        if len(t) >= 5:
+            held += t[:5] in heads
+        else:
+            held += any(w.startswith(t) and len(w) - len(t) <= 3 for w in words)
+    return held / len(q.terms)
 
 
 def _inside_identifiers(cur: sqlite3.Cursor, root: str, terms: list[str]) -> dict[int, int]:
