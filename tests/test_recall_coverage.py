@@ -39,3 +39,19 @@ def test_coverage_counts_words_and_identifier_parts() -> None:
     assert recall._coverage(q, "The TranscriptSelection hook uses handle_event.") == 1.0
     assert recall._coverage(q, "Hooks were renamed.") == 0.25  # a word's other form
     assert recall._coverage(q, "Nothing in common.") == 0.0
+
+
+def test_adjacent_words_of_the_question_adjacent_in_a_fact_count() -> None:
+    pairs = recall._pairs(["the", "save", "transcript", "output", "layout"])
+    assert pairs == {("save", "trans"), ("trans", "outpu"), ("outpu", "layou")}
+    assert recall._pair_share(pairs, "`save-transcript` writes its output here") == 1 / 3
+    assert recall._pair_share(pairs, "transcript save output") == 0.0
+
+
+def test_synonyms_widen_only_a_question_its_own_words_hardly_match(conn) -> None:
+    settings = add(conn, "Settings are read once at start.")
+    assert [h.id for h in recall.recall(conn, PROJECT, "config").results] == [settings]
+    for i in range(recall.SYNONYM_FALLBACK):
+        add(conn, f"The config file number {i} is generated.")
+    got = [h.id for h in recall.recall(conn, PROJECT, "config").results]
+    assert settings not in got  # enough facts hold the word itself
