@@ -420,17 +420,55 @@ def _words_score(q: Query, text: str) -> float:
 def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...], str]]
                  ) -> list[tuple[float, float, int, tuple[Any, ...], str]]:
     """The best COVERAGE_CANDIDATES matches of `ranked` (sorted, a score of 0 is no match)
-    re-scored with the share of the question's words they hold; the rest keep their
-    order below them (their scores were lower before, and coverage only adds)."""
+    re-scored with the share of the question's words they hold and of its adjacent word
+    pairs they hold adjacent; the rest keep their order below them (their scores were
+    lower before, and this only adds)."""
     head = [r for r in ranked[:COVERAGE_CANDIDATES] if r[0] < 0]
     if not head or not q.terms:
         return ranked
     pairs = _pairs(_TERM.findall(q.text.casefold()))
-    rescored = [(neg - COVERAGE_WEIGHT * _coverage(q, row[1])
-                 - PAIR_WEIGHT * _pair_share(pairs, row[1]), neg_at, fid, row, state)
-                for neg, neg_at, fid, row, state in head]
+    rescored = []
+    for neg, neg_at, fid, row, state in head:
+        words, held_pairs = _words(row[1])
+        bonus = COVERAGE_WEIGHT * _held(q.terms, words)
+        if pairs:
+            bonus += PAIR_WEIGHT * len(pairs & held_pairs) / len(pairs)
+        rescored.append((neg - bonus, neg_at, fid, row, state))
     rescored.sort(key=lambda r: r[:3])
     return rescored + ranked[len(head):]
+
+
+def _words(text: str) -> tuple[set[str], set[tuple[str, str]]]:
+    """A fact's words, lowercase, with the parts of its identifiers (`selection` in
+    `TranscriptSelection`, `event` in `handle_event`), and its adjacent word pairs."""
+    raw_words = _TERM.findall(text)
+    low_words = [w.casefold() for w in raw_words]
+    words = set(low_words)
+    for raw in raw_words:
+        if "_" in raw or (len(raw) > 2 and not raw[1:].islower() and not raw[1:].isupper()):
+            for part in raw.split("_"):
+                words.add(part.casefold())
+                words.update(query_terms.parts(part))
+    return words, _pairs(low_words)
+
+
+def _held(terms: list[str], words: set[str]) -> float:
+    """The share of `terms` among `words`, in another form as the index's stemming would
+    match it: the same first five letters (`configured`, `configuration`), or for a
+    shorter word, itself plus at most three letters (`hook`, `hooks`)."""
+    heads = {w[:5] for w in words}
+    held = 0
+    short: list[str] | None = None
+    for t in terms:
+        if len(t) >= 5:
+            held += t[:5] in heads
+        elif t in words:
+            held += 1
+        else:
+            if short is None:
+                short = [w for w in words if len(w) <= 7]
+            held += any(len(w) <= len(t) + 3 and w.startswith(t) for w in short)
+    return held / len(terms) if terms else 0.0
 
 
 def _pairs(words: list[str]) -> set[tuple[str, str]]:
@@ -439,34 +477,14 @@ def _pairs(words: list[str]) -> set[tuple[str, str]]:
             if a not in _STOP and b not in _STOP}
 
 
+def _coverage(q: Query, text: str) -> float:
+    """The share of the question's words `text` holds (`_held`)."""
+    return _held(q.terms, _words(text)[0])
+
+
 def _pair_share(pairs: set[tuple[str, str]], text: str) -> float:
     """The share of the question's adjacent word pairs that are adjacent in `text` too."""
-    if not pairs:
-        return 0.0
-    return len(pairs & _pairs(_TERM.findall(text.casefold()))) / len(pairs)
-
-
-def _coverage(q: Query, text: str) -> float:
-    """The share of the question's words the fact holds, as words or as parts of its
-    identifiers (`selection` in `TranscriptSelection`, `event` in `handle_event`), in
-    another form as the index's stemming would match it: the same first five letters, or
-    for a shorter word, itself plus at most three letters (`hook`, `hooks`)."""
-    words: set[str] = set()
-    for raw in _TERM.findall(text):
-        low = raw.casefold()
-        words.add(low)
-        if low != raw or "_" in raw:  # an identifier: its parts too
-            for part in raw.split("_"):
-                words.add(part.casefold())
-                words.update(query_terms.parts(part))
-    heads = {w[:5] for w in words}
-
-    def holds(t: str) -> bool:
-        if len(t) >= 5:
-            return t[:5] in heads
-        return any(w.startswith(t) and len(w) - len(t) <= 3 for w in words)
-
-    return sum(1 for t in q.terms if holds(t)) / len(q.terms)
+    return len(pairs & _words(text)[1]) / len(pairs) if pairs else 0.0
 
 
 def _inside_identifiers(cur: sqlite3.Cursor, root: str, terms: list[str]) -> dict[int, int]:
