@@ -12,9 +12,9 @@ the worker backfills), never by a hook; triggers (V12, V14) drop a vector when i
 text changes, it stops being approved or it goes. Search is brute-force cosine over the
 project's approved vectors (0.5 ms at 10,000), held in memory per process and reloaded
 only when the store's approved facts or vectors change. The question is embedded on one
-worker thread while recall runs its lexical search (`nearest_later`: onnxruntime and
-SQLite both release the GIL), so the extra adds the slower of the two, not their sum; the
-last few questions' vectors are kept, as Claude often asks again.
+worker thread, which then searches, while recall runs its lexical search (`nearest_later`:
+onnxruntime, numpy and SQLite all release the GIL), so the extra adds the slower of the
+two, not their sum; the last few questions' vectors are kept, as Claude often asks again.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from reviewer.store import db
@@ -207,67 +207,72 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
 
 def nearest_later(conn: sqlite3.Connection, project: str, text: str, k: int
                   ) -> Callable[[], list[tuple[int, float]]]:
-    """`nearest` in two steps: the question is handed to the embedding thread now, and the
-    function returned waits for its vector and searches (on the caller's thread: the
-    connection never leaves it). What recall does in between overlaps the model's work."""
+    """`nearest` in two steps: the project's vectors are read now (on the caller's thread:
+    the connection never leaves it) and the question is handed to the embedding thread,
+    which also searches; the function returned waits for the answer. What recall does in
+    between overlaps the model's work."""
     if not text.strip() or not stored(conn):
         return list  # before the encoder: a store without vectors never loads the extra
     enc = encoder()
     if enc is None:
         return list
-    pending = _embed_question(enc, text)
+    try:
+        ids, matrix = _matrix(conn, project, enc.model)
+    except Exception as exc:  # a store not migrated yet (read-only)
+        _skipped(exc)
+        return list
+    if not len(ids):
+        return list
+    with _lock:
+        if not _pool:
+            _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem-review-embed"))
+        job = _pool[0].submit(_search, enc, text, ids, matrix, k)
 
     def finish() -> list[tuple[int, float]]:
-        import numpy as np
-
         try:
-            ids, matrix = _matrix(conn, project, enc.model)
-            if not len(ids):
-                return []
-            query = pending.result(timeout=QUERY_TIMEOUT_S)
-        except Exception as exc:  # a store not migrated yet (read-only), a broken model file
-            from reviewer.log import log
-
-            log("recall", f"semantic search skipped: {type(exc).__name__}: {exc}")
+            return job.result(timeout=QUERY_TIMEOUT_S)
+        except Exception as exc:  # a broken model file, or one too slow to wait for
+            _skipped(exc)
             return []
-        _remember(enc.model, text, query)
-        if matrix.shape[1] != query.shape[0]:
-            return []
-        sims = matrix @ query
-        n = min(k, len(ids))
-        top = np.argpartition(-sims, n - 1)[:n]
-        top = top[np.argsort(-sims[top], kind="stable")]
-        return [(int(ids[i]), float(sims[i])) for i in top]
 
     return finish
+
+
+def _search(enc: Encoder, text: str, ids: Any, matrix: Any, k: int
+            ) -> list[tuple[int, float]]:
+    """On the embedding thread: the question's vector (one of the recent ones, or
+    computed) and the `k` rows of `matrix` nearest it."""
+    import numpy as np
+
+    key = (enc.model, text)
+    with _lock:
+        query = _queries.get(key)
+        if query is not None:
+            _queries.move_to_end(key)
+    if query is None:
+        query = enc.encode([text])[0]
+        with _lock:
+            _queries[key] = query
+            while len(_queries) > QUERY_CACHE:
+                _queries.popitem(last=False)
+    if matrix.shape[1] != query.shape[0]:
+        return []
+    sims = matrix @ query
+    n = min(k, len(ids))
+    top = np.argpartition(-sims, n - 1)[:n]
+    top = top[np.argsort(-sims[top], kind="stable")]
+    return [(int(ids[i]), float(sims[i])) for i in top]
+
+
+def _skipped(exc: Exception) -> None:
+    from reviewer.log import log
+
+    log("recall", f"semantic search skipped: {type(exc).__name__}: {exc}")
 
 
 # (model, question) -> its vector, most recent last
 _queries: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _pool: list[ThreadPoolExecutor] = []
-
-
-def _embed_question(enc: Encoder, text: str) -> Future[Any]:
-    """The question's vector: from the recent ones, or computed on the embedding thread."""
-    with _lock:
-        known = _queries.get((enc.model, text))
-        if known is not None:
-            _queries.move_to_end((enc.model, text))
-            done: Future[Any] = Future()
-            done.set_result(known)
-            return done
-        if not _pool:
-            _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem-review-embed"))
-        pool = _pool[0]
-    return pool.submit(lambda: enc.encode([text])[0])
-
-
-def _remember(model: str, text: str, vec: Any) -> None:
-    with _lock:
-        _queries[(model, text)] = vec
-        _queries.move_to_end((model, text))
-        while len(_queries) > QUERY_CACHE:
-            _queries.popitem(last=False)
 
 
 def stored(conn: sqlite3.Connection) -> bool:
