@@ -4,6 +4,7 @@ identical to the lexical one when the extra is absent."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 
 import pytest
@@ -91,6 +92,58 @@ def test_fusion_keeps_a_strong_lexical_match_first(conn, tiny) -> None:
     vectors.refresh(conn)
     got = ids(recall.recall(conn, PROJECT, "python shim error hoge.py"))
     assert got[0] == exact
+
+
+class ThreadNoting(TinyEncoder):
+    """The tiny encoder, noting the thread each question is embedded on; `hold` keeps it
+    from answering until released."""
+
+    model = "thread-noting-encoder"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+        self.hold = threading.Event()
+        self.hold.set()
+
+    def encode(self, texts: Sequence[str]) -> object:
+        self.threads.append(threading.current_thread().name)
+        self.hold.wait(5)
+        return super().encode(texts)
+
+
+def test_the_question_is_embedded_beside_the_lexical_search_and_kept(conn) -> None:
+    enc = ThreadNoting()
+    restore = vectors.use(enc)
+    try:
+        python = add(conn, "Run scripts with python3 here; plain python is a broken shim.")
+        add(conn, "The staging server deploys on every push to main.")
+        vectors.refresh(conn)
+        enc.threads.clear()
+        first = ids(recall.recall(conn, PROJECT, "which interpreter name works"))
+        assert enc.threads == ["mem-review-embed_0"]  # not the caller's thread
+        assert ids(recall.recall(conn, PROJECT, "which interpreter name works")) == first
+        assert first[0] == python
+        assert len(enc.threads) == 1  # asked again: the kept vector, no second run
+    finally:
+        restore()
+
+
+def test_an_embedding_that_does_not_come_back_leaves_the_lexical_answer(
+        conn, monkeypatch: pytest.MonkeyPatch) -> None:
+    enc = ThreadNoting()
+    restore = vectors.use(enc)
+    try:
+        add(conn, "Run scripts with python3 here; plain python is a broken shim.")
+        billing = add(conn, "Billing invoices are generated nightly by the billing cron job")
+        vectors.refresh(conn)
+        monkeypatch.setattr(vectors, "QUERY_TIMEOUT_S", 0.05)
+        enc.hold.clear()  # the model hangs
+        answer = recall.recall(conn, PROJECT, "which interpreter generates billing invoices")
+        assert ids(answer) == [billing]  # the lexical match alone, in time
+        enc.hold.set()
+    finally:
+        restore()
 
 
 def test_vectors_follow_the_facts(conn, tiny) -> None:

@@ -11,7 +11,10 @@ Vectors are written by the TUI/worker side (`refresh`, after an approval, edit o
 the worker backfills), never by a hook; triggers (V12, V14) drop a vector when its fact's
 text changes, it stops being approved or it goes. Search is brute-force cosine over the
 project's approved vectors (0.5 ms at 10,000), held in memory per process and reloaded
-only when the store's approved facts or vectors change.
+only when the store's approved facts or vectors change. The question is embedded on one
+worker thread, which then searches, while recall runs its lexical search (`nearest_later`:
+onnxruntime, numpy and SQLite all release the GIL), so the extra adds the slower of the
+two, not their sum; the last few questions' vectors are kept, as Claude often asks again.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from reviewer.store import db
@@ -27,6 +32,8 @@ from reviewer.store import db
 MODEL = "all-MiniLM-L6-v2-onnx-int8"
 BATCH = 64
 THREADS = 1  # a question is ~15 tokens: more threads only wake up to wait
+QUERY_CACHE = 64  # questions whose vectors are kept (per process, per model)
+QUERY_TIMEOUT_S = 5.0  # a question's embedding not back by then: recall answers lexically
 
 
 class Encoder(Protocol):
@@ -129,7 +136,8 @@ def use(enc: Encoder | None) -> Callable[[], None]:
     returns the function that puts things back."""
     _override[:] = [enc]
     _cache.clear()
-    return lambda: (_override.clear(), _cache.clear())
+    _queries.clear()
+    return lambda: (_override.clear(), _cache.clear(), _queries.clear())
 
 
 def refresh(conn: sqlite3.Connection, ids: Sequence[int] | None = None,
@@ -194,23 +202,59 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
     """The `k` approved facts of `project` nearest `text`, as (id, cosine), best first;
     [] without an encoder or vectors. Fails open: an encoder error is logged and finds
     nothing, so recall answers lexically."""
+    return nearest_later(conn, project, text, k)()
+
+
+def nearest_later(conn: sqlite3.Connection, project: str, text: str, k: int
+                  ) -> Callable[[], list[tuple[int, float]]]:
+    """`nearest` in two steps: the project's vectors are read now (on the caller's thread:
+    the connection never leaves it) and the question is handed to the embedding thread,
+    which also searches; the function returned waits for the answer. What recall does in
+    between overlaps the model's work."""
     if not text.strip() or not stored(conn):
-        return []  # before the encoder: a store without vectors never loads the extra
+        return list  # before the encoder: a store without vectors never loads the extra
     enc = encoder()
     if enc is None:
-        return []
-    import numpy as np
-
+        return list
     try:
         ids, matrix = _matrix(conn, project, enc.model)
-        if not len(ids):
-            return []
-        query = enc.encode([text])[0]
-    except Exception as exc:  # a store not migrated yet (read-only), a broken model file
-        from reviewer.log import log
+    except Exception as exc:  # a store not migrated yet (read-only)
+        _skipped(exc)
+        return list
+    if not len(ids):
+        return list
+    with _lock:
+        if not _pool:
+            _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem-review-embed"))
+        job = _pool[0].submit(_search, enc, text, ids, matrix, k)
 
-        log("recall", f"semantic search skipped: {type(exc).__name__}: {exc}")
-        return []
+    def finish() -> list[tuple[int, float]]:
+        try:
+            return job.result(timeout=QUERY_TIMEOUT_S)
+        except Exception as exc:  # a broken model file, or one too slow to wait for
+            _skipped(exc)
+            return []
+
+    return finish
+
+
+def _search(enc: Encoder, text: str, ids: Any, matrix: Any, k: int
+            ) -> list[tuple[int, float]]:
+    """On the embedding thread: the question's vector (one of the recent ones, or
+    computed) and the `k` rows of `matrix` nearest it."""
+    import numpy as np
+
+    key = (enc.model, text)
+    with _lock:
+        query = _queries.get(key)
+        if query is not None:
+            _queries.move_to_end(key)
+    if query is None:
+        query = enc.encode([text])[0]
+        with _lock:
+            _queries[key] = query
+            while len(_queries) > QUERY_CACHE:
+                _queries.popitem(last=False)
     if matrix.shape[1] != query.shape[0]:
         return []
     sims = matrix @ query
@@ -218,6 +262,17 @@ def nearest(conn: sqlite3.Connection, project: str, text: str, k: int
     top = np.argpartition(-sims, n - 1)[:n]
     top = top[np.argsort(-sims[top], kind="stable")]
     return [(int(ids[i]), float(sims[i])) for i in top]
+
+
+def _skipped(exc: Exception) -> None:
+    from reviewer.log import log
+
+    log("recall", f"semantic search skipped: {type(exc).__name__}: {exc}")
+
+
+# (model, question) -> its vector, most recent last
+_queries: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_pool: list[ThreadPoolExecutor] = []
 
 
 def stored(conn: sqlite3.Connection) -> bool:

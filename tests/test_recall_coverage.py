@@ -1,0 +1,57 @@
+"""Recall ranks the fact that holds most of the question's words above a short sentence
+that repeats one rare word of it (BM25 alone prefers the short one)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from reviewer.claude_code import recall
+
+PROJECT = "/proj/coverage"
+
+# A private data dir (conftest) for every test of the file.
+pytestmark = pytest.mark.usefixtures("home")
+
+
+def add(conn: sqlite3.Connection, text: str) -> int:
+    cur = conn.execute(
+        "INSERT INTO fact (project, text, norm, category, files, confidence, status, anchors, "
+        "created_at, updated_at, decided_at) VALUES (?, ?, ?, 'decision', '[]', 0.5, "
+        "'approved', '{}', 1, 1, 1)", (PROJECT, text, text.lower()))
+    return int(cur.lastrowid or 0)
+
+
+def test_the_fact_holding_most_of_the_question_leads(conn) -> None:
+    answer_id = add(conn, "Exports run nightly from the reporting job and are retried by the "
+                          "scheduler three times before anyone on the team is paged.")
+    add(conn, "Warehouse, warehouse.")  # one rare word of the question, twice, and short
+    for word in ("exports", "nightly", "retried"):  # each common on its own
+        for i in range(10):
+            add(conn, f"Note {i} of the team: something {word} here.")
+    got = [h.id for h in recall.recall(conn, PROJECT, "warehouse exports nightly retried").results]
+    assert got[0] == answer_id
+
+
+def test_coverage_counts_words_and_identifier_parts() -> None:
+    q = recall.parse("transcript selection hook event")
+    assert recall._coverage(q, "The TranscriptSelection hook uses handle_event.") == 1.0
+    assert recall._coverage(q, "Hooks were renamed.") == 0.25  # a word's other form
+    assert recall._coverage(q, "Nothing in common.") == 0.0
+
+
+def test_adjacent_words_of_the_question_adjacent_in_a_fact_count() -> None:
+    pairs = recall._pairs(["the", "save", "transcript", "output", "layout"])
+    assert pairs == {("save", "trans"), ("trans", "outpu"), ("outpu", "layou")}
+    assert recall._pair_share(pairs, "`save-transcript` writes its output here") == 1 / 3
+    assert recall._pair_share(pairs, "transcript save output") == 0.0
+
+
+def test_synonyms_widen_only_a_question_its_own_words_hardly_match(conn) -> None:
+    settings = add(conn, "Settings are read once at start.")
+    assert [h.id for h in recall.recall(conn, PROJECT, "config").results] == [settings]
+    for i in range(recall.SYNONYM_FALLBACK):
+        add(conn, f"The config file number {i} is generated.")
+    got = [h.id for h in recall.recall(conn, PROJECT, "config").results]
+    assert settings not in got  # enough facts hold the word itself
