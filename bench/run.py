@@ -93,6 +93,8 @@ def _selected(only: str | None) -> list[tuple[str, tuple[str, ...], Callable[[Ct
 def _num(v: float, unit: str) -> str:
     if unit == "frac":
         return f"1/{1 / v:.0f}" if v > 0 else "0"
+    if unit == "%":
+        return f"{v:.0%}"
     if unit == "$":
         return f"${v:.4f}"
     digits = 1 if abs(v) < 10 else 0
@@ -103,7 +105,7 @@ def _stat(s: Any) -> str:
     if s is None:
         return "—"
     unit = s.unit
-    suffix = "" if unit in ("frac", "$") else f" {unit}"
+    suffix = "" if unit in ("frac", "$", "%") else f" {unit}"
     if len(s.samples) == 1:
         return _num(s.median, unit) + suffix
     return f"{_num(s.median, unit)}{suffix} ({_num(s.lo, unit)}–{_num(s.hi, unit)})"
