@@ -294,7 +294,10 @@ def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:
             later = words[j]
             if len(mine & later) >= SAME_THING * min(len(mine), len(later)) and \
                     _bytes(turns[j].text) * 2 >= _bytes(turns[i].text):
-                short = _cut(out[i], _first_sentence(out[i].text))
+                # What it found that the later one does not retell stays (a finding
+                # in its own words); the outdated rest goes.
+                short = _cut(out[i], _salient(out[i].text, GOOD_SHARE, turns[j].text)
+                             or _first_sentence(out[i].text))
                 over -= _bytes(out[i].text) - _bytes(short.text)
                 out[i] = short
                 break
@@ -472,11 +475,56 @@ def _middle(text: str, limit: int) -> str:
     if _bytes(text) <= limit:
         return text
     if limit < 3 * GOOD_SHARE // 2:
-        return _head(text, limit)
+        return _salient(text, limit) or _head(text, limit)
     room = limit - _bytes(_MID) - _bytes(CUT)
     head = _head(text, room // 3)
     tail = _tail(text, room - _bytes(head))
     return head + _MID + tail if tail else head
+
+
+# What makes a sentence a finding rather than talk: code, a name, a value, a cause.
+_FINDING = re.compile(
+    r"`[^`\n]+`|\b[\w-]+(?:[./][\w-]+)+\b|\b[A-Za-z]+_\w+\b|\b[a-z]+[A-Z]\w*\b|\d"
+    r"|\b(?:because|instead|but|since|root cause|the (?:issue|problem|cause|fix) (?:is|was)"
+    r"|must|never|always|requires?|expects?|fails?|failed)\b")
+
+
+_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|(?=\n)|$)", re.M)
+
+
+def _salient(text: str, limit: int, known: str = "") -> str:
+    """Too little room for a message's opening and end: its sentences that say the most
+    (code, names, values, a cause: "but in the HTML we have `<div class=…`"), in their
+    order, the gaps marked cut; "" when no sentence is a finding or none fits. An
+    opening "Perfect! The issue is clear now." says nothing a finding does not. A
+    finding already in `known` (a later retelling) does not count."""
+    spans = [(m.start(), m.end()) for m in _SENTENCE_SPAN.finditer(text)]
+    scored = sorted(((sum(f not in known for f in _FINDING.findall(text[a:b])), -i, i)
+                     for i, (a, b) in enumerate(spans)), reverse=True)
+    if not scored or scored[0][0] == 0:
+        return ""
+    chosen: list[int] = []
+    used = 0
+    for score, _, i in scored:
+        if score == 0:
+            break
+        cost = _bytes(text[spans[i][0]:spans[i][1]]) + _bytes(_MID)
+        if used + cost <= limit:
+            chosen.append(i)
+            used += cost
+    if not chosen:  # the best finding alone is too long: its opening
+        best = spans[scored[0][2]]
+        return ("[…] " if scored[0][2] else "") + _head(text[best[0]:best[1]], limit - 8)
+    parts: list[str] = []
+    run_start = prev = -2
+    for i in [*sorted(chosen), -1]:
+        if i != prev + 1 or i == -1:
+            if prev >= 0:
+                parts.append(text[spans[run_start][0]:spans[prev][1]])
+            run_start = i
+        prev = i
+    lead = "[…] " if sorted(chosen)[0] > 0 else ""
+    return lead + _MID.join(parts)
 
 
 def _tail(text: str, limit: int) -> str:

@@ -297,3 +297,36 @@ def test_a_flag_the_program_does_not_know_is_an_error_whatever_the_exit_code(
     turns = read_turns(path)[0]
     assert [t.kind for t in turns if t.tool == "Bash"] == ["tool_call", "tool_error"]
     assert "exited 0, but printed: flag provided but not defined: -versions" in render(turns)
+
+
+def test_a_generic_failure_line_keeps_the_line_that_says_why(tmp_path: Path) -> None:
+    """"Process completed with exit code 1" says only that CI failed; the line before it
+    says why (a CI log fetched with `gh run view --log-failed` exits 0)."""
+    log = ("Build\tBuild\t2026-02-02T03:34:31.1Z go: go.mod requires go >= 1.24.0 (running "
+           "go 1.23.12; GOTOOLCHAIN=local)\nBuild\tBuild\t2026-02-02T03:34:31.9Z ##[error]"
+           "Process completed with exit code 1.\n")
+    path = write_jsonl(tmp_path / "ci.jsonl", [
+        user("Why is CI red?"),
+        call("Bash", {"command": "gh run view 215 --log-failed 2>&1 | head -200"}, "a", "m1"),
+        result(log, "a"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "go: go.mod requires go >= 1.24.0 (running go 1.23.12; GOTOOLCHAIN=local)" in sent
+    assert "Process completed with exit code 1." in sent
+
+
+def test_a_message_cut_short_keeps_its_findings_not_its_opening() -> None:
+    """With room for a sliver of each message, the sentence that names what was found
+    (code, a value, a cause) is kept, not "Ah! The issue is clear now."."""
+    finding = ("Ah! The issue is clear now. The search string expects a quote after the "
+               "class, but in the HTML we have `<div class=\"tool-call collapsed\"` instead. "
+               "I am glad we looked into this together today. Let me fix the test now.")
+    chatter = [" ".join(f"{w}{i}" for w in ("alpha", "bravo", "charlie", "delta", "echo",
+                                            "foxtrot", "golf", "hotel") * 4) + "."
+               for i in range(10)]
+    turns = [t("prompt", "Why does the HTML test fail?"), t("prose", finding),
+             *[t("prose", c) for c in chatter]]
+    out = fit(turns, _bytes(turns) * 2 // 3)
+    sent = render(out)
+    assert "but in the HTML we have `<div class=\"tool-call collapsed\"` instead." in sent
+    assert "Ah! The issue is clear now. […]" not in sent
