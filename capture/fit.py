@@ -43,7 +43,7 @@ from collections.abc import Callable
 
 from capture.condense import render
 from capture.noise import read_only
-from capture.transcript import OUTPUT_PREFIX, Turn, is_key_line
+from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, is_key_line
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -85,6 +85,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [t for t in turns if not _look(t)]
     turns = _bound_pastes(turns, max_bytes)
     turns = _bound_summaries(turns, max_bytes)
+    if _size(turns) <= max_bytes:
+        return turns
+    turns = _without_documentation(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
     turns = _fit_summaries(turns, max_bytes)
@@ -135,6 +138,23 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [t for t in turns if id(t) not in narration and id(t) not in retries]
     rest = [t for t in turns if t.kind not in SHAREABLE]
     return _share_prose(turns, max_bytes, 0) or _drop_headless(rest)
+
+
+def _without_documentation(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """What the doc comments of code that was read say (`x.go documents:`), largest
+    first, until the text fits: sent only where the room allows (the session's own
+    words and what it did come first)."""
+    docs = sorted((i for i, t in enumerate(turns) if t.kind == "detail" and t.tool == "Read"
+                   and t.text.partition("\n")[0].endswith(DOCUMENTS)),
+                  key=lambda i: -_bytes(turns[i].text))
+    over = _size(turns) - max_bytes
+    gone: set[int] = set()
+    for i in docs:
+        if over <= 0:
+            break
+        gone.add(i)
+        over -= _bytes(turns[i].text) + 2
+    return [t for i, t in enumerate(turns) if i not in gone]
 
 
 def _look(t: Turn) -> bool:

@@ -38,7 +38,14 @@ from capture.noise import (
     task_outcome,
     terminal_command,
 )
-from capture.written import cut_middle, heredoc_files, is_code, is_doc, written_detail
+from capture.written import (
+    cut_middle,
+    documented,
+    heredoc_files,
+    is_code,
+    is_doc,
+    written_detail,
+)
 
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
@@ -949,8 +956,14 @@ def _record_turns(
                                   offset, ts, name))
             elif name == "Read" and (doc := _small_doc(body, st.reads.get(tid, ""))):
                 # A small document or config file read (package.json, a rules file):
-                # what it says is the project's own statement.
-                turns.append(Turn("user", "detail", doc, line, offset, ts, "Read"))
+                # what it says is the project's own statement. A code file's doc
+                # comments go in a turn of their own: the first to go under pressure.
+                path = st.reads.get(tid, "")
+                head, sep, notes = doc.partition(f"{path.rsplit('/', 1)[-1]} {DOCUMENTS}\n")
+                for part in (head.strip(), sep + notes if sep else ""):
+                    if part and part not in st.details:
+                        st.details.add(part)
+                        turns.append(Turn("user", "detail", part, line, offset, ts, "Read"))
             elif name == "Bash" and (short := _short_output(body, st.looks, tid)):
                 # A command's short answer (`zfs list`, a status line) is a finding.
                 turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
@@ -1000,6 +1013,9 @@ _HEADER = re.compile(
 _COMMENT_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*|//+|#+|--|;+|"""|\'\'\')[ \t]?', re.M)
 
 
+DOCUMENTS = "documents:"  # heads what a code read's doc comments say (shed first by fit)
+
+
 def _small_doc(body: str, path: str) -> str:
     """What a file read says in its own words, under its path; "" for an error or a
     dump. A document or config file: whole when small, else its opening (a config's
@@ -1013,8 +1029,16 @@ def _small_doc(body: str, path: str) -> str:
         return ""
     if is_doc(path):
         return f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}"
-    header = code_header(text) if is_code(path) else ""
-    return f"{name} opens with:\n{header}" if header else ""
+    if not is_code(path):
+        return ""
+    header = code_header(text)
+    said = f"{name} opens with:\n{header}" if header else ""
+    # Doc comments with what they document: "Lines that fail to unmarshal are
+    # silently skipped." above `func ScanInto[T any](…)` (issue 21: what a fact rests on).
+    notes = documented(text)
+    if notes:
+        said += ("\n" if said else "") + f"{name} {DOCUMENTS}\n{notes}"
+    return said
 
 
 def code_header(text: str) -> str:

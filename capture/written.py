@@ -121,6 +121,59 @@ def describe(path: str, body: str) -> str:
     return "\n".join(parts)
 
 
+DOCUMENTED_BYTES = 900  # of a code file read: its doc comments with the lines they document
+_WHOLE_COMMENT = re.compile(r"^(?://+|#+(?!!)|--|/\*+|\*+/?|\*/)\s?(.*)$")
+_DOCSTRING = re.compile(r"^[rbuRBU]?(?:\"\"\"|\'\'\')\s*(.*?)(?:\"\"\"|\'\'\')?$")
+_PY_DEF = re.compile(r"^(?:async\s+)?(?:def|class)\s")
+_NOTICE = re.compile(r"(?i)copyright|licen[cs]e|spdx")
+# A line that assigns what reads like a credential: never kept from a file, whatever
+# redaction would recognise (a read is the project's code, not the person's words).
+_SECRET_LINE = re.compile(r"(?i)(?:key|token|secret|passw|credential|auth|private|cookie"
+                          r"|session_id|signature)\w*['\"]?\s*[:=]")
+
+
+def documented(text: str, limit: int = DOCUMENTED_BYTES) -> str:
+    """Of code that was read: each comment block with the line it documents (a
+    definition, a field, a setting: "// Defaults to 10MB if not set." above
+    `MaxLineSize int`), and a Python definition with its docstring's first line, in
+    file order, up to `limit` characters. The code's own words about itself, not the
+    listing: an undocumented line is never kept, nor the comment the file opens with
+    (that is its header), nor a licence notice or a line that assigns a credential."""
+    entries: list[str] = []
+    size = 0
+    block: list[str] = []
+    seen_code = False
+    lines = text.split("\n")
+    for n, raw in enumerate(lines):
+        line = raw.strip()
+        c = _WHOLE_COMMENT.match(line)
+        if c is not None and not line.startswith("#!"):
+            if c.group(1).strip():
+                block.append(line)
+            continue
+        if not line:
+            block = []
+            continue
+        entry = ""
+        said = " ".join(_WHOLE_COMMENT.sub(r"\1", b) for b in block)
+        if block and seen_code and len(said.split()) >= 3 and not _NOTICE.search(said):
+            entry = "\n".join(block) + "\n" + line[:160]
+        elif _PY_DEF.match(line):
+            nxt = next((x.strip() for x in lines[n + 1: n + 3] if x.strip()), "")
+            d = _DOCSTRING.match(nxt)
+            if d and len(d.group(1).split()) >= 3:
+                entry = line[:160] + "\n" + nxt[:200]
+        block = []
+        seen_code = True
+        if not entry or _SECRET_LINE.search(line):
+            continue
+        if size + len(entry) > limit:
+            break
+        entries.append(entry)
+        size += len(entry) + 1
+    return "\n".join(entries)
+
+
 def _s(d: dict[str, Any], key: str) -> str:
     v = d.get(key)
     return v if isinstance(v, str) else ""

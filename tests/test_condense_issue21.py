@@ -330,3 +330,30 @@ def test_a_message_cut_short_keeps_its_findings_not_its_opening() -> None:
     sent = render(out)
     assert "but in the HTML we have `<div class=\"tool-call collapsed\"` instead." in sent
     assert "Ah! The issue is clear now. […]" not in sent
+
+
+def test_a_code_read_keeps_its_doc_comments_with_what_they_document(tmp_path: Path) -> None:
+    """What code says of itself ("Lines that fail to parse are silently skipped." above
+    the function) is what a fact rests on; the listing, an undocumented line and a line
+    that assigns a credential are not sent, and under pressure the comments go first."""
+    code = ("// Package jsonl parses JSONL files.\npackage jsonl\n\n"
+            "type Scanner struct {\n\t// MaxLineSize is the longest line in bytes.\n"
+            "\t// Defaults to 10MB if not set.\n\tMaxLineSize int\n}\n\n"
+            "// Scan calls fn for each parsed line.\n// Lines that fail to parse are silently "
+            "skipped.\nfunc (s *Scanner) Scan(path string) error {\n\treturn nil\n}\n\n"
+            "const undocumented = 42\n// The key the tests sign with.\nvar apiToken = \"zq81\"\n")
+    numbered = "\n".join(f"{i + 1:6}→{ln}" for i, ln in enumerate(code.split("\n")))
+    path = write_jsonl(tmp_path / "d.jsonl", [
+        user("How does the scanner treat bad lines?"),
+        call("Read", {"file_path": "/r/internal/jsonl/scanner.go"}, "a", "m1"),
+        result(numbered, "a"),
+        user("Thanks."),
+    ])
+    turns = read_turns(path)[0]
+    sent = render(turns)
+    assert "// Lines that fail to parse are silently skipped.\n" \
+           "func (s *Scanner) Scan(path string) error {" in sent
+    assert "// Defaults to 10MB if not set.\nMaxLineSize int" in sent
+    assert "return nil" not in sent and "undocumented" not in sent and "zq81" not in sent
+    documents = next(x for x in turns if "scanner.go documents:" in x.text)
+    assert documents.text not in render(fit(turns, _bytes(turns) - 20))
