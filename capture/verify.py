@@ -345,6 +345,94 @@ def unit_changed(fact: str, quote: str) -> list[str]:
             for v in sorted(vs - q[u])]
 
 
+_TRANSITION = re.compile(r"\bfrom\s+v?(\d+(?:\.\d+)*)\s+(?:to|→|->)\s+v?(\d+(?:\.\d+)*)")
+_TO_VALUE = re.compile(r"(?:\bto|→|->)\s+v?(\d+(?:\.\d+)*)\b")
+
+
+def transition_changed(fact: str, quote: str) -> str:
+    """The quote moves a value "from A to B"; the fact says it went to another value
+    ("changed to 1.23" where the quote says "from 1.24.0 to 1.21 to match CI (Go 1.23)").
+    What the fact gets wrong, or ""."""
+    targets = {b for _, b in _TRANSITION.findall(normalise(quote))}
+    if not targets:
+        return ""
+    for m in _TO_VALUE.finditer(normalise(fact)):
+        if m.group(1) not in targets:
+            return f"the quote moves it to {', '.join(sorted(targets))}, not {m.group(1)}"
+    return ""
+
+
+# A fact's code span that generalises (`-run <TestName>`, `…`, `{id}`) is no variant.
+_PLACEHOLDER = re.compile(r"<[^<>]*>|\.\.\.|…|\{[^{}]*\}|\$\{|\[\w+\]|\bxxx?\b", re.I)
+_CODE_TOKEN = re.compile(r"[\w./:@=+-]+")
+VARIANT_RATIO = 0.85  # a single name this close to the quote's, but not it: a slip
+
+
+def code_variant(fact: str, quote: str) -> str:
+    """A code span of the fact that the quote gives otherwise: the same command with
+    one argument changed (`go test ./pkg/export -run T` / `go test ./cmd -run T`), the
+    same flag with another value (`--output-format json` / `stream-json`), a name one
+    slip away (`current-profiles` / `current-profile`). What differs, or ""."""
+    q = normalise(quote)
+    q_tokens = _CODE_TOKEN.findall(q)
+    for span in _TICKED.findall(fact):
+        low = normalise(span)
+        if _PLACEHOLDER.search(span) or low in q:
+            continue
+        toks = _CODE_TOKEN.findall(low)
+        if len(toks) == 1:
+            t = toks[0]
+            if len(t) < 8 or not re.search(r"[-_./]|[a-z][A-Z]", span):
+                continue
+            for qt in q_tokens:
+                if qt != t and abs(len(qt) - len(t)) <= 3 and \
+                        SequenceMatcher(None, t, qt).ratio() >= VARIANT_RATIO:
+                    return f"`{span}` where the quote has `{qt}`"
+            continue
+        n = len(toks)
+        for k in range(len(q_tokens) - n + 1):
+            win = q_tokens[k: k + n]
+            diff = [i for i in range(n) if win[i] != toks[i]]
+            if len(diff) != 1:
+                continue
+            d = diff[0]
+            # Two tokens: a flag and its value (`--output-format json`). More: all but
+            # one the same, one of them a name, and the other argument nowhere in the
+            # quote (a command with one argument changed).
+            if n == 2 and not (d == 1 and toks[0].startswith("-")):
+                continue
+            if toks[d] in q_tokens or not any(re.search(r"[-_./]|\d", x) or len(x) >= 8
+                                              for i, x in enumerate(toks) if i != d):
+                continue
+            return f"`{span}` where the quote has `{' '.join(win)}`"
+    return ""
+
+
+def dropped_negation(fact: str, quote: str) -> str:
+    """The quote denies something ("auth command should not exist", "no need to add")
+    and the fact, restating it, denies nothing: the word that said "not", or ""."""
+    said = [w for w in _WORD.findall(_expand(normalise(quote)))
+            if w in _NEGATORS and w != "without"]
+    if not said or _predicate_negations(fact) or _ONLY.search(normalise(fact)) or \
+            _NOT_UNTIL.search(_expand(normalise(quote))):
+        return ""
+    f_neg, f_aff = polarity(fact)
+    q_neg, q_aff = polarity(quote)
+    f_all, q_all = f_neg | f_aff, q_neg | q_aff
+    if not f_all or not q_all or len(f_all & q_all) < INVERSION_OVERLAP * min(
+            len(f_all), len(q_all)):
+        return ""
+    return said[0]
+
+
+# A fact that denies in other words ("only", "skips", "problems"), or states a rule the
+# quote put as "don't stop until": no dropped negation.
+_ONLY = re.compile(r"\b(?:only|instead|rather|skip\w*|omit\w*|disabled?|removed?|absent|lacks?"
+                   r"|unused|unnecessary|optional|forbidden|rejected|dropped|problems?|issues?"
+                   r"|bugs?|broken|fails?|failed|failing|errors?|wrong|must|always|every)\b")
+_NOT_UNTIL = re.compile(r"\b(?:not|never|no)\b(?:\W+\w+){0,3}?\W+(?:until|unless|before)\b")
+
+
 def identifiers(text: str) -> set[str]:
     """Names a reader could look up: paths, dotted/snake/camel names, flags, `code`."""
     found: set[str] = set()
@@ -897,6 +985,11 @@ def verify(
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
+    elif moved := transition_changed(fact, quote):
+        failed = _fail("number_mismatch", hit, turns, moved)
+    elif variant := code_variant(fact, quote):
+        failed = _fail("identifier_mismatch", hit, turns, "the fact's code differs from "
+                       "its quote's: " + variant)
     elif turn.kind == "detail" and turn.tool in _WRITERS and _write_failed(turns, hit.turn):
         failed = _fail("tool_line", hit, turns, "the file was never written: its write failed")
     elif (turn.kind == "tool_call" and not _is_look(turn)) or _shell_prompt(turn):
@@ -1188,6 +1281,9 @@ def _with_hint(
     if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a judgement; the fact states it as found, not as someone's view"))
+    if denied := dropped_negation(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the quote says “{denied}”; the fact, restating it, denies nothing"))
     claimed = said_by if said_by in SPEAKERS else None
     if claimed and speaker not in (claimed, "tool"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(

@@ -276,3 +276,60 @@ def test_an_opposite_verb_under_one_negation_is_a_paraphrase() -> None:
                                "the `--cache` flag is not enabled in CI")
     assert v.flips_meaning("The `--cache` flag is disabled in CI.",
                            "the `--cache` flag is enabled in CI")
+
+
+def test_a_value_moved_from_a_to_b_is_checked_against_b() -> None:
+    chat = convo(("assistant", "Change go directive from 1.24.0 to 1.21 to match CI (Go 1.23) "
+                               "in go.mod, then rerun the build."))
+    quote = "Change go directive from 1.24.0 to 1.21 to match CI (Go 1.23)"
+    wrong = verify("The go directive in go.mod was changed to 1.23 to match CI.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch")
+    assert "1.21" in wrong.detail
+    right = verify("The go directive in go.mod was changed to 1.21 to match CI.", quote, chat)
+    assert right.supported and right.check is None
+
+
+def test_a_code_span_the_quote_gives_otherwise_is_a_changed_name() -> None:
+    chat = convo(
+        ("assistant", "Spawning with args `['--print', cmd, '--output-format', 'stream-json']` "
+                      "and the key is const KEY = \"nested-timers-current-profile\"; run it with "
+                      "go test -v ./cmd -run TestHTMLOutput_ValidStructure to check."),
+        ("user", "The pkg/export package has its own tests."),
+    )
+    said = chat[0].text
+    for fact, quote in (
+        ("The CLI is spawned with `--output-format json`.",
+         "['--print', cmd, '--output-format', 'stream-json']"),
+        ("The profile is stored under `nested-timers-current-profiles`.",
+         'the key is const KEY = "nested-timers-current-profile"'),
+        ("Run `go test -v ./pkg/export -run TestHTMLOutput_ValidStructure`.",
+         "go test -v ./cmd -run TestHTMLOutput_ValidStructure"),
+    ):
+        assert quote in said
+        got = verify(fact, quote, chat)
+        assert (got.supported, got.check) == (False, "identifier_mismatch"), fact
+    # What the quote says, a placeholder, or two words of prose around a name: no slip.
+    for fact, quote in (
+        ("Run one test with `go test -v ./cmd -run <TestName>`.",
+         "go test -v ./cmd -run TestHTMLOutput_ValidStructure"),
+        ("The CLI is spawned with `--output-format stream-json`.",
+         "['--print', cmd, '--output-format', 'stream-json']"),
+        ("An `if KEY` guard is dead code.", 'the key is const KEY = "nested-timers-current-profile"'),
+    ):
+        got = verify(fact, quote, chat)
+        assert got.check != "identifier_mismatch", fact
+
+
+def test_a_negation_the_fact_drops_is_suspected() -> None:
+    chat = convo(("user", "auth command should not exist, we just show the QR code on start"),
+                 ("user", "Don't stop until all functions are ported and you have 100% coverage"))
+    dropped = verify("Authentication is done through a dedicated auth command.",
+                     "auth command should not exist", chat)
+    assert (dropped.supported, dropped.hint) == (True, "negation_flip")
+    assert "not" in dropped.hint_detail
+    kept = verify("There is no auth command: the QR code is shown on start.",
+                  "auth command should not exist, we just show the QR code on start", chat)
+    assert kept.hint is None
+    rule = verify("The port must reach 100% coverage.", "Don't stop until all functions are "
+                  "ported and you have 100% coverage", chat)
+    assert rule.hint != "negation_flip"
