@@ -314,7 +314,8 @@ def test_a_code_span_the_quote_gives_otherwise_is_a_changed_name() -> None:
          "go test -v ./cmd -run TestHTMLOutput_ValidStructure"),
         ("The CLI is spawned with `--output-format stream-json`.",
          "['--print', cmd, '--output-format', 'stream-json']"),
-        ("An `if KEY` guard is dead code.", 'the key is const KEY = "nested-timers-current-profile"'),
+        ("An `if KEY` guard is dead code.",
+         'the key is const KEY = "nested-timers-current-profile"'),
     ):
         got = verify(fact, quote, chat)
         assert got.check != "identifier_mismatch", fact
