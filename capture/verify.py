@@ -875,9 +875,31 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
                     and t.text != "Rejected by the user.":
                 return j
         return None
+    if speaker_of(turns[at]) == "user" and turns[at].kind == "prompt":
+        # A person's instruction the assistant's answer turns down at once ("Set target
+        # to /dev/sdb1" / "the whole device (like /dev/sdb), not partitions (like
+        # /dev/sdb1)"): the answer names the thing only to negate it.
+        nxt = next((j for j in range(at + 1, min(len(turns), at + 6))
+                    if turns[j].kind in ("prose", "prompt")), None)
+        if nxt is not None and turns[nxt].kind == "prose" and \
+                _negates_a_name(turns[nxt].text, quote):
+            return nxt
+        return None
     if speaker_of(turns[at]) != "assistant":
-        return None  # a person or a tool result is what corrects; they are not guesses
+        return None  # a tool result is what corrects; it is not a guess
     claims_success = bool(_SUCCESS.search(normalise(quote)))
+    if (_SUCCESS.search(normalise(quote + "\n" + fact)) or _NOW_WORKING.search(
+            normalise(quote))) and \
+            _REPORTS_DONE.search(normalise(turns[at].text)):
+        # "Implementation complete! … Changes are persisted", stated as "saving works",
+        # and the person's very next words: "the app hangs when I create a timer" (the
+        # fix claimed, then failing). Only a claim that something works: the report's
+        # other details (a key's name) are not what the person contradicts.
+        nxt = next((j for j in range(at + 1, min(len(turns), at + 12))
+                    if turns[j].kind in ("prose", "prompt")), None)
+        if nxt is not None and turns[nxt].kind == "prompt" and \
+                _PROBLEM.search(normalise(turns[nxt].text)[:800]):
+            return nxt
     for j in range(at + 1, len(turns)):
         t = turns[j]
         if t.kind in ("tool_call", "detail") or is_summary(t):
@@ -888,6 +910,35 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
                 turns, j, quote + "\n" + fact) or _failed_check(turns, j, at)):
             return j  # "X works now", then running X (or the next test run) fails
     return None
+
+
+# A report that work is done and working: what the person's next words may contradict.
+_REPORTS_DONE = re.compile(
+    r"\b(?:successfully|(?:implementation|migration|refactor|setup|fix) (?:is )?complete"
+    r"|all (?:tests|checks) pass(?:ing|ed)?|(?:is|are) now (?:passing|working|fixed)"
+    r"|now works|fixed and verified)\b|✅")
+_NOW_WORKING = re.compile(r"\b(?:is|are) now (?:passing|working)\b")
+# A person's words that say something is wrong ("it still hangs", "the app crashes").
+_PROBLEM = re.compile(
+    r"\b(?:still|hangs?|hanging|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
+    r"|not working|(?:does|did|is|are)\s*n[o']?t\s+work\w*|the problem|a problem"
+    r"|problem (?:is|with)|an issue|the issue|bug|wrong)\b")
+# A name said only to negate it: "not individual partitions (like `/dev/sdb1`)".
+_NEGATED_BEFORE = re.compile(
+    r"(?:\bnot\b|n't\b|\binstead of\b|\brather than\b|\bno longer\b|\bnever\b)"
+    r"[^.!?\n]{0,50}$")
+
+
+def _negates_a_name(text: str, quote: str) -> bool:
+    """`text` first names one of the quote's identifiers (whole, not as a prefix) after
+    a negation in the same sentence: the answer's first word on it turns it down."""
+    low = normalise(text)
+    for ident in identifiers(quote):
+        name = normalise(ident)
+        m = re.search(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w/-])", low)
+        if m and _NEGATED_BEFORE.search(low[max(0, m.start() - 60): m.start()]):
+            return True
+    return False
 
 
 # A command that checks work: a test run, a build, a type check, a lint.

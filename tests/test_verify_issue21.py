@@ -334,3 +334,37 @@ def test_a_negation_the_fact_drops_is_suspected() -> None:
     rule = verify("The port must reach 100% coverage.", "Don't stop until all functions are "
                   "ported and you have 100% coverage", chat)
     assert rule.hint != "negation_flip"
+
+
+def test_a_report_of_work_done_then_the_person_reporting_a_failure_is_suspected() -> None:
+    def chat(answer: str) -> list[Turn]:
+        return convo(
+            ("assistant", "## Implementation complete! ✅ Changes are immediately persisted to "
+                          "localStorage under `nested-timers-profiles`."),
+            ("user", answer),
+        )
+    fact = "Automatic saving works: every change is persisted to localStorage."
+    quote = "Changes are immediately persisted to localStorage"
+    failing = verify(fact, quote, chat("When I create a timer the app hangs and I have to "
+                                       "kill it."))
+    assert (failing.supported, failing.hint) == (True, "corrected_later")
+    assert "hangs" in failing.hint_detail
+    assert verify(fact, quote, chat("Great, now add a dark mode.")).hint is None
+    # A detail of the report that claims nothing works is not what the person contradicts.
+    key = verify("Profiles are stored under `nested-timers-profiles`.",
+                 "persisted to localStorage under `nested-timers-profiles`",
+                 chat("When I create a timer the app hangs."))
+    assert key.hint is None
+
+
+def test_an_instruction_the_answer_turns_down_at_once_is_suspected() -> None:
+    def chat(answer: str) -> list[Turn]:
+        return convo(("user", "Set target to /dev/sdb1"), ("assistant", answer))
+    fact = "The USB persistence target is /dev/sdb1."
+    refused = verify(fact, "Set target to /dev/sdb1", chat(
+        "The scripts target the entire device (like /dev/sdb), not individual partitions "
+        "(like /dev/sdb1). Use /dev/sdb."))
+    assert (refused.supported, refused.hint) == (True, "corrected_later")
+    done = verify(fact, "Set target to /dev/sdb1", chat("Targeting /dev/sdb1 now; not "
+                                                         "touching /dev/sda."))
+    assert done.hint is None
