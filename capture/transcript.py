@@ -790,13 +790,23 @@ def _input_text(inp: Any) -> str:
     return ""
 
 
+_WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+
+
+def _write_path(inp: Any) -> str:
+    """The absolute path a Write/Edit names, or ""."""
+    d = inp if isinstance(inp, dict) else {}
+    path = _s(d, "file_path") or _s(d, "notebook_path")
+    return path if path.startswith("/") else ""
+
+
 class _State:
     """Cross-line memory: tool names by id (an error names its tool), and what each
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
     __slots__ = ("details", "last_queued", "looks", "pull_back", "queued", "reads", "seen",
-                 "tool_chars", "tool_texts", "tools")
+                 "tool_chars", "tool_texts", "tools", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -811,6 +821,7 @@ class _State:
         self.details: set[str] = set()  # a commit retried sends the same message again
         self.last_queued: Turn | None = None  # the last prompt kept from the queue
         self.pull_back = False  # a `remove` took `last_queued` back
+        self.written: set[str] = set()  # files a Write/Edit named, shown whole once
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -890,6 +901,12 @@ def _record_turns(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
                     text = tool_summary(name, b.get("input"), cwd)
+                    if name in _WRITE_TOOLS and cwd and (where := _write_path(b.get("input"))) \
+                            and where not in st.written and len(st.written) < 1000:
+                        # The first write of a file says where it lives, whole
+                        # ("/Users/me/dev/pomodoro/index.html"); later ones, relative.
+                        st.written.add(where)
+                        text = tool_summary(name, b.get("input"), None)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
                     detail = _call_detail(name, b.get("input"))
                     if detail and detail not in st.details:

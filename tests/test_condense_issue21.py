@@ -357,3 +357,21 @@ def test_a_code_read_keeps_its_doc_comments_with_what_they_document(tmp_path: Pa
     assert "// Defaults to 10MB if not set.\nMaxLineSize int" in documents.text
     assert "return nil" not in sent and "undocumented" not in sent and "zq81" not in sent
     assert documents.text not in render(fit(turns, _bytes(turns) - 20))
+
+
+def test_the_first_write_of_a_file_says_where_it_lives(tmp_path: Path) -> None:
+    """Paths under the session's directory are shown relative to it, but the first write
+    of each file keeps it whole: where the project lives is itself a fact."""
+    def in_dir(rec: dict) -> dict:  # type: ignore[type-arg]
+        return {**rec, "cwd": "/Users/me/dev/pomodoro"}
+    path = write_jsonl(tmp_path / "p.jsonl", [
+        user("Build a pomodoro timer."),
+        in_dir(call("Write", {"file_path": "/Users/me/dev/pomodoro/index.html",
+                              "content": "<html></html>"}, "a", "m1")),
+        result("ok", "a"),
+        in_dir(call("Edit", {"file_path": "/Users/me/dev/pomodoro/index.html",
+                             "old_string": "<html>", "new_string": "<html lang=en>"}, "b", "m2")),
+        result("ok", "b"),
+    ])
+    calls = [x.text for x in read_turns(path)[0] if x.kind == "tool_call"]
+    assert calls == ["Write /Users/me/dev/pomodoro/index.html", "Edit index.html"]
