@@ -108,8 +108,8 @@ _CORRECTION = re.compile(
     r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed)"
     r"|(?:is|are|was|were) (?:the )?(?:correct|right|actual|real) (?:one|field|name|value|cause"
     r"|issue|problem|fix|way|answer)|the (?:actual|real) (?:cause|issue|problem|fix)"
-    r"|(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
-    r"|works? (?:correctly|fine|as expected))"
+    r"|(?P<verdict>(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
+    r"|works? (?:correctly|fine|as expected)))"
     r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
     r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
     r"(?P<what>[^,.;:!?]{1,60})",
@@ -613,9 +613,11 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             # Only about what was removed, and only when that names the claim's own thing:
             # change logs remove many things.
             what = m.group("what")
-            if _names_shared(what, quote) and {_stem(w) for w in _WORD.findall(what)
-                                               if len(w) >= 5 and w not in _STOP} & {
-                    _stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}:
+            common = {_stem(w) for w in _WORD.findall(what) if len(w) >= 5 and w not in _STOP} \
+                & {_stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}
+            # "Replaced separate Start/Pause buttons with one toggle" of "Start/Pause/Reset
+            # buttons": three words of the claim's own thing are as good as its name.
+            if common and (_names_shared(what, quote) or len(common) >= 3):
                 return True
             continue
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
@@ -624,7 +626,12 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
                                        if len(w) >= 5}:
                 return True
             continue
-        lo = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())), default=0)
+        starts = [b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())]
+        lo = starts[-1] if starts else 0
+        if m.group("verdict") and len(starts) >= 2:
+            # "I can see the HTML output includes X. The rendering is working
+            # correctly.": a verdict's subject is the sentence before it.
+            lo = starts[-2]
         ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
         hi = ends[-1] if ends else len(text)
         if _shared_terms(text[lo:hi], claim, strict=strict):
@@ -884,6 +891,16 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
         if nxt is not None and turns[nxt].kind == "prose" and \
                 _negates_a_name(turns[nxt].text, quote):
             return nxt
+        if _REPORTED.search(normalise(quote)) and not _ASKED.search(normalise(quote)):
+            # A person's report of a state ("the generated HTML is missing tool-call
+            # divs"), which what the assistant then found says otherwise ("The rendering
+            # is working correctly."): a report is evidence, not a decision.
+            for j in range(at + 1, len(turns)):
+                t = turns[j]
+                if t.kind == "prompt":
+                    break
+                if t.kind == "prose" and corrects(t.text, quote, fact):
+                    return j
         return None
     if speaker_of(turns[at]) != "assistant":
         return None  # a tool result is what corrects; it is not a guess
@@ -923,6 +940,11 @@ _PROBLEM = re.compile(
     r"\b(?:still|hangs?|hanging|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
     r"|not working|(?:does|did|is|are)\s*n[o']?t\s+work\w*|the problem|a problem"
     r"|problem (?:is|with)|an issue|the issue|bug|wrong)\b")
+# A person's words that report a state (not an instruction, a question or a wish).
+_REPORTED = re.compile(r"\b(?:is|are|was|were|isn't|aren't|wasn't|has|have|hasn't|doesn't"
+                       r"|don't|missing|fails?|failing|broken)\b")
+_ASKED = re.compile(r"^\s*(?:please|let's|can you|could you|should|would|i want|i'd like|make"
+                    r"|add|use|set|fix|remove|do|don't|never|always|try)\b|\?\s*$")
 # A name said only to negate it: "not individual partitions (like `/dev/sdb1`)".
 _NEGATED_BEFORE = re.compile(
     r"(?:\bnot\b|n't\b|\binstead of\b|\brather than\b|\bno longer\b|\bnever\b)"

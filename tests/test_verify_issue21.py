@@ -368,3 +368,26 @@ def test_an_instruction_the_answer_turns_down_at_once_is_suspected() -> None:
     done = verify(fact, "Set target to /dev/sdb1", chat("Targeting /dev/sdb1 now; not "
                                                          "touching /dev/sda."))
     assert done.hint is None
+
+
+def test_a_later_change_log_that_replaced_the_claims_thing_corrects_it() -> None:
+    chat = convo(
+        ("assistant", "Features: **Start/Pause/Reset buttons** for timer control."),
+        ("user", "Make it one button."),
+        ("assistant", "Replaced separate Start/Pause buttons with one intelligent toggle button."),
+    )
+    got = verify("The timer has separate Start, Pause and Reset buttons.",
+                 "**Start/Pause/Reset buttons** for timer control", chat)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    other = convo(chat[0], chat[1], ("assistant", "Replaced the sound file with a softer chime."))
+    assert verify("The timer has separate Start, Pause and Reset buttons.",
+                  "**Start/Pause/Reset buttons** for timer control", other).hint is None
+
+
+def test_a_verdict_speaks_of_the_sentence_before_it() -> None:
+    claim = "The upload worker drops retries after the first timeout"
+    later = ("Perfect! I traced the upload worker retries through three timeouts. "
+             "It works as expected.")
+    assert v.corrects(later, claim, claim)
+    assert not v.corrects("Perfect! The theme switcher renders. It works as expected.",
+                          claim, claim)
