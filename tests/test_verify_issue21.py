@@ -379,7 +379,8 @@ def test_a_later_change_log_that_replaced_the_claims_thing_corrects_it() -> None
     got = verify("The timer has separate Start, Pause and Reset buttons.",
                  "**Start/Pause/Reset buttons** for timer control", chat)
     assert (got.supported, got.hint) == (True, "corrected_later")
-    other = convo(chat[0], chat[1], ("assistant", "Replaced the sound file with a softer chime."))
+    other = convo(("assistant", chat[0].text), ("user", chat[1].text),
+                  ("assistant", "Replaced the sound file with a softer chime."))
     assert verify("The timer has separate Start, Pause and Reset buttons.",
                   "**Start/Pause/Reset buttons** for timer control", other).hint is None
 
