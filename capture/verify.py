@@ -628,10 +628,10 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             continue
         starts = [b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())]
         lo = starts[-1] if starts else 0
-        if m.group("verdict") and len(starts) >= 2:
+        if m.group("verdict") and starts:
             # "I can see the HTML output includes X. The rendering is working
             # correctly.": a verdict's subject is the sentence before it.
-            lo = starts[-2]
+            lo = starts[-2] if len(starts) >= 2 else 0
         ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
         hi = ends[-1] if ends else len(text)
         if _shared_terms(text[lo:hi], claim, strict=strict):

@@ -392,3 +392,17 @@ def test_a_verdict_speaks_of_the_sentence_before_it() -> None:
     assert v.corrects(later, claim, claim)
     assert not v.corrects("Perfect! The theme switcher renders. It works as expected.",
                           claim, claim)
+
+
+def test_a_persons_report_the_findings_contradict_is_suspected() -> None:
+    def chat(first: str) -> list[Turn]:
+        return convo(("user", first),
+                     ("assistant", "I ran the exporter on the sample session and checked the "
+                                   "header_row output. It works as expected."))
+    fact = "The exporter drops the header_row."
+    report = verify(fact, "The exporter output is missing the header_row entirely",
+                    chat("The exporter output is missing the header_row entirely"))
+    assert (report.supported, report.hint) == (True, "corrected_later")
+    ask = verify(fact, "Make the exporter write the header_row first",
+                 chat("Make the exporter write the header_row first"))
+    assert ask.hint is None
