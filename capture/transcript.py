@@ -793,11 +793,21 @@ def _input_text(inp: Any) -> str:
 _WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 
 
-def _write_path(inp: Any) -> str:
-    """The absolute path a Write/Edit names, or ""."""
+def _new_paths(name: str, inp: Any, cwd: str, seen: set[str]) -> set[str]:
+    """The absolute paths under `cwd` a Write/Edit or a shell command names that no
+    earlier call showed whole; empty for any other call."""
     d = inp if isinstance(inp, dict) else {}
-    path = _s(d, "file_path") or _s(d, "notebook_path")
-    return path if path.startswith("/") else ""
+    root = cwd.rstrip("/") + "/"
+    if len(root) < 3:
+        return set()
+    if name in _WRITE_TOOLS:
+        path = _s(d, "file_path") or _s(d, "notebook_path")
+        found = {path} if path.startswith(root) else set()
+    elif name == "Bash":
+        found = set(re.findall(re.escape(root) + r"[\w.@/-]+", _s(d, "command")[:_COMMAND_LIMIT]))
+    else:
+        return set()
+    return found - seen
 
 
 class _State:
@@ -901,11 +911,12 @@ def _record_turns(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
                     text = tool_summary(name, b.get("input"), cwd)
-                    if name in _WRITE_TOOLS and cwd and (where := _write_path(b.get("input"))) \
-                            and where not in st.written and len(st.written) < 1000:
-                        # The first write of a file says where it lives, whole
-                        # ("/Users/me/dev/pomodoro/index.html"); later ones, relative.
-                        st.written.add(where)
+                    if cwd and len(st.written) < 1000 and (new := _new_paths(
+                            name, b.get("input"), cwd, st.written)):
+                        # The first write of a file, or the first command that names
+                        # it, says where it lives, whole ("/Users/me/dev/pomodoro/
+                        # index.html", `bash -n /home/u/src/x.sh`); later ones, relative.
+                        st.written.update(new)
                         text = tool_summary(name, b.get("input"), None)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
                     detail = _call_detail(name, b.get("input"))

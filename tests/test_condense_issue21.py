@@ -361,7 +361,7 @@ def test_a_code_read_keeps_its_doc_comments_with_what_they_document(tmp_path: Pa
 
 def test_the_first_write_of_a_file_says_where_it_lives(tmp_path: Path) -> None:
     """Paths under the session's directory are shown relative to it, but the first write
-    of each file keeps it whole: where the project lives is itself a fact."""
+    or command that names a file keeps it whole: where the project lives is a fact."""
     def in_dir(rec: dict) -> dict:  # type: ignore[type-arg]
         return {**rec, "cwd": "/Users/me/dev/pomodoro"}
     path = write_jsonl(tmp_path / "p.jsonl", [
@@ -372,6 +372,11 @@ def test_the_first_write_of_a_file_says_where_it_lives(tmp_path: Path) -> None:
         in_dir(call("Edit", {"file_path": "/Users/me/dev/pomodoro/index.html",
                              "old_string": "<html>", "new_string": "<html lang=en>"}, "b", "m2")),
         result("ok", "b"),
+        in_dir(call("Bash", {"command": "tidy -q /Users/me/dev/pomodoro/index.html"}, "c", "m3")),
+        result("ok", "c"),
+        in_dir(call("Bash", {"command": "wc -c /Users/me/dev/pomodoro/app.js"}, "d", "m4")),
+        result("12 app.js", "d"),
     ])
     calls = [x.text for x in read_turns(path)[0] if x.kind == "tool_call"]
-    assert calls == ["Write /Users/me/dev/pomodoro/index.html", "Edit index.html"]
+    assert calls == ["Write /Users/me/dev/pomodoro/index.html", "Edit index.html",
+                     "Bash: tidy -q index.html", "Bash: wc -c /Users/me/dev/pomodoro/app.js"]
