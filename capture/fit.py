@@ -43,7 +43,7 @@ from collections.abc import Callable
 
 from capture.condense import render
 from capture.noise import read_only
-from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, is_key_line
+from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, is_key_line, is_landmark
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -112,7 +112,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         return turns
     # A command's short output (a status line: what a check found) stays with its call
     # line until the calls go: a finding in a few bytes.
-    turns = [t for t in turns if not _written(t) or _output(t)]
+    turns = [t for t in turns if not _written(t) or _output(t) or is_landmark(t.text)]
     if _size(turns) <= max_bytes:
         return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
@@ -123,8 +123,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         for i, t in enumerate(turns)
         if (t.kind != "tool_call" and not _output(t))
         or id(t) in retries
+        or (t.kind == "detail" and is_landmark(t.text))  # "[main 07a998d] fix: …"
         or (t.kind == "tool_call" and i + 1 < len(turns) and turns[i + 1].kind == "detail"
-            and not _output(turns[i + 1]))
+            and (not _output(turns[i + 1]) or is_landmark(turns[i + 1].text)))
     ]
     shared = _share_prose(turns, max_bytes, MIN_SHARE)
     if shared is not None:

@@ -1083,6 +1083,19 @@ def code_header(text: str) -> str:
     return cut_middle(said, HEADER_CHARS, head_share=1.0)
 
 
+# What git says it did: the commit made (branch and hash), where a reset or checkout
+# left HEAD. A line of record, kept whatever the output's length or the room.
+_LANDMARK = re.compile(
+    r"^(?:\[[\w./@+-]+(?: \(root-commit\))? [0-9a-f]{7,40}\] [^\n]+"
+    r"|HEAD is now at [0-9a-f]{7,40} [^\n]+|Switched to (?:a new )?branch [^\n]+)$", re.M)
+
+
+def is_landmark(text: str) -> bool:
+    """A command's output detail that records what git did (see _LANDMARK)."""
+    return text.startswith(OUTPUT_PREFIX) and bool(
+        _LANDMARK.search(text.replace(OUTPUT_PREFIX, "")))
+
+
 def _short_output(body: str, looks: set[str], tid: Any) -> str:
     """The output of a command that changed or checked something, when it is short (the
     output of a look at files, `cat` or `ls`, is not: it is what was read)."""
@@ -1094,7 +1107,10 @@ def _short_output(body: str, looks: set[str], tid: Any) -> str:
     if len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
         # A long output's last lines ("12 passed") were tried: they carried no labelled
         # fact and let two more undetected secrets of the battery's held-out half out.
-        return ""
+        # What git says it did (a commit's branch and hash, a reset's target) stays.
+        marks = [" ".join(m.split())[:_ERROR_LINE_LIMIT]
+                 for m in _LANDMARK.findall(body[:_DETAIL_SCAN])][:3]
+        return "\n".join(OUTPUT_PREFIX + m for m in marks)
     return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
                      if ln.strip())
 

@@ -380,3 +380,30 @@ def test_the_first_write_of_a_file_says_where_it_lives(tmp_path: Path) -> None:
     calls = [x.text for x in read_turns(path)[0] if x.kind == "tool_call"]
     assert calls == ["Write /Users/me/dev/pomodoro/index.html", "Edit index.html",
                      "Bash: tidy -q index.html", "Bash: wc -c /Users/me/dev/pomodoro/app.js"]
+
+
+def test_what_git_says_it_did_is_kept_from_a_long_output_and_under_pressure(
+        tmp_path: Path) -> None:
+    """"[feature/x 07a998d] fix(test): …" records the commit made; a long hook output
+    around it does not hide it, and it outlives the other short outputs when the room
+    is short."""
+    hooks = "\n".join(f"lint-staged: step {i} ok" for i in range(30))
+    out = f"{hooks}\n[feature/html 07a998d] fix(test): match the tool-call prefix\n" \
+          " 1 file changed, 1 insertion(+), 1 deletion(-)"
+    path = write_jsonl(tmp_path / "g.jsonl", [
+        user("Commit the fix."),
+        call("Bash", {"command": "git commit -am 'fix(test): match the tool-call prefix'"},
+             "a", "m1"),
+        result(out, "a"),
+        call("Bash", {"command": "zfs list -H -o name"}, "b", "m2"),
+        result("rpool/data", "b"),
+    ])
+    turns = read_turns(path)[0]
+    sent = render(turns)
+    assert "[feature/html 07a998d] fix(test): match the tool-call prefix" in sent
+    assert "step 12 ok" not in sent
+    crowded = turns + [t("prose", " ".join(f"{w}{i}" for w in ("alpha", "bravo", "charlie",
+                                                               "delta", "echo") * 8) + ".")
+                       for i in range(6)]
+    tight = render(fit(crowded, _bytes(crowded) // 3))
+    assert "[feature/html 07a998d]" in tight and "rpool/data" not in tight
