@@ -780,6 +780,18 @@ def _locate_pieces(
     return best
 
 
+def _source(turn: Turn) -> str:
+    """Who said a turn, in words: the person, the assistant, a call's text (a command, a
+    commit message, a written file), a tool's output."""
+    if turn.kind in ("tool_call", "detail") and turn.role == "assistant":
+        return "a tool call's text"
+    if turn.kind in ("tool_error", "detail"):
+        return "a tool's output"
+    if is_summary(turn):
+        return "a compaction summary"
+    return "the person" if turn.role == "user" else "the assistant"
+
+
 def _span_ok(hits: list[_Hit], turns: Sequence[Turn]) -> bool:
     """The pieces follow each other within MAX_GAP turns, not counting the tool lines
     that hang between two texts of one stretch of work (an assistant's text blocks of
@@ -818,6 +830,11 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
         if not _span_ok(found, turns):
             return found[0], "stitched", "the pieces come from distant turns"
         for a, b in pairwise(found):
+            if a.turn != b.turn and _source(turns[a.turn]) != _source(turns[b.turn]):
+                # A commit message's line "…" a tool's warning: one quote made of what
+                # two different voices said (issue 21: a stitched quote).
+                return a, "stitched", (f"the pieces come from {_source(turns[a.turn])} and "
+                                       f"{_source(turns[b.turn])}")
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
                    else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
             # Across turns every word left out counts: the "…" joins two speakers.

@@ -406,3 +406,27 @@ def test_a_persons_report_the_findings_contradict_is_suspected() -> None:
     ask = verify(fact, "Make the exporter write the header_row first",
                  chat("Make the exporter write the header_row first"))
     assert ask.hint is None
+
+
+def test_pieces_from_a_call_and_from_a_tools_output_are_stitched() -> None:
+    chat = [
+        Turn("user", "prompt", "Commit the migration.", 1, 0),
+        Turn("assistant", "tool_call", "Bash: git commit -F msg.txt", 2, 100, tool="Bash"),
+        Turn("assistant", "detail", "Migrate config to ESM\n- Converted to DEB822 format",
+             2, 100, tool="Bash"),
+        Turn("user", "tool_error", "exit 0 · warning: GPG validation disabled for development "
+             "builds", 3, 200, tool="Bash"),
+    ]
+    got = verify("The DEB822 migration disables GPG validation for development builds.",
+                 "Converted to DEB822 format ... GPG validation disabled for development builds",
+                 chat)
+    assert (got.supported, got.check) == (False, "stitched")
+    assert "a tool call's text" in got.detail and "a tool's output" in got.detail
+    # Two pieces of one assistant answer, with a call between them: one voice, no stitch.
+    answer = convo(("assistant", "Converted to DEB822 format for every source."),
+                   ("call", "Bash: apt-get update"),
+                   ("assistant", "GPG validation stays enabled for release builds."))
+    same = verify("Sources use DEB822 and GPG validation stays on for releases.",
+                  "Converted to DEB822 format ... GPG validation stays enabled for release "
+                  "builds", answer)
+    assert same.check != "stitched"
