@@ -131,7 +131,9 @@ _HEDGE = re.compile(
 _OPINION = re.compile(
     r"\b(?:better|worse|best|worst|cleaner|simpler|nicer|elegant|overkill|preferable"
     r"|recommend(?:ed|s)?|ideal|good idea|bad idea|over-?engineered|unnecessary|pointless"
-    r"|i'd|would be|much more|far more|well calibrated|seems?)\b")
+    r"|i'd|would be|much more|far more|well calibrated|seems?"
+    # a generalisation is a belief about the world, not a finding in this session
+    r"|(?:more |most |less )?commonly|typically|usually|generally|normally|in most cases)\b")
 _ATTRIBUTED = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
     r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
@@ -1321,6 +1323,13 @@ def _from_thinking(fact: str, quote: str, text: str) -> Verdict:
     if hedged(quote) and not hedged(fact):
         return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
             "the quote is a guess in the assistant's thinking; the fact states it as found"))
+    if opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
+        return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
+            "the quote is a judgement in the assistant's thinking; the fact states it as "
+            "found"))
+    if denied := dropped_negation(fact, quote):
+        return Verdict(True, None, speaker="assistant", hint="negation_flip", hint_detail=(
+            f"the quote says “{denied}”; the fact, restating it, denies nothing"))
     return Verdict(True, None, speaker="assistant")
 
 

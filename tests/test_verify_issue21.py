@@ -430,3 +430,19 @@ def test_pieces_from_a_call_and_from_a_tools_output_are_stitched() -> None:
                   "Converted to DEB822 format ... GPG validation stays enabled for release "
                   "builds", answer)
     assert same.check != "stitched"
+
+
+def test_a_generalisation_is_a_judgement_spoken_or_thought() -> None:
+    """"python3 is more commonly available on macOS" is a belief about the world, not
+    something the session found; in the assistant's thinking or in its words alike."""
+    fact = "`python` is not installed on macOS by default, so scripts must call python3."
+    quote = "Let me use python3 instead, which is more commonly available on macOS systems"
+    thought = verify(fact, quote, convo(("user", "Run the shim.")),
+                     tool_texts=[("thinking", "assistant", quote + ".")])
+    assert (thought.supported, thought.hint) == (True, "hedged")
+    said = verify(fact, quote, convo(("assistant", quote + ".")))
+    assert (said.supported, said.hint) == (True, "hedged")
+    found = verify("The shim calls python3 on macOS.", "The shim now calls python3 on macOS "
+                   "systems", convo(("assistant", "The shim now calls python3 on macOS "
+                                                  "systems.")))
+    assert found.hint is None
