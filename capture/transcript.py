@@ -815,14 +815,15 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "last_queued", "looks", "pull_back", "queued", "reads", "seen",
-                 "tool_chars", "tool_texts", "tools", "written")
+    __slots__ = ("details", "gits", "last_queued", "looks", "pull_back", "queued", "reads",
+                 "seen", "tool_chars", "tool_texts", "tools", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
         self.tool_texts: list[tuple[str, str, str]] = []
         self.tool_chars = 0
         self.looks: set[str] = set()  # ids of read-only shell calls
+        self.gits: set[str] = set()  # ids of shell calls that run git
         self.reads: dict[str, str] = {}  # Read calls' ids → the file read
         self.seen: dict[str, set[str]] = {}
         # Prompts already kept from `queue-operation` records, by text: the same words
@@ -910,6 +911,9 @@ def _record_turns(
                     if name == "Bash" and isinstance(tid, str) and reads_files(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
+                    elif name == "Bash" and isinstance(tid, str) and "git " in _s(
+                            b.get("input") or {}, "command"):
+                        st.gits.add(tid)  # its long output may hold what git did
                     text = tool_summary(name, b.get("input"), cwd)
                     if cwd and len(st.written) < 1000 and (new := _new_paths(
                             name, b.get("input"), cwd, st.written)):
@@ -992,7 +996,8 @@ def _record_turns(
                     if part and part not in st.details:
                         st.details.add(part)
                         turns.append(Turn("user", "detail", part, line, offset, ts, "Read"))
-            elif name == "Bash" and (short := _short_output(body, st.looks, tid)):
+            elif name == "Bash" and (short := _short_output(body, st.looks, tid,
+                                                            tid in st.gits)):
                 # A command's short answer (`zfs list`, a status line) is a finding.
                 turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
             elif name in ("Task", "Agent") and body.strip():
@@ -1063,7 +1068,7 @@ def _small_doc(body: str, path: str) -> str:
     said = f"{name} opens with:\n{header}" if header else ""
     # Doc comments with what they document: "Lines that fail to unmarshal are
     # silently skipped." above `func ScanInto[T any](…)` (issue 21: what a fact rests on).
-    notes = documented(text)
+    notes = documented(text, python=name.endswith((".py", ".pyi")))
     if notes:
         said += ("\n" if said else "") + f"{name} {DOCUMENTS}\n{notes}"
     return said
@@ -1096,7 +1101,7 @@ def is_landmark(text: str) -> bool:
         _LANDMARK.search(text.replace(OUTPUT_PREFIX, "")))
 
 
-def _short_output(body: str, looks: set[str], tid: Any) -> str:
+def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> str:
     """The output of a command that changed or checked something, when it is short (the
     output of a look at files, `cat` or `ls`, is not: it is what was read)."""
     if tid in looks:
@@ -1109,7 +1114,7 @@ def _short_output(body: str, looks: set[str], tid: Any) -> str:
         # fact and let two more undetected secrets of the battery's held-out half out.
         # What git says it did (a commit's branch and hash, a reset's target) stays.
         marks = [" ".join(m.split())[:_ERROR_LINE_LIMIT]
-                 for m in _LANDMARK.findall(body[:_DETAIL_SCAN])][:3]
+                 for m in _LANDMARK.findall(body[:_DETAIL_SCAN])][:3] if git else []
         return "\n".join(OUTPUT_PREFIX + m for m in marks)
     return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
                      if ln.strip())

@@ -407,3 +407,14 @@ def test_what_git_says_it_did_is_kept_from_a_long_output_and_under_pressure(
                        for i in range(6)]
     tight = render(fit(crowded, _bytes(crowded) // 3))
     assert "[feature/html 07a998d]" in tight and "rpool/data" not in tight
+
+
+def test_a_comment_that_narrates_a_statement_is_not_documentation() -> None:
+    from capture.written import documented
+
+    code = ("package p\n\n// Retry says how often a call is tried again.\nconst Retry = 3\n\n"
+            "func run() {\n\t// Clean up any running processes first\n\tif proc != nil {\n"
+            "\t\t\t// the timer that stops a hung child process\n\t\t\tdeadline := 5\n\t}\n}\n")
+    said = documented(code)
+    assert "// Retry says how often a call is tried again.\nconst Retry = 3" in said
+    assert "Clean up" not in said and "deadline" not in said
