@@ -1091,6 +1091,8 @@ def verify(
         failed = _fail("summary_only", hit, turns, "only a compaction summary says so")
     elif turn.kind == "tool_call":
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
+    elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
+        hint = ("tool_line", "the quote is what a written file says, not that it was run")
     elif idents and (far := _far_idents(idents, turns, hit.turn)):
         # said only far away: the fact may join two places
         hint = ("identifier_missing", "named elsewhere in the session, far from the quote: "
@@ -1268,6 +1270,11 @@ def _from_tools(
             failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
                                 if w in ("output", "error")), None) == "error"
             if _name in _WRITERS and not failed_next:  # a body written: the file says so
+                if _RAN.search(normalise(fact)):
+                    # What a file says it does (a usage line) is not that it was run.
+                    return Verdict(True, None, speaker="tool", hint="tool_line",
+                                   hint_detail="the quote is what a written file says, not "
+                                   "that it was run")
                 return Verdict(True, None, speaker="tool")
             return Verdict(False, "tool_line", speaker="tool", detail=(
                 "only what a tool was given (a command, a file written) says so"),
@@ -1302,6 +1309,12 @@ def _from_tools(
                        hint_detail="not near the quote in the tool's output: "
                        + ", ".join(idents))
     return Verdict(True, None, speaker="tool")
+
+
+# A fact that says something was done (run, used, deployed), not what a file says.
+_RAN = re.compile(r"\b(?:was|were|got|has been|have been) (?:used|run|ran|executed|invoked"
+                  r"|called|deployed|installed|applied|streamed|launched|started)\b"
+                  r"|\b(?:ran|executed|invoked|deployed|launched)\b")
 
 
 def _from_thinking(fact: str, quote: str, text: str) -> Verdict:

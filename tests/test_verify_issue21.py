@@ -446,3 +446,21 @@ def test_a_generalisation_is_a_judgement_spoken_or_thought() -> None:
                    "systems", convo(("assistant", "The shim now calls python3 on macOS "
                                                   "systems.")))
     assert found.hint is None
+
+
+def test_what_a_written_file_says_is_not_that_it_was_run() -> None:
+    usage = "stream <device>   Stream latest build directly to USB via ZFS"
+    body = f"#!/bin/bash\n# direct-zfs-stream.sh usage:\n#   {usage}\n"
+    texts = [("input", "Write", body)]
+    chat = convo(("user", "Write the streaming script direct-zfs-stream.sh."))
+    ran = verify("`direct-zfs-stream.sh stream <device>` was used to stream the build to USB.",
+                 usage, chat, tool_texts=texts)
+    assert (ran.supported, ran.hint) == (True, "tool_line")
+    says = verify("`direct-zfs-stream.sh stream <device>` streams the latest build to USB.",
+                  usage, chat, tool_texts=texts)
+    assert (says.supported, says.hint) == (True, None)
+    spoken = [Turn("user", "prompt", "Write the streaming script.", 1, 0),
+              Turn("assistant", "tool_call", "Write direct-zfs-stream.sh", 2, 100, tool="Write"),
+              Turn("assistant", "detail", "notes: # " + usage, 2, 100, tool="Write")]
+    assert verify("The script was run to stream the latest build to USB via ZFS.", usage,
+                  spoken).hint == "tool_line"
