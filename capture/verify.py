@@ -309,6 +309,8 @@ _IMPLICIT_NEGATIVE = {
     "instead", "rather", "avoid", "avoids", "avoided", "unlike", "except", "lacks", "lack",
     "missing", "absent", "fail", "fails", "failed", "refuse", "refuses", "refused",
     "prevent", "prevents", "forbid", "forbids", "forbidden", "unavailable", "stop", "stops",
+    # "a test asserting identical tokens was wrong" denies that they are identical
+    "wrong", "incorrect", "mistaken", "invalid", "bogus",
 }
 
 
@@ -820,6 +822,13 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
     hits = _find_all(quote, texts)
     if hits:
         return _pick(hits, turns), None, ""
+    if " … " in quote:
+        # An ellipsis the transcript itself holds (code's `{ c: …, ... }`, "wait..."):
+        # the quote whole, not an elision.
+        for dots in (" ... ", "...", "... ", " ...", "…", " …", "… "):
+            hits = _find_all(quote.replace(" … ", dots), texts)
+            if hits:
+                return _pick(hits, turns), None, ""
     pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
     if len(pieces) > 1:
         changed: list[tuple[_Hit, str, str]] = []

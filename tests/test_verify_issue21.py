@@ -464,3 +464,25 @@ def test_what_a_written_file_says_is_not_that_it_was_run() -> None:
               Turn("assistant", "detail", "notes: # " + usage, 2, 100, tool="Write")]
     assert verify("The script was run to stream the latest build to USB via ZFS.", usage,
                   spoken).hint == "tool_line"
+
+
+def test_an_ellipsis_the_transcript_itself_holds_is_no_elision() -> None:
+    # Code said earlier (`}` everywhere): a short piece's hits run out before the quote.
+    chat = convo(*[("assistant", f"Edited handler_{i}: `fn() {{ return {i} }}`.")
+                   for i in range(60)],
+                 ("assistant", "Two problems: 1. The decryption has a nested structure: "
+                               "`{ c: { c: 'base64', t: 'encrypted' }, ... }` 2. Claude asks "
+                               "for Bash permissions but we never granted them."))
+    got = verify("Encrypted updates arrive nested as `{ c: { c: 'base64', t: 'encrypted' }, "
+                 "... }`.", "The decryption has a nested structure: `{ c: { c: 'base64', t: "
+                 "'encrypted' }, ... }`", chat)
+    assert got.supported and got.check is None
+
+
+def test_a_fact_that_calls_the_quoted_claim_wrong_is_no_inversion() -> None:
+    chat = convo(("assistant", "The server generates new JWT tokens for each authentication "
+                               "request, so they won't be identical."))
+    got = verify("A test asserting identical tokens was wrong: the server issues a fresh JWT "
+                 "on every authentication request.", "the server generates new JWT tokens for "
+                 "each authentication request, so they won't be identical", chat)
+    assert got.supported and got.check is None
