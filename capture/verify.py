@@ -774,9 +774,14 @@ def _locate_pieces(
     best: list[_Hit] | None = None
     for first in starts:
         seq = [first]
-        for hits in found[1:]:
+        for piece, hits in zip(pieces[1:], found[1:], strict=True):
             prev = seq[-1]
             after = [h for h in hits if (h.turn, h.start) >= (prev.turn, prev.end)]
+            # The first place a piece occurs in a turn may come before the previous
+            # piece ends ("}" inside `{ c: { … }, ... }`): look on from where it ended.
+            at = texts[prev.turn].find(piece, prev.end) if prev.exact else -1
+            if at >= 0:
+                after.append(_Hit(prev.turn, at, at + len(piece)))
             seq.append(min(after or hits, key=lambda h: (h.turn, h.start)))
         if _span_ok(seq, turns):
             return seq

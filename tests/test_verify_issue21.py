@@ -486,3 +486,13 @@ def test_a_fact_that_calls_the_quoted_claim_wrong_is_no_inversion() -> None:
                  "on every authentication request.", "the server generates new JWT tokens for "
                  "each authentication request, so they won't be identical", chat)
     assert got.supported and got.check is None
+
+
+def test_an_elided_piece_is_looked_for_after_the_piece_before_it() -> None:
+    """"}" occurs inside the first piece too: the second piece is the one after it."""
+    chat = convo(*[("assistant", f"Edited handler_{i}: `fn() {{ return {i} }}`.")
+                   for i in range(60)],
+                 ("assistant", "The config is `{ mode: { kind: strict }, level: high }` now."))
+    got = verify("The config sets mode kind strict.",
+                 "The config is `{ mode: { kind: strict }, … }`", chat)
+    assert got.supported and got.check is None
