@@ -9,13 +9,16 @@ durable fact; shedding stops as soon as the text fits:
 
 0. compaction summaries (kind "summary", lower trust): cut to the room the rest leaves,
    or dropped when that room is under SUMMARY_MIN bytes;
+   then what the doc comments of code that was read say (`x.go documents:`), largest
+   first;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
    "Let me check the config."), cut to its first sentence, longest first, only as far
    as needed;
 3. the length of every assistant text and call detail (a plan, a commit message, an
    issue body: kind "detail"), to an equal share of the room left, if that share is
-   still a paragraph (GOOD_SHARE bytes);
+   still a paragraph (GOOD_SHARE bytes): its opening and its end, or, when the share is
+   a sliver, its sentences that name code, values or a cause;
 4. every other successful tool call (edits, commands), then the same equal share
    again, down to MIN_SHARE bytes; two kinds of call stay: the header of a detail still
    sent, and the retry right after a failure of the same tool (`python3 x.py` after
