@@ -20,9 +20,10 @@ durable fact; shedding stops as soon as the text fits:
    still a paragraph (GOOD_SHARE bytes): its opening and its end, or, when the share is
    a sliver, its sentences that name code, values or a cause;
 4. every other successful tool call (edits, commands), then the same equal share
-   again, down to MIN_SHARE bytes; two kinds of call stay: the header of a detail still
-   sent, and the retry right after a failure of the same tool (`python3 x.py` after
-   `python: command not found`: the fix is the fact);
+   again, down to MIN_SHARE bytes; three kinds of call stay: the header of a detail
+   still sent, the retry right after a failure of the same tool (`python3 x.py` after
+   `python: command not found`: the fix is the fact), and a command whose output
+   records what git did (`[main 07a998d] fix: …`);
 5. narration altogether, those retries, then the answers' share below MIN_SHARE, to
    nothing.
 
