@@ -565,13 +565,17 @@ _ANNOUNCE = re.compile(
     r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|time to"
     r"|i'm now going to|we need to (?:check|look|see|find|read|run))\b", re.I)
 _SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+|\n+|$)\s*")
+# An announcement that says what was decided ("Let me revert and use a different
+# approach - we'll use subpath imports") is a decision, not narration.
+_DECIDES = re.compile(r"(?i)\b(?:instead|different approach|rather than|switch(?:ing)? to"
+                      r"|we'll use|i'll use|we will use|because|so that)\b")
 
 
 def _narrated(text: str) -> str:
     """Narration without its announcing sentences ("Let me check X.", "Now I'll write
     the plan:"): what it found stays. Only announcements: its first sentence."""
     sentences = [m.group() for m in _SENTENCES.finditer(text) if m.group().strip()]
-    kept = [x for x in sentences if not _ANNOUNCE.match(x.strip())]
+    kept = [x for x in sentences if not _ANNOUNCE.match(x.strip()) or _DECIDES.search(x)]
     if not kept or sum(len(x) for x in kept) < 20:
         return _first_sentence(text)
     return "".join(kept).strip() if len(kept) < len(sentences) else text

@@ -418,3 +418,17 @@ def test_a_comment_that_narrates_a_statement_is_not_documentation() -> None:
     said = documented(code)
     assert "// Retry says how often a call is tried again.\nconst Retry = 3" in said
     assert "Clean up" not in said and "deadline" not in said
+
+
+def test_an_announcement_that_says_what_was_decided_is_kept() -> None:
+    """"Let me revert and use a different approach - we'll use subpath imports" announces
+    a call and states the decision: shortening narration keeps it."""
+    decided = ("Good, we're using ESM modules. However, TypeScript path aliases don't work "
+               "directly with Node.js ESM. Let me revert the change and use a different "
+               "approach - we'll use subpath imports in package.json:")
+    filler = [t("prose", f"Let me look at module_{i} next. It has {i} exports.") for i in range(3)]
+    turns = [t("prompt", "Clean up the imports."), t("prose", decided),
+             t("tool_call", "Edit package.json", "Edit"),
+             *[x for f in filler for x in (f, t("tool_call", f"Bash: rg m{f.text[20]}", "Bash"))]]
+    out = fit(turns, _bytes(turns) - 60)
+    assert "we'll use subpath imports in package.json" in render(out)
