@@ -9,17 +9,21 @@ durable fact; shedding stops as soon as the text fits:
 
 0. compaction summaries (kind "summary", lower trust): cut to the room the rest leaves,
    or dropped when that room is under SUMMARY_MIN bytes;
+   then what the doc comments of code that was read say (`x.go documents:`), largest
+   first;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
    "Let me check the config."), cut to its first sentence, longest first, only as far
    as needed;
 3. the length of every assistant text and call detail (a plan, a commit message, an
    issue body: kind "detail"), to an equal share of the room left, if that share is
-   still a paragraph (GOOD_SHARE bytes);
+   still a paragraph (GOOD_SHARE bytes): its opening and its end, or, when the share is
+   a sliver, its sentences that name code, values or a cause;
 4. every other successful tool call (edits, commands), then the same equal share
-   again, down to MIN_SHARE bytes; two kinds of call stay: the header of a detail still
-   sent, and the retry right after a failure of the same tool (`python3 x.py` after
-   `python: command not found`: the fix is the fact);
+   again, down to MIN_SHARE bytes; three kinds of call stay: the header of a detail
+   still sent, the retry right after a failure of the same tool (`python3 x.py` after
+   `python: command not found`: the fix is the fact), and a command whose output
+   records what git did (`[main 07a998d] fix: …`);
 5. narration altogether, those retries, then the answers' share below MIN_SHARE, to
    nothing.
 
@@ -43,7 +47,7 @@ from collections.abc import Callable
 
 from capture.condense import render
 from capture.noise import read_only
-from capture.transcript import OUTPUT_PREFIX, Turn, is_key_line
+from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, is_key_line, is_landmark
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -87,6 +91,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = _bound_summaries(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
+    turns = _without_documentation(turns, max_bytes)
+    if _size(turns) <= max_bytes:
+        return turns
     turns = _fit_summaries(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
@@ -109,7 +116,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         return turns
     # A command's short output (a status line: what a check found) stays with its call
     # line until the calls go: a finding in a few bytes.
-    turns = [t for t in turns if not _written(t) or _output(t)]
+    turns = [t for t in turns if not _written(t) or _output(t) or is_landmark(t.text)]
     if _size(turns) <= max_bytes:
         return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
@@ -120,8 +127,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         for i, t in enumerate(turns)
         if (t.kind != "tool_call" and not _output(t))
         or id(t) in retries
+        or (t.kind == "detail" and is_landmark(t.text))  # "[main 07a998d] fix: …"
         or (t.kind == "tool_call" and i + 1 < len(turns) and turns[i + 1].kind == "detail"
-            and not _output(turns[i + 1]))
+            and (not _output(turns[i + 1]) or is_landmark(turns[i + 1].text)))
     ]
     shared = _share_prose(turns, max_bytes, MIN_SHARE)
     if shared is not None:
@@ -135,6 +143,23 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [t for t in turns if id(t) not in narration and id(t) not in retries]
     rest = [t for t in turns if t.kind not in SHAREABLE]
     return _share_prose(turns, max_bytes, 0) or _drop_headless(rest)
+
+
+def _without_documentation(turns: list[Turn], max_bytes: int) -> list[Turn]:
+    """What the doc comments of code that was read say (`x.go documents:`), largest
+    first, until the text fits: sent only where the room allows (the session's own
+    words and what it did come first)."""
+    docs = sorted((i for i, t in enumerate(turns) if t.kind == "detail" and t.tool == "Read"
+                   and t.text.partition("\n")[0].endswith(DOCUMENTS)),
+                  key=lambda i: -_bytes(turns[i].text))
+    over = _size(turns) - max_bytes
+    gone: set[int] = set()
+    for i in docs:
+        if over <= 0:
+            break
+        gone.add(i)
+        over -= _bytes(turns[i].text) + 2
+    return [t for i, t in enumerate(turns) if i not in gone]
 
 
 def _look(t: Turn) -> bool:
@@ -294,7 +319,10 @@ def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:
             later = words[j]
             if len(mine & later) >= SAME_THING * min(len(mine), len(later)) and \
                     _bytes(turns[j].text) * 2 >= _bytes(turns[i].text):
-                short = _cut(out[i], _first_sentence(out[i].text))
+                # What it found that the later one does not retell stays (a finding
+                # in its own words); the outdated rest goes.
+                short = _cut(out[i], _salient(out[i].text, GOOD_SHARE, turns[j].text)
+                             or _first_sentence(out[i].text))
                 over -= _bytes(out[i].text) - _bytes(short.text)
                 out[i] = short
                 break
@@ -472,11 +500,56 @@ def _middle(text: str, limit: int) -> str:
     if _bytes(text) <= limit:
         return text
     if limit < 3 * GOOD_SHARE // 2:
-        return _head(text, limit)
+        return _salient(text, limit) or _head(text, limit)
     room = limit - _bytes(_MID) - _bytes(CUT)
     head = _head(text, room // 3)
     tail = _tail(text, room - _bytes(head))
     return head + _MID + tail if tail else head
+
+
+# What makes a sentence a finding rather than talk: code, a name, a value, a cause.
+_FINDING = re.compile(
+    r"`[^`\n]+`|\b[\w-]+(?:[./][\w-]+)+\b|\b[A-Za-z]+_\w+\b|\b[a-z]+[A-Z]\w*\b|\d"
+    r"|\b(?:because|instead|but|since|root cause|the (?:issue|problem|cause|fix) (?:is|was)"
+    r"|must|never|always|requires?|expects?|fails?|failed)\b")
+
+
+_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|(?=\n)|$)", re.M)
+
+
+def _salient(text: str, limit: int, known: str = "") -> str:
+    """Too little room for a message's opening and end: its sentences that say the most
+    (code, names, values, a cause: "but in the HTML we have `<div class=…`"), in their
+    order, the gaps marked cut; "" when no sentence is a finding or none fits. An
+    opening "Perfect! The issue is clear now." says nothing a finding does not. A
+    finding already in `known` (a later retelling) does not count."""
+    spans = [(m.start(), m.end()) for m in _SENTENCE_SPAN.finditer(text)]
+    scored = sorted(((sum(f not in known for f in _FINDING.findall(text[a:b])), -i, i)
+                     for i, (a, b) in enumerate(spans)), reverse=True)
+    if not scored or scored[0][0] == 0:
+        return ""
+    chosen: list[int] = []
+    used = 0
+    for score, _, i in scored:
+        if score == 0:
+            break
+        cost = _bytes(text[spans[i][0]:spans[i][1]]) + _bytes(_MID)
+        if used + cost <= limit:
+            chosen.append(i)
+            used += cost
+    if not chosen:  # the best finding alone is too long: its opening
+        best = spans[scored[0][2]]
+        return ("[…] " if scored[0][2] else "") + _head(text[best[0]:best[1]], limit - 8)
+    parts: list[str] = []
+    run_start = prev = -2
+    for i in [*sorted(chosen), -1]:
+        if i != prev + 1 or i == -1:
+            if prev >= 0:
+                parts.append(text[spans[run_start][0]:spans[prev][1]])
+            run_start = i
+        prev = i
+    lead = "[…] " if sorted(chosen)[0] > 0 else ""
+    return lead + _MID.join(parts)
 
 
 def _tail(text: str, limit: int) -> str:
@@ -492,13 +565,17 @@ _ANNOUNCE = re.compile(
     r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|time to"
     r"|i'm now going to|we need to (?:check|look|see|find|read|run))\b", re.I)
 _SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+|\n+|$)\s*")
+# An announcement that says what was decided ("Let me revert and use a different
+# approach - we'll use subpath imports") is a decision, not narration.
+_DECIDES = re.compile(r"(?i)\b(?:instead|different approach|rather than|switch(?:ing)? to"
+                      r"|we'll use|i'll use|we will use|because|so that)\b")
 
 
 def _narrated(text: str) -> str:
     """Narration without its announcing sentences ("Let me check X.", "Now I'll write
     the plan:"): what it found stays. Only announcements: its first sentence."""
     sentences = [m.group() for m in _SENTENCES.finditer(text) if m.group().strip()]
-    kept = [x for x in sentences if not _ANNOUNCE.match(x.strip())]
+    kept = [x for x in sentences if not _ANNOUNCE.match(x.strip()) or _DECIDES.search(x)]
     if not kept or sum(len(x) for x in kept) < 20:
         return _first_sentence(text)
     return "".join(kept).strip() if len(kept) < len(sentences) else text

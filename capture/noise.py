@@ -153,8 +153,28 @@ def output_errors(body: str) -> list[str]:
         end = len(body) if end < 0 else end
         pos = end + 1
         line = strip_ansi(body[start:end]).strip(" \t┃│|")
+        if _GENERIC.search(line) and (cause := _cause_line(body, start)):
+            # "Process completed with exit code 1" says only that it failed; the line
+            # before it says why (`go: go.mod requires go >= 1.24.0`).
+            if cause not in out:
+                out.append(cause)
+            if len(out) >= OUTPUT_LINES:
+                break
         if len(line) >= 4 and not line.startswith(("#", "//")):
             short = " ".join(line.split())[:200]
             if short not in out:
                 out.append(short)
     return out
+
+
+# An error line that names no cause: only that a step failed.
+_GENERIC = re.compile(r"(?i)exit (?:code|status) [1-9]|process completed with exit code"
+                      r"|make: \*\*\*|command failed")
+
+
+def _cause_line(body: str, start: int) -> str:
+    """The last non-empty line before `start` when it is not itself a generic failure
+    line; "" when there is none."""
+    head = body[max(0, start - 2_000): start].rstrip("\n").rsplit("\n", 1)[-1]
+    line = " ".join(strip_ansi(head).strip(" \t┃│|").split())[:200]
+    return "" if len(line) < 8 or _GENERIC.search(line) else line

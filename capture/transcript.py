@@ -38,7 +38,14 @@ from capture.noise import (
     task_outcome,
     terminal_command,
 )
-from capture.written import cut_middle, heredoc_files, is_code, is_doc, written_detail
+from capture.written import (
+    cut_middle,
+    documented,
+    heredoc_files,
+    is_code,
+    is_doc,
+    written_detail,
+)
 
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
@@ -783,19 +790,40 @@ def _input_text(inp: Any) -> str:
     return ""
 
 
+_WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+
+
+def _new_paths(name: str, inp: Any, cwd: str, seen: set[str]) -> set[str]:
+    """The absolute paths under `cwd` a Write/Edit or a shell command names that no
+    earlier call showed whole; empty for any other call."""
+    d = inp if isinstance(inp, dict) else {}
+    root = cwd.rstrip("/") + "/"
+    if len(root) < 3:
+        return set()
+    if name in _WRITE_TOOLS:
+        path = _s(d, "file_path") or _s(d, "notebook_path")
+        found = {path} if path.startswith(root) else set()
+    elif name == "Bash":
+        found = set(re.findall(re.escape(root) + r"[\w.@/-]+", _s(d, "command")[:_COMMAND_LIMIT]))
+    else:
+        return set()
+    return found - seen
+
+
 class _State:
     """Cross-line memory: tool names by id (an error names its tool), and what each
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "last_queued", "looks", "pull_back", "queued", "reads", "seen",
-                 "tool_chars", "tool_texts", "tools")
+    __slots__ = ("details", "gits", "last_queued", "looks", "pull_back", "queued", "reads",
+                 "seen", "tool_chars", "tool_texts", "tools", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
         self.tool_texts: list[tuple[str, str, str]] = []
         self.tool_chars = 0
         self.looks: set[str] = set()  # ids of read-only shell calls
+        self.gits: set[str] = set()  # ids of shell calls that run git
         self.reads: dict[str, str] = {}  # Read calls' ids → the file read
         self.seen: dict[str, set[str]] = {}
         # Prompts already kept from `queue-operation` records, by text: the same words
@@ -804,6 +832,7 @@ class _State:
         self.details: set[str] = set()  # a commit retried sends the same message again
         self.last_queued: Turn | None = None  # the last prompt kept from the queue
         self.pull_back = False  # a `remove` took `last_queued` back
+        self.written: set[str] = set()  # files a Write/Edit named, shown whole once
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -882,7 +911,17 @@ def _record_turns(
                     if name == "Bash" and isinstance(tid, str) and reads_files(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
+                    elif name == "Bash" and isinstance(tid, str) and "git " in _s(
+                            b.get("input") or {}, "command"):
+                        st.gits.add(tid)  # its long output may hold what git did
                     text = tool_summary(name, b.get("input"), cwd)
+                    if cwd and len(st.written) < 1000 and (new := _new_paths(
+                            name, b.get("input"), cwd, st.written)):
+                        # The first write of a file, or the first command that names
+                        # it, says where it lives, whole ("/Users/me/dev/pomodoro/
+                        # index.html", `bash -n /home/u/src/x.sh`); later ones, relative.
+                        st.written.update(new)
+                        text = tool_summary(name, b.get("input"), None)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
                     detail = _call_detail(name, b.get("input"))
                     if detail and detail not in st.details:
@@ -949,9 +988,16 @@ def _record_turns(
                                   offset, ts, name))
             elif name == "Read" and (doc := _small_doc(body, st.reads.get(tid, ""))):
                 # A small document or config file read (package.json, a rules file):
-                # what it says is the project's own statement.
-                turns.append(Turn("user", "detail", doc, line, offset, ts, "Read"))
-            elif name == "Bash" and (short := _short_output(body, st.looks, tid)):
+                # what it says is the project's own statement. A code file's doc
+                # comments go in a turn of their own: the first to go under pressure.
+                path = st.reads.get(tid, "")
+                head, sep, notes = doc.partition(f"{path.rsplit('/', 1)[-1]} {DOCUMENTS}\n")
+                for part in (head.strip(), sep + notes if sep else ""):
+                    if part and part not in st.details:
+                        st.details.add(part)
+                        turns.append(Turn("user", "detail", part, line, offset, ts, "Read"))
+            elif name == "Bash" and (short := _short_output(body, st.looks, tid,
+                                                            tid in st.gits)):
                 # A command's short answer (`zfs list`, a status line) is a finding.
                 turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
             elif name in ("Task", "Agent") and body.strip():
@@ -1000,6 +1046,9 @@ _HEADER = re.compile(
 _COMMENT_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*|//+|#+|--|;+|"""|\'\'\')[ \t]?', re.M)
 
 
+DOCUMENTS = "documents:"  # heads what a code read's doc comments say (shed first by fit)
+
+
 def _small_doc(body: str, path: str) -> str:
     """What a file read says in its own words, under its path; "" for an error or a
     dump. A document or config file: whole when small, else its opening (a config's
@@ -1013,8 +1062,16 @@ def _small_doc(body: str, path: str) -> str:
         return ""
     if is_doc(path):
         return f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}"
-    header = code_header(text) if is_code(path) else ""
-    return f"{name} opens with:\n{header}" if header else ""
+    if not is_code(path):
+        return ""
+    header = code_header(text)
+    said = f"{name} opens with:\n{header}" if header else ""
+    # Doc comments with what they document: "Lines that fail to unmarshal are
+    # silently skipped." above `func ScanInto[T any](…)` (issue 21: what a fact rests on).
+    notes = documented(text, python=name.endswith((".py", ".pyi")))
+    if notes:
+        said += ("\n" if said else "") + f"{name} {DOCUMENTS}\n{notes}"
+    return said
 
 
 def code_header(text: str) -> str:
@@ -1031,7 +1088,20 @@ def code_header(text: str) -> str:
     return cut_middle(said, HEADER_CHARS, head_share=1.0)
 
 
-def _short_output(body: str, looks: set[str], tid: Any) -> str:
+# What git says it did: the commit made (branch and hash), where a reset or checkout
+# left HEAD. A line of record, kept whatever the output's length or the room.
+_LANDMARK = re.compile(
+    r"^(?:\[[\w./@+-]+(?: \(root-commit\))? [0-9a-f]{7,40}\] [^\n]+"
+    r"|HEAD is now at [0-9a-f]{7,40} [^\n]+|Switched to (?:a new )?branch [^\n]+)$", re.M)
+
+
+def is_landmark(text: str) -> bool:
+    """A command's output detail that records what git did (see _LANDMARK)."""
+    return text.startswith(OUTPUT_PREFIX) and bool(
+        _LANDMARK.search(text.replace(OUTPUT_PREFIX, "")))
+
+
+def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> str:
     """The output of a command that changed or checked something, when it is short (the
     output of a look at files, `cat` or `ls`, is not: it is what was read)."""
     if tid in looks:
@@ -1042,7 +1112,10 @@ def _short_output(body: str, looks: set[str], tid: Any) -> str:
     if len(body) > SHORT_OUTPUT_CHARS or body.count("\n") >= SHORT_OUTPUT_LINES:
         # A long output's last lines ("12 passed") were tried: they carried no labelled
         # fact and let two more undetected secrets of the battery's held-out half out.
-        return ""
+        # What git says it did (a commit's branch and hash, a reset's target) stays.
+        marks = [" ".join(m.split())[:_ERROR_LINE_LIMIT]
+                 for m in _LANDMARK.findall(body[:_DETAIL_SCAN])][:3] if git else []
+        return "\n".join(OUTPUT_PREFIX + m for m in marks)
     return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
                      if ln.strip())
 

@@ -108,8 +108,8 @@ _CORRECTION = re.compile(
     r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed)"
     r"|(?:is|are|was|were) (?:the )?(?:correct|right|actual|real) (?:one|field|name|value|cause"
     r"|issue|problem|fix|way|answer)|the (?:actual|real) (?:cause|issue|problem|fix)"
-    r"|(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
-    r"|works? (?:correctly|fine|as expected))"
+    r"|(?P<verdict>(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
+    r"|works? (?:correctly|fine|as expected)))"
     r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
     r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
     r"(?P<what>[^,.;:!?]{1,60})",
@@ -131,7 +131,9 @@ _HEDGE = re.compile(
 _OPINION = re.compile(
     r"\b(?:better|worse|best|worst|cleaner|simpler|nicer|elegant|overkill|preferable"
     r"|recommend(?:ed|s)?|ideal|good idea|bad idea|over-?engineered|unnecessary|pointless"
-    r"|i'd|would be|much more|far more|well calibrated|seems?)\b")
+    r"|i'd|would be|much more|far more|well calibrated|seems?"
+    # a generalisation is a belief about the world, not a finding in this session
+    r"|(?:more |most |less )?commonly|typically|usually|generally|normally|in most cases)\b")
 _ATTRIBUTED = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
     r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
@@ -307,6 +309,8 @@ _IMPLICIT_NEGATIVE = {
     "instead", "rather", "avoid", "avoids", "avoided", "unlike", "except", "lacks", "lack",
     "missing", "absent", "fail", "fails", "failed", "refuse", "refuses", "refused",
     "prevent", "prevents", "forbid", "forbids", "forbidden", "unavailable", "stop", "stops",
+    # "a test asserting identical tokens was wrong" denies that they are identical
+    "wrong", "incorrect", "mistaken", "invalid", "bogus",
 }
 
 
@@ -343,6 +347,94 @@ def unit_changed(fact: str, quote: str) -> list[str]:
     q = unit_numbers(quote)
     return [f"{v}{u}" for u, vs in unit_numbers(fact).items() if u in q
             for v in sorted(vs - q[u])]
+
+
+_TRANSITION = re.compile(r"\bfrom\s+v?(\d+(?:\.\d+)*)\s+(?:to|→|->)\s+v?(\d+(?:\.\d+)*)")
+_TO_VALUE = re.compile(r"(?:\bto|→|->)\s+v?(\d+(?:\.\d+)*)\b")
+
+
+def transition_changed(fact: str, quote: str) -> str:
+    """The quote moves a value "from A to B"; the fact says it went to another value
+    ("changed to 1.23" where the quote says "from 1.24.0 to 1.21 to match CI (Go 1.23)").
+    What the fact gets wrong, or ""."""
+    targets = {b for _, b in _TRANSITION.findall(normalise(quote))}
+    if not targets:
+        return ""
+    for m in _TO_VALUE.finditer(normalise(fact)):
+        if m.group(1) not in targets:
+            return f"the quote moves it to {', '.join(sorted(targets))}, not {m.group(1)}"
+    return ""
+
+
+# A fact's code span that generalises (`-run <TestName>`, `…`, `{id}`) is no variant.
+_PLACEHOLDER = re.compile(r"<[^<>]*>|\.\.\.|…|\{[^{}]*\}|\$\{|\[\w+\]|\bxxx?\b", re.I)
+_CODE_TOKEN = re.compile(r"[\w./:@=+-]+")
+VARIANT_RATIO = 0.85  # a single name this close to the quote's, but not it: a slip
+
+
+def code_variant(fact: str, quote: str) -> str:
+    """A code span of the fact that the quote gives otherwise: the same command with
+    one argument changed (`go test ./pkg/export -run T` / `go test ./cmd -run T`), the
+    same flag with another value (`--output-format json` / `stream-json`), a name one
+    slip away (`current-profiles` / `current-profile`). What differs, or ""."""
+    q = normalise(quote)
+    q_tokens = _CODE_TOKEN.findall(q)
+    for span in _TICKED.findall(fact):
+        low = normalise(span)
+        if _PLACEHOLDER.search(span) or low in q:
+            continue
+        toks = _CODE_TOKEN.findall(low)
+        if len(toks) == 1:
+            t = toks[0]
+            if len(t) < 8 or not re.search(r"[-_./]|[a-z][A-Z]", span):
+                continue
+            for qt in q_tokens:
+                if qt != t and abs(len(qt) - len(t)) <= 3 and \
+                        SequenceMatcher(None, t, qt).ratio() >= VARIANT_RATIO:
+                    return f"`{span}` where the quote has `{qt}`"
+            continue
+        n = len(toks)
+        for k in range(len(q_tokens) - n + 1):
+            win = q_tokens[k: k + n]
+            diff = [i for i in range(n) if win[i] != toks[i]]
+            if len(diff) != 1:
+                continue
+            d = diff[0]
+            # Two tokens: a flag and its value (`--output-format json`). More: all but
+            # one the same, one of them a name, and the other argument nowhere in the
+            # quote (a command with one argument changed).
+            if n == 2 and not (d == 1 and toks[0].startswith("-")):
+                continue
+            if toks[d] in q_tokens or not any(re.search(r"[-_./]|\d", x) or len(x) >= 8
+                                              for i, x in enumerate(toks) if i != d):
+                continue
+            return f"`{span}` where the quote has `{' '.join(win)}`"
+    return ""
+
+
+def dropped_negation(fact: str, quote: str) -> str:
+    """The quote denies something ("auth command should not exist", "no need to add")
+    and the fact, restating it, denies nothing: the word that said "not", or ""."""
+    said = [w for w in _WORD.findall(_expand(normalise(quote)))
+            if w in _NEGATORS and w != "without"]
+    if not said or _predicate_negations(fact) or _ONLY.search(normalise(fact)) or \
+            _NOT_UNTIL.search(_expand(normalise(quote))):
+        return ""
+    f_neg, f_aff = polarity(fact)
+    q_neg, q_aff = polarity(quote)
+    f_all, q_all = f_neg | f_aff, q_neg | q_aff
+    if not f_all or not q_all or len(f_all & q_all) < INVERSION_OVERLAP * min(
+            len(f_all), len(q_all)):
+        return ""
+    return said[0]
+
+
+# A fact that denies in other words ("only", "skips", "problems"), or states a rule the
+# quote put as "don't stop until": no dropped negation.
+_ONLY = re.compile(r"\b(?:only|instead|rather|skip\w*|omit\w*|disabled?|removed?|absent|lacks?"
+                   r"|unused|unnecessary|optional|forbidden|rejected|dropped|problems?|issues?"
+                   r"|bugs?|broken|fails?|failed|failing|errors?|wrong|must|always|every)\b")
+_NOT_UNTIL = re.compile(r"\b(?:not|never|no)\b(?:\W+\w+){0,3}?\W+(?:until|unless|before)\b")
 
 
 def identifiers(text: str) -> set[str]:
@@ -525,9 +617,11 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             # Only about what was removed, and only when that names the claim's own thing:
             # change logs remove many things.
             what = m.group("what")
-            if _names_shared(what, quote) and {_stem(w) for w in _WORD.findall(what)
-                                               if len(w) >= 5 and w not in _STOP} & {
-                    _stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}:
+            common = {_stem(w) for w in _WORD.findall(what) if len(w) >= 5 and w not in _STOP} \
+                & {_stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}
+            # "Replaced separate Start/Pause buttons with one toggle" of "Start/Pause/Reset
+            # buttons": three words of the claim's own thing are as good as its name.
+            if common and (_names_shared(what, quote) or len(common) >= 3):
                 return True
             continue
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
@@ -536,7 +630,12 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
                                        if len(w) >= 5}:
                 return True
             continue
-        lo = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())), default=0)
+        starts = [b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())]
+        lo = starts[-1] if starts else 0
+        if m.group("verdict") and starts:
+            # "I can see the HTML output includes X. The rendering is working
+            # correctly.": a verdict's subject is the sentence before it.
+            lo = starts[-2] if len(starts) >= 2 else 0
         ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
         hi = ends[-1] if ends else len(text)
         if _shared_terms(text[lo:hi], claim, strict=strict):
@@ -675,14 +774,31 @@ def _locate_pieces(
     best: list[_Hit] | None = None
     for first in starts:
         seq = [first]
-        for hits in found[1:]:
+        for piece, hits in zip(pieces[1:], found[1:], strict=True):
             prev = seq[-1]
             after = [h for h in hits if (h.turn, h.start) >= (prev.turn, prev.end)]
+            # The first place a piece occurs in a turn may come before the previous
+            # piece ends ("}" inside `{ c: { … }, ... }`): look on from where it ended.
+            at = texts[prev.turn].find(piece, prev.end) if prev.exact else -1
+            if at >= 0:
+                after.append(_Hit(prev.turn, at, at + len(piece)))
             seq.append(min(after or hits, key=lambda h: (h.turn, h.start)))
         if _span_ok(seq, turns):
             return seq
         best = best or seq
     return best
+
+
+def _source(turn: Turn) -> str:
+    """Who said a turn, in words: the person, the assistant, a call's text (a command, a
+    commit message, a written file), a tool's output."""
+    if turn.kind in ("tool_call", "detail") and turn.role == "assistant":
+        return "a tool call's text"
+    if turn.kind in ("tool_error", "detail"):
+        return "a tool's output"
+    if is_summary(turn):
+        return "a compaction summary"
+    return "the person" if turn.role == "user" else "the assistant"
 
 
 def _span_ok(hits: list[_Hit], turns: Sequence[Turn]) -> bool:
@@ -711,6 +827,13 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
     hits = _find_all(quote, texts)
     if hits:
         return _pick(hits, turns), None, ""
+    if " … " in quote:
+        # An ellipsis the transcript itself holds (code's `{ c: …, ... }`, "wait..."):
+        # the quote whole, not an elision.
+        for dots in (" ... ", "...", "... ", " ...", "…", " …", "… "):
+            hits = _find_all(quote.replace(" … ", dots), texts)
+            if hits:
+                return _pick(hits, turns), None, ""
     pieces = [p.strip(" \"'") for p in _ELLIPSIS.split(quote) if p.strip(" \"'")]
     if len(pieces) > 1:
         changed: list[tuple[_Hit, str, str]] = []
@@ -723,6 +846,11 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
         if not _span_ok(found, turns):
             return found[0], "stitched", "the pieces come from distant turns"
         for a, b in pairwise(found):
+            if a.turn != b.turn and _source(turns[a.turn]) != _source(turns[b.turn]):
+                # A commit message's line "…" a tool's warning: one quote made of what
+                # two different voices said (issue 21: a stitched quote).
+                return a, "stitched", (f"the pieces come from {_source(turns[a.turn])} and "
+                                       f"{_source(turns[b.turn])}")
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
                    else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
             # Across turns every word left out counts: the "…" joins two speakers.
@@ -787,9 +915,41 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
                     and t.text != "Rejected by the user.":
                 return j
         return None
+    if speaker_of(turns[at]) == "user" and turns[at].kind == "prompt":
+        # A person's instruction the assistant's answer turns down at once ("Set target
+        # to /dev/sdb1" / "the whole device (like /dev/sdb), not partitions (like
+        # /dev/sdb1)"): the answer names the thing only to negate it.
+        nxt = next((j for j in range(at + 1, min(len(turns), at + 6))
+                    if turns[j].kind in ("prose", "prompt")), None)
+        if nxt is not None and turns[nxt].kind == "prose" and \
+                _negates_a_name(turns[nxt].text, quote):
+            return nxt
+        if _REPORTED.search(normalise(quote)) and not _ASKED.search(normalise(quote)):
+            # A person's report of a state ("the generated HTML is missing tool-call
+            # divs"), which what the assistant then found says otherwise ("The rendering
+            # is working correctly."): a report is evidence, not a decision.
+            for j in range(at + 1, len(turns)):
+                t = turns[j]
+                if t.kind == "prompt":
+                    break
+                if t.kind == "prose" and corrects(t.text, quote, fact):
+                    return j
+        return None
     if speaker_of(turns[at]) != "assistant":
-        return None  # a person or a tool result is what corrects; they are not guesses
+        return None  # a tool result is what corrects; it is not a guess
     claims_success = bool(_SUCCESS.search(normalise(quote)))
+    if (_SUCCESS.search(normalise(quote + "\n" + fact)) or _NOW_WORKING.search(
+            normalise(quote))) and \
+            _REPORTS_DONE.search(normalise(turns[at].text)):
+        # "Implementation complete! … Changes are persisted", stated as "saving works",
+        # and the person's very next words: "the app hangs when I create a timer" (the
+        # fix claimed, then failing). Only a claim that something works: the report's
+        # other details (a key's name) are not what the person contradicts.
+        nxt = next((j for j in range(at + 1, min(len(turns), at + 12))
+                    if turns[j].kind in ("prose", "prompt")), None)
+        if nxt is not None and turns[nxt].kind == "prompt" and \
+                _PROBLEM.search(normalise(turns[nxt].text)[:800]):
+            return nxt
     for j in range(at + 1, len(turns)):
         t = turns[j]
         if t.kind in ("tool_call", "detail") or is_summary(t):
@@ -800,6 +960,40 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
                 turns, j, quote + "\n" + fact) or _failed_check(turns, j, at)):
             return j  # "X works now", then running X (or the next test run) fails
     return None
+
+
+# A report that work is done and working: what the person's next words may contradict.
+_REPORTS_DONE = re.compile(
+    r"\b(?:successfully|(?:implementation|migration|refactor|setup|fix) (?:is )?complete"
+    r"|all (?:tests|checks) pass(?:ing|ed)?|(?:is|are) now (?:passing|working|fixed)"
+    r"|now works|fixed and verified)\b|✅")
+_NOW_WORKING = re.compile(r"\b(?:is|are) now (?:passing|working)\b")
+# A person's words that say something is wrong ("it still hangs", "the app crashes").
+_PROBLEM = re.compile(
+    r"\b(?:still|hangs?|hanging|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
+    r"|not working|(?:does|did|is|are)\s*n[o']?t\s+work\w*|the problem|a problem"
+    r"|problem (?:is|with)|an issue|the issue|bug|wrong)\b")
+# A person's words that report a state (not an instruction, a question or a wish).
+_REPORTED = re.compile(r"\b(?:is|are|was|were|isn't|aren't|wasn't|has|have|hasn't|doesn't"
+                       r"|don't|missing|fails?|failing|broken)\b")
+_ASKED = re.compile(r"^\s*(?:please|let's|can you|could you|should|would|i want|i'd like|make"
+                    r"|add|use|set|fix|remove|do|don't|never|always|try)\b|\?\s*$")
+# A name said only to negate it: "not individual partitions (like `/dev/sdb1`)".
+_NEGATED_BEFORE = re.compile(
+    r"(?:\bnot\b|n't\b|\binstead of\b|\brather than\b|\bno longer\b|\bnever\b)"
+    r"[^.!?\n]{0,50}$")
+
+
+def _negates_a_name(text: str, quote: str) -> bool:
+    """`text` first names one of the quote's identifiers (whole, not as a prefix) after
+    a negation in the same sentence: the answer's first word on it turns it down."""
+    low = normalise(text)
+    for ident in identifiers(quote):
+        name = normalise(ident)
+        m = re.search(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w/-])", low)
+        if m and _NEGATED_BEFORE.search(low[max(0, m.start() - 60): m.start()]):
+            return True
+    return False
 
 
 # A command that checks work: a test run, a build, a type check, a lint.
@@ -897,6 +1091,11 @@ def verify(
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
+    elif moved := transition_changed(fact, quote):
+        failed = _fail("number_mismatch", hit, turns, moved)
+    elif variant := code_variant(fact, quote):
+        failed = _fail("identifier_mismatch", hit, turns, "the fact's code differs from "
+                       "its quote's: " + variant)
     elif turn.kind == "detail" and turn.tool in _WRITERS and _write_failed(turns, hit.turn):
         failed = _fail("tool_line", hit, turns, "the file was never written: its write failed")
     elif (turn.kind == "tool_call" and not _is_look(turn)) or _shell_prompt(turn):
@@ -906,6 +1105,8 @@ def verify(
         failed = _fail("summary_only", hit, turns, "only a compaction summary says so")
     elif turn.kind == "tool_call":
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
+    elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
+        hint = ("tool_line", "the quote is what a written file says, not that it was run")
     elif idents and (far := _far_idents(idents, turns, hit.turn)):
         # said only far away: the fact may join two places
         hint = ("identifier_missing", "named elsewhere in the session, far from the quote: "
@@ -1083,6 +1284,11 @@ def _from_tools(
             failed_next = next((w for w, _, _ in texts[k + 1: k + 8]
                                 if w in ("output", "error")), None) == "error"
             if _name in _WRITERS and not failed_next:  # a body written: the file says so
+                if _RAN.search(normalise(fact)):
+                    # What a file says it does (a usage line) is not that it was run.
+                    return Verdict(True, None, speaker="tool", hint="tool_line",
+                                   hint_detail="the quote is what a written file says, not "
+                                   "that it was run")
                 return Verdict(True, None, speaker="tool")
             return Verdict(False, "tool_line", speaker="tool", detail=(
                 "only what a tool was given (a command, a file written) says so"),
@@ -1119,6 +1325,12 @@ def _from_tools(
     return Verdict(True, None, speaker="tool")
 
 
+# A fact that says something was done (run, used, deployed), not what a file says.
+_RAN = re.compile(r"\b(?:was|were|got|has been|have been) (?:used|run|ran|executed|invoked"
+                  r"|called|deployed|installed|applied|streamed|launched|started)\b"
+                  r"|\b(?:ran|executed|invoked|deployed|launched)\b")
+
+
 def _from_thinking(fact: str, quote: str, text: str) -> Verdict:
     """A quote of the assistant's thinking (never sent, but in the transcript): what is
     known wrong against it, else supported, said by the assistant, with the suspicions
@@ -1138,6 +1350,13 @@ def _from_thinking(fact: str, quote: str, text: str) -> Verdict:
     if hedged(quote) and not hedged(fact):
         return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
             "the quote is a guess in the assistant's thinking; the fact states it as found"))
+    if opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
+        return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
+            "the quote is a judgement in the assistant's thinking; the fact states it as "
+            "found"))
+    if denied := dropped_negation(fact, quote):
+        return Verdict(True, None, speaker="assistant", hint="negation_flip", hint_detail=(
+            f"the quote says “{denied}”; the fact, restating it, denies nothing"))
     return Verdict(True, None, speaker="assistant")
 
 
@@ -1188,6 +1407,9 @@ def _with_hint(
     if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a judgement; the fact states it as found, not as someone's view"))
+    if denied := dropped_negation(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the quote says “{denied}”; the fact, restating it, denies nothing"))
     claimed = said_by if said_by in SPEAKERS else None
     if claimed and speaker not in (claimed, "tool"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(

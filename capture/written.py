@@ -121,6 +121,64 @@ def describe(path: str, body: str) -> str:
     return "\n".join(parts)
 
 
+DOCUMENTED_BYTES = 900  # of a code file read: its doc comments with the lines they document
+_WHOLE_COMMENT = re.compile(r"^[ \t]*(?://+|#+(?!!)|--|/\*+|\*+/?|\*/)[ \t]?", re.M)
+# A run of whole-line comments and the line right under it; a Python definition and the
+# first line of its docstring.
+_DOC_BLOCK = re.compile(
+    r"^(?P<c>(?:[ \t]*(?://+|#+(?!!)|--|/\*+|\*+/?)[^\n]*\n)+)(?P<code>[ \t]*\S[^\n]*)", re.M)
+_PY_DOC = re.compile(r"^(?P<code>[ \t]*(?:async\s+)?(?:def|class)\s[^\n]*)\n[ \t]*"
+                     r"(?P<c>[rbuRBU]?(?:\"\"\"|\'\'\')[^\n]*)", re.M)
+_FIRST_CODE = re.compile(r"^[ \t]*(?!//|#|--|/\*|\*|[\"\']use strict)\S", re.M)
+# A statement inside a body, not something declared: its comment narrates the code.
+_STATEMENT = re.compile(r"(?:if|for|while|return|switch|case|else|elif|try|catch|except"
+                        r"|await|expect|assert|throw|raise|yield|do|with|defer|go)\b|[})\]]")
+_NOTICE = re.compile(r"(?i)copyright|licen[cs]e|spdx")
+# A line that assigns what reads like a credential: never kept from a file, whatever
+# redaction would recognise (a read is the project's code, not the person's words).
+_SECRET_LINE = re.compile(r"(?i)(?:key|token|secret|passw|credential|auth|private|cookie"
+                          r"|session_id|signature)\w*['\"]?\s*[:=]")
+DOCUMENTED_SCAN = 16_000  # of a file read, only this much is searched (a bench row's cost)
+
+
+def documented(text: str, limit: int = DOCUMENTED_BYTES, *, python: bool = False) -> str:
+    """Of code that was read: each comment block with the declaration it documents (a
+    definition, a field, a setting: "// Defaults to 10MB if not set." above
+    `MaxLineSize int`), and (`python`) a definition with its docstring's first line, in
+    file order, up to `limit` characters. The code's own words about itself, not the
+    listing: an undocumented line is never kept, nor a statement inside a body, nor the
+    comment the file opens with (its header), a licence notice or a line that assigns a
+    credential."""
+    text = text[:DOCUMENTED_SCAN]
+    first = _FIRST_CODE.search(text)
+    if first is None:
+        return ""
+    found = sorted([(m.start(), m, False) for m in _DOC_BLOCK.finditer(text, first.start())]
+                   + ([(m.start(), m, True) for m in _PY_DOC.finditer(text)]
+                      if python else []),
+                   key=lambda x: x[0])
+    entries: list[str] = []
+    size = 0
+    for _, m, py in found:
+        raw = m.group("code")
+        code = raw.strip()
+        indent = len(raw[: len(raw) - len(raw.lstrip())].expandtabs(4))
+        if indent > 4 or _STATEMENT.match(code) or _SECRET_LINE.search(code):
+            continue
+        comment = m.group("c").strip()
+        said = _WHOLE_COMMENT.sub("", comment).strip(" \t\"'")
+        if len(said.split()) < 3 or _NOTICE.search(said):
+            continue
+        lines = [ln.strip() for ln in comment.split("\n")]
+        entry = (f"{code[:160]}\n{lines[0][:200]}" if py
+                 else "\n".join(ln[:200] for ln in lines[-4:]) + "\n" + code[:160])
+        if size + len(entry) > limit:
+            break
+        entries.append(entry)
+        size += len(entry) + 1
+    return "\n".join(entries)
+
+
 def _s(d: dict[str, Any], key: str) -> str:
     v = d.get(key)
     return v if isinstance(v, str) else ""

@@ -297,3 +297,138 @@ def test_a_flag_the_program_does_not_know_is_an_error_whatever_the_exit_code(
     turns = read_turns(path)[0]
     assert [t.kind for t in turns if t.tool == "Bash"] == ["tool_call", "tool_error"]
     assert "exited 0, but printed: flag provided but not defined: -versions" in render(turns)
+
+
+def test_a_generic_failure_line_keeps_the_line_that_says_why(tmp_path: Path) -> None:
+    """"Process completed with exit code 1" says only that CI failed; the line before it
+    says why (a CI log fetched with `gh run view --log-failed` exits 0)."""
+    log = ("Build\tBuild\t2026-02-02T03:34:31.1Z go: go.mod requires go >= 1.24.0 (running "
+           "go 1.23.12; GOTOOLCHAIN=local)\nBuild\tBuild\t2026-02-02T03:34:31.9Z ##[error]"
+           "Process completed with exit code 1.\n")
+    path = write_jsonl(tmp_path / "ci.jsonl", [
+        user("Why is CI red?"),
+        call("Bash", {"command": "gh run view 215 --log-failed 2>&1 | head -200"}, "a", "m1"),
+        result(log, "a"),
+    ])
+    sent = render(read_turns(path)[0])
+    assert "go: go.mod requires go >= 1.24.0 (running go 1.23.12; GOTOOLCHAIN=local)" in sent
+    assert "Process completed with exit code 1." in sent
+
+
+def test_a_message_cut_short_keeps_its_findings_not_its_opening() -> None:
+    """With room for a sliver of each message, the sentence that names what was found
+    (code, a value, a cause) is kept, not "Ah! The issue is clear now."."""
+    finding = ("Ah! The issue is clear now. The search string expects a quote after the "
+               "class, but in the HTML we have `<div class=\"tool-call collapsed\"` instead. "
+               "I am glad we looked into this together today. Let me fix the test now.")
+    chatter = [" ".join(f"{w}{i}" for w in ("alpha", "bravo", "charlie", "delta", "echo",
+                                            "foxtrot", "golf", "hotel") * 4) + "."
+               for i in range(10)]
+    turns = [t("prompt", "Why does the HTML test fail?"), t("prose", finding),
+             *[t("prose", c) for c in chatter]]
+    out = fit(turns, _bytes(turns) * 2 // 3)
+    sent = render(out)
+    assert "but in the HTML we have `<div class=\"tool-call collapsed\"` instead." in sent
+    assert "Ah! The issue is clear now. […]" not in sent
+
+
+def test_a_code_read_keeps_its_doc_comments_with_what_they_document(tmp_path: Path) -> None:
+    """What code says of itself ("Lines that fail to parse are silently skipped." above
+    the function) is what a fact rests on; the listing, an undocumented line and a line
+    that assigns a credential are not sent, and under pressure the comments go first."""
+    code = ("// Package jsonl parses JSONL files.\npackage jsonl\n\n"
+            "type Scanner struct {\n\t// MaxLineSize is the longest line in bytes.\n"
+            "\t// Defaults to 10MB if not set.\n\tMaxLineSize int\n}\n\n"
+            "// Scan calls fn for each parsed line.\n// Lines that fail to parse are silently "
+            "skipped.\nfunc (s *Scanner) Scan(path string) error {\n\treturn nil\n}\n\n"
+            "const undocumented = 42\n// The key the tests sign with.\nvar apiToken = \"zq81\"\n")
+    numbered = "\n".join(f"{i + 1:6}→{ln}" for i, ln in enumerate(code.split("\n")))
+    path = write_jsonl(tmp_path / "d.jsonl", [
+        user("How does the scanner treat bad lines?"),
+        call("Read", {"file_path": "/r/internal/jsonl/scanner.go"}, "a", "m1"),
+        result(numbered, "a"),
+        user("Thanks."),
+    ])
+    turns = read_turns(path)[0]
+    sent = render(turns)
+    documents = next(x for x in turns if "scanner.go documents:" in x.text)
+    assert "// Lines that fail to parse are silently skipped.\n" \
+           "func (s *Scanner) Scan(path string) error {" in documents.text
+    assert "// Defaults to 10MB if not set.\nMaxLineSize int" in documents.text
+    assert "return nil" not in sent and "undocumented" not in sent and "zq81" not in sent
+    assert documents.text not in render(fit(turns, _bytes(turns) - 20))
+
+
+def test_the_first_write_of_a_file_says_where_it_lives(tmp_path: Path) -> None:
+    """Paths under the session's directory are shown relative to it, but the first write
+    or command that names a file keeps it whole: where the project lives is a fact."""
+    def in_dir(rec: dict) -> dict:  # type: ignore[type-arg]
+        return {**rec, "cwd": "/Users/me/dev/pomodoro"}
+    path = write_jsonl(tmp_path / "p.jsonl", [
+        user("Build a pomodoro timer."),
+        in_dir(call("Write", {"file_path": "/Users/me/dev/pomodoro/index.html",
+                              "content": "<html></html>"}, "a", "m1")),
+        result("ok", "a"),
+        in_dir(call("Edit", {"file_path": "/Users/me/dev/pomodoro/index.html",
+                             "old_string": "<html>", "new_string": "<html lang=en>"}, "b", "m2")),
+        result("ok", "b"),
+        in_dir(call("Bash", {"command": "tidy -q /Users/me/dev/pomodoro/index.html"}, "c", "m3")),
+        result("ok", "c"),
+        in_dir(call("Bash", {"command": "wc -c /Users/me/dev/pomodoro/app.js"}, "d", "m4")),
+        result("12 app.js", "d"),
+    ])
+    calls = [x.text for x in read_turns(path)[0] if x.kind == "tool_call"]
+    assert calls == ["Write /Users/me/dev/pomodoro/index.html", "Edit index.html",
+                     "Bash: tidy -q index.html", "Bash: wc -c /Users/me/dev/pomodoro/app.js"]
+
+
+def test_what_git_says_it_did_is_kept_from_a_long_output_and_under_pressure(
+        tmp_path: Path) -> None:
+    """"[feature/x 07a998d] fix(test): …" records the commit made; a long hook output
+    around it does not hide it, and it outlives the other short outputs when the room
+    is short."""
+    hooks = "\n".join(f"lint-staged: step {i} ok" for i in range(30))
+    out = f"{hooks}\n[feature/html 07a998d] fix(test): match the tool-call prefix\n" \
+          " 1 file changed, 1 insertion(+), 1 deletion(-)"
+    path = write_jsonl(tmp_path / "g.jsonl", [
+        user("Commit the fix."),
+        call("Bash", {"command": "git commit -am 'fix(test): match the tool-call prefix'"},
+             "a", "m1"),
+        result(out, "a"),
+        call("Bash", {"command": "zfs list -H -o name"}, "b", "m2"),
+        result("rpool/data", "b"),
+    ])
+    turns = read_turns(path)[0]
+    sent = render(turns)
+    assert "[feature/html 07a998d] fix(test): match the tool-call prefix" in sent
+    assert "step 12 ok" not in sent
+    crowded = turns + [t("prose", " ".join(f"{w}{i}" for w in ("alpha", "bravo", "charlie",
+                                                               "delta", "echo") * 8) + ".")
+                       for i in range(6)]
+    tight = render(fit(crowded, _bytes(crowded) // 3))
+    assert "[feature/html 07a998d]" in tight and "rpool/data" not in tight
+
+
+def test_a_comment_that_narrates_a_statement_is_not_documentation() -> None:
+    from capture.written import documented
+
+    code = ("package p\n\n// Retry says how often a call is tried again.\nconst Retry = 3\n\n"
+            "func run() {\n\t// Clean up any running processes first\n\tif proc != nil {\n"
+            "\t\t\t// the timer that stops a hung child process\n\t\t\tdeadline := 5\n\t}\n}\n")
+    said = documented(code)
+    assert "// Retry says how often a call is tried again.\nconst Retry = 3" in said
+    assert "Clean up" not in said and "deadline" not in said
+
+
+def test_an_announcement_that_says_what_was_decided_is_kept() -> None:
+    """"Let me revert and use a different approach - we'll use subpath imports" announces
+    a call and states the decision: shortening narration keeps it."""
+    decided = ("Good, we're using ESM modules. However, TypeScript path aliases don't work "
+               "directly with Node.js ESM. Let me revert the change and use a different "
+               "approach - we'll use subpath imports in package.json:")
+    filler = [t("prose", f"Let me look at module_{i} next. It has {i} exports.") for i in range(3)]
+    turns = [t("prompt", "Clean up the imports."), t("prose", decided),
+             t("tool_call", "Edit package.json", "Edit"),
+             *[x for f in filler for x in (f, t("tool_call", f"Bash: rg m{f.text[20]}", "Bash"))]]
+    out = fit(turns, _bytes(turns) - 60)
+    assert "we'll use subpath imports in package.json" in render(out)

@@ -454,12 +454,13 @@ def test_quotes_of_what_fitting_sent_are_grounded_with_context(
     transcript = transcripts / "fasthooks" / "sample_main_transcript.jsonl"
     sent = "\n\n".join(pipeline.sent_windows(transcript, CFG))
     across = "can you read it back with Read tool?\n\nAssistant: Perfect! Here's the content"
-    cut = "2. **Read**: Read back the contents of `data.txt`\n3. **Bash […]"
+    cut = ("**Write (parallel)**: Created two files - `number_generator.py` and `data.txt` at "
+           "the same time […]")
     assert across in sent and cut in sent  # what the model saw
     job = claim(conn, transcript, repo)
     out, _ = run(store, conn, job, Facts([
         fact("hello_world.py was read back with the Read tool.", across),
-        fact("data.txt was read back after it was created.", cut),
+        fact("number_generator.py and data.txt were written in parallel.", cut),
     ]))
     assert out.state == "done" and len(out.new_ids) == 2
     for fid in out.new_ids:

@@ -293,7 +293,9 @@ def test_tool_calls_are_one_line_summaries(transcripts: Path) -> None:
             limit = 410 if line.startswith("Bash: ") else 200
             assert "\n" not in line and 0 < len(line) <= limit, (n, line)
     assert "Bash: cat nonexistent.txt" in calls[FASTHOOKS]
-    assert "Write hello_world.py" in calls[FASTHOOKS]  # relative to the session's cwd
+    # the first write of a file says where it lives; what follows is relative to the cwd
+    assert "Write /workspace/hello_world.py" in calls[FASTHOOKS]
+    assert "Read hello_world.py" in calls[FASTHOOKS]
     assert "Read lib/spotter_web/live/session_live.ex" in calls[BIG]
     assert "Task: Explore transcript rendering codebase (Explore)" in calls[BIG]
     assert sum(1 for c in calls[BIG] if c.startswith("Bash: ")) > 20

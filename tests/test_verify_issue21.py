@@ -276,3 +276,223 @@ def test_an_opposite_verb_under_one_negation_is_a_paraphrase() -> None:
                                "the `--cache` flag is not enabled in CI")
     assert v.flips_meaning("The `--cache` flag is disabled in CI.",
                            "the `--cache` flag is enabled in CI")
+
+
+def test_a_value_moved_from_a_to_b_is_checked_against_b() -> None:
+    chat = convo(("assistant", "Change go directive from 1.24.0 to 1.21 to match CI (Go 1.23) "
+                               "in go.mod, then rerun the build."))
+    quote = "Change go directive from 1.24.0 to 1.21 to match CI (Go 1.23)"
+    wrong = verify("The go directive in go.mod was changed to 1.23 to match CI.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch")
+    assert "1.21" in wrong.detail
+    right = verify("The go directive in go.mod was changed to 1.21 to match CI.", quote, chat)
+    assert right.supported and right.check is None
+
+
+def test_a_code_span_the_quote_gives_otherwise_is_a_changed_name() -> None:
+    chat = convo(
+        ("assistant", "Spawning with args `['--print', cmd, '--output-format', 'stream-json']` "
+                      "and the key is const KEY = \"nested-timers-current-profile\"; run it with "
+                      "go test -v ./cmd -run TestHTMLOutput_ValidStructure to check."),
+        ("user", "The pkg/export package has its own tests."),
+    )
+    said = chat[0].text
+    for fact, quote in (
+        ("The CLI is spawned with `--output-format json`.",
+         "['--print', cmd, '--output-format', 'stream-json']"),
+        ("The profile is stored under `nested-timers-current-profiles`.",
+         'the key is const KEY = "nested-timers-current-profile"'),
+        ("Run `go test -v ./pkg/export -run TestHTMLOutput_ValidStructure`.",
+         "go test -v ./cmd -run TestHTMLOutput_ValidStructure"),
+    ):
+        assert quote in said
+        got = verify(fact, quote, chat)
+        assert (got.supported, got.check) == (False, "identifier_mismatch"), fact
+    # What the quote says, a placeholder, or two words of prose around a name: no slip.
+    for fact, quote in (
+        ("Run one test with `go test -v ./cmd -run <TestName>`.",
+         "go test -v ./cmd -run TestHTMLOutput_ValidStructure"),
+        ("The CLI is spawned with `--output-format stream-json`.",
+         "['--print', cmd, '--output-format', 'stream-json']"),
+        ("An `if KEY` guard is dead code.",
+         'the key is const KEY = "nested-timers-current-profile"'),
+    ):
+        got = verify(fact, quote, chat)
+        assert got.check != "identifier_mismatch", fact
+
+
+def test_a_negation_the_fact_drops_is_suspected() -> None:
+    chat = convo(("user", "auth command should not exist, we just show the QR code on start"),
+                 ("user", "Don't stop until all functions are ported and you have 100% coverage"))
+    dropped = verify("Authentication is done through a dedicated auth command.",
+                     "auth command should not exist", chat)
+    assert (dropped.supported, dropped.hint) == (True, "negation_flip")
+    assert "not" in dropped.hint_detail
+    kept = verify("There is no auth command: the QR code is shown on start.",
+                  "auth command should not exist, we just show the QR code on start", chat)
+    assert kept.hint is None
+    rule = verify("The port must reach 100% coverage.", "Don't stop until all functions are "
+                  "ported and you have 100% coverage", chat)
+    assert rule.hint != "negation_flip"
+
+
+def test_a_report_of_work_done_then_the_person_reporting_a_failure_is_suspected() -> None:
+    def chat(answer: str) -> list[Turn]:
+        return convo(
+            ("assistant", "## Implementation complete! ✅ Changes are immediately persisted to "
+                          "localStorage under `nested-timers-profiles`."),
+            ("user", answer),
+        )
+    fact = "Automatic saving works: every change is persisted to localStorage."
+    quote = "Changes are immediately persisted to localStorage"
+    failing = verify(fact, quote, chat("When I create a timer the app hangs and I have to "
+                                       "kill it."))
+    assert (failing.supported, failing.hint) == (True, "corrected_later")
+    assert "hangs" in failing.hint_detail
+    assert verify(fact, quote, chat("Great, now add a dark mode.")).hint is None
+    # A detail of the report that claims nothing works is not what the person contradicts.
+    key = verify("Profiles are stored under `nested-timers-profiles`.",
+                 "persisted to localStorage under `nested-timers-profiles`",
+                 chat("When I create a timer the app hangs."))
+    assert key.hint is None
+
+
+def test_an_instruction_the_answer_turns_down_at_once_is_suspected() -> None:
+    def chat(answer: str) -> list[Turn]:
+        return convo(("user", "Set target to /dev/sdb1"), ("assistant", answer))
+    fact = "The USB persistence target is /dev/sdb1."
+    refused = verify(fact, "Set target to /dev/sdb1", chat(
+        "The scripts target the entire device (like /dev/sdb), not individual partitions "
+        "(like /dev/sdb1). Use /dev/sdb."))
+    assert (refused.supported, refused.hint) == (True, "corrected_later")
+    done = verify(fact, "Set target to /dev/sdb1", chat("Targeting /dev/sdb1 now; not "
+                                                         "touching /dev/sda."))
+    assert done.hint is None
+
+
+def test_a_later_change_log_that_replaced_the_claims_thing_corrects_it() -> None:
+    chat = convo(
+        ("assistant", "Features: **Start/Pause/Reset buttons** for timer control."),
+        ("user", "Make it one button."),
+        ("assistant", "Replaced separate Start/Pause buttons with one intelligent toggle button."),
+    )
+    got = verify("The timer has separate Start, Pause and Reset buttons.",
+                 "**Start/Pause/Reset buttons** for timer control", chat)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    other = convo(("assistant", chat[0].text), ("user", chat[1].text),
+                  ("assistant", "Replaced the sound file with a softer chime."))
+    assert verify("The timer has separate Start, Pause and Reset buttons.",
+                  "**Start/Pause/Reset buttons** for timer control", other).hint is None
+
+
+def test_a_verdict_speaks_of_the_sentence_before_it() -> None:
+    claim = "The upload worker drops retries after the first timeout"
+    later = ("Perfect! I traced the upload worker retries through three timeouts. "
+             "It works as expected.")
+    assert v.corrects(later, claim, claim)
+    assert not v.corrects("Perfect! The theme switcher renders. It works as expected.",
+                          claim, claim)
+
+
+def test_a_persons_report_the_findings_contradict_is_suspected() -> None:
+    def chat(first: str) -> list[Turn]:
+        return convo(("user", first),
+                     ("assistant", "I ran the exporter on the sample session and checked the "
+                                   "header_row output. It works as expected."))
+    fact = "The exporter drops the header_row."
+    report = verify(fact, "The exporter output is missing the header_row entirely",
+                    chat("The exporter output is missing the header_row entirely"))
+    assert (report.supported, report.hint) == (True, "corrected_later")
+    ask = verify(fact, "Make the exporter write the header_row first",
+                 chat("Make the exporter write the header_row first"))
+    assert ask.hint is None
+
+
+def test_pieces_from_a_call_and_from_a_tools_output_are_stitched() -> None:
+    chat = [
+        Turn("user", "prompt", "Commit the migration.", 1, 0),
+        Turn("assistant", "tool_call", "Bash: git commit -F msg.txt", 2, 100, tool="Bash"),
+        Turn("assistant", "detail", "Migrate config to ESM\n- Converted to DEB822 format",
+             2, 100, tool="Bash"),
+        Turn("user", "tool_error", "exit 0 · warning: GPG validation disabled for development "
+             "builds", 3, 200, tool="Bash"),
+    ]
+    got = verify("The DEB822 migration disables GPG validation for development builds.",
+                 "Converted to DEB822 format ... GPG validation disabled for development builds",
+                 chat)
+    assert (got.supported, got.check) == (False, "stitched")
+    assert "a tool call's text" in got.detail and "a tool's output" in got.detail
+    # Two pieces of one assistant answer, with a call between them: one voice, no stitch.
+    answer = convo(("assistant", "Converted to DEB822 format for every source."),
+                   ("call", "Bash: apt-get update"),
+                   ("assistant", "GPG validation stays enabled for release builds."))
+    same = verify("Sources use DEB822 and GPG validation stays on for releases.",
+                  "Converted to DEB822 format ... GPG validation stays enabled for release "
+                  "builds", answer)
+    assert same.check != "stitched"
+
+
+def test_a_generalisation_is_a_judgement_spoken_or_thought() -> None:
+    """"python3 is more commonly available on macOS" is a belief about the world, not
+    something the session found; in the assistant's thinking or in its words alike."""
+    fact = "`python` is not installed on macOS by default, so scripts must call python3."
+    quote = "Let me use python3 instead, which is more commonly available on macOS systems"
+    thought = verify(fact, quote, convo(("user", "Run the shim.")),
+                     tool_texts=[("thinking", "assistant", quote + ".")])
+    assert (thought.supported, thought.hint) == (True, "hedged")
+    said = verify(fact, quote, convo(("assistant", quote + ".")))
+    assert (said.supported, said.hint) == (True, "hedged")
+    found = verify("The shim calls python3 on macOS.", "The shim now calls python3 on macOS "
+                   "systems", convo(("assistant", "The shim now calls python3 on macOS "
+                                                  "systems.")))
+    assert found.hint is None
+
+
+def test_what_a_written_file_says_is_not_that_it_was_run() -> None:
+    usage = "stream <device>   Stream latest build directly to USB via ZFS"
+    body = f"#!/bin/bash\n# direct-zfs-stream.sh usage:\n#   {usage}\n"
+    texts = [("input", "Write", body)]
+    chat = convo(("user", "Write the streaming script direct-zfs-stream.sh."))
+    ran = verify("`direct-zfs-stream.sh stream <device>` was used to stream the build to USB.",
+                 usage, chat, tool_texts=texts)
+    assert (ran.supported, ran.hint) == (True, "tool_line")
+    says = verify("`direct-zfs-stream.sh stream <device>` streams the latest build to USB.",
+                  usage, chat, tool_texts=texts)
+    assert (says.supported, says.hint) == (True, None)
+    spoken = [Turn("user", "prompt", "Write the streaming script.", 1, 0),
+              Turn("assistant", "tool_call", "Write direct-zfs-stream.sh", 2, 100, tool="Write"),
+              Turn("assistant", "detail", "notes: # " + usage, 2, 100, tool="Write")]
+    assert verify("The script was run to stream the latest build to USB via ZFS.", usage,
+                  spoken).hint == "tool_line"
+
+
+def test_an_ellipsis_the_transcript_itself_holds_is_no_elision() -> None:
+    # Code said earlier (`}` everywhere): a short piece's hits run out before the quote.
+    chat = convo(*[("assistant", f"Edited handler_{i}: `fn() {{ return {i} }}`.")
+                   for i in range(60)],
+                 ("assistant", "Two problems: 1. The decryption has a nested structure: "
+                               "`{ c: { c: 'base64', t: 'encrypted' }, ... }` 2. Claude asks "
+                               "for Bash permissions but we never granted them."))
+    got = verify("Encrypted updates arrive nested as `{ c: { c: 'base64', t: 'encrypted' }, "
+                 "... }`.", "The decryption has a nested structure: `{ c: { c: 'base64', t: "
+                 "'encrypted' }, ... }`", chat)
+    assert got.supported and got.check is None
+
+
+def test_a_fact_that_calls_the_quoted_claim_wrong_is_no_inversion() -> None:
+    chat = convo(("assistant", "The server generates new JWT tokens for each authentication "
+                               "request, so they won't be identical."))
+    got = verify("A test asserting identical tokens was wrong: the server issues a fresh JWT "
+                 "on every authentication request.", "the server generates new JWT tokens for "
+                 "each authentication request, so they won't be identical", chat)
+    assert got.supported and got.check is None
+
+
+def test_an_elided_piece_is_looked_for_after_the_piece_before_it() -> None:
+    """"}" occurs inside the first piece too: the second piece is the one after it."""
+    chat = convo(*[("assistant", f"Edited handler_{i}: `fn() {{ return {i} }}`.")
+                   for i in range(60)],
+                 ("assistant", "The config is `{ mode: { kind: strict }, level: high }` now."))
+    got = verify("The config sets mode kind strict.",
+                 "The config is `{ mode: { kind: strict }, … }`", chat)
+    assert got.supported and got.check is None
