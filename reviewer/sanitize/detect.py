@@ -27,7 +27,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from reviewer.sanitize import gitleaks, layers, shapes
+from reviewer.sanitize import gitleaks, layers, named, shapes
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
 
@@ -114,5 +114,27 @@ def remembered(values: set[str]) -> set[str]:
     return out
 
 
-for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, _remembered):
-    _redact.add_finder(_find)
+# The condenser marks each line of a command's output with "→ " (and a Read's lines carry
+# their number and "→"): the finders see those marks as the spaces they stand for (same
+# length, so spans need no mapping), or a line-oriented shape (a CSV header, a key under
+# its header line, ``name:`` then ``value:``) would be read off its line.
+_LINE_MARK_RE = re.compile(r"(?m)^(?:[ \t]*\d{1,7})?→ ?")
+
+
+def _unmarked(text: str) -> str:
+    return _LINE_MARK_RE.sub(lambda m: " " * len(m.group()), text)
+
+
+def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
+    def finder(text: str, low: str) -> Iterator[tuple[int, int, str]]:
+        if "→" in text:
+            text, low = _unmarked(text), _unmarked(low)
+        return find(text, low)
+
+    finder.__name__ = getattr(find, "__name__", "finder")
+    return finder
+
+
+for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS):
+    _redact.add_finder(_seeing_lines(_find))
+_redact.add_finder(_remembered)

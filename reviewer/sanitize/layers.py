@@ -119,6 +119,16 @@ _PASSWORD_NEAR = (
     "hasło",
     "jelszav", "hesla", "hesl", "gesla", "lozinke", "lozinku", "пароля", "паролем", "parolei",
     "parolele", "salasanan", "lösenordet", "passordet", "adgangskoden", "wachtwoorden",
+    # more languages (Hausa, Swahili, Tagalog, Esperanto, Frisian, Faroese, Breton, Turkmen,
+    # Tatar, Pashto, Uyghur, Igbo, Xhosa, Sesotho, Maori, Haitian, Javanese, Kinyarwanda,
+    # Somali, Malagasy, Sinhala, Odia, Assamese) and words for an access code or PIN
+    "kalmar sirri", "kalmar sirrin", "nywila", "neno la siri", "kontrasenya", "pasvorto",
+    "wachtwurd", "loyniorð", "ger-tremen", "açar sözi", "серсүз", "پټنوم", "ئىم",
+    "okwuntughe", "igama lokugqitha", "phasewete", "kupuhipa", "modpas", "tembung sandhi",
+    "ijambo ry'ibanga", "ijambobanga", "furaha sirta", "erayga sirta", "teny miafina",
+    "මුරපදය", "ପାସୱାର୍ଡ", "পাছৱৰ্ড", "pincode", "pin code", "passcode", "zugangscode",
+    "toegangscode", "code d'accès", "código de acceso", "codice di accesso", "код доступа",
+    "mã pin", "暗証番号", "접속 코드",
 )
 # Words for a key or token: a token-like value after them, or just before them ("use …
 # as the key", "usa … como clave", "nimm … als Schlüssel").
@@ -133,6 +143,10 @@ _TOKEN_NEAR = (
     "ტოკენ", "טוקן", "توكن", "توکن", "โทเคน", "mã thông báo", "khóa", "ključ", "kľúč",
     "klíč", "võti", "atslēga", "raktas", "llave", "chave de api",
     "credencial", "credenciales", "credenziale", "identifiant", "zugangsschlüssel",
+    # a "secret" in other languages
+    "sirri", "geheim", "segreto", "secreto", "segredo", "sekret", "tajný", "titok",
+    "salaisuus", "hemlighet", "hemmelighed", "hemmelighet", "秘密", "機密", "비밀", "गुप्त",
+    "rahasia", "bí mật", "ความลับ", "סוד", "راز", "sır",
 )
 _NEAR_TOKENS = 6
 _BACK_TOKENS = 5
