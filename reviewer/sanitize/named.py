@@ -74,6 +74,7 @@ _HEX_DIGEST_LENGTHS = frozenset({40, 64, 128})
 _DIGEST_WORDS_RE = re.compile(
     r"commit|sha|hash|digest|checksum|revision|\brev\b|build|release|version|image")
 _SERVICE_REACH = 4  # words after the name
+_TOKEN_HINT_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,}")
 _SERVICE_CHARS = 100
 
 
@@ -124,15 +125,30 @@ def find_labelled_tokens(text: str, low: str) -> Iterator[Span]:
             yield m.start("v"), m.start("v") + len(v), "secret-value"
 
 
+def _has_token_run(text: str) -> bool:
+    """A run of 12+ token characters holding a digit and a letter (``re`` finds runs in C;
+    ordinary prose has few, most without a digit)."""
+    for r in _TOKEN_HINT_RE.finditer(text):
+        v = r.group()
+        if any(c.isdigit() for c in v) and any(c.isalpha() for c in v):
+            return True
+    return False
+
+
 def find_service_keys(text: str, low: str) -> Iterator[Span]:
     from reviewer.sanitize import shapes
 
+    if not _has_token_run(text):
+        return  # no value a service could have issued: the names are not looked for
     words = shapes._words_in(low, service_names())
     if words is None:
         return
     for m in words.finditer(low):
         if not shapes._bounded(low, m, right=True) or low[m.end() : m.end() + 1] in (".", "/"):
             continue  # inside a name, a domain or a path
+        hint = _TOKEN_HINT_RE.search(text, m.end(), m.end() + _SERVICE_CHARS)
+        if hint is None:
+            continue  # no value long enough within reach: nothing to judge
         ls, le = shapes._line_bounds(text, m.start())
         hi = min(le, m.end() + _SERVICE_CHARS)
         after = text[m.end() : hi]
@@ -188,8 +204,13 @@ def _named_value(name: str, v: str) -> bool:
     return _redact._looks_random(v)
 
 
+_PAIR_GATE_RE = re.compile(r"(?:name|key|variable)[\"']?[ \t]*[:=][ \t]*[\"']?[\w.\-/]{0,60}?"
+                           r"(?:pass|pwd|secret|token|key|cred|auth|pin)")
+
+
 def find_named_pairs(text: str, low: str) -> Iterator[Span]:
-    if "value" in low or "data" in low or "default" in low or "secretstring" in low:
+    if ("value" in low or "data" in low or "default" in low or "secretstring" in low) and \
+            _PAIR_GATE_RE.search(low) is not None:
         for m in _PAIR_RE.finditer(text):
             if _named_value(m.group("name"), m.group("v").rstrip(".;")):
                 yield m.start("v"), m.start("v") + len(m.group("v").rstrip(".;")), \
@@ -235,6 +256,7 @@ FINDERS = (find_service_keys, find_labelled_tokens, find_named_pairs, find_fragm
 # values under ``password``, ``login_totp``, ``api_key``… are secrets, whatever they look like.
 _CSV_SECRET_COLUMN_RE = re.compile(r"totp|otp|mfa|2fa|seed|passphrase|pin\Z")
 _MAX_ROWS = 500
+_COLUMN_NAME_RE = re.compile(r"[A-Za-z_][\w .\-]{0,59}")
 
 
 def _secret_column(name: str) -> bool:
@@ -279,6 +301,9 @@ def find_csv_columns(text: str, low: str) -> Iterator[Span]:
         sep = "\t" if head.count("\t") >= 2 else ","
         if head.count(sep) < 2 or " " in head.strip().replace(", ", ","):
             continue  # a header is names, not prose
+        fields = _csv_fields(head.strip(), sep)
+        if not all(_COLUMN_NAME_RE.fullmatch(head.strip()[a:b]) for a, b in fields):
+            continue  # a header is names only (a JSON line has commas too)
         cols = [j for j, (a, b) in enumerate(_csv_fields(head, sep))
                 if _secret_column(head[a:b])]
         if not cols:
