@@ -220,3 +220,25 @@ def test_the_store_keeps_no_spelling_of_a_redacted_value(home: Path, tmp_path: P
     stored = b"".join(p.read_bytes() for p in home.iterdir() if p.is_file())
     for form in (v, encoded, escaped):
         assert form.encode() not in stored
+
+
+# --------------------------------------------------------------------------- cuts
+
+
+@pytest.mark.parametrize("head_share", [1 / 3, 2 / 3, 1.0])
+def test_a_long_text_is_never_cut_through_a_token(head_share: float) -> None:
+    """Condensation keeps a long body's opening and end: a cut inside a key would send
+    half of it, a piece no rule recognises. The cut moves to a space."""
+    from capture.written import cut_middle
+
+    for at in range(60, 140, 7):
+        key = tok(40)
+        text = "a " * (at // 2) + key + " b" * 600
+        out = cut_middle(text, int((at + 20) / head_share) + 1, head_share=head_share)
+        assert key in out or key[:8] not in out, (at, out[:200])
+        if head_share >= 1:
+            continue  # the opening alone is kept
+        end_key = tok(40)
+        text = "c " * 600 + end_key + " d" * (at // 2)
+        out = cut_middle(text, int((at + 20) / (1 - head_share)) + 1, head_share=head_share)
+        assert end_key in out or end_key[-8:] not in out, (at, out[-200:])

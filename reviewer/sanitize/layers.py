@@ -417,7 +417,9 @@ def find_named_value(text: str, low: str) -> Iterator[Span]:
 _SECRET_WORD_RE = re.compile(r"pass|pwd|secret|token|key|auth|cred|pin|signature|cookie")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ASSIGN_TAIL_RE = re.compile(
-    r"(?P<kq>[\"'`]?)[ \t]*\]?[ \t]*\)?[ \t]*(?::[ \t]*[A-Za-z_][\w.<>\[\]?|]{0,40}[ \t]*)?"
+    r"(?P<kq>[\"'`]?)[ \t]*\]?[ \t]*\)?[ \t]*"
+    r"(?::[ \t]*&?(?:'[a-z]+[ \t]+)?[A-Za-z_][\w.<>\[\]?|:]{0,40}[ \t]*"  # x: &'static str
+    r"|[ \t]+(?:string|str|String|std::string|char\*?|\[\]byte)[ \t]*)?"  # Go's var x string"
     r"(?:=|:=|=>|->|,|:|\+=|\?\?=|\|\|=)[ \t]*"
     r"(?:[rbuRBU]|@|new[ \t]+String\()?(?P<q>[\"'`])(?P<v>[^\"'`\n]{1,400})(?P=q)"
 )

@@ -247,7 +247,44 @@ def find_fragment_secrets(text: str, low: str) -> Iterator[Span]:
         yield *m.span("v"), "url-secret"
 
 
-FINDERS = (find_service_keys, find_labelled_tokens, find_named_pairs, find_fragment_secrets)
+# --------------------------------------------------------------------------- quoted passphrases
+
+# "the wifi password is 'Ab3 cd5 Ef7 gh9'", "Passwort: „blaue Tasse 42“": a password word,
+# a few words, then a quoted value, spaces and all (the nearby-word layer reads words).
+_QUOTED_AFTER_RE = re.compile(
+    r"[^\n\"'`“„«「]{0,40}?(?P<q>[\"'`“„«「])(?P<v>[^\n\"'`“”„«»「」]{4,80})"
+    r"(?:[\"'`”“»」])")
+
+
+_NOT_A_VALUE_GAP_RE = re.compile(r"\b(?:via|with|using|run|command|field|prompt|message|says|"
+                                 r"error|flag|option|from|in|by)\b")
+
+
+def find_quoted_passphrases(text: str, low: str) -> Iterator[Span]:
+    if not any(q in text for q in "\"'`“„«「"):
+        return
+    words = layers._near_words_re(low)
+    if words is None:
+        return
+    for m in words.finditer(low):
+        if m.group() not in layers._PASSWORD_SET or layers._word_end(low, m) is None:
+            continue
+        q = _QUOTED_AFTER_RE.match(text, m.end())
+        if q is None:
+            continue
+        v = q.group("v")
+        if v.strip() != v or _redact.MARKER_RE.search(v) or not _redact._is_literal(v):
+            continue
+        if not any(c.isdigit() for c in v) or _NOT_A_VALUE_GAP_RE.search(low, m.end(),
+                                                                         q.start("q")):
+            continue  # words alone, or a command, a field or a message about the password
+        if "://" in v or v.startswith(("$", "%", "{")) or _redact.placeholder(v):
+            continue
+        yield *q.span("v"), "password"
+
+
+FINDERS = (find_service_keys, find_labelled_tokens, find_named_pairs, find_fragment_secrets,
+           find_quoted_passphrases)
 
 
 # --------------------------------------------------------------------------- CSV columns
