@@ -242,3 +242,38 @@ def test_a_long_text_is_never_cut_through_a_token(head_share: float) -> None:
         text = "c " * 600 + end_key + " d" * (at // 2)
         out = cut_middle(text, int((at + 20) / (1 - head_share)) + 1, head_share=head_share)
         assert end_key in out or end_key[-8:] not in out, (at, out[-200:])
+
+
+# --------------------------------------------------------------------------- plain passwords
+
+WORDS = ("walrus", "cobalt", "tundish", "quarry", "bramble", "saffron", "lattice", "juniper")
+
+
+@pytest.mark.parametrize("sentence", [
+    "Das WLAN-Passwort ist {v}.", "Пароль от сервера: {v}", "数据库密码是 {v}",
+    "I reset the admin password to {v} this morning", "Mật khẩu là {v}", "Salasana on {v}",
+])
+def test_a_password_without_capitals_or_signs_right_after_its_word(sentence: str) -> None:
+    diceware = "-".join(RNG.sample(WORDS, 4))
+    words_number = "".join(RNG.sample(WORDS, 2)) + str(RNG.randint(10, 999))
+    for v in (diceware, words_number):
+        assert hidden(sentence.format(v=v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "the password is stored in 1Password under 'Staging DB'",
+    "the password-reset-email-template was updated",
+    "Passwords are hashed with argon2id",
+    "see password_reset_token_expiry.py",
+    "token_type=Bearer expires_in=3600",
+    "Google Doc: https://docs.google.com/document/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit",
+    "Figma file https://www.figma.com/file/Xk2LmZp7Vb3Nc8Wd4qRt/Design",
+    "Twilio SID AC0123456789abcdef0123456789abcdef",
+])
+def test_ordinary_text_about_passwords_and_documents_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_webhooks_last_segment_is_still_a_secret() -> None:
+    v = tok(24)
+    assert hidden(f"https://hooks.example.com/services/T01/B02/{v}", v)

@@ -296,10 +296,14 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
             after = after[: cut.start()]  # a word speaks for its own line only
         # every value judged below holds a digit or a capital: without one, nothing to
         # judge (and a text dense with "key"/"password" costs a search a word, no more)
-        for n, (ps, pe) in enumerate(_pieces(after) if _VALUE_HINT_RE.search(after) else ()):
+        hint = _VALUE_HINT_RE.search(after) or (not token_word and _DICEWARE_HINT_RE.search(after))
+        for n, (ps, pe) in enumerate(_pieces(after) if hint else ()):
             if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
                 break  # another key's value is that key's to judge ("hashed_secret": …)
             v = after[ps:pe]
+            if not token_word and _PRODUCT_RE.fullmatch(v) and _PLACE_BEFORE_RE.search(
+                    after, 0, ps):
+                continue  # "stored in 1Password", "kept under KeePassXC": where, not what
             if _near_value(v, token_word, n) or (w in _PASSWORD_SET and _near_password(v)):
                 yield end + ps, end + pe, kind
         line_start = max(0, m.start() - _NEAR_CHARS)
@@ -322,6 +326,10 @@ _NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
 _NEXT_KEY_RE = re.compile(r"[\"'][ \t]*:|[ \t]*=[^=]")  # a quoted key, or an assignment
 _VALUE_HINT_RE = re.compile(r"[0-9A-Z]")
+_DICEWARE_HINT_RE = re.compile(r"[a-z]{3,12}([-_.])[a-z]{3,12}\1[a-z]{3,12}\1[a-z]{3}")
+_PLACE_BEFORE_RE = re.compile(r"\b(?:in|at|into|under|from|via|using|inside|within)[ \t]+\Z",
+                              re.IGNORECASE)
+_PRODUCT_RE = re.compile(r"\d?[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:XC|\d)?")  # 1Password, KeePassXC
 
 
 def _pieces(hay: str) -> list[tuple[int, int]]:
@@ -359,9 +367,26 @@ def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> 
     if back:
         return False
     if not token_word:
-        return _near_password(v)
+        return _near_password(v) or (distance <= 3 and _plain_password(v))
     return (distance <= 2 and len(v) >= 10 and _near_password(v)
             and any(c.isdigit() for c in v))
+
+
+# A password as people pick one without capitals or signs, right after a word for one:
+# diceware words joined ("walrus-cobalt-tundish-quarry") or words and a number
+# ("hazeljuniper583"); not a version, a name with a version, a hash name or a path.
+_DICEWARE_RE = re.compile(r"[a-z]{3,12}(?P<sep>[-_.])[a-z]{3,12}(?:(?P=sep)[a-z]{3,12}){2,7}")
+_WORDS_NUMBER_RE = re.compile(r"[a-z]{6,24}\d{2,6}|\d{2,6}[a-z]{6,24}")
+
+
+def _plain_password(v: str) -> bool:
+    if _redact.MARKER_RE.search(v) or _redact._TECH_RE.search(v) or v.endswith(_FILE_ENDINGS):
+        return False
+    return bool(_DICEWARE_RE.fullmatch(v) or _WORDS_NUMBER_RE.fullmatch(v))
+
+
+_FILE_ENDINGS = (".txt", ".json", ".yaml", ".yml", ".md", ".py", ".js", ".ts", ".html", ".env",
+                 ".conf", ".ini", ".toml", ".lock", ".log", ".csv", ".xml", ".sh")
 
 
 def _prev_word(low: str, at: int) -> str:
@@ -703,7 +728,8 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
         for m in _BEARER_ANY_RE.finditer(low):
             v = text[m.start("v") : m.end("v")].rstrip(".,;)]}")
             if (len(v) >= 8 and _redact._is_literal(v) and not _redact.placeholder(v)
-                    and any(c.isdigit() for c in v) and not v.isdigit()):
+                    and any(c.isdigit() for c in v) and not v.isdigit()
+                    and not _KWARG_RE.match(v)):  # "token_type=Bearer expires_in=3600"
                 yield m.start("v"), m.start("v") + len(v), "bearer-token"
     if " -p'" in text or ' -p"' in text:
         for m in _QUOTED_P_RE.finditer(text):

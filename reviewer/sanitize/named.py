@@ -106,6 +106,9 @@ _NOT_LABELS = frozenset(_redact._words(
 ))
 
 
+_ID_WORDS = frozenset(_redact._words("sid sids ids list index instance app space workspace"))
+
+
 def find_labelled_tokens(text: str, low: str) -> Iterator[Span]:
     """A random token labelled by a product's name ("Ably: nEmtq1.6Pcx…")."""
     if ":" not in text and "=" not in text and "→" not in text:
@@ -157,6 +160,8 @@ def find_service_keys(text: str, low: str) -> Iterator[Span]:
             if n >= _SERVICE_REACH:
                 break
             v = after[ps:pe]
+            if v.lower() in _NOT_LABELS or v.lower() in _ID_WORDS:
+                break  # "Twilio SID AC…", "Mailchimp list 4f…": an id the name is about
             if _service_value(v, line_low):
                 yield m.end() + ps, m.end() + pe, "secret-value"
 
