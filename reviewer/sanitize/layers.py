@@ -290,6 +290,10 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         if token_word and prev in _NOT_SECRET_KEY_PREV:
             continue  # "cache key …", "primary key …", "idempotency key …"
         kind = "secret-value" if token_word else "password"
+        if not token_word and _QUOTE_NEAR_RE.search(text, end, end + 42) is not None:
+            q = _quoted_after(text, low, end)
+            if q is not None:
+                yield *q, "password"
         after = text[end : end + _NEAR_CHARS]
         cut = _EOL_RE.search(after)
         if cut is not None:
@@ -315,6 +319,30 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         for n, (ps, pe) in enumerate(reversed(pieces)):
             if _near_value(before[ps:pe], token_word, n, back=True):
                 yield line_start + ps, line_start + pe, kind
+
+
+# "the wifi password is 'Ab3 cd5 Ef7 gh9'", "Passwort: „blaue Tasse 42“": a password word,
+# a few words, then a quoted value, spaces and all (the pieces below are words).
+_QUOTE_NEAR_RE = re.compile("[\"'`“„«「]")
+_QUOTED_AFTER_RE = re.compile(
+    r"[^\n\"'`“„«「]{0,40}?(?P<q>[\"'`“„«「])(?P<v>[^\n\"'`“”„«»「」]{4,80})"
+    r"(?:[\"'`”“»」])")
+_NOT_A_VALUE_GAP_RE = re.compile(r"\b(?:via|with|using|run|command|field|prompt|message|says|"
+                                 r"error|flag|option|from|in|by)\b")
+
+
+def _quoted_after(text: str, low: str, end: int) -> tuple[int, int] | None:
+    q = _QUOTED_AFTER_RE.match(text, end)
+    if q is None:
+        return None
+    v = q.group("v")
+    if v.strip() != v or _redact.MARKER_RE.search(v) or not _redact._is_literal(v):
+        return None
+    if not any(c.isdigit() for c in v) or _NOT_A_VALUE_GAP_RE.search(low, end, q.start("q")):
+        return None  # words alone, or a command, a field or a message about the password
+    if "://" in v or v.startswith(("$", "%", "{")) or _redact.placeholder(v):
+        return None
+    return q.span("v")
 
 
 # Words before "key" that make it something else than a credential.

@@ -74,8 +74,6 @@ _HEX_DIGEST_LENGTHS = frozenset({40, 64, 128})
 _DIGEST_WORDS_RE = re.compile(
     r"commit|sha|hash|digest|checksum|revision|\brev\b|build|release|version|image")
 _SERVICE_REACH = 4  # words after the name
-_TOKEN_HINT_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,}")
-_SERVICE_CHARS = 100
 
 
 def _service_value(v: str, line_low: str) -> bool:
@@ -92,8 +90,8 @@ def _service_value(v: str, line_low: str) -> bool:
 
 
 # A product's name as a label: "SparkPost: 756d…", "Pusher → b7be…", "Typesense = 7WHE…".
-_LABEL_RE = re.compile(r"(?<![\w./\-])(?P<w>[A-Z][A-Za-z0-9]{2,24})\**`?[ \t]*(?::|=|->|→|=>)[ \t]*"
-                       r"[`\"'*]*(?P<v>[A-Za-z0-9_\-+/=.~]{16,256})")
+_LABEL_BEFORE_RE = re.compile(r"(?<![\w./\-])(?P<w>[A-Z][A-Za-z0-9]{2,24})\**`?[ \t]*"
+                              r"(?::|=|->|→|=>)[ \t]*[`\"'*]*\Z")
 # Labels that name an id, a digest or a place, not a credential.
 _NOT_LABELS = frozenset(_redact._words(
     "commit sha hash build request trace id etag version ref run job image digest checksum "
@@ -104,66 +102,65 @@ _NOT_LABELS = frozenset(_redact._words(
     "parent object record row event key public publickey pubkey address wallet txid tx "
     "block hex base64 output result status error warning info debug name path url uri"
 ))
-
-
 _ID_WORDS = frozenset(_redact._words("sid sids ids list index instance app space workspace"))
+_CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9_\-+/=.~])[A-Za-z0-9_\-+/=.~]{12,256}")
+_BETWEEN_RE = re.compile(r"[\s`*\"'“”:=→>\-]+")
+_LOOK_BACK = 100
 
 
-def find_labelled_tokens(text: str, low: str) -> Iterator[Span]:
-    """A random token labelled by a product's name ("Ably: nEmtq1.6Pcx…")."""
-    if ":" not in text and "=" not in text and "→" not in text:
-        return
+@functools.cache
+def _services_re() -> re.Pattern[str]:
+    names = sorted(service_names(), key=len, reverse=True)
+    return re.compile(r"(?<![a-z0-9_])(?:" + "|".join(map(re.escape, names))
+                      + r")(?![a-z0-9_./])")
+
+
+def _label_ok(w: str) -> bool:
+    return w.lower() not in _NOT_LABELS and not (w.isupper() and len(w) <= 4)
+
+
+def find_named_tokens(text: str, low: str) -> Iterator[Span]:
+    """A token-like value with a service's name a few words before it ("the Infura one
+    is 3c85…"), or a random one labelled by any product's name ("Ably: nEmtq1…"). Found
+    from the values (few in a text), then the words before each are read."""
     from reviewer.sanitize import shapes
 
-    for m in _LABEL_RE.finditer(text):
-        w = m.group("w")
-        if w.lower() in _NOT_LABELS or (w.isupper() and len(w) <= 4):
+    for c in _CANDIDATE_RE.finditer(text):
+        v = c.group().rstrip(".-~=")
+        if not (any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v)):
             continue
-        v = m.group("v").rstrip(".-~")
-        ls, le = shapes._line_bounds(text, m.start())
-        if not _service_value(v, low[ls:le]):
+        s = c.start()
+        lo = max(0, s - _LOOK_BACK)
+        ls = max(lo, text.rfind("\n", lo, s) + 1)
+        esc = text.rfind("\\n", ls, s)
+        if esc >= 0:
+            ls = esc + 2
+        before_low = low[ls:s]
+        if not any(ch.isalpha() for ch in before_low):
             continue
-        if (shapes.random_token(v) or (_redact._HEX_RE.match(v) and len(v) >= 20)) \
-                and not shapes._public_material(text, m.start("v"), v):
-            yield m.start("v"), m.start("v") + len(v), "secret-value"
+        if not _service_value(v, low[ls:_line_end(text, c.end())]):
+            continue
+        label = _LABEL_BEFORE_RE.search(text, ls, s)
+        if (label is not None and _label_ok(label.group("w")) and len(v) >= 16
+                and (shapes.random_token(v) or (_redact._HEX_RE.match(v) and len(v) >= 20))
+                and not shapes._public_material(text, s, v)):
+            yield s, s + len(v), "secret-value"
+            continue
+        named = None
+        for m in _services_re().finditer(before_low):
+            named = m
+        if named is None:
+            continue
+        between = [p for p in _BETWEEN_RE.split(before_low[named.end():]) if p]
+        if len(between) >= _SERVICE_REACH or any(
+                p in _NOT_LABELS or p in _ID_WORDS for p in between):
+            continue  # too far, or "Twilio SID AC…": an id the name is about
+        yield s, s + len(v), "secret-value"
 
 
-def _has_token_run(text: str) -> bool:
-    """A run of 12+ token characters holding a digit and a letter (``re`` finds runs in C;
-    ordinary prose has few, most without a digit)."""
-    for r in _TOKEN_HINT_RE.finditer(text):
-        v = r.group()
-        if any(c.isdigit() for c in v) and any(c.isalpha() for c in v):
-            return True
-    return False
-
-
-def find_service_keys(text: str, low: str) -> Iterator[Span]:
-    from reviewer.sanitize import shapes
-
-    if not _has_token_run(text):
-        return  # no value a service could have issued: the names are not looked for
-    words = shapes._words_in(low, service_names())
-    if words is None:
-        return
-    for m in words.finditer(low):
-        if not shapes._bounded(low, m, right=True) or low[m.end() : m.end() + 1] in (".", "/"):
-            continue  # inside a name, a domain or a path
-        hint = _TOKEN_HINT_RE.search(text, m.end(), m.end() + _SERVICE_CHARS)
-        if hint is None:
-            continue  # no value long enough within reach: nothing to judge
-        ls, le = shapes._line_bounds(text, m.start())
-        hi = min(le, m.end() + _SERVICE_CHARS)
-        after = text[m.end() : hi]
-        line_low = low[ls:le]
-        for n, (ps, pe) in enumerate(layers._pieces(after)):
-            if n >= _SERVICE_REACH:
-                break
-            v = after[ps:pe]
-            if v.lower() in _NOT_LABELS or v.lower() in _ID_WORDS:
-                break  # "Twilio SID AC…", "Mailchimp list 4f…": an id the name is about
-            if _service_value(v, line_low):
-                yield m.end() + ps, m.end() + pe, "secret-value"
+def _line_end(text: str, at: int) -> int:
+    nl = text.find("\n", at, at + 400)
+    return nl if nl >= 0 else min(len(text), at + 400)
 
 
 # --------------------------------------------------------------------------- name, then value
@@ -252,44 +249,7 @@ def find_fragment_secrets(text: str, low: str) -> Iterator[Span]:
         yield *m.span("v"), "url-secret"
 
 
-# --------------------------------------------------------------------------- quoted passphrases
-
-# "the wifi password is 'Ab3 cd5 Ef7 gh9'", "Passwort: „blaue Tasse 42“": a password word,
-# a few words, then a quoted value, spaces and all (the nearby-word layer reads words).
-_QUOTED_AFTER_RE = re.compile(
-    r"[^\n\"'`“„«「]{0,40}?(?P<q>[\"'`“„«「])(?P<v>[^\n\"'`“”„«»「」]{4,80})"
-    r"(?:[\"'`”“»」])")
-
-
-_NOT_A_VALUE_GAP_RE = re.compile(r"\b(?:via|with|using|run|command|field|prompt|message|says|"
-                                 r"error|flag|option|from|in|by)\b")
-
-
-def find_quoted_passphrases(text: str, low: str) -> Iterator[Span]:
-    if not any(q in text for q in "\"'`“„«「"):
-        return
-    words = layers._near_words_re(low)
-    if words is None:
-        return
-    for m in words.finditer(low):
-        if m.group() not in layers._PASSWORD_SET or layers._word_end(low, m) is None:
-            continue
-        q = _QUOTED_AFTER_RE.match(text, m.end())
-        if q is None:
-            continue
-        v = q.group("v")
-        if v.strip() != v or _redact.MARKER_RE.search(v) or not _redact._is_literal(v):
-            continue
-        if not any(c.isdigit() for c in v) or _NOT_A_VALUE_GAP_RE.search(low, m.end(),
-                                                                         q.start("q")):
-            continue  # words alone, or a command, a field or a message about the password
-        if "://" in v or v.startswith(("$", "%", "{")) or _redact.placeholder(v):
-            continue
-        yield *q.span("v"), "password"
-
-
-FINDERS = (find_service_keys, find_labelled_tokens, find_named_pairs, find_fragment_secrets,
-           find_quoted_passphrases)
+FINDERS = (find_named_tokens, find_named_pairs, find_fragment_secrets)
 
 
 # --------------------------------------------------------------------------- CSV columns
