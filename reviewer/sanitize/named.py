@@ -104,6 +104,7 @@ _NOT_LABELS = frozenset(_redact._words(
 ))
 _ID_WORDS = frozenset(_redact._words("sid sids ids list index instance app space workspace"))
 _CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9_\-+/=.~])[A-Za-z0-9_\-+/=.~]{12,256}")
+_LABEL_MARK_RE = re.compile(r"[:=→>]")
 _BETWEEN_RE = re.compile(r"[\s`*\"'“”:=→>\-]+")
 _LOOK_BACK = 100
 
@@ -136,19 +137,20 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
         if esc >= 0:
             ls = esc + 2
         before_low = low[ls:s]
-        if not any(ch.isalpha() for ch in before_low):
-            continue
-        if not _service_value(v, low[ls:_line_end(text, c.end())]):
-            continue
-        label = _LABEL_BEFORE_RE.search(text, ls, s)
-        if (label is not None and _label_ok(label.group("w")) and len(v) >= 16
+        label = None
+        if len(v) >= 16 and _LABEL_MARK_RE.search(text, max(ls, s - 12), s) is not None:
+            label = _LABEL_BEFORE_RE.search(text, ls, s)
+        named = None
+        for m in _services_re().finditer(before_low):
+            named = m
+        if (label is None and named is None) or not _service_value(
+                v, low[ls:_line_end(text, c.end())]):
+            continue  # the words before say nothing (most values), or not a key's shape
+        if (label is not None and _label_ok(label.group("w"))
                 and (shapes.random_token(v) or (_redact._HEX_RE.match(v) and len(v) >= 20))
                 and not shapes._public_material(text, s, v)):
             yield s, s + len(v), "secret-value"
             continue
-        named = None
-        for m in _services_re().finditer(before_low):
-            named = m
         if named is None:
             continue
         between = [p for p in _BETWEEN_RE.split(before_low[named.end():]) if p]
