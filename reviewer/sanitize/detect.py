@@ -143,7 +143,9 @@ def remembered(values: set[str]) -> set[str]:
 # The condenser marks each line of a command's output with "→ " (and a Read's lines carry
 # their number and "→"): the finders see those marks as the spaces they stand for (same
 # length, so spans need no mapping), or a line-oriented shape (a CSV header, a key under
-# its header line, ``name:`` then ``value:``) would be read off its line.
+# its header line, ``name:`` then ``value:``) would be read off its line. Every finder gets
+# the view: made once a text, and a text whose only non-ASCII characters were the marks is
+# then ASCII, which spares the finders their other-script word lists.
 _LINE_MARK_RE = re.compile(r"(?m)^(?:[ \t]*\d{1,7})?→ ?")
 
 

@@ -110,10 +110,11 @@ _LOOK_BACK = 100
 
 
 @functools.cache
-def _services_re() -> re.Pattern[str]:
-    names = sorted(service_names(), key=len, reverse=True)
-    return re.compile(r"(?<![a-z0-9_])(?:" + "|".join(map(re.escape, names))
-                      + r")(?![a-z0-9_./])")
+def _service_set() -> frozenset[str]:
+    return frozenset(service_names())
+
+
+_WORD_RE = re.compile(r"[a-z0-9_]+")
 
 
 def _label_ok(w: str) -> bool:
@@ -141,9 +142,11 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
         if len(v) >= 16 and _LABEL_MARK_RE.search(text, max(ls, s - 12), s) is not None:
             label = _LABEL_BEFORE_RE.search(text, ls, s)
         named = None
-        for m in _services_re().finditer(before_low):
-            named = m
-        if (label is None and named is None) or not _service_value(
+        names = _service_set()
+        for m in _WORD_RE.finditer(before_low):
+            if m.group() in names and before_low[m.end() : m.end() + 1] not in (".", "/"):
+                named = m
+        if (label is None and named is None) or "enc[" in before_low or not _service_value(
                 v, low[ls:_line_end(text, c.end())]):
             continue  # the words before say nothing (most values), or not a key's shape
         if (label is not None and _label_ok(label.group("w"))
@@ -172,7 +175,7 @@ _PAIR_RE = re.compile(
     r"(?P<nf>name|key|parameterkey|variable|env_?name|secretname|secret_?key_?name)"
     r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[A-Za-z_][\w.\-/]{1,80})[\"']?"
     r"(?P<gap>[^\n]{0,80}(?:\n[^\n]{0,120}){0,2}?)"
-    r"(?:value|parametervalue|secretstring|secret_?value|data|default)[\"']?[ \t]*[:=][ \t]*"
+    r"(?:value|parametervalue|secretstring|secret_?value)[\"']?[ \t]*[:=][ \t]*"
     r"(?P<q>[\"'`]?)(?P<v>[^\s\"'`,}\]]{3,512})",
     re.IGNORECASE,
 )
@@ -213,8 +216,7 @@ _PAIR_GATE_RE = re.compile(r"(?:name|key|variable)[\"']?[ \t]*[:=][ \t]*[\"']?[\
 
 
 def find_named_pairs(text: str, low: str) -> Iterator[Span]:
-    if ("value" in low or "data" in low or "default" in low or "secretstring" in low) and \
-            _PAIR_GATE_RE.search(low) is not None:
+    if ("value" in low or "secretstring" in low) and _PAIR_GATE_RE.search(low) is not None:
         for m in _PAIR_RE.finditer(text):
             if _named_value(m.group("name"), m.group("v").rstrip(".;")):
                 yield m.start("v"), m.start("v") + len(m.group("v").rstrip(".;")), \
