@@ -269,6 +269,7 @@ def test_a_password_without_capitals_or_signs_right_after_its_word(sentence: str
     "Google Doc: https://docs.google.com/document/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit",
     "Figma file https://www.figma.com/file/Xk2LmZp7Vb3Nc8Wd4qRt/Design",
     "Twilio SID AC0123456789abcdef0123456789abcdef",
+    "stripe_secret: ENC[AES256_GCM,data:Xk2LmZp7Vb3Nc8Wd4qRtYu9I,iv:Qw3Er5Ty7Ui9Op1A=,type:str]",
 ])
 def test_ordinary_text_about_passwords_and_documents_stays(text: str) -> None:
     assert redact(text) == text
