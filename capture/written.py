@@ -76,15 +76,26 @@ def cut_middle(text: str, limit: int, head_share: float = 1 / 3) -> str:
         return text
     if head_share >= 1:
         cut = text[:limit]
-        cut = cut[: cut.rfind("\n")] if "\n" in cut[len(cut) // 2:] else cut
+        cut = cut[: cut.rfind("\n")] if "\n" in cut[len(cut) // 2:] else _whole_words(cut)
         return f"{cut.rstrip()} […]"
     head = text[: int(limit * head_share)]
     tail = text[len(text) - (limit - len(head)):]
-    head = head[: head.rfind("\n")] if "\n" in head[len(head) // 2:] else head
+    head = head[: head.rfind("\n")] if "\n" in head[len(head) // 2:] else _whole_words(head)
     nl = tail.find("\n")
-    tail = tail[nl + 1:] if 0 <= nl < len(tail) // 2 else tail
+    tail = tail[nl + 1:] if 0 <= nl < len(tail) // 2 else _whole_words(tail, from_end=True)
     return f"{head.rstrip()}\n[… {len(text) - len(head) - len(tail):,} characters cut …]\n" \
            f"{tail.lstrip()}"
+
+
+def _whole_words(piece: str, from_end: bool = False) -> str:
+    """``piece`` without the word the cut went through: a token cut in two is a piece no
+    secret rule recognises (half a key sent as is), so the cut moves to a space."""
+    if from_end:
+        sp = next((i for i, c in enumerate(piece) if c.isspace()), -1)
+        return piece[sp + 1 :] if 0 <= sp < len(piece) // 2 else piece
+    sp = max((i for i in range(len(piece) - 1, len(piece) // 2 - 1, -1)
+              if piece[i].isspace()), default=-1)
+    return piece[:sp] if sp >= 0 else piece
 
 
 def describe(path: str, body: str) -> str:

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import re
+import urllib.parse
 from collections.abc import Iterator
 
-from reviewer.sanitize import gitleaks, layers, shapes
+from reviewer.sanitize import gitleaks, layers, named, shapes
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
 
@@ -61,7 +63,31 @@ def forms(value: str) -> frozenset[str]:
         p = piece.strip("-.,;:!?")
         if p != v and len(p) >= _MIN_PIECE and _credential_like(p):
             out.add(p)
+    for p in list(out):
+        out.update(w for w in _spellings(p) if len(w) >= _MIN_REMEMBERED)
     return frozenset(out)
+
+
+def _spellings(v: str) -> set[str]:
+    """The same value as a model may write it back: percent-decoded or percent-encoded
+    (``p%40ss`` / ``p@ss``), with its string escapes undone (``a\\"b`` / ``a"b``,
+    ``\\u0061``), or escaped the way JSON writes it."""
+    out = set()
+    if "%" in v:
+        out.add(urllib.parse.unquote(v))
+    quoted = urllib.parse.quote(v, safe="")
+    if quoted != v:
+        out.add(quoted)
+    if "\\" in v:
+        try:
+            out.add(json.loads(f'"{v}"'))
+        except ValueError:
+            out.add(v.replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\"))
+    escaped = json.dumps(v)[1:-1]
+    if escaped != v:
+        out.add(escaped)
+    out.discard(v)
+    return out
 
 
 def _credential_like(p: str) -> bool:
@@ -114,5 +140,41 @@ def remembered(values: set[str]) -> set[str]:
     return out
 
 
-for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, _remembered):
-    _redact.add_finder(_find)
+# The condenser marks each line of a command's output with "→ " (and a Read's lines carry
+# their number and "→"): the finders see those marks as the spaces they stand for (same
+# length, so spans need no mapping), or a line-oriented shape (a CSV header, a key under
+# its header line, ``name:`` then ``value:``) would be read off its line. Every finder gets
+# the view: made once a text, and a text whose only non-ASCII characters were the marks is
+# then ASCII, which spares the finders their other-script word lists.
+_LINE_MARK_RE = re.compile(r"(?m)^(?:[ \t]*\d{1,7})?→ ?")
+
+
+def _unmarked(text: str) -> str:
+    return _LINE_MARK_RE.sub(lambda m: " " * len(m.group()), text)
+
+
+_VIEW: list[tuple[str, str, str]] = []  # the last text seen, and its unmarked text and low
+
+
+def _view(text: str, low: str) -> tuple[str, str]:
+    """``text`` and ``low`` without line marks, made once for all the finders of a pass."""
+    if "→" not in text:
+        return text, low
+    if _VIEW and _VIEW[0][0] is text:
+        return _VIEW[0][1], _VIEW[0][2]
+    view = (text, _unmarked(text), _unmarked(low))
+    _VIEW[:] = [view]
+    return view[1], view[2]
+
+
+def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
+    @functools.wraps(find)
+    def finder(text: str, low: str) -> Iterator[tuple[int, int, str]]:
+        return find(*_view(text, low))
+
+    return finder
+
+
+for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS):
+    _redact.add_finder(_seeing_lines(_find))
+_redact.add_finder(_remembered)

@@ -119,6 +119,16 @@ _PASSWORD_NEAR = (
     "hasło",
     "jelszav", "hesla", "hesl", "gesla", "lozinke", "lozinku", "пароля", "паролем", "parolei",
     "parolele", "salasanan", "lösenordet", "passordet", "adgangskoden", "wachtwoorden",
+    # more languages (Hausa, Swahili, Tagalog, Esperanto, Frisian, Faroese, Breton, Turkmen,
+    # Tatar, Pashto, Uyghur, Igbo, Xhosa, Sesotho, Maori, Haitian, Javanese, Kinyarwanda,
+    # Somali, Malagasy, Sinhala, Odia, Assamese) and words for an access code or PIN
+    "kalmar sirri", "kalmar sirrin", "nywila", "neno la siri", "kontrasenya", "pasvorto",
+    "wachtwurd", "loyniorð", "ger-tremen", "açar sözi", "серсүз", "پټنوم", "ئىم",
+    "okwuntughe", "igama lokugqitha", "phasewete", "kupuhipa", "modpas", "tembung sandhi",
+    "ijambo ry'ibanga", "ijambobanga", "furaha sirta", "erayga sirta", "teny miafina",
+    "මුරපදය", "ପାସୱାର୍ଡ", "পাছৱৰ্ড", "pincode", "pin code", "passcode", "zugangscode",
+    "toegangscode", "code d'accès", "código de acceso", "codice di accesso", "код доступа",
+    "mã pin", "暗証番号", "접속 코드",
 )
 # Words for a key or token: a token-like value after them, or just before them ("use …
 # as the key", "usa … como clave", "nimm … als Schlüssel").
@@ -133,6 +143,10 @@ _TOKEN_NEAR = (
     "ტოკენ", "טוקן", "توكن", "توکن", "โทเคน", "mã thông báo", "khóa", "ključ", "kľúč",
     "klíč", "võti", "atslēga", "raktas", "llave", "chave de api",
     "credencial", "credenciales", "credenziale", "identifiant", "zugangsschlüssel",
+    # a "secret" in other languages
+    "sirri", "geheim", "segreto", "secreto", "segredo", "sekret", "tajný", "titok",
+    "salaisuus", "hemlighet", "hemmelighed", "hemmelighet", "秘密", "機密", "비밀", "गुप्त",
+    "rahasia", "bí mật", "ความลับ", "סוד", "راز", "sır",
 )
 _NEAR_TOKENS = 6
 _BACK_TOKENS = 5
@@ -276,16 +290,24 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         if token_word and prev in _NOT_SECRET_KEY_PREV:
             continue  # "cache key …", "primary key …", "idempotency key …"
         kind = "secret-value" if token_word else "password"
+        if not token_word and _QUOTE_NEAR_RE.search(text, end, end + 42) is not None:
+            q = _quoted_after(text, low, end)
+            if q is not None:
+                yield *q, "password"
         after = text[end : end + _NEAR_CHARS]
         cut = _EOL_RE.search(after)
         if cut is not None:
             after = after[: cut.start()]  # a word speaks for its own line only
         # every value judged below holds a digit or a capital: without one, nothing to
         # judge (and a text dense with "key"/"password" costs a search a word, no more)
-        for n, (ps, pe) in enumerate(_pieces(after) if _VALUE_HINT_RE.search(after) else ()):
+        hint = _VALUE_HINT_RE.search(after) or (not token_word and _DICEWARE_HINT_RE.search(after))
+        for n, (ps, pe) in enumerate(_pieces(after) if hint else ()):
             if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
                 break  # another key's value is that key's to judge ("hashed_secret": …)
             v = after[ps:pe]
+            if not token_word and _PRODUCT_RE.fullmatch(v) and _PLACE_BEFORE_RE.search(
+                    after, 0, ps):
+                continue  # "stored in 1Password", "kept under KeePassXC": where, not what
             if _near_value(v, token_word, n) or (w in _PASSWORD_SET and _near_password(v)):
                 yield end + ps, end + pe, kind
         line_start = max(0, m.start() - _NEAR_CHARS)
@@ -299,6 +321,30 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
                 yield line_start + ps, line_start + pe, kind
 
 
+# "the wifi password is 'Ab3 cd5 Ef7 gh9'", "Passwort: „blaue Tasse 42“": a password word,
+# a few words, then a quoted value, spaces and all (the pieces below are words).
+_QUOTE_NEAR_RE = re.compile("[\"'`“„«「]")
+_QUOTED_AFTER_RE = re.compile(
+    r"[^\n\"'`“„«「]{0,40}?(?P<q>[\"'`“„«「])(?P<v>[^\n\"'`“”„«»「」]{4,80})"
+    r"(?:[\"'`”“»」])")
+_NOT_A_VALUE_GAP_RE = re.compile(r"\b(?:via|with|using|run|command|field|prompt|message|says|"
+                                 r"error|flag|option|from|in|by)\b")
+
+
+def _quoted_after(text: str, low: str, end: int) -> tuple[int, int] | None:
+    q = _QUOTED_AFTER_RE.match(text, end)
+    if q is None:
+        return None
+    v = q.group("v")
+    if v.strip() != v or _redact.MARKER_RE.search(v) or not _redact._is_literal(v):
+        return None
+    if not any(c.isdigit() for c in v) or _NOT_A_VALUE_GAP_RE.search(low, end, q.start("q")):
+        return None  # words alone, or a command, a field or a message about the password
+    if "://" in v or v.startswith(("$", "%", "{")) or _redact.placeholder(v):
+        return None
+    return q.span("v")
+
+
 # Words before "key" that make it something else than a credential.
 _NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
     "upload download object s3 bucket storage file files ssh public host known foreign "
@@ -308,6 +354,10 @@ _NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
 _NEXT_KEY_RE = re.compile(r"[\"'][ \t]*:|[ \t]*=[^=]")  # a quoted key, or an assignment
 _VALUE_HINT_RE = re.compile(r"[0-9A-Z]")
+_DICEWARE_HINT_RE = re.compile(r"[a-z]{3,12}([-_.])[a-z]{3,12}\1[a-z]{3,12}\1[a-z]{3}")
+_PLACE_BEFORE_RE = re.compile(r"\b(?:in|at|into|under|from|via|using|inside|within)[ \t]+\Z",
+                              re.IGNORECASE)
+_PRODUCT_RE = re.compile(r"\d?[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:XC|\d)?")  # 1Password, KeePassXC
 
 
 def _pieces(hay: str) -> list[tuple[int, int]]:
@@ -345,9 +395,26 @@ def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> 
     if back:
         return False
     if not token_word:
-        return _near_password(v)
+        return _near_password(v) or (distance <= 3 and _plain_password(v))
     return (distance <= 2 and len(v) >= 10 and _near_password(v)
             and any(c.isdigit() for c in v))
+
+
+# A password as people pick one without capitals or signs, right after a word for one:
+# diceware words joined ("walrus-cobalt-tundish-quarry") or words and a number
+# ("hazeljuniper583"); not a version, a name with a version, a hash name or a path.
+_DICEWARE_RE = re.compile(r"[a-z]{3,12}(?P<sep>[-_.])[a-z]{3,12}(?:(?P=sep)[a-z]{3,12}){2,7}")
+_WORDS_NUMBER_RE = re.compile(r"[a-z]{6,24}\d{2,6}|\d{2,6}[a-z]{6,24}")
+
+
+def _plain_password(v: str) -> bool:
+    if _redact.MARKER_RE.search(v) or _redact._TECH_RE.search(v) or v.endswith(_FILE_ENDINGS):
+        return False
+    return bool(_DICEWARE_RE.fullmatch(v) or _WORDS_NUMBER_RE.fullmatch(v))
+
+
+_FILE_ENDINGS = (".txt", ".json", ".yaml", ".yml", ".md", ".py", ".js", ".ts", ".html", ".env",
+                 ".conf", ".ini", ".toml", ".lock", ".log", ".csv", ".xml", ".sh")
 
 
 def _prev_word(low: str, at: int) -> str:
@@ -403,7 +470,9 @@ def find_named_value(text: str, low: str) -> Iterator[Span]:
 _SECRET_WORD_RE = re.compile(r"pass|pwd|secret|token|key|auth|cred|pin|signature|cookie")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ASSIGN_TAIL_RE = re.compile(
-    r"(?P<kq>[\"'`]?)[ \t]*\]?[ \t]*\)?[ \t]*(?::[ \t]*[A-Za-z_][\w.<>\[\]?|]{0,40}[ \t]*)?"
+    r"(?P<kq>[\"'`]?)[ \t]*\]?[ \t]*\)?[ \t]*"
+    r"(?::[ \t]*&?(?:'[a-z]+[ \t]+)?[A-Za-z_][\w.<>\[\]?|:]{0,40}[ \t]*"  # x: &'static str
+    r"|[ \t]+(?:string|str|String|std::string|char\*?|\[\]byte)[ \t]*)?"  # Go's var x string"
     r"(?:=|:=|=>|->|,|:|\+=|\?\?=|\|\|=)[ \t]*"
     r"(?:[rbuRBU]|@|new[ \t]+String\()?(?P<q>[\"'`])(?P<v>[^\"'`\n]{1,400})(?P=q)"
 )
@@ -687,7 +756,8 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
         for m in _BEARER_ANY_RE.finditer(low):
             v = text[m.start("v") : m.end("v")].rstrip(".,;)]}")
             if (len(v) >= 8 and _redact._is_literal(v) and not _redact.placeholder(v)
-                    and any(c.isdigit() for c in v) and not v.isdigit()):
+                    and any(c.isdigit() for c in v) and not v.isdigit()
+                    and not _KWARG_RE.match(v)):  # "token_type=Bearer expires_in=3600"
                 yield m.start("v"), m.start("v") + len(v), "bearer-token"
     if " -p'" in text or ' -p"' in text:
         for m in _QUOTED_P_RE.finditer(text):

@@ -1653,13 +1653,20 @@ def _redact_keyed(key: str, value: str) -> str:
     if not MARKER_RE.sub("", red).strip() or "[REDACTED:" in key or not _is_literal(value):
         return red  # already nothing but markers, or nothing worth hiding
     if key == "private_key_id" and _HEX_RE.match(value):
-        return _marker("gcp-service-account")
+        return _whole(value, "gcp-service-account")
     strength = _key_strength(key)
     if strength == "password" or (strength == "strong" and not _not_a_token(value)):
-        return _marker(_refine(key, "secret-assignment"))
+        return _whole(value, _refine(key, "secret-assignment"))
     if strength == "weak" and _looks_random(value.strip()):
-        return _marker("high-entropy")
+        return _whole(value, "high-entropy")
     return red
+
+
+def _whole(value: str, kind: str) -> str:
+    """A value replaced whole for its key: remembered like any other (``collecting``)."""
+    for sink in _SINKS:
+        sink.add(value)
+    return _marker(kind)
 
 
 def redact_obj(obj: Any) -> Any:

@@ -204,6 +204,7 @@ _PATH_KEYS = frozenset(_redact._words(
 ))
 _HOOK_HOST_RE = re.compile(r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?)[.\-]")
 _SEGMENT_RE = re.compile(r"[^/?#]+")
+_ACTION_SEGMENT_RE = re.compile(r"[A-Za-z][A-Za-z_\-]{1,40}")  # "edit", "view", "Design"
 _TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
 
 
@@ -250,13 +251,18 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             if k >= 0:
                 path_end = min(path_end, k)
         prev: list[str] = ["", ""]
-        for seg in _SEGMENT_RE.finditer(text, host_end, u.start() + path_end):
+        segs = list(_SEGMENT_RE.finditer(text, host_end, u.start() + path_end))
+        for i, seg in enumerate(segs):
             v = seg.group()
             tg = _TG_BOT_RE.fullmatch(v)
             named = _path_key(prev[-1]) or (_path_key(prev[-2]) and prev[-1].isdigit())
             if tg is not None:
                 yield seg.start() + tg.start(1), seg.end(), "telegram-bot-token"
-            elif _segment_token(v, named or hooky):  # "/hooks/<id>/<token>" too
+            elif _segment_token(v, named or hooky) and (
+                    named or hooky or i + 1 >= len(segs)
+                    or not _ACTION_SEGMENT_RE.fullmatch(segs[i + 1].group())):
+                # "/hooks/<id>/<token>" too; but a random segment an action follows
+                # ("/document/d/<id>/edit", "/file/<id>/Design") names a document
                 yield *seg.span(), "url-secret"
             prev.append(v.lower())
 
