@@ -1511,9 +1511,40 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
             sp for sp in _clip(spans, markers) if any(c.isalnum() for c in text[sp[0] : sp[1]])
         ]
     if spans:
-        spans = [sp for sp in spans if not placeholder(text[sp[0] : sp[1]])]
+        spans = [sp for sp in spans
+                 if not placeholder(text[sp[0] : sp[1]]) and not public_name(text, *sp[:2])]
     spans.sort()
     return spans
+
+
+# The names of types: a parameter annotated `secret: Uint8Array` names no value.
+_TYPE_NAME_RE = re.compile(
+    r"(?:Big)?U?[Ii]nt(?:8|16|32|64)(?:Clamped)?Array|Float(?:16|32|64)Array|(?:Shared)?ArrayBuffer"
+    r"|u?int(?:8|16|32|64|128)(?:_t)?|[iu](?:8|16|32|64|128|size)|f(?:32|64)|float(?:32|64)"
+    r"|complex(?:64|128)|[Uu]?[Ii]nt(?:16|32|64|128)|Float(?:32|64)|Int(?:8|16|32|64)Ptr",
+)
+# An OpenPGP key's public identity: `pub rsa4096/1140AF8F639E0C39` (a listing's key id) and
+# a 40-hex fingerprint named as a GPG/PGP key's or a fingerprint. Public by design: it is
+# what keyservers and `apt-key` print.
+_PGP_KEY_ID_RE = re.compile(
+    r"(?:rsa|dsa|elg|ed25519|cv25519|ed448|cv448|nistp\d+|brainpool\w+|secp256k1)\d*/"
+    r"(?:[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40})", re.I)
+_HEX_ID_RE = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40}|(?:[0-9A-F]{4} ?){10})")
+_PGP_BEFORE_RE = re.compile(r"\b(?:gpg|pgp|openpgp|fingerprint|keyid|key id|signing key"
+                            r"|keyserver|recv-keys?|apt-key)\b[^\n]{0,32}\Z", re.I)
+
+
+def public_name(text: str, start: int, end: int) -> bool:
+    """A span that names something public, not a secret: a type (`secret: Uint8Array`), an
+    OpenPGP key id or fingerprint (`pub rsa4096/1140AF8F639E0C39`, "GPG key
+    `24B3…778E`"). Seen redacted in the project's real transcripts."""
+    value = text[start:end].strip().strip("`'\"")
+    if _TYPE_NAME_RE.fullmatch(value):
+        return True
+    if _PGP_KEY_ID_RE.fullmatch(value):
+        return True
+    return bool(_HEX_ID_RE.fullmatch(value)) and bool(
+        _PGP_BEFORE_RE.search(text, max(0, start - 60), start))
 
 
 _PLACEHOLDER_PREFIX_RE = re.compile(r"[A-Za-z]{1,10}[_\-](?:[A-Za-z0-9]{1,10}[_\-]){0,2}")
