@@ -986,14 +986,12 @@ def _record_turns(
                 # Exit 0, but the output names an error (a panic piped through `tee`).
                 turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
                                   offset, ts, name))
-            elif name == "Read" and (doc := _small_doc(body, st.reads.get(tid, ""))):
+            elif name == "Read" and (said := _read_says(body, st.reads.get(tid, ""))):
                 # A small document or config file read (package.json, a rules file):
                 # what it says is the project's own statement. A code file's doc
                 # comments go in a turn of their own: the first to go under pressure.
-                path = st.reads.get(tid, "")
-                head, sep, notes = doc.partition(f"{path.rsplit('/', 1)[-1]} {DOCUMENTS}\n")
-                for part in (head.strip(), sep + notes if sep else ""):
-                    if part and part not in st.details:
+                for part in said:
+                    if part not in st.details:
                         st.details.add(part)
                         turns.append(Turn("user", "detail", part, line, offset, ts, "Read"))
             elif name == "Bash" and (short := _short_output(body, st.looks, tid,
@@ -1049,28 +1047,29 @@ _COMMENT_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*|//+|#+|--|;+|"""|\'\'\')[ 
 DOCUMENTS = "documents:"  # heads what a code read's doc comments say (shed first by fit)
 
 
-def _small_doc(body: str, path: str) -> str:
-    """What a file read says in its own words, under its path; "" for an error or a
-    dump. A document or config file: whole when small, else its opening (a config's
-    name, version and description; a document's title and summary) and its end. Code:
-    only the comment it opens with (what the module is for), never the listing."""
+def _read_says(body: str, path: str) -> list[str]:
+    """What a file read says in its own words, under its path, one detail each; none for
+    an error or a dump. A document or config file: whole when small, else its opening (a
+    config's name, version and description; a document's title and summary) and its end.
+    Code: the comment it opens with (what the module is for), then its doc comments with
+    what they document, never the listing."""
     if not path or len(body) > READ_SCAN_CHARS:
-        return ""
+        return []
     name = path.rsplit("/", 1)[-1]
     text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
     if not text:
-        return ""
+        return []
     if is_doc(path):
-        return f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}"
+        return [f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}".strip()]
     if not is_code(path):
-        return ""
-    header = code_header(text)
-    said = f"{name} opens with:\n{header}" if header else ""
+        return []
+    said = []
+    if header := code_header(text):
+        said.append(f"{name} opens with:\n{header}".strip())
     # Doc comments with what they document: "Lines that fail to unmarshal are
     # silently skipped." above `func ScanInto[T any](…)` (issue 21: what a fact rests on).
-    notes = documented(text, python=name.endswith((".py", ".pyi")))
-    if notes:
-        said += ("\n" if said else "") + f"{name} {DOCUMENTS}\n{notes}"
+    if notes := documented(text, python=name.endswith((".py", ".pyi"))):
+        said.append(f"{name} {DOCUMENTS}\n{notes}")
     return said
 
 

@@ -430,9 +430,8 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     rescored = []
     for neg, neg_at, fid, row, state in head:
         words, held_pairs = _words(row[1])
-        bonus = COVERAGE_WEIGHT * _held(q.terms, words)
-        if pairs:
-            bonus += PAIR_WEIGHT * len(pairs & held_pairs) / len(pairs)
+        bonus = COVERAGE_WEIGHT * _held(q.terms, words) + PAIR_WEIGHT * _pairs_held(
+            pairs, held_pairs)
         rescored.append((neg - bonus, neg_at, fid, row, state))
     rescored.sort(key=lambda r: r[:3])
     return rescored + ranked[len(head):]
@@ -484,7 +483,11 @@ def _coverage(q: Query, text: str) -> float:
 
 def _pair_share(pairs: set[tuple[str, str]], text: str) -> float:
     """The share of the question's adjacent word pairs that are adjacent in `text` too."""
-    return len(pairs & _words(text)[1]) / len(pairs) if pairs else 0.0
+    return _pairs_held(pairs, _words(text)[1])
+
+
+def _pairs_held(pairs: set[tuple[str, str]], held: set[tuple[str, str]]) -> float:
+    return len(pairs & held) / len(pairs) if pairs else 0.0
 
 
 def _inside_identifiers(cur: sqlite3.Cursor, root: str, terms: list[str]) -> dict[int, int]:

@@ -160,8 +160,9 @@ def _view(text: str, low: str) -> tuple[str, str]:
     """``text`` and ``low`` without line marks, made once for all the finders of a pass."""
     if "→" not in text:
         return text, low
-    if _VIEW and _VIEW[0][0] is text:
-        return _VIEW[0][1], _VIEW[0][2]
+    last = _VIEW[0] if _VIEW else None  # read once: another thread may replace it
+    if last is not None and last[0] is text:
+        return last[1], last[2]
     view = (text, _unmarked(text), _unmarked(low))
     _VIEW[:] = [view]
     return view[1], view[2]

@@ -1520,8 +1520,8 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
 # The names of types: a parameter annotated `secret: Uint8Array` names no value.
 _TYPE_NAME_RE = re.compile(
     r"(?:Big)?U?[Ii]nt(?:8|16|32|64)(?:Clamped)?Array|Float(?:16|32|64)Array|(?:Shared)?ArrayBuffer"
-    r"|u?int(?:8|16|32|64|128)(?:_t)?|[iu](?:8|16|32|64|128|size)|f(?:32|64)|float(?:32|64)"
-    r"|complex(?:64|128)|[Uu]?[Ii]nt(?:16|32|64|128)|Float(?:32|64)|Int(?:8|16|32|64)Ptr",
+    r"|[Uu]?[Ii]nt(?:8|16|32|64|128)(?:_t|Ptr)?|[iu](?:8|16|32|64|128|size)|f(?:32|64)"
+    r"|[Ff]loat(?:32|64)|complex(?:64|128)",
 )
 # An OpenPGP key's public identity: `pub rsa4096/1140AF8F639E0C39` (a listing's key id) and
 # a 40-hex fingerprint named as a GPG/PGP key's or a fingerprint. Public by design: it is
