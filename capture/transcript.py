@@ -46,6 +46,7 @@ from capture.written import (
     is_doc,
     written_detail,
 )
+from reviewer.shell_words import heredocs
 
 Role = Literal["user", "assistant"]
 # prompt: a person's words (typed, queued while the assistant worked, an answer to a
@@ -640,7 +641,6 @@ def _error_line(text: str) -> str:
 DETAIL_BYTES = 1200  # a commit message, an issue body, a reason
 _DETAIL_SCAN = 20_000  # of a command, only this much is searched for them
 PLAN_BYTES = 3000  # a plan holds several decisions
-_HEREDOC_OPEN_RE = re.compile(r"<<-?[ \t]*(['\"]?)(\w+)\1[^\n]*\n")
 _QUOTED = r"(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+))"
 _COMMIT_RE = re.compile(r"\bgit\b[^\n|;&]*?\bcommit\b")
 _COMMIT_MSG_RE = re.compile(r"(?:^|\s)(?:-m|--message)(?:=|\s+)" + _QUOTED)
@@ -679,34 +679,6 @@ def _cap(text: str, limit: int) -> str:
     return (head[:cut] if cut > 0 else head).rstrip() + " …"
 
 
-def _heredocs(command: str, most: int = 4) -> list[str]:
-    """Bodies of the first `most` here-documents (`<<'EOF'` … `EOF`), found by a scan
-    that stays linear however many `<<` a hostile command holds."""
-    out: list[str] = []
-    pos = command.find("<<")
-    while pos >= 0 and len(out) < most:
-        m = _HEREDOC_OPEN_RE.match(command, pos)
-        if m is None:
-            pos = command.find("<<", pos + 2)
-            continue
-        body_at, word = m.end(), m.group(2)
-        end = body_at
-        while True:  # the delimiter alone on a line (leading tabs allowed with <<-)
-            end = command.find("\n", end)
-            nxt = command.find("\n", end + 1) if end >= 0 else -1
-            if end < 0:
-                break
-            line = command[end + 1 : nxt if nxt >= 0 else len(command)]
-            if line.strip().rstrip(")\"'") == word:
-                break
-            end += 1
-        if end < 0:
-            break
-        out.append(command[body_at:end])
-        pos = command.find("<<", end)
-    return out
-
-
 def bash_detail(command: str) -> str:
     """The words a command carried that record a decision: a commit's full message, the
     title/body/reason given to an issue tracker. "" for any other command."""
@@ -724,7 +696,7 @@ def bash_detail(command: str) -> str:
         if not m:
             continue
         tail = command[m.start() :]
-        found.extend(_heredocs(tail))
+        found.extend(d.body(tail) for d in heredocs(tail, most=4) if d.closed)
         for flag in flag_re.finditer(tail):
             value = _unquote(flag)
             if value and not value.startswith("$(") and len(value) > 2:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from reviewer.shell_words import heredocs
+
 WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
 DEFS_BYTES = 500  # the definitions a code change touches, at most
 DEFS_SCAN = 20_000  # of a code body, only this much is searched for them
@@ -37,11 +39,9 @@ _DEF = re.compile(
     r"|defp?|const|let|var|macro_rules!)\s+[\w$.:<>]+[^\n]{0,80}",
 )
 _DEF_START = frozenset("edcfilmtsvpa")  # first letters of the words above
-_HEREDOC = re.compile(
-    r"(?:(?:>>?|\btee(?:\s+-a)?)\s*['\"]?(?P<a>[^\s<>|;&'\"]+)['\"]?\s*<<-?\s*['\"]?(?P<w1>\w+)"
-    r"|<<-?\s*['\"]?(?P<w2>\w+)['\"]?\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*['\"]?"
-    r"(?P<b>[^\s<>|;&'\"]+))[^\n]*\n"
-)
+# Where the line of a here-document's `<<` sends it: `> f`, `>> f`, `| tee -a f`; not
+# `2>` (another stream than the one the body is fed to).
+_REDIRECT = re.compile(r"(?:(?<![\d&])>>?|\btee(?:\s+-a)?)\s*['\"]?(?P<t>[^\s<>|;&'\"]+)")
 
 
 _CODE_EXT = (
@@ -218,14 +218,15 @@ def heredoc_files(command: str, most: int = 4) -> str:
     """Files a shell command writes from here-documents (`cat > CLAUDE.md <<'EOF'`), each
     as `path:` then its body as `describe` keeps it."""
     out: list[str] = []
-    for m in _HEREDOC.finditer(command):
-        if len(out) >= most:
-            break
-        target = m.group("a") or m.group("b") or ""
-        word = m.group("w1") or m.group("w2") or ""
-        end = re.search(rf"^\s*{re.escape(word)}\s*$", command[m.end():], re.M)
-        body = command[m.end(): m.end() + end.start()] if end else command[m.end():]
-        kept = describe(target, body)
-        if kept and target not in ("/dev/null",):
+    for doc in heredocs(command, most=most):
+        target = _target(doc.opener_line(command), doc.op - command.rfind("\n", 0, doc.op) - 1)
+        kept = describe(target, doc.body(command)) if target else ""
+        if kept and target != "/dev/null":
             out.append(f"{target}:\n{kept}")
     return "\n".join(out)
+
+
+def _target(line: str, op: int) -> str:
+    """The file the redirection nearest to a `<<` at `op` in `line` writes ("" if none)."""
+    found = [(abs(m.start() - op), m.group("t")) for m in _REDIRECT.finditer(line)]
+    return min(found)[1] if found else ""

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewer import paths
+from reviewer.shell_words import without_heredocs
 
 WRITE_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path",
                "NotebookEdit": "notebook_path"}
@@ -86,7 +87,6 @@ WRAPPER_VALUE_OPTS = {"-u", "-n", "-c", "-s", "-k", "-p", "-g", "-C", "-S", "-E"
                       "--with", "--from", "-w", "-e", "--env"}
 CLI_NAMES = {"mem-review", "mem-review.exe", "mem_review"}
 KEEP_STATUS = re.compile(r"(?i)--keep[-_]status|keep_status")
-HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1[^\n]*\n")
 APPROVING_CALL = re.compile(
     r"(?i)\b(approve|edit|verify|restore|import_facts|_change|_write|_log|keep_status|"
     r"main|run_module|run_path|cli|commands|subprocess|system|popen|exec[lv]?p?e?|spawn|"
@@ -306,7 +306,7 @@ def _command_reason(command: str, sh: _Shell) -> str | None:
             inner = _command_reason(body, sh.child())
             if inner:
                 return inner
-    command, bodies = _heredocs(command)
+    command, bodies = without_heredocs(command)
     sh.feeds.extend(bodies)
     for words, writes in _segments(_unquoted_newlines(command), sh):
         reason = _segment_reason(words, writes, sh)
@@ -318,26 +318,6 @@ def _command_reason(command: str, sh: _Shell) -> str | None:
         if inner:
             return "what the command feeds to a shell or interpreter: " + inner
     return None
-
-
-def _heredocs(command: str) -> tuple[str, list[str]]:
-    """The command without its here-document bodies, and the bodies."""
-    bodies: list[str] = []
-    out: list[str] = []
-    pos = 0
-    while True:
-        m = HEREDOC.search(command, pos)
-        if m is None:
-            out.append(command[pos:])
-            return "".join(out), bodies
-        end = re.compile(r"^[ \t]*" + re.escape(m.group(2)) + r"[ \t]*$", re.M)
-        close = end.search(command, m.end())
-        out.append(command[pos:m.end()])
-        if close is None:
-            bodies.append(command[m.end():])
-            return "".join(out), bodies
-        bodies.append(command[m.end():close.start()])
-        pos = close.end()
 
 
 def _unquoted_newlines(command: str) -> str:
