@@ -111,12 +111,16 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         return turns
     # Still over: what was written or reported by a subagent goes before the prose is
     # cut below a paragraph (the session's own words come first).
-    turns = [t for t in turns if not (_written(t) and t.tool == "Read")]
+    # Each only as far as needed, the largest first: a one-line fix or a small read
+    # holds as much as a long body, in a fraction of the bytes (issue 21: dropping every
+    # body at once for a few bytes over lost them all).
+    turns = _drop_until_fits(turns, max_bytes, lambda t: _written(t) and t.tool == "Read")
     if _size(turns) <= max_bytes:
         return turns
     # A command's short output (a status line: what a check found) stays with its call
     # line until the calls go: a finding in a few bytes.
-    turns = [t for t in turns if not _written(t) or _output(t) or is_landmark(t.text)]
+    turns = _drop_until_fits(turns, max_bytes, lambda t: _written(t) and not _output(t)
+                             and not is_landmark(t.text))
     if _size(turns) <= max_bytes:
         return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
@@ -143,6 +147,21 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = [t for t in turns if id(t) not in narration and id(t) not in retries]
     rest = [t for t in turns if t.kind not in SHAREABLE]
     return _share_prose(turns, max_bytes, 0) or _drop_headless(rest)
+
+
+def _drop_until_fits(turns: list[Turn], max_bytes: int,
+                     which: Callable[[Turn], bool]) -> list[Turn]:
+    """The turns `which` picks dropped, the largest first, until the text fits."""
+    order = sorted((i for i, t in enumerate(turns) if which(t)),
+                   key=lambda i: -_bytes(turns[i].text))
+    over = _size(turns) - max_bytes
+    gone: set[int] = set()
+    for i in order:
+        if over <= 0:
+            break
+        gone.add(i)
+        over -= _bytes(turns[i].text) + 2
+    return [t for i, t in enumerate(turns) if i not in gone]
 
 
 def _without_documentation(turns: list[Turn], max_bytes: int) -> list[Turn]:

@@ -39,6 +39,7 @@ from capture.noise import (
     terminal_command,
 )
 from capture.written import (
+    code_header,
     cut_middle,
     documented,
     heredoc_files,
@@ -1033,17 +1034,7 @@ SHORT_OUTPUT_LINES = 6
 
 READ_DOC_CHARS = 1500
 READ_SCAN_CHARS = 200_000  # a larger file read is a dump, not a document
-HEADER_CHARS = 400  # a code file's opening comment, at most
 _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
-# The comment a code file opens with (after a shebang, blank lines, `"use strict"`): a
-# docstring, a `/** … */` block, or a run of `//`, `#`, `--`, `;` lines.
-_HEADER = re.compile(
-    r'\A(?:#![^\n]*\n|\s*\n|\s*["\']use strict["\'];?\n)*\s*'
-    r'(?P<c>/\*.*?\*/|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|(?:[ \t]*(?://|#|--|;)[^\n]*\n?)+)',
-    re.S)
-_COMMENT_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*|//+|#+|--|;+|"""|\'\'\')[ \t]?', re.M)
-
-
 DOCUMENTS = "documents:"  # heads what a code read's doc comments say (shed first by fit)
 
 
@@ -1071,20 +1062,6 @@ def _read_says(body: str, path: str) -> list[str]:
     if notes := documented(text, python=name.endswith((".py", ".pyi"))):
         said.append(f"{name} {DOCUMENTS}\n{notes}")
     return said
-
-
-def code_header(text: str) -> str:
-    """The opening comment of a code file, its comment marks gone, at most HEADER_CHARS;
-    "" when the file opens with code or a licence notice."""
-    m = _HEADER.match(text[:HEADER_CHARS * 8])
-    if m is None:
-        return ""
-    body = re.sub(r'(?:\*/|"""|\'\'\')\s*\Z', "", m.group("c").rstrip())
-    lines = [ln.strip() for ln in _COMMENT_MARKS.sub("", body).split("\n")]
-    said = "\n".join(ln for ln in lines if ln and not set(ln) <= set("*/#=-_ "))
-    if len(said) < 20 or re.search(r"(?i)copyright|licen[cs]e|spdx", said[:200]):
-        return ""
-    return cut_middle(said, HEADER_CHARS, head_share=1.0)
 
 
 # What git says it did: the commit made (branch and hash), where a reset or checkout
