@@ -47,6 +47,7 @@ from collections.abc import Callable
 
 from capture.condense import render
 from capture.noise import read_only
+from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, is_key_line, is_landmark
 
 LOOKUPS = frozenset({
@@ -92,6 +93,11 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     if _size(turns) <= max_bytes:
         return turns
     turns = _without_documentation(turns, max_bytes)
+    if _size(turns) <= max_bytes:
+        return turns
+    # The lines of a result the next answer drew on (the answer says it in its own
+    # words), a script's further commands: before any of the session's words are cut.
+    turns = _drop_until_fits(turns, max_bytes, _quoted)
     if _size(turns) <= max_bytes:
         return turns
     turns = _fit_summaries(turns, max_bytes)
@@ -304,6 +310,12 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
     return out
 
 
+def _quoted(t: Turn) -> bool:
+    """Lines of a result kept for the answer after it, a script's further commands
+    (capture.results)."""
+    return t.kind == "detail" and t.text.startswith((QUOTED_PREFIX, SCRIPT_PREFIX))
+
+
 def _output(t: Turn) -> bool:
     """A command's short output or the end of a long one, hung under its call."""
     return t.kind == "detail" and t.text.startswith(OUTPUT_PREFIX)
@@ -313,7 +325,8 @@ def _written(t: Turn) -> bool:
     """A Write/Edit body, a subagent's report or a command's short output, hung under its
     call."""
     return t.kind == "detail" and (t.tool in WRITERS | REPORTERS
-                                   or t.text.startswith(OUTPUT_PREFIX))
+                                   or t.text.startswith((OUTPUT_PREFIX, QUOTED_PREFIX,
+                                                         SCRIPT_PREFIX)))
 
 
 def _content_words(text: str) -> set[str]:

@@ -32,12 +32,16 @@ from typing import Any, Literal
 
 from capture.noise import (
     SIBLING,
+    WARNING_LINES,
     output_errors,
+    output_warnings,
     reads_files,
+    squeeze_leaders,
     strip_ansi,
     task_outcome,
     terminal_command,
 )
+from capture.results import QUOTED_PREFIX, quoted_lines, script_lines
 from capture.written import (
     code_header,
     cut_middle,
@@ -547,6 +551,9 @@ _NOISE_LINE_RE = re.compile(
 )
 
 
+_STATUS_HEAD = re.compile(r"(?i)\b(?:failed|error)$")
+
+
 def _failure_lines(text: str) -> str:
     """What a failing result says went wrong: its first non-empty line (a bare `Exit
     code N` or a line ending in ":" joined with the next), then the lines that name the
@@ -559,6 +566,8 @@ def _failure_lines(text: str) -> str:
         text = text[:16_000] + "\n" + text[-8_000:]
     if "\\n" in text:  # some hooks print literal "\n" escapes
         text = text.replace("\\n", "\n")
+    if "....." in text:  # `ruff......Failed`: a dot leader is a line's width, not words
+        text = squeeze_leaders(text)
     lines = [ln.strip(" \t┃│|") for ln in text.split("\n")]
     lines = [ln for ln in lines if ln]
     if not lines:
@@ -591,6 +600,8 @@ def _failure_lines(text: str) -> str:
             score[i] = max(score.get(i, 0), 2)
             if i - 1 >= rest:  # a linter's message often sits just above its location
                 score[i - 1] = max(score.get(i - 1, 0), 1)
+    if rest < len(lines) and rest not in score and _STATUS_HEAD.search(first):
+        score[rest] = 1  # under `ruff …… Failed`: which check, why
     if head.endswith(":") and rest < len(lines):
         score[rest] = 5  # "The following paths are ignored…:" says nothing without it
     if any(ln.startswith("Traceback") for ln in lines) and len(lines) - 1 >= rest:
@@ -655,7 +666,9 @@ _TRACKER_FLAG_RE = re.compile(
     r"(?:^|\s)(?:--body|-b|--title|-t|--description|-d|--reason|--message|-m|--comment"
     r"|--summary|--notes)(?:=|\s+)" + _QUOTED
 )
-_CO_AUTHOR_RE = re.compile(r"(?im)^\s*co-authored-by:.*$\n?")
+# A commit's trailers that every commit of the tool repeats: no decision in them.
+_CO_AUTHOR_RE = re.compile(
+    r"(?im)^\s*(?:co-authored-by:.*|🤖 generated with \[claude code\]\(\S*\)\s*)$\n?")
 
 
 def _unquote(m: re.Match[str]) -> str:
@@ -816,14 +829,16 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "gits", "last_queued", "looks", "pull_back", "queued", "reads",
-                 "seen", "tool_chars", "tool_texts", "tools", "written")
+    __slots__ = ("details", "gits", "last_queued", "listings", "looks", "out_lines", "pending",
+                 "pull_back", "queued", "reads", "seen", "tool_chars", "tool_texts", "tools",
+                 "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
         self.tool_texts: list[tuple[str, str, str]] = []
         self.tool_chars = 0
         self.looks: set[str] = set()  # ids of read-only shell calls
+        self.listings: set[Any] = set()  # … of those that list files
         self.gits: set[str] = set()  # ids of shell calls that run git
         self.reads: dict[str, str] = {}  # Read calls' ids → the file read
         self.seen: dict[str, set[str]] = {}
@@ -834,6 +849,11 @@ class _State:
         self.last_queued: Turn | None = None  # the last prompt kept from the queue
         self.pull_back = False  # a `remove` took `last_queued` back
         self.written: set[str] = set()  # files a Write/Edit named, shown whole once
+        # Results not sent, waiting for the answer after them (capture.results): those of
+        # the record just read, then with where their lines would go among the turns.
+        self.unsent: list[tuple[str, str, int, int, str | None]] = []
+        self.out_lines: set[str] = set()  # a command's output lines already sent
+        self.pending: list[tuple[int, str, str, int, int, str | None]] = []
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -869,7 +889,7 @@ def _record_turns(
     if not isinstance(msg, dict):
         return [], "no_message"
     if msg.get("model") == "<synthetic>":  # "No response requested.", API error notices
-        return [], "synthetic"
+        return _api_error(msg, rec, line, offset, st), "synthetic"
     content = msg.get("content")
     blocks: list[Any]
     if isinstance(content, str):
@@ -912,6 +932,8 @@ def _record_turns(
                     if name == "Bash" and isinstance(tid, str) and reads_files(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
+                        if _LISTING.match(_s(b.get("input") or {}, "command")):
+                            st.listings.add(tid)  # a listing: no line of it is quoted
                     elif name == "Bash" and isinstance(tid, str) and "git " in _s(
                             b.get("input") or {}, "command"):
                         st.gits.add(tid)  # its long output may hold what git did
@@ -954,7 +976,14 @@ def _record_turns(
                     if report:  # a background agent's report, hung under its outcome
                         turns.append(Turn("user", "detail", report, line, offset, ts, "Task"))
                     continue
+                raw_text = text
                 text = clean_prompt(text)
+                if not text and _INTERRUPTED.match(raw_text):
+                    # The person stopped the assistant: what it was doing was not wanted
+                    # (or not finished). One line, not words of theirs.
+                    turns.append(Turn("user", "tool_call", INTERRUPTED, line, offset, ts,
+                                      "Interrupt"))
+                    continue
                 if text and terminal_command(text):
                     reason = "terminal_command"  # /exit, /clear: steering, not words
                 elif text and st.queued[text] > 0:
@@ -995,10 +1024,14 @@ def _record_turns(
                     if part not in st.details:
                         st.details.add(part)
                         turns.append(Turn("user", "detail", part, line, offset, ts, "Read"))
-            elif name == "Bash" and (short := _short_output(body, st.looks, tid,
-                                                            tid in st.gits)):
-                # A command's short answer (`zfs list`, a status line) is a finding.
-                turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
+            elif name in ("Bash", "tool") and (short := _short_output(body, st.looks, tid,
+                                                                      tid in st.gits)):
+                # A command's short answer (`zfs list`, a status line) is a finding (a
+                # result whose call came before this file began: most likely a command).
+                if short := _new_lines(short, st):
+                    turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
+                if len(body) > SHORT_OUTPUT_CHARS:  # only its git landmarks: read on
+                    st.unsent.append((name, body, line, offset, ts))
             elif name in ("Task", "Agent") and body.strip():
                 # A subagent's report: what it found, in its own words (the end holds
                 # its conclusion), hung under the call as a detail.
@@ -1016,12 +1049,44 @@ def _record_turns(
                     turns.append(Turn("user", "prompt", answer, line, offset, ts))
             else:
                 reason = "tool_result"
+                if name not in _NOT_QUOTED and tid not in st.listings and \
+                        len(st.pending) + len(st.unsent) < _PENDING:
+                    st.unsent.append((name, body, line, offset, ts))
         else:  # image, document, unknown
             reason = str(btype)[:40] if isinstance(btype, str) else "block"
     return turns, reason
 
 
-_OUTPUT_CHECKED = frozenset({"Bash", "BashOutput", "TaskOutput"})
+_OUTPUT_CHECKED = frozenset({"Bash", "BashOutput", "TaskOutput", "tool"})
+# Results whose lines never go under their call: an edit echoes what the call already
+# carries, a to-do list is bookkeeping.
+_NOT_QUOTED = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "TodoWrite",
+                         "TodoRead", "ExitPlanMode", "AskUserQuestion", "TaskOutput", "Glob",
+                         "LS"})
+# A command that lists files: the answer names them, and a listing is noise.
+_LISTING = re.compile(r"^(?:cd\s+\S+\s*&&\s*)?(?:ls|ll|la|tree|find|fd|du)\b")
+_PENDING = 12  # results waiting for an answer, at most
+INTERRUPTED = "[Request interrupted by user]"
+_INTERRUPTED = re.compile(r"^\s*\[Request interrupted by user[^\]\n]{0,200}\]\s*$")
+_API_ERROR = re.compile(r"^API Error\b")
+
+
+def _api_error(msg: dict[str, Any], rec: dict[str, Any], line: int, offset: int,
+               st: _State) -> list[Turn]:
+    """An API error the terminal showed in the assistant's place (`API Error: 400 …`):
+    the session stopped there. Once per distinct message (a retry loop repeats it);
+    other synthetic notices ("No response requested.") say nothing."""
+    content = msg.get("content")
+    text = content if isinstance(content, str) else _result_text(content)
+    if not _API_ERROR.match(text.strip()):
+        return []
+    said = _one_line(text.strip(), ERROR_BYTES)
+    if said in st.details:
+        return []
+    st.details.add(said)
+    ts = rec.get("timestamp")
+    return [Turn("user", "tool_error", said, line, offset, ts if isinstance(ts, str) else None,
+                 "API")]
 OUTPUT_ERROR = "exit 0 · "  # a successful result's error lines start with this
 AGENT_REPORT_CHARS = 1500
 _TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled")
@@ -1092,8 +1157,8 @@ def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> st
         marks = [" ".join(m.split())[:_ERROR_LINE_LIMIT]
                  for m in _LANDMARK.findall(body[:_DETAIL_SCAN])][:3] if git else []
         return "\n".join(OUTPUT_PREFIX + m for m in marks)
-    return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
-                     if ln.strip())
+    return "\n".join(OUTPUT_PREFIX + squeeze_leaders(" ".join(ln.split()))
+                     for ln in body.split("\n") if ln.strip())
 
 
 _TASK_RESULT = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.S)
@@ -1134,7 +1199,10 @@ def _call_detail(name: str, inp: Any) -> str:
         command = _s(inp, "command")
         decided = bash_detail(command)
         wrote = heredoc_files(command[:_DETAIL_SCAN]) if "<<" in command else ""
-        return "\n".join(p for p in (decided, wrote) if p)
+        # A script's commands after its first line (the call line shows that one).
+        ran = "\n".join(script_lines(command[:_DETAIL_SCAN])) if "\n" in command.strip() \
+            and not decided else ""
+        return "\n".join(p for p in (decided, wrote, ran) if p)
     if name.startswith("mcp__") and _TRACKER_TOOL_RE.search(name):
         # An issue tracker's MCP tool (GitHub, Linear, Jira…): what it was told to file.
         parts = [_s(inp, k).strip() for k in _TRACKER_FIELDS]
@@ -1301,6 +1369,12 @@ def read_turns(
         got, reason = _record_turns(rec, lineno, offset, st, include_sidechains)
         if st.pull_back:
             _pull_back(turns, st)
+        if st.pending and got:
+            _resolve_pending(turns, got, st)
+        if st.unsent:
+            at = len(turns) + len(got)
+            st.pending.extend((at, *u) for u in st.unsent)
+            st.unsent.clear()
         if got:
             stats.kept += 1
             turns.extend(
@@ -1317,6 +1391,40 @@ def read_turns(
             dropped[reason] += 1
     stats.tool_texts = st.tool_texts
     return _without_repeats(turns), stats, start + stats.bytes_read
+
+
+def _new_lines(output: str, st: _State) -> str:
+    """A short output's lines not already sent under an earlier call (the same status
+    printed after every run says it once); "" when none is new."""
+    lines = output.split("\n")
+    new = [ln for ln in lines if ln not in st.out_lines]
+    if len(st.out_lines) < 4096:
+        st.out_lines.update(lines)
+    return "\n".join(new)
+
+
+def _resolve_pending(turns: list[Turn], got: list[Turn], st: _State) -> None:
+    """Results waiting for an answer, when the next record is one: each hangs the lines
+    of it the answer draws on under its call (capture.results); a person's prompt ends
+    the wait (no answer drew on them)."""
+    answer = "\n".join(t.text for t in got if t.kind == "prose")
+    if not answer:
+        if any(t.kind == "prompt" for t in got):
+            st.pending.clear()
+        return
+    pending, st.pending = st.pending, []
+    for at, name, raw, line, offset, ts in reversed(pending):
+        body = strip_ansi(raw)
+        lines = quoted_lines(body, answer)
+        lines += [w for w in output_warnings(body) if w not in lines][:WARNING_LINES]
+        if not lines:
+            continue
+        text = "\n".join(QUOTED_PREFIX + ln for ln in lines)
+        if text in st.details:
+            continue
+        st.details.add(text)
+        turns.insert(min(at, len(turns)), Turn("user", "detail", text, line, offset, ts,
+                                               "Bash" if name == "tool" else name))
 
 
 def _clean_turn(t: Turn) -> Turn:

@@ -127,6 +127,9 @@ def test_every_shared_transcript_reads_consistently(transcripts: Path, name: str
         assert bool(rec.get("isSidechain")) == own
         assert t.role == rec["type"]
         assert t.text.strip() == t.text and t.text
+        if t.tool == "Interrupt":  # the person stopped the assistant: one call line
+            assert (t.kind, t.text) == ("tool_call", transcript.INTERRUPTED)
+            continue
         assert not any(n in t.text for n in NOISE), t.text[:200]
 
 
@@ -564,6 +567,7 @@ def test_rejection_feedback_is_a_human_prompt(tmp_path: Path) -> None:
     turns, _, _ = read_turns(path)
     assert [(t.kind, t.tool, t.text) for t in turns] == [
         ("tool_call", "Bash", "Bash: npm install …"),
+        ("detail", "Bash", "$ npm test"),  # the script's further command
         ("tool_error", "Bash", "Rejected by the user."),
         ("prompt", None, "use pnpm, never npm"),
     ]

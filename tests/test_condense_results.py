@@ -1,0 +1,196 @@
+"""What tool results and small writes carry (issue 21, the lead's decision to send what
+results hold in proportion to value): the lines of a result the next answer relies on,
+warnings, a coreutils complaint in an output that exited 0, an API error that stopped
+the session, an interruption, a small edit whole with what it replaced, a script's
+commands past its first line; and the noise that still stays out (listings, a status
+printed again, dot leaders, the tool's commit trailer). Each on a transcript made here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from test_condense_value import call, result, t
+from test_transcript import assistant, user, write_jsonl
+
+from capture.condense import render
+from capture.fit import fit
+from capture.results import QUOTED_PREFIX, quoted_lines, script_lines
+from capture.transcript import INTERRUPTED, read_turns
+from capture.written import written_detail
+
+
+def _sent(tmp_path: Path, records: list[dict[str, Any]]) -> str:
+    return render(read_turns(write_jsonl(tmp_path / "s.jsonl", records))[0])
+
+
+def say(text: str, msg: str) -> dict[str, Any]:
+    return assistant([{"type": "text", "text": text}], msg)
+
+
+GREP = "\n".join(
+    [f'{{"type":"user","uuid":"u{i}","message":{{"content":"row {i}"}}}}' for i in range(40)]
+    + ['{"type":"queue-operation","operation":"enqueue","content":"merge from master"}']
+    + [f'{{"type":"assistant","uuid":"a{i}","cost":{i}}}' for i in range(40)])
+
+
+def test_the_lines_of_a_result_the_next_answer_relies_on_are_sent(tmp_path: Path) -> None:
+    sent = _sent(tmp_path, [
+        user("How are agents recorded?"),
+        call("Bash", {"command": "grep queue-operation session.jsonl"}, "a", "m1"),
+        result(GREP, "a"),
+        say("Finding: `queue-operation` records carry `\"operation\":\"enqueue\"` with the "
+            "queued prompt, not agent spawns.", "m2"),
+    ])
+    assert QUOTED_PREFIX + '{"type":"queue-operation","operation":"enqueue","content":' \
+        '"merge from master"}' in sent
+    assert '"cost":7' not in sent and '"row 3"' not in sent  # the rest of the result
+
+
+def test_a_result_nobody_answered_or_a_listing_sends_nothing(tmp_path: Path) -> None:
+    listing = "\n".join(f"-rw-r--r-- 1 u u {i} src/module_{i}.py" for i in range(30))
+    sent = _sent(tmp_path, [
+        user("What is there?"),
+        call("Bash", {"command": "ls -la src"}, "a", "m1"),
+        result(listing, "a"),
+        say("There are 30 modules, src/module_1.py through src/module_29.py.", "m2"),
+        call("Bash", {"command": "grep -rn queue src"}, "b", "m3"),
+        result(GREP, "b"),
+        user("Stop, do something else."),  # the person speaks before any answer
+        say("The queue-operation records say enqueue.", "m4"),
+    ])
+    assert "module_1" not in sent.split("Assistant:")[0]
+    assert QUOTED_PREFIX not in sent
+
+
+def test_quoted_lines_need_distinctive_words_in_common() -> None:
+    body = "the build is done\nwrote dist/app-1.4.2.tar.gz (2.1 MB)\nall good here\n"
+    assert quoted_lines(body, "The tarball dist/app-1.4.2.tar.gz is 2.1 MB.") == [
+        "wrote dist/app-1.4.2.tar.gz (2.1 MB)"]
+    assert quoted_lines(body, "It is done and all good.") == []  # common words only
+
+
+def test_warnings_of_a_long_output_are_kept(tmp_path: Path) -> None:
+    out = "\n".join([f"Compiling module {i}" for i in range(40)] + [
+        "/Users/me/Dropbox/Code/app/Sources/Inserter.swift:68:13: warning: 'NSUserNotification"
+        "Center' was deprecated in macOS 11.0",
+        "/Users/me/Dropbox/Code/app/Sources/Inserter.swift:70:9: warning: 'NSUserNotification"
+        "Center' was deprecated in macOS 11.0",
+        "Build complete!"])
+    sent = _sent(tmp_path, [
+        user("Build it."),
+        call("Bash", {"command": "swift build -c release"}, "a", "m1"),
+        result(out, "a"),
+        say("Built. Let me fix the deprecated API next.", "m2"),
+    ])
+    assert "/Users/me/Dropbox/Code/app/Sources/Inserter.swift:68:13: warning:" in sent
+    assert "Inserter.swift:70:9" not in sent  # the same warning again
+    assert "Compiling module 7" not in sent
+
+
+def test_a_coreutils_complaint_in_an_output_that_exited_0_is_an_error(tmp_path: Path) -> None:
+    sent = _sent(tmp_path, [
+        user("Is the settings file readable now?"),
+        call("Bash", {"command": "cat ~/.claude/settings.json | head -5"}, "a", "m1"),
+        result("cat: /Users/me/.claude/settings.json: Too many levels of symbolic links", "a"),
+    ])
+    assert "exited 0, but printed: cat: /Users/me/.claude/settings.json: Too many levels " \
+        "of symbolic links" in sent
+
+
+def test_an_api_error_that_stopped_the_session_is_kept_once(tmp_path: Path) -> None:
+    err = ('API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":'
+           '"unexpected `tool_use_id` found in `tool_result` blocks: toolu_01"}}')
+    synthetic = {"role": "assistant", "model": "<synthetic>", "id": "x",
+                 "content": [{"type": "text", "text": err}]}
+    other = {"role": "assistant", "model": "<synthetic>", "id": "y",
+             "content": [{"type": "text", "text": "No response requested."}]}
+    sent = _sent(tmp_path, [
+        user("Here is the error."), {**say("", "m1"), "message": synthetic},
+        user("Again?"), {**say("", "m2"), "message": synthetic},
+        {**say("", "m3"), "message": other},
+    ])
+    assert sent.count("unexpected `tool_use_id` found in `tool_result` blocks") == 1
+    assert "No response requested" not in sent
+
+
+def test_an_interruption_is_one_line(tmp_path: Path) -> None:
+    sent = _sent(tmp_path, [
+        user("Add save calls everywhere."),
+        say("Adding them to the title editor next.", "m1"),
+        user([{"type": "text", "text": "[Request interrupted by user]"}]),
+        user("Keep going with the timers only."),
+    ])
+    assert f"  · {INTERRUPTED}\n" in sent
+    assert sent.count("interrupted") == 1
+
+
+def test_a_small_edit_is_kept_whole_with_what_it_replaced() -> None:
+    small = written_detail("Edit", {"file_path": "/r/index.html", "old_string": "ctx.play();",
+                                    "new_string": "if (audioCtx.state === 'suspended') "
+                                    "audioCtx.resume();\nctx.play();"})
+    assert small == ("was: ctx.play();\nnow: if (audioCtx.state === 'suspended') "
+                     "audioCtx.resume();\nctx.play();")
+    rename = written_detail("Edit", {"file_path": "/r/agents/NPU.md",
+                                     "old_string": "  name: NPU-ML-ACCELERATOR",
+                                     "new_string": "  name: NPU"})
+    assert rename == "was: name: NPU-ML-ACCELERATOR\nnow: name: NPU"
+    secret = written_detail("Edit", {"file_path": "/r/app.py", "old_string": "x = 1",
+                                     "new_string": "api_key = 'abc'\nx = 1"})
+    assert "api_key" not in secret  # a credential line is never kept whole
+    big = written_detail("Edit", {"file_path": "/r/app.py", "old_string": "pass",
+                                  "new_string": "".join(f"v{i} = {i}\n" for i in range(80))})
+    assert "was:" not in big and "v70" not in big  # code over the size: its definitions
+
+
+def test_written_code_keeps_its_opening_comment_as_written_and_its_constants() -> None:
+    body = ("#!/bin/bash\n# ABOUTME: streams the build straight to the USB pool\n"
+            "# ABOUTME: skips the ISO\nset -euo pipefail\n"
+            'readonly USB_ZFS_POOL="ultrathink"\nAPI_TOKEN="hunter2hunter2"\n'
+            + "".join(f"step_{i}() {{ echo {i}; }}\n" for i in range(40)))
+    kept = written_detail("Write", {"file_path": "/r/direct-zfs-stream.sh", "content": body})
+    assert kept.startswith("# ABOUTME: streams the build straight to the USB pool\n"
+                           "# ABOUTME: skips the ISO")
+    assert 'readonly USB_ZFS_POOL="ultrathink"' in kept
+    assert "hunter2" not in kept and "/bin/bash" not in kept
+
+
+def test_a_scripts_further_commands_are_kept_not_its_prints_or_heredocs(
+        tmp_path: Path) -> None:
+    script = ("# Move source to workbench\nmv ~/Code/app ~/Code/workbench/app\n\n"
+              "LATEST=$(ls -t ~/.claude/projects/*.jsonl | head -1)\n"
+              'cp "$LATEST" ~/Code/workbench/app/session.jsonl\necho "moved"\n'
+              "cat > notes.txt <<'EOF'\nrm -rf not-a-command\nEOF\n")
+    assert script_lines(script) == ["$ mv ~/Code/app ~/Code/workbench/app",  # not LATEST=
+                                    '$ cp "$LATEST" ~/Code/workbench/app/session.jsonl',
+                                    "$ cat > notes.txt <<'EOF'"]
+    assert script_lines("git status") == []
+
+
+def test_extras_go_before_any_word_of_the_session_is_cut() -> None:
+    answer = "The grep shows the enqueue records; the design keeps them. " * 6
+    turns = [t("prompt", "Why?"), t("tool_call", "Bash: grep -n enqueue s.jsonl", "Bash"),
+             t("detail", QUOTED_PREFIX + "x" * 300, "Bash"),
+             t("detail", "$ mv a b\n$ cp c d", "Bash"), t("prose", answer)]
+    out = fit(turns, len(render(turns).encode()) - 100)
+    assert [x.text for x in out if x.kind == "prose"] == [answer]
+    assert not any(x.text.startswith(QUOTED_PREFIX) for x in out)
+
+
+def test_noise_of_outputs_stays_out(tmp_path: Path) -> None:
+    status = "Last prompt: hi\nTodos: 4 completed"
+    commit = ("git commit -m \"$(cat <<'EOF'\nAdd parser\n\n🤖 Generated with [Claude Code]"
+              "(https://claude.ai/code)\n\nCo-Authored-By: Claude <noreply@anthropic.com>\n"
+              "EOF\n)\"")
+    hooks = ("trim trailing whitespace.................................................Failed"
+             "\n- hook id: trailing-whitespace\n- exit code: 1")
+    sent = _sent(tmp_path, [
+        user("Run it twice and commit."),
+        call("Bash", {"command": "python status.py"}, "a", "m1"), result(status, "a"),
+        call("Bash", {"command": "python status.py --again"}, "b", "m2"), result(status, "b"),
+        call("Bash", {"command": commit}, "c", "m3"), result(hooks, "c", error=True),
+    ])
+    assert sent.count("Todos: 4 completed") == 1  # the same status printed again: once
+    assert "Generated with" not in sent and "Co-Authored-By" not in sent
+    assert "....." not in sent and "trim trailing whitespace … Failed" in sent
+    assert "- hook id: trailing-whitespace" in sent
