@@ -48,7 +48,14 @@ from collections.abc import Callable
 from capture.condense import render
 from capture.noise import read_only
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
-from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, is_key_line, is_landmark
+from capture.transcript import (
+    DOCUMENTS,
+    OUTPUT_PREFIX,
+    Turn,
+    is_key_line,
+    is_landmark,
+    without_count,
+)
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -193,8 +200,9 @@ def _look(t: Turn) -> bool:
         return False
     if t.tool in LOOKUPS:
         return True
-    return t.tool == "Bash" and t.text.startswith("Bash: ") and not t.text.endswith("…") \
-        and read_only(t.text[6:])
+    line = without_count(t.text)
+    return t.tool == "Bash" and line.startswith("Bash: ") and not line.endswith("…") \
+        and read_only(line[6:])
 
 
 SUMMARY_SHARE = 8  # a compaction summary takes at most 1/8 of the budget (one took 15%)

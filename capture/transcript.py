@@ -1449,11 +1449,27 @@ def _pull_back(turns: list[Turn], st: _State) -> None:
             return
 
 
+_COUNT_RE = re.compile(r" \(×\d+\)$")
+
+
+def without_count(text: str) -> str:
+    """A call line without the count `_without_repeats` gave it."""
+    return _COUNT_RE.sub("", text) if text.endswith(")") else text
+
+
 def _without_repeats(turns: list[Turn]) -> list[Turn]:
-    """A prompt sent again with nothing said in between (an API retry, a resend) once."""
+    """A prompt sent again with nothing said in between (an API retry, a resend) once;
+    the same call line several times in a row once, with its count."""
     out: list[Turn] = []
     last_prompt: str | None = None
+    runs = 1  # calls in a row with the same line (`· Edit app.py` four times: once, ×4)
     for t in turns:
+        if t.kind == "tool_call" and out and out[-1].kind == "tool_call" and \
+                without_count(out[-1].text) == t.text:
+            runs += 1
+            out[-1] = replace(out[-1], text=f"{t.text} (×{runs})")
+            continue
+        runs = 1
         if t.kind == "prompt":
             if t.text == last_prompt:
                 continue

@@ -194,3 +194,17 @@ def test_noise_of_outputs_stays_out(tmp_path: Path) -> None:
     assert "Generated with" not in sent and "Co-Authored-By" not in sent
     assert "....." not in sent and "trim trailing whitespace … Failed" in sent
     assert "- hook id: trailing-whitespace" in sent
+
+
+def test_the_same_call_line_in_a_row_is_sent_once_with_its_count(tmp_path: Path) -> None:
+    records: list[dict[str, Any]] = [user("Fix the lints.")]
+    for i in range(4):
+        records += [call("Edit", {"file_path": "/r/app.py", "old_string": f"a{i}" * 200,
+                                  "new_string": f"b{i}" * 200}, f"e{i}", f"m{i}"),
+                    result("ok", f"e{i}")]
+    records += [call("Bash", {"command": "cat app.py"}, "c1", "n1"), result("x", "c1"),
+                call("Bash", {"command": "cat app.py"}, "c2", "n2"), result("x", "c2")]
+    turns = read_turns(write_jsonl(tmp_path / "s.jsonl", records))[0]
+    lines = [x.text for x in turns if x.kind == "tool_call"]
+    assert lines == ["Edit /r/app.py (×4)", "Bash: cat app.py (×2)"]
+    assert not [x for x in fit(turns, 10) if x.kind == "tool_call"]  # still a look
