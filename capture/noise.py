@@ -188,8 +188,8 @@ def _cause_line(body: str, start: int) -> str:
 # A line of output that warns: a compiler's `x.swift:68:13: warning: …`, a script's
 # `⚠️ …` or `WARNING: …`. Not an error, but often the finding (a cycle detected, a
 # deprecated call the next step fixes).
-_WARNING = re.compile(r"^(?:\S+:\d+(?::\d+)?: warning: |⚠|(?:\[?WARN(?:ING)?\]?|Warning):? )",
-                      re.M)
+_WARNING = re.compile(
+    r"^(?:[^\n:]{1,300}:\d+(?::\d+)?: warning: |⚠|(?:\[?WARN(?:ING)?\]?|Warning):? )", re.M)
 WARNING_LINES = 2
 
 

@@ -72,7 +72,7 @@ def test_quoted_lines_need_distinctive_words_in_common() -> None:
 
 def test_warnings_of_a_long_output_are_kept(tmp_path: Path) -> None:
     out = "\n".join([f"Compiling module {i}" for i in range(40)] + [
-        "/Users/me/Dropbox/Code/app/Sources/Inserter.swift:68:13: warning: 'NSUserNotification"
+        "/Users/me/TIDR Dropbox/Code/app/Sources/Inserter.swift:68:13: warning: 'NSUserNotification"
         "Center' was deprecated in macOS 11.0",
         "/Users/me/Dropbox/Code/app/Sources/Inserter.swift:70:9: warning: 'NSUserNotification"
         "Center' was deprecated in macOS 11.0",
@@ -83,7 +83,8 @@ def test_warnings_of_a_long_output_are_kept(tmp_path: Path) -> None:
         result(out, "a"),
         say("Built. Let me fix the deprecated API next.", "m2"),
     ])
-    assert "/Users/me/Dropbox/Code/app/Sources/Inserter.swift:68:13: warning:" in sent
+    # a space in the path
+    assert "/Users/me/TIDR Dropbox/Code/app/Sources/Inserter.swift:68:13: warning:" in sent
     assert "Inserter.swift:70:9" not in sent  # the same warning again
     assert "Compiling module 7" not in sent
 
