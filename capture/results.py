@@ -7,7 +7,7 @@ whole would cost the budget many times over. But when the assistant answers righ
 it, the lines it draws on are the finding: "`queue-operation` is for enqueue/dequeue"
 rests on the `grep` line that shows `"operation":"enqueue"`. Overlap between a result's
 line and the next assistant text is the signal: a line kept must share distinctive words
-(identifiers, paths, numbers, long words) with it, or a long run of its text.
+(identifiers, paths, numbers, long words) with it.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ QUOTED_LINES = 3  # of one result, at most
 QUOTED_LINE_CHARS = 220  # of one line, at most
 RESULT_SCAN = 48_000  # of a result, only this much is searched (its head and its end)
 MIN_LINE = 12  # a shorter line says too little to be worth its place
-MIN_SHARED = 2  # distinctive words a line must share with the answer
-_RUN = 28  # … or a run of this many characters of it (a sentence quoted)
+MIN_SHARED = 2  # distinctive words a line must share with the answer (a long path: 2)
 
 _TOKEN = re.compile(r"[^\W_][\w.:/@-]*[\w]", re.U)
 _DISTINCT = re.compile(r"[\d_./:@-]|[a-z][A-Z]|[^\x00-\x7f]")
@@ -57,45 +56,60 @@ def _words(text: str) -> set[str]:
     return out
 
 
-def _runs(text: str) -> set[str]:
-    """The answer's text in overlapping pieces of _RUN characters (whitespace squeezed,
-    case-folded), every _RUN // 2: a line holding one of them quotes the answer."""
-    flat = " ".join(text.split()).casefold()
-    step = _RUN // 2
-    return {flat[i: i + _RUN] for i in range(0, max(0, len(flat) - _RUN) + 1, step)}
+def answer_words(answer: str) -> set[str]:
+    """The distinctive words of an answer, to find the lines of results it drew on."""
+    return _words(answer)
 
 
-def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES) -> list[str]:
+_OCCURRENCES = 40  # of one word in one result, at most this many looked at
+
+
+def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
+                 words: set[str] | None = None) -> list[str]:
     """Up to `most` lines of a tool result that the answer after it draws on, in the
     result's order, each cut to QUOTED_LINE_CHARS; none when the answer shares nothing
-    distinctive with it."""
-    if not body.strip() or not answer.strip():
-        return []
-    mine = _words(answer)
-    runs = _runs(answer) if len(answer) >= _RUN else set()
-    if not mine and not runs:
+    distinctive with it. `words`: the answer's, when already known.
+
+    Substring searches over the whole result, not a pass per line: a result can be long
+    and this is on `preview`'s path."""
+    mine = answer_words(answer) if words is None else words
+    if not mine or not body.strip():
         return []
     if len(body) > RESULT_SCAN:
         body = body[: RESULT_SCAN // 2] + "\n" + body[-RESULT_SCAN // 2:]
+    low = body.casefold()
+    if len(low) != len(body):  # a letter that folds to two: offsets would not match
+        low = "".join(c if len(c.casefold()) != 1 else c.casefold() for c in body)
+    found: dict[int, int] = {}  # a line's start → how much of the answer it holds
+    for w in mine:
+        pos = low.find(w)
+        weight = 2 if len(w) >= 12 and _PATHLIKE.search(w) else 1
+        n = 0
+        seen_lines: set[int] = set()
+        while pos >= 0 and n < _OCCURRENCES:
+            start = low.rfind("\n", 0, pos) + 1
+            if start not in seen_lines:
+                seen_lines.add(start)
+                found[start] = found.get(start, 0) + weight
+            n += 1
+            nxt = low.find("\n", pos)
+            if nxt < 0:
+                break
+            pos = low.find(w, nxt)
     scored: list[tuple[int, int, str]] = []
     seen: set[str] = set()
-    for n, raw in enumerate(body.split("\n")):
-        line = _NUMBERED.sub("", raw).strip()
+    for start, score in found.items():
+        if score < MIN_SHARED:
+            continue
+        end = body.find("\n", start)
+        line = _NUMBERED.sub("", body[start: end if end >= 0 else len(body)]).strip()
         if len(line) < MIN_LINE or _NOISE.match(line):
             continue
         flat = " ".join(line.split())
         if flat in seen:
             continue
         seen.add(flat)
-        # A long identifier or path in common says as much as two words.
-        shared = sum(2 if len(w) >= 12 and _PATHLIKE.search(w) else 1
-                     for w in _words(flat) & mine)
-        low = flat.casefold()
-        quoted = bool(runs) and len(low) >= _RUN and any(
-            low[i: i + _RUN] in runs for i in range(0, len(low) - _RUN + 1, 4))
-        score = shared + (2 if quoted else 0)
-        if score >= MIN_SHARED:
-            scored.append((score, n, flat))
+        scored.append((score, start, flat))
     best = sorted(scored, key=lambda x: (-x[0], x[1]))[:most]
     return [_short(flat) for _, _, flat in sorted(best, key=lambda x: x[1])]
 

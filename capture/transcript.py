@@ -41,7 +41,7 @@ from capture.noise import (
     task_outcome,
     terminal_command,
 )
-from capture.results import QUOTED_PREFIX, quoted_lines, script_lines
+from capture.results import QUOTED_PREFIX, answer_words, quoted_lines, script_lines
 from capture.written import (
     code_header,
     cut_middle,
@@ -1413,9 +1413,10 @@ def _resolve_pending(turns: list[Turn], got: list[Turn], st: _State) -> None:
             st.pending.clear()
         return
     pending, st.pending = st.pending, []
+    words = answer_words(answer)
     for at, name, raw, line, offset, ts in reversed(pending):
         body = strip_ansi(raw)
-        lines = quoted_lines(body, answer)
+        lines = quoted_lines(body, answer, words=words)
         lines += [w for w in output_warnings(body) if w not in lines][:WARNING_LINES]
         if not lines:
             continue
