@@ -135,8 +135,9 @@ _OUTPUT_SCAN = 64_000
 _CUES = ("rror", "RROR", "atal", "ATAL", "panic", "FAIL", "Traceback", "E  ", "egmentation",
          "not found", "o such file", "nvalid option", "nrecognized option", "denied",
          "failed", "errors", "xit code", "xit status", "flag provided", "nknown",
-         "o such option", "llegal option", "symbolic links", "directory", "ot permitted",
-         "ead-only", "ile exists", "rror", "o space left")
+         "o such option", "llegal option", "symbolic links", "s a directory",
+         "ot a directory", "ot permitted", "ead-only file", "ile exists", "ot empty",
+         "nput/output", "o space left")
 _OUTPUT_ERROR_M = re.compile(_OUTPUT_ERROR.pattern, re.M)
 
 

@@ -18,7 +18,7 @@ QUOTED_PREFIX = "» "  # a result's line the next answer relies on, hung under i
 SCRIPT_PREFIX = "$ "  # a script's command past its first line, hung under its call
 QUOTED_LINES = 3  # of one result, at most
 QUOTED_LINE_CHARS = 220  # of one line, at most
-RESULT_SCAN = 48_000  # of a result, only this much is searched (its head and its end)
+RESULT_SCAN = 24_000  # of a result, only this much is searched (its head and its end)
 MIN_LINE = 12  # a shorter line says too little to be worth its place
 MIN_SHARED = 2  # distinctive words a line must share with the answer (a long path: 2)
 
@@ -61,7 +61,7 @@ def answer_words(answer: str) -> set[str]:
     return _words(answer)
 
 
-_OCCURRENCES = 40  # of one word in one result, at most this many looked at
+_OCCURRENCES = 20  # of one word in one result, at most this many looked at
 
 
 def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
