@@ -10,7 +10,8 @@ durable fact; shedding stops as soon as the text fits:
 0. compaction summaries (kind "summary", lower trust): cut to the room the rest leaves,
    or dropped when that room is under SUMMARY_MIN bytes;
    then what the doc comments of code that was read say (`x.go documents:`), largest
-   first;
+   first; then the lines of results the next answer drew on and a script's further
+   commands (`capture.results`: the answer says it in its own words), largest first;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
    "Let me check the config."), cut to its first sentence, longest first, only as far

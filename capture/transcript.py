@@ -7,8 +7,11 @@ What comes out is the conversation only (GUIDE §3): human prompts (typed ones, 
 ones queued while the assistant worked), assistant prose, one-line tool calls, the lines
 of a failing tool result that say what went wrong, and the text that records a decision
 (a plan, a commit message, an issue-tracker description) as a `detail` under its call.
-Everything that is not the conversation, or is our own injected memory coming back
-(SessionStart hook output in `attachment` records, `isMeta` messages,
+Of other tool results, what they carry by class (issue 21): a short output whole, a
+document read, a subagent's report, error and warning lines whatever the exit code,
+and the lines of a long result that the assistant's next words draw on
+(`capture.results`). Everything that is not the conversation, or is our own injected
+memory coming back (SessionStart hook output in `attachment` records, `isMeta` messages,
 `<system-reminder>` spans), is dropped so it can never be extracted again as a new fact.
 
 Compaction summaries (`isCompactSummary`) are the model's own recap, not the person's
