@@ -37,6 +37,7 @@ _DEF = re.compile(
     r"|defp?|const|let|var|macro_rules!)\s+[\w$.:<>]+[^\n]{0,80}",
 )
 _DEF_START = frozenset("edcfilmtsvpa")  # first letters of the words above
+_LOCAL = re.compile(r"(?:const|let|var)\s")
 _HEREDOC = re.compile(
     r"(?:(?:>>?|\btee(?:\s+-a)?)\s*['\"]?(?P<a>[^\s<>|;&'\"]+)['\"]?\s*<<-?\s*['\"]?(?P<w1>\w+)"
     r"|<<-?\s*['\"]?(?P<w2>\w+)['\"]?\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*['\"]?"
@@ -138,8 +139,8 @@ def describe(path: str, body: str) -> str:
                 noted += len(note) + 2
             continue
         m = _DEF.match(stripped) if stripped[:1] in _DEF_START else None
-        if m is None:
-            continue
+        if m is None or (stripped is not raw and _LOCAL.match(stripped)):
+            continue  # a variable inside a body is not something the file defines
         line = " ".join(m.group().split())
         if line in defs:
             continue

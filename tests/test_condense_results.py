@@ -209,3 +209,12 @@ def test_the_same_call_line_in_a_row_is_sent_once_with_its_count(tmp_path: Path)
     lines = [x.text for x in turns if x.kind == "tool_call"]
     assert lines == ["Edit /r/app.py (×4)", "Bash: cat app.py (×2)"]
     assert not [x for x in fit(turns, 10) if x.kind == "tool_call"]  # still a look
+
+
+def test_a_variable_inside_a_body_is_not_a_definition() -> None:
+    body = ("const WORK_TIME = 25 * 60; // 25 minutes\nfunction tick() {\n"
+            "    const left = WORK_TIME - elapsed;\n    let shown = format(left);\n}\n"
+            + "".join(f"render{i}();\n" for i in range(40)))
+    kept = written_detail("Write", {"file_path": "/r/script.js", "content": body})
+    assert "const WORK_TIME = 25 * 60; // 25 minutes" in kept and "function tick() {" in kept
+    assert "const left" not in kept and "let shown" not in kept
