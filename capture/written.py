@@ -99,6 +99,7 @@ def _whole_words(piece: str, from_end: bool = False) -> str:
     return piece[:sp] if sp >= 0 else piece
 
 
+_STYLE_EXT = (".css", ".scss", ".sass", ".less", ".styl")
 SMALL_BYTES = 320  # a written piece this short is kept whole, code or not (a one-line fix)
 WAS_BYTES = 160  # … and what a small edit replaced, when that is this short (a rename)
 # A setting a script declares at its top level: `readonly POOL="tank"`, `export MODE=fast`,
@@ -111,8 +112,9 @@ _CONSTANT = re.compile(
 def describe(path: str, body: str) -> str:
     """A written file's body as worth sending: a doc whole, code by its opening comment,
     the constants it sets and the definitions it touches; a small piece whole."""
-    if not body.strip() or _SECRET_NAME.match(path.rsplit("/", 1)[-1]):
-        return ""
+    if not body.strip() or _SECRET_NAME.match(path.rsplit("/", 1)[-1]) or \
+            path.casefold().endswith(_STYLE_EXT):
+        return ""  # a stylesheet's rules are looks: its call line says it was changed
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)
     if len(body.strip()) <= SMALL_BYTES and not _SECRET_LINE.search(body):

@@ -218,3 +218,9 @@ def test_a_variable_inside_a_body_is_not_a_definition() -> None:
     kept = written_detail("Write", {"file_path": "/r/script.js", "content": body})
     assert "const WORK_TIME = 25 * 60; // 25 minutes" in kept and "function tick() {" in kept
     assert "const left" not in kept and "let shown" not in kept
+
+
+def test_a_stylesheets_rules_are_not_sent() -> None:
+    assert written_detail("Edit", {"file_path": "/r/styles.css", "old_string": ".a { }",
+                                   "new_string": ".countdown { font-size: 5rem; }"}) == ""
+    assert written_detail("Write", {"file_path": "/r/app.scss", "content": "$x: 1;"}) == ""
