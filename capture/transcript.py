@@ -554,6 +554,9 @@ _NOISE_LINE_RE = re.compile(
 )
 
 
+_RUNTIME_NOTICE = re.compile(
+    r"\(node:\d+\) (?:Experimental|Deprecation)Warning\b|\(Use `node --trace-\w+"
+    r"|--import 'data:")
 _STATUS_HEAD = re.compile(r"(?i)\b(?:failed|error)$")
 
 
@@ -573,6 +576,10 @@ def _failure_lines(text: str) -> str:
         text = squeeze_leaders(text)
     lines = [ln.strip(" \t┃│|") for ln in text.split("\n")]
     lines = [ln for ln in lines if ln]
+    if "(node:" in text or "--trace-warnings" in text:
+        # A runtime's notice about itself (`(node:123) ExperimentalWarning: …`) says
+        # nothing of what failed: the failure's own lines come first.
+        lines = [ln for ln in lines if not _RUNTIME_NOTICE.match(ln)] or lines
     if not lines:
         return "(no message)"
     first, rest = lines[0], 1

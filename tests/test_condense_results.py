@@ -224,3 +224,23 @@ def test_a_stylesheets_rules_are_not_sent() -> None:
     assert written_detail("Edit", {"file_path": "/r/styles.css", "old_string": ".a { }",
                                    "new_string": ".countdown { font-size: 5rem; }"}) == ""
     assert written_detail("Write", {"file_path": "/r/app.scss", "content": "$x: 1;"}) == ""
+
+
+def test_a_runtimes_notice_about_itself_is_not_a_failures_headline(tmp_path: Path) -> None:
+    out = ("(node:25604) ExperimentalWarning: `--experimental-loader` may be removed in the "
+           "future; instead use `register()`:\n--import 'data:text/javascript,import { "
+           "register } from \"node:module\";'\n(Use `node --trace-warnings ...` to show where "
+           "the warning was created)\n  2) should emit error with invalid auth token\n"
+           "AssertionError: expected 'websocket error' to include 'Authentication'")
+    sent = _sent(tmp_path, [user("Run the tests."),
+                            call("Bash", {"command": "npm test"}, "a", "m1"),
+                            result(out, "a", error=True)])
+    assert "Bash failed: 2) should emit error with invalid auth token" in sent
+    assert "AssertionError: expected 'websocket error' to include 'Authentication'" in sent
+    assert "ExperimentalWarning" not in sent and "trace-warnings" not in sent
+    tool_warning = ('(node:71945) ESLintIgnoreWarning: The ".eslintignore" file is no longer '
+                    'supported. Switch to using the "ignores" property in "eslint.config.js"\n'
+                    "39:7 error Expected an assignment")
+    sent = _sent(tmp_path, [user("Lint."), call("Bash", {"command": "npm run lint"}, "b", "m2"),
+                            result(tool_warning, "b", error=True)])
+    assert 'The ".eslintignore" file is no longer supported.' in sent  # a tool's, not node's
