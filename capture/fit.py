@@ -165,9 +165,11 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
 
 def _drop_until_fits(turns: list[Turn], max_bytes: int,
                      which: Callable[[Turn], bool]) -> list[Turn]:
-    """The turns `which` picks dropped, the largest first, until the text fits."""
+    """The turns `which` picks dropped, the largest first, until the text fits; what a
+    code file read says about itself before what a document read says (a document or
+    config file is the project's own statement, a code read's header a summary)."""
     order = sorted((i for i, t in enumerate(turns) if which(t)),
-                   key=lambda i: -_bytes(turns[i].text))
+                   key=lambda i: (_doc_read(turns[i]), -_bytes(turns[i].text)))
     over = _size(turns) - max_bytes
     gone: set[int] = set()
     for i in order:
@@ -317,6 +319,11 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
         over -= _bytes(out[i].text) - _bytes(short.text)
         out[i] = short
     return out
+
+
+def _doc_read(t: Turn) -> bool:
+    """What a document or config file read says (`package.json reads:`)."""
+    return t.tool == "Read" and t.text.partition("\n")[0].endswith(" reads:")
 
 
 def _quoted(t: Turn) -> bool:

@@ -244,3 +244,14 @@ def test_a_runtimes_notice_about_itself_is_not_a_failures_headline(tmp_path: Pat
     sent = _sent(tmp_path, [user("Lint."), call("Bash", {"command": "npm run lint"}, "b", "m2"),
                             result(tool_warning, "b", error=True)])
     assert 'The ".eslintignore" file is no longer supported.' in sent  # a tool's, not node's
+
+
+def test_a_documents_read_outlives_a_code_files_header() -> None:
+    doc = "package.json reads:\n" + '"name": "slopus", "description": "Session sharing"\n' * 8
+    code = "loop.ts opens with:\n" + "Runs the claude loop and restarts it on exit.\n" * 12
+    turns = [t("prompt", "What is this?"), t("tool_call", "Read package.json", "Read"),
+             t("detail", doc, "Read"), t("tool_call", "Read src/loop.ts", "Read"),
+             t("detail", code, "Read"), t("prose", "A session sharing CLI. " * 30)]
+    out = fit(turns, len(render(turns).encode()) - 200)
+    kept = [x.text for x in out if x.kind == "detail"]
+    assert kept == [doc]  # the code file's header went, the document stayed
