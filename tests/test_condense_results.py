@@ -247,8 +247,9 @@ def test_a_runtimes_notice_about_itself_is_not_a_failures_headline(tmp_path: Pat
 
 
 def test_a_documents_read_outlives_a_code_files_header() -> None:
+    # the document under WRITTEN_SHARE, larger than the header
     doc = "package.json reads:\n" + '"name": "slopus", "description": "Session sharing"\n' * 8
-    code = "loop.ts opens with:\n" + "Runs the claude loop and restarts it on exit.\n" * 12
+    code = "loop.ts opens with:\n" + "Runs the claude loop and restarts it on exit.\n" * 6
     turns = [t("prompt", "What is this?"), t("tool_call", "Read package.json", "Read"),
              t("detail", doc, "Read"), t("tool_call", "Read src/loop.ts", "Read"),
              t("detail", code, "Read"), t("prose", "A session sharing CLI. " * 30)]
