@@ -10,8 +10,7 @@ durable fact; shedding stops as soon as the text fits:
 0. compaction summaries (kind "summary", lower trust): cut to the room the rest leaves,
    or dropped when that room is under SUMMARY_MIN bytes;
    then what the doc comments of code that was read say (`x.go documents:`), largest
-   first; then the lines of results the next answer drew on and a script's further
-   commands (`capture.results`: the answer says it in its own words), largest first;
+   first; then a script's further commands (`capture.results`), largest first;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
    "Let me check the config."), cut to its first sentence, longest first, only as far
@@ -103,9 +102,9 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = _without_documentation(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
-    # The lines of a result the next answer drew on (the answer says it in its own
-    # words), a script's further commands: before any of the session's words are cut.
-    turns = _drop_until_fits(turns, max_bytes, _quoted)
+    # A script's further commands: before any of the session's words are cut (the
+    # lines of a result the next answer drew on go with the bodies, largest first).
+    turns = _drop_until_fits(turns, max_bytes, _script)
     if _size(turns) <= max_bytes:
         return turns
     turns = _fit_summaries(turns, max_bytes)
@@ -326,10 +325,9 @@ def _doc_read(t: Turn) -> bool:
     return t.tool == "Read" and t.text.partition("\n")[0].endswith(" reads:")
 
 
-def _quoted(t: Turn) -> bool:
-    """Lines of a result kept for the answer after it, a script's further commands
-    (capture.results)."""
-    return t.kind == "detail" and t.text.startswith((QUOTED_PREFIX, SCRIPT_PREFIX))
+def _script(t: Turn) -> bool:
+    """A script's commands past its first line (capture.results)."""
+    return t.kind == "detail" and t.text.startswith(SCRIPT_PREFIX)
 
 
 def _output(t: Turn) -> bool:
@@ -338,8 +336,8 @@ def _output(t: Turn) -> bool:
 
 
 def _written(t: Turn) -> bool:
-    """A Write/Edit body, a subagent's report or a command's short output, hung under its
-    call."""
+    """A Write/Edit body, a subagent's report, a command's short output, the lines of a
+    result the next answer drew on or a script's commands, hung under its call."""
     return t.kind == "detail" and (t.tool in WRITERS | REPORTERS
                                    or t.text.startswith((OUTPUT_PREFIX, QUOTED_PREFIX,
                                                          SCRIPT_PREFIX)))

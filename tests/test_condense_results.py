@@ -168,14 +168,25 @@ def test_a_scripts_further_commands_are_kept_not_its_prints_or_heredocs(
     assert script_lines("git status") == []
 
 
-def test_extras_go_before_any_word_of_the_session_is_cut() -> None:
+def test_a_scripts_commands_go_first_quoted_lines_with_the_bodies() -> None:
+    """Under pressure a script's further commands go before any word of the session;
+    a result's quoted lines go with the written bodies, largest first, before the
+    answers are cut to a share."""
     answer = "The grep shows the enqueue records; the design keeps them. " * 6
+    quoted = QUOTED_PREFIX + '{"operation":"enqueue","content":"merge from master"}'
     turns = [t("prompt", "Why?"), t("tool_call", "Bash: grep -n enqueue s.jsonl", "Bash"),
-             t("detail", QUOTED_PREFIX + "x" * 300, "Bash"),
-             t("detail", "$ mv a b\n$ cp c d", "Bash"), t("prose", answer)]
-    out = fit(turns, len(render(turns).encode()) - 100)
-    assert [x.text for x in out if x.kind == "prose"] == [answer]
-    assert not any(x.text.startswith(QUOTED_PREFIX) for x in out)
+             t("detail", quoted, "Bash"),
+             t("tool_call", "Bash: ./move.sh …", "Bash"),
+             t("detail", "$ mv a b\n$ cp c d", "Bash"),
+             t("tool_call", "Edit app.py", "Edit"), t("detail", "x = 1\n" * 100, "Edit"),
+             t("prose", answer)]
+    size = len(render(turns).encode())
+    out = fit(turns, size - 60)  # the grep call line (a look) and the script lines go
+    assert [x.text for x in out if x.kind == "detail"][:1] == [quoted]
+    assert not any(x.text.startswith("$ ") for x in out)
+    out = fit(turns, size - 400)  # the written body goes (largest), the quoted line stays
+    assert quoted in [x.text for x in out] and [x.text for x in out if x.kind == "prose"] \
+        == [answer]
 
 
 def test_noise_of_outputs_stays_out(tmp_path: Path) -> None:
