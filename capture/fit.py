@@ -327,7 +327,7 @@ def _doc_read(t: Turn) -> bool:
 
 def _script(t: Turn) -> bool:
     """A script's commands past its first line (capture.results)."""
-    return t.kind == "detail" and t.text.startswith(SCRIPT_PREFIX)
+    return t.kind == "tool_call" and t.text.startswith(SCRIPT_PREFIX)
 
 
 def _output(t: Turn) -> bool:
@@ -337,10 +337,9 @@ def _output(t: Turn) -> bool:
 
 def _written(t: Turn) -> bool:
     """A Write/Edit body, a subagent's report, a command's short output, the lines of a
-    result the next answer drew on or a script's commands, hung under its call."""
+    result the next answer drew on, hung under its call."""
     return t.kind == "detail" and (t.tool in WRITERS | REPORTERS
-                                   or t.text.startswith((OUTPUT_PREFIX, QUOTED_PREFIX,
-                                                         SCRIPT_PREFIX)))
+                                   or t.text.startswith((OUTPUT_PREFIX, QUOTED_PREFIX)))
 
 
 def _content_words(text: str) -> set[str]:

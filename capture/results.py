@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 
 QUOTED_PREFIX = "» "  # a result's line the next answer relies on, hung under its call
-SCRIPT_PREFIX = "$ "  # a script's command past its first line, hung under its call
+# A script's command past its first line: a call line of its own (what was run, not
+# what is true: the verifier treats a quote of it as it treats any call line).
+SCRIPT_PREFIX = "Bash ⋯ "
 QUOTED_LINES = 3  # of one result, at most
 QUOTED_LINE_CHARS = 220  # of one line, at most
 RESULT_SCAN = 24_000  # of a result, only this much is searched (its head and its end)
@@ -141,20 +143,45 @@ _SCRIPT_QUIET = re.compile(
 _LETTERS = re.compile(r"[A-Za-z]{2}")
 
 
+def _open_quote(line: str, quote: str | None) -> str | None:
+    """The quote still open at the end of `line` (shell rules, roughly: `\\"` escapes
+    inside double quotes, nothing inside single ones), given the one open before it."""
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote is None:
+            if c in "\"'":
+                quote = c
+            elif c == "\\":
+                i += 1
+        elif c == quote:
+            quote = None
+        elif c == "\\" and quote == '"':
+            i += 1
+        i += 1
+    return quote
+
+
 def script_lines(command: str) -> list[str]:
     """The commands of a multi-line shell script after its first line (the call line
     shows that one), each line as written: `mv ~/Code/app ~/Code/work/app` on line 3 is
-    what the session did. Prints, control words and here-document bodies are left out."""
+    what the session did. Prints, control words, here-document bodies and the lines of
+    a quoted string (`python3 -c "…"`: a program, not commands) are left out."""
     lines = command.split("\n")
     if len(lines) < 2:
         return []
     out: list[str] = []
     in_doc: str | None = None
+    quote: str | None = None  # the quote a string spanning lines was opened with
     for n, raw in enumerate(lines):
         line = raw.strip()
         if in_doc is not None:
             if line.rstrip(")\"'") == in_doc:
                 in_doc = None
+            continue
+        was_quoted = quote is not None
+        quote = _open_quote(line, quote)
+        if was_quoted:
             continue
         doc = re.search(r"<<-?\s*['\"]?(\w+)", line)
         if doc:
@@ -162,7 +189,7 @@ def script_lines(command: str) -> list[str]:
         if not n or not line or line.startswith("#") or _SCRIPT_QUIET.match(line) \
                 or not _LETTERS.search(line):
             continue
-        out.append(SCRIPT_PREFIX + _short(" ".join(line.split()), SCRIPT_LINE_CHARS))
+        out.append(_short(" ".join(line.split()), SCRIPT_LINE_CHARS))
         if len(out) >= SCRIPT_LINES:
             break
     return out

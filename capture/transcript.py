@@ -44,7 +44,13 @@ from capture.noise import (
     task_outcome,
     terminal_command,
 )
-from capture.results import QUOTED_PREFIX, answer_words, quoted_lines, script_lines
+from capture.results import (
+    QUOTED_PREFIX,
+    SCRIPT_PREFIX,
+    answer_words,
+    quoted_lines,
+    script_lines,
+)
 from capture.written import (
     code_header,
     cut_middle,
@@ -956,6 +962,13 @@ def _record_turns(
                         st.written.update(new)
                         text = tool_summary(name, b.get("input"), None)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
+                    if name == "Bash" and "\n" in (cmd := _s(b.get("input") or {}, "command")
+                                                   .strip()) and not bash_detail(cmd):
+                        # A script's commands after its first line (the call line shows
+                        # that one), each a call line of its own.
+                        turns.extend(Turn("assistant", "tool_call", SCRIPT_PREFIX + ran, line,
+                                          offset, ts, name)
+                                     for ran in script_lines(cmd[:_DETAIL_SCAN]))
                     detail = _call_detail(name, b.get("input"))
                     if detail and detail not in st.details:
                         st.details.add(detail)
@@ -1209,10 +1222,7 @@ def _call_detail(name: str, inp: Any) -> str:
         command = _s(inp, "command")
         decided = bash_detail(command)
         wrote = heredoc_files(command[:_DETAIL_SCAN]) if "<<" in command else ""
-        # A script's commands after its first line (the call line shows that one).
-        ran = "\n".join(script_lines(command[:_DETAIL_SCAN])) if "\n" in command.strip() \
-            and not decided else ""
-        return "\n".join(p for p in (decided, wrote, ran) if p)
+        return "\n".join(p for p in (decided, wrote) if p)
     if name.startswith("mcp__") and _TRACKER_TOOL_RE.search(name):
         # An issue tracker's MCP tool (GitHub, Linear, Jira…): what it was told to file.
         parts = [_s(inp, k).strip() for k in _TRACKER_FIELDS]

@@ -162,10 +162,17 @@ def test_a_scripts_further_commands_are_kept_not_its_prints_or_heredocs(
               "LATEST=$(ls -t ~/.claude/projects/*.jsonl | head -1)\n"
               'cp "$LATEST" ~/Code/workbench/app/session.jsonl\necho "moved"\n'
               "cat > notes.txt <<'EOF'\nrm -rf not-a-command\nEOF\n")
-    assert script_lines(script) == ["$ mv ~/Code/app ~/Code/workbench/app",  # not LATEST=
-                                    '$ cp "$LATEST" ~/Code/workbench/app/session.jsonl',
-                                    "$ cat > notes.txt <<'EOF'"]
+    assert script_lines(script) == ["mv ~/Code/app ~/Code/workbench/app",  # not LATEST=
+                                    'cp "$LATEST" ~/Code/workbench/app/session.jsonl',
+                                    "cat > notes.txt <<'EOF'"]
     assert script_lines("git status") == []
+    # a program passed as a quoted string is not a script's commands
+    assert script_lines('python3 -c "\nimport os\nos.remove(\'x\')\n"\nmv a b') == ["mv a b"]
+    sent = _sent(tmp_path, [user("Move it."), call("Bash", {"command": script}, "a", "m1"),
+                            result("moved", "a")])
+    # each a call line of its own: what was run (the verifier treats it as a call line)
+    assert "  · Bash: # Move source to workbench …\n  · Bash ⋯ mv ~/Code/app " \
+        "~/Code/workbench/app\n" in sent
 
 
 def test_a_scripts_commands_go_first_quoted_lines_with_the_bodies() -> None:
@@ -177,13 +184,13 @@ def test_a_scripts_commands_go_first_quoted_lines_with_the_bodies() -> None:
     turns = [t("prompt", "Why?"), t("tool_call", "Bash: grep -n enqueue s.jsonl", "Bash"),
              t("detail", quoted, "Bash"),
              t("tool_call", "Bash: ./move.sh …", "Bash"),
-             t("detail", "$ mv a b\n$ cp c d", "Bash"),
+             t("tool_call", "Bash ⋯ mv a b", "Bash"), t("tool_call", "Bash ⋯ cp c d", "Bash"),
              t("tool_call", "Edit app.py", "Edit"), t("detail", "x = 1\n" * 100, "Edit"),
              t("prose", answer)]
     size = len(render(turns).encode())
     out = fit(turns, size - 60)  # the grep call line (a look) and the script lines go
     assert [x.text for x in out if x.kind == "detail"][:1] == [quoted]
-    assert not any(x.text.startswith("$ ") for x in out)
+    assert not any(x.text.startswith("Bash ⋯ ") for x in out)
     out = fit(turns, size - 400)  # the written body goes (largest), the quoted line stays
     assert quoted in [x.text for x in out] and [x.text for x in out if x.kind == "prose"] \
         == [answer]

@@ -325,7 +325,8 @@ def test_tool_calls_are_one_line_summaries(transcripts: Path) -> None:
     counted = sum(int(m.group(1)) for c in calls[BIG]
                   if (m := re.search(r" \(×(\d+)\)$", c)))
     runs = sum(1 for c in calls[BIG] if re.search(r" \(×\d+\)$", c))
-    assert len(calls[BIG]) - len(background) - runs + counted == n_tool_use == 150
+    further = sum(1 for c in calls[BIG] if c.startswith("Bash ⋯ "))  # a script's commands
+    assert len(calls[BIG]) - len(background) - runs + counted - further == n_tool_use == 150
 
 
 def test_failing_tool_results_keep_their_first_line(transcripts: Path) -> None:
@@ -572,7 +573,7 @@ def test_rejection_feedback_is_a_human_prompt(tmp_path: Path) -> None:
     turns, _, _ = read_turns(path)
     assert [(t.kind, t.tool, t.text) for t in turns] == [
         ("tool_call", "Bash", "Bash: npm install …"),
-        ("detail", "Bash", "$ npm test"),  # the script's further command
+        ("tool_call", "Bash", "Bash ⋯ npm test"),  # the script's further command
         ("tool_error", "Bash", "Rejected by the user."),
         ("prompt", None, "use pnpm, never npm"),
     ]
