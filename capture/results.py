@@ -46,21 +46,22 @@ def _words(text: str) -> set[str]:
     """Distinctive words of a text, case-folded: an identifier, a path, a number, a word
     of 8 letters or more; not the common words of prose."""
     out: set[str] = set()
-    for m in _TOKEN.finditer(text):
-        w = m.group()
-        if len(w) < 4:
+    for w in set(_TOKEN.findall(text)):
+        if len(w) < 4 or (len(w) < 8 and not _DISTINCT.search(w)):
             continue
         low = w.casefold()
-        if low in _COMMON:
-            continue
-        if len(w) >= 8 or _DISTINCT.search(w):
+        if low not in _COMMON:
             out.add(low.strip(".:/-"))
     return out
 
 
+ANSWER_CHARS = 4000  # of an answer, the words of this much are looked for
+
+
 def answer_words(answer: str) -> set[str]:
-    """The distinctive words of an answer, to find the lines of results it drew on."""
-    return _words(answer)
+    """The distinctive words of an answer (its opening: what it draws on first), to find
+    the lines of results it relies on."""
+    return _words(answer[:ANSWER_CHARS])
 
 
 _OCCURRENCES = 20  # of one word in one result, at most this many looked at
