@@ -1,8 +1,9 @@
 """Condense a transcript into the compact text sent to the extraction model.
 
-Stdlib only and cheap: tool output dominates a transcript's bytes and is already gone
-(see `capture.transcript`); what is left is rendered one line per tool call, with every
-human prompt and all assistant prose verbatim, then cut into windows that fit a request.
+Stdlib only and cheap: tool output dominates a transcript's bytes and is mostly gone
+(see `capture.transcript`: what a result carries is kept by class); what is left is
+rendered one line per tool call, with every human prompt and all assistant prose
+verbatim, then cut into windows that fit a request.
 A call's detail (plan, commit message, issue body) hangs under it as `    ┆ ` lines, a
 failure's key lines under its headline, and a compaction summary sits between
 SUMMARY_MARKER and SUMMARY_END (lower trust: the extraction prompt and the verifier rely

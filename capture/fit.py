@@ -10,7 +10,7 @@ durable fact; shedding stops as soon as the text fits:
 0. compaction summaries (kind "summary", lower trust): cut to the room the rest leaves,
    or dropped when that room is under SUMMARY_MIN bytes;
    then what the doc comments of code that was read say (`x.go documents:`), largest
-   first;
+   first; then a script's further commands (`capture.results`), largest first;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
    "Let me check the config."), cut to its first sentence, longest first, only as far
@@ -47,7 +47,15 @@ from collections.abc import Callable
 
 from capture.condense import render
 from capture.noise import read_only
-from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, is_key_line, is_landmark
+from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
+from capture.transcript import (
+    DOCUMENTS,
+    OUTPUT_PREFIX,
+    Turn,
+    is_key_line,
+    is_landmark,
+    without_count,
+)
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -94,6 +102,11 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     turns = _without_documentation(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
+    # A script's further commands: before any of the session's words are cut (the
+    # lines of a result the next answer drew on go with the bodies, largest first).
+    turns = _drop_until_fits(turns, max_bytes, _script)
+    if _size(turns) <= max_bytes:
+        return turns
     turns = _fit_summaries(turns, max_bytes)
     if _size(turns) <= max_bytes:
         return turns
@@ -111,12 +124,16 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         return turns
     # Still over: what was written or reported by a subagent goes before the prose is
     # cut below a paragraph (the session's own words come first).
-    turns = [t for t in turns if not (_written(t) and t.tool == "Read")]
+    # Each only as far as needed, the largest first: a one-line fix or a small read
+    # holds as much as a long body, in a fraction of the bytes (issue 21: dropping every
+    # body at once for a few bytes over lost them all).
+    turns = _drop_until_fits(turns, max_bytes, lambda t: _written(t) and t.tool == "Read")
     if _size(turns) <= max_bytes:
         return turns
     # A command's short output (a status line: what a check found) stays with its call
     # line until the calls go: a finding in a few bytes.
-    turns = [t for t in turns if not _written(t) or _output(t) or is_landmark(t.text)]
+    turns = _drop_until_fits(turns, max_bytes, lambda t: _written(t) and not _output(t)
+                             and not is_landmark(t.text))
     if _size(turns) <= max_bytes:
         return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
@@ -145,6 +162,23 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     return _share_prose(turns, max_bytes, 0) or _drop_headless(rest)
 
 
+def _drop_until_fits(turns: list[Turn], max_bytes: int,
+                     which: Callable[[Turn], bool]) -> list[Turn]:
+    """The turns `which` picks dropped, the largest first, until the text fits; what a
+    code file read says about itself before what a document read says (a document or
+    config file is the project's own statement, a code read's header a summary)."""
+    order = sorted((i for i, t in enumerate(turns) if which(t)),
+                   key=lambda i: (_doc_read(turns[i]), -_bytes(turns[i].text)))
+    over = _size(turns) - max_bytes
+    gone: set[int] = set()
+    for i in order:
+        if over <= 0:
+            break
+        gone.add(i)
+        over -= _bytes(turns[i].text) + 2
+    return [t for i, t in enumerate(turns) if i not in gone]
+
+
 def _without_documentation(turns: list[Turn], max_bytes: int) -> list[Turn]:
     """What the doc comments of code that was read say (`x.go documents:`), largest
     first, until the text fits: sent only where the room allows (the session's own
@@ -168,8 +202,9 @@ def _look(t: Turn) -> bool:
         return False
     if t.tool in LOOKUPS:
         return True
-    return t.tool == "Bash" and t.text.startswith("Bash: ") and not t.text.endswith("…") \
-        and read_only(t.text[6:])
+    line = without_count(t.text)
+    return t.tool == "Bash" and line.startswith("Bash: ") and not line.endswith("…") \
+        and read_only(line[6:])
 
 
 SUMMARY_SHARE = 8  # a compaction summary takes at most 1/8 of the budget (one took 15%)
@@ -285,16 +320,26 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
     return out
 
 
+def _doc_read(t: Turn) -> bool:
+    """What a document or config file read says (`package.json reads:`)."""
+    return t.tool == "Read" and t.text.partition("\n")[0].endswith(" reads:")
+
+
+def _script(t: Turn) -> bool:
+    """A script's commands past its first line (capture.results)."""
+    return t.kind == "tool_call" and t.text.startswith(SCRIPT_PREFIX)
+
+
 def _output(t: Turn) -> bool:
     """A command's short output or the end of a long one, hung under its call."""
     return t.kind == "detail" and t.text.startswith(OUTPUT_PREFIX)
 
 
 def _written(t: Turn) -> bool:
-    """A Write/Edit body, a subagent's report or a command's short output, hung under its
-    call."""
+    """A Write/Edit body, a subagent's report, a command's short output, the lines of a
+    result the next answer drew on, hung under its call."""
     return t.kind == "detail" and (t.tool in WRITERS | REPORTERS
-                                   or t.text.startswith(OUTPUT_PREFIX))
+                                   or t.text.startswith((OUTPUT_PREFIX, QUOTED_PREFIX)))
 
 
 def _content_words(text: str) -> set[str]:

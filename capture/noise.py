@@ -118,6 +118,10 @@ _OUTPUT_ERROR = re.compile(
     r" panicked|Traceback \(most recent call last\)|[A-Z]\w*(?:Error|Exception):|FAILED\b|FAIL\b"
     r"|E {2,}\S|[Ss]egmentation fault|.*: command not found$|.*: [Nn]o such file or directory$"
     r"|.*[Ii]nvalid option|.*unrecognized option|.*[Pp]ermission denied$"
+    # A coreutils-style complaint: `cat: x: Too many levels of symbolic links`
+    r"|[\w.-]+: .+: (?:Too many levels of symbolic links|Is a directory|Not a directory"
+    r"|Operation not permitted|Read-only file system|File exists|Directory not empty"
+    r"|Input/output error|No space left on device)$"
     r"|.*flag provided but not defined|.*unknown (?:flag|option|shorthand flag|command)\b"
     r"|.*(?:no such|illegal) option)"
     r"|\b(?:test result: FAILED|[1-9]\d* (?:failed|errors?)\b|[Bb]uild failed"
@@ -131,7 +135,9 @@ _OUTPUT_SCAN = 64_000
 _CUES = ("rror", "RROR", "atal", "ATAL", "panic", "FAIL", "Traceback", "E  ", "egmentation",
          "not found", "o such file", "nvalid option", "nrecognized option", "denied",
          "failed", "errors", "xit code", "xit status", "flag provided", "nknown",
-         "o such option", "llegal option")
+         "o such option", "llegal option", "symbolic links", "s a directory",
+         "ot a directory", "ot permitted", "ead-only file", "ile exists", "ot empty",
+         "nput/output", "o space left")
 _OUTPUT_ERROR_M = re.compile(_OUTPUT_ERROR.pattern, re.M)
 
 
@@ -178,3 +184,42 @@ def _cause_line(body: str, start: int) -> str:
     head = body[max(0, start - 2_000): start].rstrip("\n").rsplit("\n", 1)[-1]
     line = " ".join(strip_ansi(head).strip(" \t┃│|").split())[:200]
     return "" if len(line) < 8 or _GENERIC.search(line) else line
+
+
+# A line of output that warns: a compiler's `x.swift:68:13: warning: …`, a script's
+# `⚠️ …` or `WARNING: …`. Not an error, but often the finding (a cycle detected, a
+# deprecated call the next step fixes).
+_WARNING = re.compile(
+    r"^(?:[^\n:]{1,300}:\d+(?::\d+)?: warning: |⚠|(?:\[?WARN(?:ING)?\]?|Warning):? )", re.M)
+WARNING_LINES = 2
+
+
+def output_warnings(body: str) -> list[str]:
+    """Up to WARNING_LINES distinct warning lines of a result (the same warning at
+    another line number once)."""
+    if "arn" not in body and "ARN" not in body and "⚠" not in body:
+        return []
+    if len(body) > _OUTPUT_SCAN:
+        body = body[: _OUTPUT_SCAN // 2] + "\n" + body[-_OUTPUT_SCAN // 2:]
+    out: list[str] = []
+    shapes: set[str] = set()
+    for m in _WARNING.finditer(body):
+        end = body.find("\n", m.start())
+        line = " ".join(strip_ansi(body[m.start(): end if end >= 0 else len(body)]).split())
+        shape = re.sub(r"\d+", "0", line.split(": warning: ")[-1])[:80]
+        if len(line) < 12 or shape in shapes:
+            continue
+        shapes.add(shape)
+        out.append(line[:220])
+        if len(out) >= WARNING_LINES:
+            break
+    return out
+
+
+_LEADER = re.compile(r"\.{5,}|(?<=\S) {6,}(?=\S)")
+
+
+def squeeze_leaders(text: str) -> str:
+    """A run of dots or spaces that only pads a line to a width (`ruff.......Failed`) as
+    one ` … `: the words stay, the padding goes."""
+    return _LEADER.sub(" … ", text) if "....." in text or "      " in text else text

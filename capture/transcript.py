@@ -7,8 +7,11 @@ What comes out is the conversation only (GUIDE §3): human prompts (typed ones, 
 ones queued while the assistant worked), assistant prose, one-line tool calls, the lines
 of a failing tool result that say what went wrong, and the text that records a decision
 (a plan, a commit message, an issue-tracker description) as a `detail` under its call.
-Everything that is not the conversation, or is our own injected memory coming back
-(SessionStart hook output in `attachment` records, `isMeta` messages,
+Of other tool results, what they carry by class (issue 21): a short output whole, a
+document read, a subagent's report, error and warning lines whatever the exit code,
+and the lines of a long result that the assistant's next words draw on
+(`capture.results`). Everything that is not the conversation, or is our own injected
+memory coming back (SessionStart hook output in `attachment` records, `isMeta` messages,
 `<system-reminder>` spans), is dropped so it can never be extracted again as a new fact.
 
 Compaction summaries (`isCompactSummary`) are the model's own recap, not the person's
@@ -32,13 +35,24 @@ from typing import Any, Literal
 
 from capture.noise import (
     SIBLING,
+    WARNING_LINES,
     output_errors,
+    output_warnings,
     reads_files,
+    squeeze_leaders,
     strip_ansi,
     task_outcome,
     terminal_command,
 )
+from capture.results import (
+    QUOTED_PREFIX,
+    SCRIPT_PREFIX,
+    answer_words,
+    quoted_lines,
+    script_lines,
+)
 from capture.written import (
+    code_header,
     cut_middle,
     documented,
     heredoc_files,
@@ -547,6 +561,12 @@ _NOISE_LINE_RE = re.compile(
 )
 
 
+_RUNTIME_NOTICE = re.compile(
+    r"\(node:\d+\) (?:Experimental|Deprecation)Warning\b|\(Use `node --trace-\w+"
+    r"|--import 'data:")
+_STATUS_HEAD = re.compile(r"(?i)\b(?:failed|error)$")
+
+
 def _failure_lines(text: str) -> str:
     """What a failing result says went wrong: its first non-empty line (a bare `Exit
     code N` or a line ending in ":" joined with the next), then the lines that name the
@@ -559,8 +579,14 @@ def _failure_lines(text: str) -> str:
         text = text[:16_000] + "\n" + text[-8_000:]
     if "\\n" in text:  # some hooks print literal "\n" escapes
         text = text.replace("\\n", "\n")
+    if "....." in text:  # `ruff......Failed`: a dot leader is a line's width, not words
+        text = squeeze_leaders(text)
     lines = [ln.strip(" \t┃│|") for ln in text.split("\n")]
     lines = [ln for ln in lines if ln]
+    if "(node:" in text or "--trace-warnings" in text:
+        # A runtime's notice about itself (`(node:123) ExperimentalWarning: …`) says
+        # nothing of what failed: the failure's own lines come first.
+        lines = [ln for ln in lines if not _RUNTIME_NOTICE.match(ln)] or lines
     if not lines:
         return "(no message)"
     first, rest = lines[0], 1
@@ -591,6 +617,8 @@ def _failure_lines(text: str) -> str:
             score[i] = max(score.get(i, 0), 2)
             if i - 1 >= rest:  # a linter's message often sits just above its location
                 score[i - 1] = max(score.get(i - 1, 0), 1)
+    if rest < len(lines) and rest not in score and _STATUS_HEAD.search(first):
+        score[rest] = 1  # under `ruff …… Failed`: which check, why
     if head.endswith(":") and rest < len(lines):
         score[rest] = 5  # "The following paths are ignored…:" says nothing without it
     if any(ln.startswith("Traceback") for ln in lines) and len(lines) - 1 >= rest:
@@ -654,7 +682,9 @@ _TRACKER_FLAG_RE = re.compile(
     r"(?:^|\s)(?:--body|-b|--title|-t|--description|-d|--reason|--message|-m|--comment"
     r"|--summary|--notes)(?:=|\s+)" + _QUOTED
 )
-_CO_AUTHOR_RE = re.compile(r"(?im)^\s*co-authored-by:.*$\n?")
+# A commit's trailers that every commit of the tool repeats: no decision in them.
+_CO_AUTHOR_RE = re.compile(
+    r"(?im)^\s*(?:co-authored-by:.*|🤖 generated with \[claude code\]\(\S*\)\s*)$\n?")
 
 
 def _unquote(m: re.Match[str]) -> str:
@@ -787,14 +817,16 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "gits", "last_queued", "looks", "pull_back", "queued", "reads",
-                 "seen", "tool_chars", "tool_texts", "tools", "written")
+    __slots__ = ("details", "gits", "last_queued", "listings", "looks", "out_lines", "pending",
+                 "pull_back", "queued", "reads", "seen", "tool_chars", "tool_texts", "tools",
+                 "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
         self.tool_texts: list[tuple[str, str, str]] = []
         self.tool_chars = 0
         self.looks: set[str] = set()  # ids of read-only shell calls
+        self.listings: set[Any] = set()  # … of those that list files
         self.gits: set[str] = set()  # ids of shell calls that run git
         self.reads: dict[str, str] = {}  # Read calls' ids → the file read
         self.seen: dict[str, set[str]] = {}
@@ -805,6 +837,11 @@ class _State:
         self.last_queued: Turn | None = None  # the last prompt kept from the queue
         self.pull_back = False  # a `remove` took `last_queued` back
         self.written: set[str] = set()  # files a Write/Edit named, shown whole once
+        # Results not sent, waiting for the answer after them (capture.results): those of
+        # the record just read, then with where their lines would go among the turns.
+        self.unsent: list[tuple[str, str, int, int, str | None]] = []
+        self.out_lines: set[str] = set()  # a command's output lines already sent
+        self.pending: list[tuple[int, str, str, int, int, str | None]] = []
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -840,7 +877,7 @@ def _record_turns(
     if not isinstance(msg, dict):
         return [], "no_message"
     if msg.get("model") == "<synthetic>":  # "No response requested.", API error notices
-        return [], "synthetic"
+        return _api_error(msg, rec, line, offset, st), "synthetic"
     content = msg.get("content")
     blocks: list[Any]
     if isinstance(content, str):
@@ -883,6 +920,8 @@ def _record_turns(
                     if name == "Bash" and isinstance(tid, str) and reads_files(
                             _s(b.get("input") or {}, "command")):
                         st.looks.add(tid)
+                        if _LISTING.match(_s(b.get("input") or {}, "command")):
+                            st.listings.add(tid)  # a listing: no line of it is quoted
                     elif name == "Bash" and isinstance(tid, str) and "git " in _s(
                             b.get("input") or {}, "command"):
                         st.gits.add(tid)  # its long output may hold what git did
@@ -895,6 +934,13 @@ def _record_turns(
                         st.written.update(new)
                         text = tool_summary(name, b.get("input"), None)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
+                    if name == "Bash" and "\n" in (cmd := _s(b.get("input") or {}, "command")
+                                                   .strip()) and not bash_detail(cmd):
+                        # A script's commands after its first line (the call line shows
+                        # that one), each a call line of its own.
+                        turns.extend(Turn("assistant", "tool_call", SCRIPT_PREFIX + ran, line,
+                                          offset, ts, name)
+                                     for ran in script_lines(cmd[:_DETAIL_SCAN]))
                     detail = _call_detail(name, b.get("input"))
                     if detail and detail not in st.details:
                         st.details.add(detail)
@@ -925,7 +971,14 @@ def _record_turns(
                     if report:  # a background agent's report, hung under its outcome
                         turns.append(Turn("user", "detail", report, line, offset, ts, "Task"))
                     continue
+                raw_text = text
                 text = clean_prompt(text)
+                if not text and _INTERRUPTED.match(raw_text):
+                    # The person stopped the assistant: what it was doing was not wanted
+                    # (or not finished). One line, not words of theirs.
+                    turns.append(Turn("user", "tool_call", INTERRUPTED, line, offset, ts,
+                                      "Interrupt"))
+                    continue
                 if text and terminal_command(text):
                     reason = "terminal_command"  # /exit, /clear: steering, not words
                 elif text and st.queued[text] > 0:
@@ -966,10 +1019,14 @@ def _record_turns(
                     if part not in st.details:
                         st.details.add(part)
                         turns.append(Turn("user", "detail", part, line, offset, ts, "Read"))
-            elif name == "Bash" and (short := _short_output(body, st.looks, tid,
-                                                            tid in st.gits)):
-                # A command's short answer (`zfs list`, a status line) is a finding.
-                turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
+            elif name in ("Bash", "tool") and (short := _short_output(body, st.looks, tid,
+                                                                      tid in st.gits)):
+                # A command's short answer (`zfs list`, a status line) is a finding (a
+                # result whose call came before this file began: most likely a command).
+                if short := _new_lines(short, st):
+                    turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
+                if len(body) > SHORT_OUTPUT_CHARS:  # only its git landmarks: read on
+                    st.unsent.append((name, body, line, offset, ts))
             elif name in ("Task", "Agent") and body.strip():
                 # A subagent's report: what it found, in its own words (the end holds
                 # its conclusion), hung under the call as a detail.
@@ -987,12 +1044,44 @@ def _record_turns(
                     turns.append(Turn("user", "prompt", answer, line, offset, ts))
             else:
                 reason = "tool_result"
+                if name not in _NOT_QUOTED and tid not in st.listings and \
+                        len(st.pending) + len(st.unsent) < _PENDING:
+                    st.unsent.append((name, body, line, offset, ts))
         else:  # image, document, unknown
             reason = str(btype)[:40] if isinstance(btype, str) else "block"
     return turns, reason
 
 
-_OUTPUT_CHECKED = frozenset({"Bash", "BashOutput", "TaskOutput"})
+_OUTPUT_CHECKED = frozenset({"Bash", "BashOutput", "TaskOutput", "tool"})
+# Results whose lines never go under their call: an edit echoes what the call already
+# carries, a to-do list is bookkeeping.
+_NOT_QUOTED = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "TodoWrite",
+                         "TodoRead", "ExitPlanMode", "AskUserQuestion", "TaskOutput", "Glob",
+                         "LS"})
+# A command that lists files: the answer names them, and a listing is noise.
+_LISTING = re.compile(r"^(?:cd\s+\S+\s*&&\s*)?(?:ls|ll|la|tree|find|fd|du)\b")
+_PENDING = 12  # results waiting for an answer, at most
+INTERRUPTED = "[Request interrupted by user]"
+_INTERRUPTED = re.compile(r"^\s*\[Request interrupted by user[^\]\n]{0,200}\]\s*$")
+_API_ERROR = re.compile(r"^API Error\b")
+
+
+def _api_error(msg: dict[str, Any], rec: dict[str, Any], line: int, offset: int,
+               st: _State) -> list[Turn]:
+    """An API error the terminal showed in the assistant's place (`API Error: 400 …`):
+    the session stopped there. Once per distinct message (a retry loop repeats it);
+    other synthetic notices ("No response requested.") say nothing."""
+    content = msg.get("content")
+    text = content if isinstance(content, str) else _result_text(content)
+    if not _API_ERROR.match(text.strip()):
+        return []
+    said = _one_line(text.strip(), ERROR_BYTES)
+    if said in st.details:
+        return []
+    st.details.add(said)
+    ts = rec.get("timestamp")
+    return [Turn("user", "tool_error", said, line, offset, ts if isinstance(ts, str) else None,
+                 "API")]
 OUTPUT_ERROR = "exit 0 · "  # a successful result's error lines start with this
 AGENT_REPORT_CHARS = 1500
 _TASK_FAILED = ("failed", "killed", "error", "timeout", "timed_out", "cancelled")
@@ -1005,17 +1094,7 @@ SHORT_OUTPUT_LINES = 6
 
 READ_DOC_CHARS = 1500
 READ_SCAN_CHARS = 200_000  # a larger file read is a dump, not a document
-HEADER_CHARS = 400  # a code file's opening comment, at most
 _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
-# The comment a code file opens with (after a shebang, blank lines, `"use strict"`): a
-# docstring, a `/** … */` block, or a run of `//`, `#`, `--`, `;` lines.
-_HEADER = re.compile(
-    r'\A(?:#![^\n]*\n|\s*\n|\s*["\']use strict["\'];?\n)*\s*'
-    r'(?P<c>/\*.*?\*/|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|(?:[ \t]*(?://|#|--|;)[^\n]*\n?)+)',
-    re.S)
-_COMMENT_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*|//+|#+|--|;+|"""|\'\'\')[ \t]?', re.M)
-
-
 DOCUMENTS = "documents:"  # heads what a code read's doc comments say (shed first by fit)
 
 
@@ -1043,20 +1122,6 @@ def _read_says(body: str, path: str) -> list[str]:
     if notes := documented(text, python=name.endswith((".py", ".pyi"))):
         said.append(f"{name} {DOCUMENTS}\n{notes}")
     return said
-
-
-def code_header(text: str) -> str:
-    """The opening comment of a code file, its comment marks gone, at most HEADER_CHARS;
-    "" when the file opens with code or a licence notice."""
-    m = _HEADER.match(text[:HEADER_CHARS * 8])
-    if m is None:
-        return ""
-    body = re.sub(r'(?:\*/|"""|\'\'\')\s*\Z', "", m.group("c").rstrip())
-    lines = [ln.strip() for ln in _COMMENT_MARKS.sub("", body).split("\n")]
-    said = "\n".join(ln for ln in lines if ln and not set(ln) <= set("*/#=-_ "))
-    if len(said) < 20 or re.search(r"(?i)copyright|licen[cs]e|spdx", said[:200]):
-        return ""
-    return cut_middle(said, HEADER_CHARS, head_share=1.0)
 
 
 # What git says it did: the commit made (branch and hash), where a reset or checkout
@@ -1087,8 +1152,8 @@ def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> st
         marks = [" ".join(m.split())[:_ERROR_LINE_LIMIT]
                  for m in _LANDMARK.findall(body[:_DETAIL_SCAN])][:3] if git else []
         return "\n".join(OUTPUT_PREFIX + m for m in marks)
-    return "\n".join(OUTPUT_PREFIX + " ".join(ln.split()) for ln in body.split("\n")
-                     if ln.strip())
+    return "\n".join(OUTPUT_PREFIX + squeeze_leaders(" ".join(ln.split()))
+                     for ln in body.split("\n") if ln.strip())
 
 
 _TASK_RESULT = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.S)
@@ -1296,6 +1361,12 @@ def read_turns(
         got, reason = _record_turns(rec, lineno, offset, st, include_sidechains)
         if st.pull_back:
             _pull_back(turns, st)
+        if st.pending and got:
+            _resolve_pending(turns, got, st)
+        if st.unsent:
+            at = len(turns) + len(got)
+            st.pending.extend((at, *u) for u in st.unsent)
+            st.unsent.clear()
         if got:
             stats.kept += 1
             turns.extend(
@@ -1312,6 +1383,41 @@ def read_turns(
             dropped[reason] += 1
     stats.tool_texts = st.tool_texts
     return _without_repeats(turns), stats, start + stats.bytes_read
+
+
+def _new_lines(output: str, st: _State) -> str:
+    """A short output's lines not already sent under an earlier call (the same status
+    printed after every run says it once); "" when none is new."""
+    lines = output.split("\n")
+    new = [ln for ln in lines if ln not in st.out_lines]
+    if len(st.out_lines) < 4096:
+        st.out_lines.update(lines)
+    return "\n".join(new)
+
+
+def _resolve_pending(turns: list[Turn], got: list[Turn], st: _State) -> None:
+    """Results waiting for an answer, when the next record is one: each hangs the lines
+    of it the answer draws on under its call (capture.results); a person's prompt ends
+    the wait (no answer drew on them)."""
+    answer = "\n".join(t.text for t in got if t.kind == "prose")
+    if not answer:
+        if any(t.kind == "prompt" for t in got):
+            st.pending.clear()
+        return
+    pending, st.pending = st.pending, []
+    words = answer_words(answer)
+    for at, name, raw, line, offset, ts in reversed(pending):
+        body = strip_ansi(raw)
+        lines = quoted_lines(body, answer, words=words)
+        lines += [w for w in output_warnings(body) if w not in lines][:WARNING_LINES]
+        if not lines:
+            continue
+        text = "\n".join(QUOTED_PREFIX + ln for ln in lines)
+        if text in st.details:
+            continue
+        st.details.add(text)
+        turns.insert(min(at, len(turns)), Turn("user", "detail", text, line, offset, ts,
+                                               "Bash" if name == "tool" else name))
 
 
 def _clean_turn(t: Turn) -> Turn:
@@ -1336,11 +1442,27 @@ def _pull_back(turns: list[Turn], st: _State) -> None:
             return
 
 
+_COUNT_RE = re.compile(r" \(×\d+\)$")
+
+
+def without_count(text: str) -> str:
+    """A call line without the count `_without_repeats` gave it."""
+    return _COUNT_RE.sub("", text) if text.endswith(")") else text
+
+
 def _without_repeats(turns: list[Turn]) -> list[Turn]:
-    """A prompt sent again with nothing said in between (an API retry, a resend) once."""
+    """A prompt sent again with nothing said in between (an API retry, a resend) once;
+    the same call line several times in a row once, with its count."""
     out: list[Turn] = []
     last_prompt: str | None = None
+    runs = 1  # calls in a row with the same line (`· Edit app.py` four times: once, ×4)
     for t in turns:
+        if t.kind == "tool_call" and out and out[-1].kind == "tool_call" and \
+                without_count(out[-1].text) == t.text:
+            runs += 1
+            out[-1] = replace(out[-1], text=f"{t.text} (×{runs})")
+            continue
+        runs = 1
         if t.kind == "prompt":
             if t.text == last_prompt:
                 continue

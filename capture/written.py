@@ -42,6 +42,7 @@ _DEF_START = frozenset("edcfilmtsvpa")  # first letters of the words above
 # Where the line of a here-document's `<<` sends it: `> f`, `>> f`, `| tee -a f`; not
 # `2>` (another stream than the one the body is fed to).
 _REDIRECT = re.compile(r"(?:(?<![\d&])>>?|\btee(?:\s+-a)?)\s*['\"]?(?P<t>[^\s<>|;&'\"]+)")
+_LOCAL = re.compile(r"(?:const|let|var)\s")
 
 
 _CODE_EXT = (
@@ -98,17 +99,39 @@ def _whole_words(piece: str, from_end: bool = False) -> str:
     return piece[:sp] if sp >= 0 else piece
 
 
+_STYLE_EXT = (".css", ".scss", ".sass", ".less", ".styl")
+SMALL_BYTES = 320  # a written piece this short is kept whole, code or not (a one-line fix)
+WAS_BYTES = 160  # … and what a small edit replaced, when that is this short (a rename)
+# A setting a script declares at its top level: `readonly POOL="tank"`, `export MODE=fast`,
+# `MAX_RETRIES = 3` (upper-case names: constants, not variables).
+_CONSTANT = re.compile(
+    r"^(?:(?:readonly|export|declare\s+-\w+|const|final|static\s+final)\s+)?"
+    r"[A-Z][A-Z0-9_]{2,}(?:\s*:\s*[\w\[\], ]+)?\s*:?=\s*\S[^\n]{0,100}")
+
+
 def describe(path: str, body: str) -> str:
-    """A written file's body as worth sending: a doc whole, code by its definitions."""
-    if not body.strip() or _SECRET_NAME.match(path.rsplit("/", 1)[-1]):
-        return ""
+    """A written file's body as worth sending: a doc whole, code by its opening comment,
+    the constants it sets and the definitions it touches; a small piece whole."""
+    if not body.strip() or _SECRET_NAME.match(path.rsplit("/", 1)[-1]) or \
+            path.casefold().endswith(_STYLE_EXT):
+        return ""  # a stylesheet's rules are looks: its call line says it was changed
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)
+    if len(body.strip()) <= SMALL_BYTES and not _SECRET_LINE.search(body):
+        return body.strip()  # a one-line fix: the line is the fact (`audioCtx.resume()`)
+    header = code_header(body)
     defs: list[str] = []
     notes: list[str] = []
     size = noted = 0
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
+        if stripped is raw and stripped[:1].isalpha() and (k := _CONSTANT.match(raw)) \
+                and not _SECRET_LINE.search(raw):
+            line = " ".join(k.group().split())  # a top-level setting: what it is set to
+            if line not in defs and size + len(line) <= DEFS_BYTES:
+                defs.append(line)
+                size += len(line) + 2
+            continue
         c = _COMMENT.match(stripped)
         if c is not None:  # a comment says why, in words: "Auto-start the next session"
             note = " ".join(stripped.split())  # as written, its comment mark kept
@@ -118,8 +141,8 @@ def describe(path: str, body: str) -> str:
                 noted += len(note) + 2
             continue
         m = _DEF.match(stripped) if stripped[:1] in _DEF_START else None
-        if m is None:
-            continue
+        if m is None or (stripped is not raw and _LOCAL.match(stripped)):
+            continue  # a variable inside a body is not something the file defines
         line = " ".join(m.group().split())
         if line in defs:
             continue
@@ -127,7 +150,9 @@ def describe(path: str, body: str) -> str:
             break
         defs.append(line)
         size += len(line) + 2
-    parts = (["defines: " + "; ".join(defs)] if defs else []) + (
+    notes = [n for n in notes if n not in header]
+    parts = ([header] if header else []) + (
+        ["defines: " + "; ".join(defs)] if defs else []) + (
         ["notes: " + "; ".join(notes)] if notes else [])
     return "\n".join(parts)
 
@@ -203,7 +228,8 @@ def written_detail(name: str, inp: Any) -> str:
     if name == "Write":
         return describe(path, _s(inp, "content"))
     if name == "Edit":
-        return describe(path, _s(inp, "new_string"))
+        return with_was(describe(path, _s(inp, "new_string")), _s(inp, "old_string"),
+                        _s(inp, "new_string"))
     if name == "MultiEdit":
         edits = inp.get("edits")
         body = "\n".join(_s(e, "new_string") for e in edits if isinstance(e, dict)) \
@@ -212,6 +238,16 @@ def written_detail(name: str, inp: Any) -> str:
     if name == "NotebookEdit":
         return describe(path + ".py", _s(inp, "new_source"))
     return ""
+
+
+def with_was(kept: str, old: str, new: str) -> str:
+    """A small edit's new text with what it replaced above it (`was: name: NPU-ML` over
+    `name: NPU`): a rename or a changed value is a fact only with both sides."""
+    old = old.strip()
+    if not kept or not old or len(new.strip()) > SMALL_BYTES or len(old) > WAS_BYTES \
+            or kept != new.strip() or _SECRET_LINE.search(old):
+        return kept
+    return f"was: {old}\nnow: {kept}"
 
 
 def heredoc_files(command: str, most: int = 4) -> str:
@@ -230,3 +266,30 @@ def _target(line: str, op: int) -> str:
     """The file the redirection nearest to a `<<` at `op` in `line` writes ("" if none)."""
     found = [(abs(m.start() - op), m.group("t")) for m in _REDIRECT.finditer(line)]
     return min(found)[1] if found else ""
+
+
+HEADER_CHARS = 400  # a code file's opening comment, at most
+# The comment a code file opens with (after a shebang, blank lines, `"use strict"`): a
+# docstring, a `/** … */` block, or a run of `//`, `#`, `--`, `;` lines.
+_HEADER = re.compile(
+    r'\A(?:#![^\n]*\n|\s*\n|\s*["\']use strict["\'];?\n)*\s*'
+    r'(?P<c>/\*.*?\*/|"""(?:.|\n)*?"""|\'\'\'(?:.|\n)*?\'\'\'|(?:[ \t]*(?://|#|--|;)[^\n]*\n?)+)',
+    re.S)
+# A block comment's decoration (`/**`, ` * `, `*/`, a docstring's quotes): not words.
+_BLOCK_MARKS = re.compile(r'^[ \t]*(?:/\*\*?|\*/|\*(?!\*)|"""|\'\'\')[ \t]?', re.M)
+
+
+def code_header(text: str) -> str:
+    """The opening comment of a code file, at most HEADER_CHARS; "" when the file opens
+    with code or a licence notice. A line comment keeps its mark (`# ABOUTME: …`, the
+    file's words as written: a convention is often in the mark itself); a block
+    comment's decoration goes."""
+    m = _HEADER.match(text[:HEADER_CHARS * 8])
+    if m is None:
+        return ""
+    body = re.sub(r'(?:\*/|"""|\'\'\')\s*\Z', "", m.group("c").rstrip())
+    lines = [ln.strip() for ln in _BLOCK_MARKS.sub("", body).split("\n")]
+    said = "\n".join(ln for ln in lines if ln and not set(ln) <= set("*/#=-_;! "))
+    if len(said) < 20 or re.search(r"(?i)copyright|licen[cs]e|spdx", said[:200]):
+        return ""
+    return cut_middle(said, HEADER_CHARS, head_share=1.0)

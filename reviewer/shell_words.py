@@ -58,6 +58,26 @@ def heredocs(command: str, most: int | None = None) -> list[HereDoc]:
     """The here-documents a shell would read in `command`, in order (the first `most`)."""
     if "<<" not in command:
         return []
+    return _scan(command, most, None)
+
+
+def command_lines(command: str) -> list[str]:
+    """The lines of a script that start a command at its top level: not the lines of a
+    here-document body, nor those inside a quoted string or a `$( … )` spanning lines
+    (`python3 -c "…"` over ten lines is one command, not ten)."""
+    starts = [0]
+    if "\n" in command:
+        _scan(command, None, starts)
+    out = []
+    for at in starts:
+        stop = command.find("\n", at)
+        out.append(command[at : stop if stop >= 0 else len(command)])
+    return out
+
+
+def _scan(command: str, most: int | None, starts: list[int] | None) -> list[HereDoc]:
+    """One pass over `command` in the shell's contexts: the here-documents (the first
+    `most`), and, into `starts`, where each top-level line begins."""
     found: list[HereDoc] = []
     pending: list[tuple[int, str, bool]] = []  # (op, word, strip tabs) awaiting a newline
     stack = [_CMD]
@@ -115,6 +135,8 @@ def heredocs(command: str, most: int | None = None) -> list[HereDoc]:
         elif tok == "\n":
             if pending:
                 pos = _read_bodies(command, pos, pending, found, _SUBST in stack)
+            if starts is not None and len(stack) == 1 and pos < n:
+                starts.append(pos)
         elif tok.startswith("<<") and tok != "<<<":
             word, pos = _word(command, pos)
             if word:

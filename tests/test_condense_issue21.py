@@ -45,7 +45,8 @@ def test_the_latest_description_wins_the_budget() -> None:
 
 def test_what_the_session_wrote_is_sent_by_its_value(tmp_path: Path) -> None:
     rule = "# Rules\n\nNever commit .env files; secrets live in 1Password.\n"
-    code = "import os\n\ndef load_settings(path):\n    return {}\n\nclass Cache:\n    pass\n"
+    code = "import os\n\ndef load_settings(path):\n    return {}\n\nclass Cache:\n    pass\n" \
+        + "".join(f"    slot_{i} = None\n" for i in range(30))  # over SMALL_BYTES
     heredoc = ("cat > docs/LIMITATIONS.md <<'EOF'\n## Known limits\nUploads over 2 GiB are "
                "rejected by the CDN.\nEOF")
     long_cmd = "curl -sS -X POST https://api.example.test/v1/jobs " + "-H 'X-A: b' " * 20 \
@@ -273,7 +274,8 @@ def test_a_background_agents_report_is_kept_under_its_outcome(tmp_path: Path) ->
 
 def test_the_comments_of_written_code_say_why(tmp_path: Path) -> None:
     code = ("// Auto-start the next session when a period completes\nfunction tick() {\n"
-            "  remaining -= 1; // tick\n}\n# x = 1\n")
+            "  remaining -= 1; // tick\n}\n# x = 1\n") \
+        + "".join(f"  slot{i} += {i};\n" for i in range(30))  # over SMALL_BYTES
     path = write_jsonl(tmp_path / "c.jsonl", [
         user("Make it auto-start."),
         call("Write", {"file_path": "/r/script.js", "content": code}, "a", "m1"),

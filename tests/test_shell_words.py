@@ -10,7 +10,7 @@ import pytest
 
 from capture.written import heredoc_files
 from reviewer.claude_code.guard import bash_reason
-from reviewer.shell_words import heredocs, without_heredocs
+from reviewer.shell_words import command_lines, heredocs, without_heredocs
 
 APPROVE = "mem-review import --keep-status facts.json"
 
@@ -86,3 +86,11 @@ def test_the_scan_stays_linear_on_hostile_input() -> None:
     assert len(heredocs("<<EOF\n" * 50_000)) == 1
     assert heredocs('"' * 199_999 + "<<EOF\nx\nEOF") == []
     assert len(heredocs("cat <<A\n" + "x\n" * 100_000 + "A\n")) == 1
+
+
+def test_command_lines_are_the_lines_a_shell_starts_a_command_on() -> None:
+    script = ('cd app\npython3 -c "\nimport os\nprint(1)\n"\ncat > a.txt <<EOF\nrm -rf /\nEOF\n'
+              "mv a.txt b.txt  # <<X\necho $(ls\n -la)\ngit push")
+    assert command_lines(script) == ["cd app", 'python3 -c "', "cat > a.txt <<EOF",
+                                     "mv a.txt b.txt  # <<X", "echo $(ls", "git push"]
+    assert command_lines("one line") == ["one line"]

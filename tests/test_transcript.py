@@ -7,6 +7,7 @@ Oracles here parse the raw JSON themselves, independently of the code under test
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,9 @@ def test_every_shared_transcript_reads_consistently(transcripts: Path, name: str
         assert bool(rec.get("isSidechain")) == own
         assert t.role == rec["type"]
         assert t.text.strip() == t.text and t.text
+        if t.tool == "Interrupt":  # the person stopped the assistant: one call line
+            assert (t.kind, t.text) == ("tool_call", transcript.INTERRUPTED)
+            continue
         assert not any(n in t.text for n in NOISE), t.text[:200]
 
 
@@ -317,7 +321,12 @@ def test_tool_calls_are_one_line_summaries(transcripts: Path) -> None:
     background = [c for c in calls[BIG] if c.startswith("Background: ")]
     assert background == ['Background: Background command "Run SessionLive tests" completed '
                           '(exit code 0)']
-    assert len(calls[BIG]) - len(background) == n_tool_use == 150
+    # The same call line in a row is one line with its count (`Read x.ex (×2)`).
+    counted = sum(int(m.group(1)) for c in calls[BIG]
+                  if (m := re.search(r" \(×(\d+)\)$", c)))
+    runs = sum(1 for c in calls[BIG] if re.search(r" \(×\d+\)$", c))
+    further = sum(1 for c in calls[BIG] if c.startswith("Bash ⋯ "))  # a script's commands
+    assert len(calls[BIG]) - len(background) - runs + counted - further == n_tool_use == 150
 
 
 def test_failing_tool_results_keep_their_first_line(transcripts: Path) -> None:
@@ -564,6 +573,7 @@ def test_rejection_feedback_is_a_human_prompt(tmp_path: Path) -> None:
     turns, _, _ = read_turns(path)
     assert [(t.kind, t.tool, t.text) for t in turns] == [
         ("tool_call", "Bash", "Bash: npm install …"),
+        ("tool_call", "Bash", "Bash ⋯ npm test"),  # the script's further command
         ("tool_error", "Bash", "Rejected by the user."),
         ("prompt", None, "use pnpm, never npm"),
     ]
