@@ -19,6 +19,14 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import pairwise
 
+from capture.claims import (
+    asks,
+    expected_otherwise,
+    field_changed,
+    moved_from,
+    setting_changed,
+    settings,
+)
 from capture.condense import render_turn
 from capture.ground import normalise
 from capture.transcript import Turn
@@ -94,7 +102,7 @@ _STOP = {
 # is wrong", "didn't work"); a bare "wrong" or "despite" says nothing by itself (an
 # issue title, "if it gets that wrong").
 _CORRECTION = re.compile(
-    r"(?:^|[.!?;:]\s*)(?:actually(?=,|\s+(?:i|it|it's|its|the|that|this|these|those|we"
+    r"(?:^|[.!?;:¶]\s*)(?:actually(?=,|\s+(?:i|it|it's|its|the|that|this|these|those|we"
     r"|you|there|no|not|[\w-]*[_./][\w./-]*)\b)|no(?=[,.!:—-])|nope\b|wait(?=[,.!:—-])"
     r"|correction\b|oops\b|my (?:mistake|bad)\b|i misread\b|(?:it )?turns out\b"
     r"|in fact\b|not quite\b|scratch that\b)"
@@ -109,11 +117,14 @@ _CORRECTION = re.compile(
     r"|(?:is|are|was|were) (?:the )?(?:correct|right|actual|real) (?:one|field|name|value|cause"
     r"|issue|problem|fix|way|answer)|the (?:actual|real) (?:cause|issue|problem|fix)"
     r"|(?P<verdict>(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
-    r"|works? (?:correctly|fine|as expected)))"
+    r"|works? (?:correctly|fine|as expected)|(?:is|are) now (?:working|connecting|passing)"
+    r"|now (?:successfully )?(?:connects|works)))"
     r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
     r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
     r"(?P<what>[^,.;:!?]{1,60})",
 )
+_PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*•]|\d+[.)])\s)")
+_CUE_BREAK = re.compile(r"[.!?](?:\s|$)|¶")
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
 # Words that say a claim is a guess or an opinion, not something found.
@@ -123,7 +134,10 @@ _HEDGE = re.compile(
     r"|potential(?:ly)?|in theory|theoretically|should work|i'm guessing|guess(?:ing)?"
     r"|i suspect|i guess|i feel|seems?|seemed|seemingly|appears to|could be|should be"
     r"|hypothes\w*|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd (?:prefer|say)"
-    r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?)\b"
+    r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?"
+    # what should happen next is expected, not seen; what something sounds like, a guess
+    r"|should (?:now )?(?:appear|show|display|work|fix|resolve|help|pass|succeed|load|run"
+    r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess)\b"
     r"|~\s?\d"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without
@@ -132,6 +146,10 @@ _OPINION = re.compile(
     r"\b(?:better|worse|best|worst|cleaner|simpler|nicer|elegant|overkill|preferable"
     r"|recommend(?:ed|s)?|ideal|good idea|bad idea|over-?engineered|unnecessary|pointless"
     r"|i'd|would be|much more|far more|well calibrated|seems?"
+    # a self-assessment of work done: a verdict on quality, not a finding
+    r"|comprehensive(?:ly)?|robust(?:ly)?|production[- ]ready|best practices?|fully functional"
+    r"|rock[- ]solid|bullet-?proof|battle[- ]tested|enterprise[- ]grade|state[- ]of[- ]the[- ]art"
+    r"|world[- ]class|flawless(?:ly)?|seamless(?:ly)?|excellent|as close to|truly"
     # a generalisation is a belief about the world, not a finding in this session
     r"|(?:more |most |less )?commonly|typically|usually|generally|normally|in most cases)\b")
 _ATTRIBUTED = re.compile(
@@ -608,7 +626,9 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
         after = key_values(later)
         if any(k in after and after[k] != v for k, v in before.items()):
             return True
-    text = normalise(later)
+    # A paragraph or a list item ends what a cue speaks of: "1. … My mistake. 2. Server
+    # WebSocket issue …" is about item 1, not item 2.
+    text = normalise(_PARAGRAPH.sub(" ¶ ", later))
     claim = quote + "\n" + fact
     for m in _CORRECTION.finditer(text):
         if _CONDITIONAL.search(text[max(0, m.start() - 60): m.start()]):
@@ -630,13 +650,17 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
                                        if len(w) >= 5}:
                 return True
             continue
-        starts = [b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())]
+        starts = [b.end() for b in _CUE_BREAK.finditer(text, 0, m.start())]
         lo = starts[-1] if starts else 0
         if m.group("verdict") and starts:
             # "I can see the HTML output includes X. The rendering is working
             # correctly.": a verdict's subject is the sentence before it.
             lo = starts[-2] if len(starts) >= 2 else 0
-        ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
+        ends = []
+        for b in _CUE_BREAK.finditer(text, m.end()):
+            ends.append(b.start() if b.group() == "¶" else b.end())
+            if b.group() == "¶" or len(ends) == 2:
+                break
         hi = ends[-1] if ends else len(text)
         if _shared_terms(text[lo:hi], claim, strict=strict):
             return True
@@ -1069,7 +1093,7 @@ def verify(
             return tooled
     if check is not None or hit is None:
         return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
-                          turns, said_by)
+                          turns, said_by, evidence)
     turn = turns[hit.turn]
     failed: Verdict | None = None
     hint: tuple[str, str] | None = None
@@ -1086,6 +1110,10 @@ def verify(
     elif changed_units:
         failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
                        + ", ".join(changed_units))
+    elif setting := setting_changed(fact, evidence):
+        failed = _fail("number_mismatch" if re.search(r"\d$", setting) else
+                       "identifier_mismatch", hit, turns, "the quote sets it otherwise: "
+                       + setting)
     elif nums:
         failed = _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
     elif nowhere:  # named nowhere in the session: known wrong
@@ -1093,6 +1121,11 @@ def verify(
                        + ", ".join(nowhere))
     elif moved := transition_changed(fact, quote):
         failed = _fail("number_mismatch", hit, turns, moved)
+    elif moved := moved_from(fact, evidence):
+        failed = _fail("identifier_mismatch", hit, turns, moved + "; the fact names the old "
+                       "one as current")
+    elif field := field_changed(fact, evidence):
+        failed = _fail("identifier_mismatch", hit, turns, field)
     elif variant := code_variant(fact, quote):
         failed = _fail("identifier_mismatch", hit, turns, "the fact's code differs from "
                        "its quote's: " + variant)
@@ -1117,7 +1150,7 @@ def verify(
         if refuted:
             return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
                 f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
-    verdict = _with_hint(verdict, fact, quote, turns, said_by)
+    verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence)
     if verdict.hint is None and hint is not None:
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
     if verdict.hint is None and short and (rule := _rule_words(fact, quote)):
@@ -1369,7 +1402,11 @@ _FACT_SPEAKER = re.compile(
     r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
     r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed|"
     r"established|determined|figured|realized|realised|learned|clarified|specified|"
-    r"mentioned|emphasized|emphasised|required|explained|verified|confirmed|chose)\b"
+    r"mentioned|emphasized|emphasised|required|explained|verified|confirmed|chose|"
+    # agreeing or turning down is a speaker's act too ("The user agreed that …")
+    r"agreed|agrees|accepted|accepts|approved|approves|rejected|rejects|declined|declines|"
+    r"acknowledged|acknowledges|conceded|admitted|liked|likes|disliked|objected|argued|"
+    r"answered|replied|responded|wrote|writes|picked|opted|settled|endorsed|dismissed)\b"
 )
 
 
@@ -1382,7 +1419,8 @@ def fact_speaker(fact: str) -> str | None:
 
 
 def _with_hint(
-    verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None
+    verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None,
+    evidence: str = "",
 ) -> Verdict:
     """The first suspicion about the quote, if any, added to a verdict with a turn."""
     if verdict.turn is None or verdict.hint:
@@ -1394,9 +1432,18 @@ def _with_hint(
     if named and speaker not in (named, "tool"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
             f"the quote is the {speaker}'s, not the {named}'s"))
+    if wrong_way := expected_otherwise(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
+    if reset := _set_otherwise_later(turns, at, fact, evidence or quote):
+        return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     later = _correction(turns, at, quote, fact)
     if later is None:
         later = _overruled(turns, at, quote, fact)
+    if later is None:
+        later = _answered_otherwise(turns, at, quote)
+    if later is None:
+        later = _actual_variant(turns, at, fact, evidence or quote)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
@@ -1404,6 +1451,9 @@ def _with_hint(
     if hedged(quote) and not hedged(fact):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
+    if speaker == "assistant" and (asked := asks(quote)) and not asks(fact):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote asks or offers (“{asked}”); the fact states it as done"))
     if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a judgement; the fact states it as found, not as someone's view"))
@@ -1452,3 +1502,94 @@ def _overruled(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | N
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _set_otherwise_later(
+    turns: Sequence[Turn], at: int, fact: str, evidence: str
+) -> tuple[str, str] | None:
+    """A setting the fact gives the quote's value (`maxRecordings: 10`) that the
+    session's last word on it, after the quote, sets otherwise (a prompt's
+    "maxrecordings = 30", the config written): (hint, detail quoting that turn), or None.
+    The last word, not the first: the final state is what a fact should record."""
+    q = settings(evidence)
+    keys = {k: v for k, v in settings(fact).items() if q.get(k) == v}
+    if not keys:
+        return None
+    last: dict[str, tuple[int, str]] = {}
+    for j in range(at + 1, len(turns)):
+        said = settings(render_turn(turns[j]))
+        for k in keys:
+            if k in said:
+                last[k] = (j, said[k])
+    for k, (j, value) in last.items():
+        if value != keys[k]:
+            said = " ".join(render_turn(turns[j]).split())
+            kind = "number_mismatch" if value[:1].isdigit() else "identifier_mismatch"
+            return kind, (f"turn {j} sets {k} to {value}, not {keys[k]}: "
+                          f"“{_clip(said, 160)}”")
+    return None
+
+
+# A guess at what something is ("That sounds like **SuperWhisper**").
+_GUESS = re.compile(r"\b(?:sounds like|looks like|probably|likely|might be|could be|may be"
+                    r"|my guess|i suspect|i think it's|presumably)\b")
+# The search's answer: "**Open Wispr** — that's it", "Found it:".
+_FOUND = re.compile(r"\b(?:that's it|that is it|found it|there it is|that's the one"
+                    r"|that's the culprit|that's our (?:culprit|answer))\b")
+_NAMED = re.compile(r"\*\*([^*\n]{2,60})\*\*|`([^`\n]{2,60})`")
+GUESS_TURNS = 8  # a guess is answered by the search right after it, or not at all
+
+
+def _answered_otherwise(turns: Sequence[Turn], at: int, quote: str) -> int | None:
+    """A guess at a name ("sounds like **X**") the assistant's own search then answers
+    with another ("**Y** — that's it"): the turn of the answer, or None."""
+    if speaker_of(turns[at]) != "assistant" or not _GUESS.search(quote):
+        return None
+    guessed = {normalise(a or b) for a, b in _NAMED.findall(turns[at].text)
+               if normalise(a or b) in quote}
+    if not guessed:
+        return None
+    for j in range(at + 1, min(len(turns), at + GUESS_TURNS)):
+        t = turns[j]
+        if t.kind == "prompt":
+            return None
+        if t.kind == "prose" and _FOUND.search(normalise(t.text)):
+            low = normalise(t.text)
+            named = {normalise(a or b) for a, b in _NAMED.findall(t.text)}
+            if named and not any(g in low for g in guessed):
+                return j
+            return None
+    return None
+
+
+# "the actual folder is named `-var-home-…`", "the real path is …"
+_ACTUAL = re.compile(r"\b(?:the|its|their) (?:actual|real|correct|right) [\w -]{0,30}?"
+                     r"(?:is named|is called|name is|should be|is|are|was)\s+[\"'`*]*"
+                     r"(?P<name>[^\s\"'`*,;()]{3,120})")
+_DASHED = re.compile(r"(?<![\w-])-?[A-Za-z0-9]+(?:-[A-Za-z0-9]+){2,}")  # var-home-a-Code
+VARIANT_NEAR = 0.85  # a later name this close to the fact's, but not it: the fact's slip
+
+
+def _actual_variant(turns: Sequence[Turn], at: int, fact: str, evidence: str) -> int | None:
+    """A later turn that says the actual name is a near variant of one the fact uses
+    ("var-home-a-Code" / "the actual folder is named `-var-home-a-Code`"): whoever said
+    the first, the later words correct it. The turn, or None."""
+    def named(text: str) -> set[str]:
+        return {normalise(i).strip("./") for i in identifiers(text) | set(
+            _DASHED.findall(text)) if len(i) >= 6}
+
+    names = named(fact)
+    names &= named(evidence) or names
+    if not names:
+        return None
+    for j in range(at + 1, len(turns)):
+        t = turns[j]
+        if t.kind not in ("prose", "prompt") or is_summary(t):
+            continue
+        for m in _ACTUAL.finditer(normalise(t.text)):
+            said = m.group("name").strip(".:")
+            for n in names:
+                if said != n and (n in said or said in n) and \
+                        SequenceMatcher(None, n, said).ratio() >= VARIANT_NEAR:
+                    return j
+    return None

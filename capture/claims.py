@@ -1,0 +1,162 @@
+"""What a quote says about a named setting, and what a fact makes of it (issue 21).
+
+Stdlib only, pure functions the verifier (`capture/verify.py`) calls. Each compares one
+kind of token with the nearest token of the same kind in the quote or a later turn:
+
+- a setting's value (`toggleMode: true`, `maxRecordings = 30`, `--update 5`): a fact
+  that gives the same name another value contradicts its quote;
+- a move ("from --one-line to --two-line", "A → B", "renamed A to B"): a fact that
+  names the old side as current, and not the new one, states what was replaced;
+- a labelled field ("**Build command:** leave blank"): a fact that gives the field a
+  code value the quote does not;
+- a question or an offer ("Want me to commit it?"): a fact that states it as done.
+"""
+
+from __future__ import annotations
+
+import re
+
+from capture.ground import normalise
+
+_TRUE = {"true", "on", "yes", "enabled", "enable"}
+_FALSE = {"false", "off", "no", "disabled", "disable", "none", "null"}
+# A name a reader could look up, in the text as written (case kept): camelCase,
+# snake_case, SCREAMING_CASE, a dotted or dashed name, a flag.
+_NAME = r"(?:--?[A-Za-z][\w-]*|[a-z]+[A-Z]\w*|[A-Za-z]\w*_\w+|[A-Za-z][\w-]*\.[\w.-]+)"
+_VALUE = r"(?P<value>-?\d+(?:\.\d+)*|(?i:true|false|on|off|yes|no|enabled|disabled|null|none))"
+_SETTING = re.compile(
+    r"(?<![\w-])[\"'`]?(?P<key>" + _NAME + r")[\"'`]?"
+    r"(?:\s*(?:=|:|=>)\s*|\s+(?:is|was|to|at|of|set to|becomes|now)\s+|\s+)"
+    r"[\"'`(]?" + _VALUE + r"(?![\w-]|\.\w)")
+# A bare word as a key only with an explicit assignment: "maxrecordings = 30".
+_ASSIGNED = re.compile(r"(?<![\w-])(?P<key>[A-Za-z][\w-]{3,})\s*(?:=|:)\s*[\"'`]?" + _VALUE
+                       + r"(?![\w-]|\.\w)")
+
+
+def _canon(value: str) -> str:
+    low = value.casefold()
+    if low in _TRUE:
+        return "true"
+    if low in _FALSE:
+        return "false"
+    return low
+
+
+def settings(text: str) -> dict[str, str]:
+    """The values a text gives to named settings, by name casefolded: `toggleMode: true`
+    → {"togglemode": "true"}; the first value a name is given."""
+    out: dict[str, str] = {}
+    plain = text.replace("**", "")
+    for rx in (_SETTING, _ASSIGNED):
+        for m in rx.finditer(plain):
+            key = m.group("key").casefold().strip(".-")
+            if len(key) >= 3 and not key.isdigit():
+                out.setdefault(key, _canon(m.group("value")))
+    return out
+
+
+def setting_changed(fact: str, quote: str) -> str:
+    """A name the fact and its quote both set, to different values: what differs, or ""."""
+    q = settings(quote)
+    for key, value in settings(fact).items():
+        if key in q and q[key] != value and not (value.isdigit() and q[key].isdigit()
+                                                 and value == q[key]):
+            return f"{key}: the quote says {q[key]}, the fact {value}"
+    return ""
+
+
+_MOVE = re.compile(
+    r"\bfrom\s+[\"'`]?(?P<old>[^\s\"'`,;]{2,80})[\"'`]?\s+(?:to|→|->|into)\s+"
+    r"[\"'`]?(?P<new>[^\s\"'`,;]{2,80})"
+    r"|(?P<old2>[^\s\"'`,;(]{2,80})[\"'`]?\s*(?:→|->)\s*[\"'`]?(?P<new2>[^\s\"'`,;)]{2,80})"
+    r"|\b(?:renamed|replaced|swapped|switched)\s+[\"'`]?(?P<old3>[^\s\"'`,;]{2,80})[\"'`]?"
+    r"\s+(?:to|with|for|by)\s+[\"'`]?(?P<new3>[^\s\"'`,;]{2,80})"
+    # "updated HANDY_SOCKET_PATH=/v1/update to a new path": an assignment's old value
+    r"|\b(?:updated|changed|moved)\s+[\"'`]?(?P<old4>[\w.-]+=[^\s\"'`,;]+)[\"'`]?\s+to\s+"
+    r"(?:(?:a|an|the|some)\s+)?(?P<new4>[^\s\"'`,;.]{2,80})", re.I)
+# A fact that tells of the move itself, or of the old state as old.
+_TELLS_MOVE = re.compile(r"\b(?:from|renamed|replaced|previously|formerly|old|used to|was|were"
+                         r"|no longer|instead|switched|swapped|migrated|changed|moved|→|->)\b|→")
+_CODEISH = re.compile(r"[-_./=@]|\d|[a-z][A-Z]")
+
+
+def moved_from(fact: str, quote: str) -> str:
+    """The quote moves a name or value from A to B; the fact names A as current and not
+    B: what it gets wrong, or "". Only names and values (a flag, a path, a number), not
+    prose ("from start to finish")."""
+    f = normalise(fact)
+    if _TELLS_MOVE.search(f):
+        return ""
+    for m in _MOVE.finditer(quote.replace("**", "")):
+        old = m.group("old") or m.group("old2") or m.group("old3") or m.group("old4")
+        new = m.group("new") or m.group("new2") or m.group("new3") or m.group("new4")
+        old, new = old.strip(".:()"), new.strip(".:()")
+        if not _CODEISH.search(old) or old.casefold() == new.casefold():
+            continue
+        o, n = normalise(old), normalise(new)
+        if re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", f) and not re.search(
+                r"(?<![\w-])" + re.escape(n) + r"(?![\w-])", f):
+            return f"the quote moves {old} to {new}"
+    return ""
+
+
+_FIELD = re.compile(r"(?:^|\n|[*-]\s)\**(?P<label>[A-Za-z]+(?: [A-Za-z]+){1,4})\**\s*:\**\s*"
+                    r"(?P<value>[^\n]{1,160})")
+_TICK = re.compile(r"`([^`\n]{2,80})`")
+_STOP = {"the", "a", "an", "of", "for", "to", "and", "or", "in", "on", "its", "is"}
+
+
+def field_changed(fact: str, quote: str) -> str:
+    """The quote gives a labelled field ("**Build command:** leave blank") a value; the
+    fact names that field and gives it a code value (`npm run build`) the quote lacks:
+    what differs, or ""."""
+    f, q = normalise(fact), normalise(quote)
+    spans = [normalise(s) for s in _TICK.findall(fact)]
+    spans = [s for s in spans if s not in q]
+    if not spans:
+        return ""
+    for m in _FIELD.finditer(quote):
+        label = [w for w in re.findall(r"[a-z]+", m.group("label").casefold())
+                 if w not in _STOP]
+        if label and all(re.search(r"\b" + re.escape(w), f) for w in label):
+            value = m.group("value").strip(" *")
+            if normalise(value)[:40] in f:
+                continue  # the fact quotes the field's value: it changes nothing
+            return f"the quote gives {m.group('label').strip()} as “{value[:80]}”, not `{spans[0]}`"
+    return ""
+
+
+_OFFER = re.compile(
+    r"\b(?:want me to|shall i|should i|would you like(?: me)? to|do you want(?: me)? to"
+    r"|i can (?:also )?(?:do|add|make|commit|copy|run|set)|if you(?:'d)? (?:like|want))\b")
+_QUESTION_END = re.compile(r"\?\s*$")
+
+
+def asks(quote: str) -> str:
+    """The quote asks or offers rather than reports ("Want me to commit it?",
+    "Should I add X?"): the words that say so, or ""."""
+    q = normalise(quote)
+    m = _OFFER.search(q)
+    if m:
+        return m.group()
+    if _QUESTION_END.search(q):
+        return "?"
+    return ""
+
+
+_EXPECTED = re.compile(r"\bexpected:?\s+(?:an?\s+)?(?P<want>[\w-]+),?\s+(?:but\s+)?"
+                       r"(?:received|got|found|was given|saw)\s+(?:an?\s+)?(?P<got>[\w-]+)")
+
+
+def expected_otherwise(fact: str, quote: str) -> str:
+    """The quote is an error that expected one thing and received another ("Expected
+    array, but received object"); the fact states the received one as the way it is,
+    and never names the expected one: the error's words, or ""."""
+    f = normalise(fact)
+    for m in _EXPECTED.finditer(normalise(quote)):
+        want, got = m.group("want"), m.group("got")
+        if want == got:
+            continue
+        if re.search(r"\b" + re.escape(got), f) and not re.search(r"\b" + re.escape(want), f):
+            return m.group()
+    return ""

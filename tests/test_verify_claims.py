@@ -1,0 +1,217 @@
+"""Verifier mechanisms that compare a fact's token with the nearest token of the same
+kind (issue 21, third round): a setting's value, a move from one name to another, a
+labelled field; a question or an offer stated as done; a self-assessment stated as a
+finding; a guess the next search answered otherwise; a later "the actual name is …"; the
+session's last word on a setting; an error that rejected what the fact states; a cue's
+reach ending at its own list item."""
+
+from __future__ import annotations
+
+from test_verify import convo
+
+from capture import claims as c
+from capture import verify as v
+from capture.verify import verify
+
+# ---- pure functions ----------------------------------------------------------------------
+
+
+def test_settings_read_names_and_values_as_written() -> None:
+    assert c.settings('"toggleMode" : true, "maxRecordings": 30') == {
+        "togglemode": "true", "maxrecordings": "30"}
+    assert c.settings("uses hold-to-record (toggleMode off).") == {"togglemode": "false"}
+    assert c.settings("let's do maxrecordings = 30") == {"maxrecordings": "30"}
+    # A plain word is no setting name without an explicit assignment.
+    assert c.settings("the fix is on line 206") == {}
+
+
+def test_a_setting_given_another_value_than_the_quote_gives() -> None:
+    assert c.setting_changed("openwisprmod uses hold-to-record (toggleMode off).",
+                             '"toggleMode" : true')
+    assert not c.setting_changed("Tap mode is on (toggleMode true).", '"toggleMode" : true')
+
+
+def test_a_move_from_one_name_to_another() -> None:
+    quote = "Update argument parsing from --one-line to --two-line"
+    assert "--one-line" in c.moved_from("Two-line mode is enabled with the --one-line flag.",
+                                        quote)
+    assert not c.moved_from("Two-line mode is enabled with the --two-line flag.", quote)
+    # A fact that tells of the move itself is right.
+    assert not c.moved_from("The --one-line flag was renamed to --two-line.", quote)
+    # Prose, not names: "from start to finish" moves nothing.
+    assert not c.moved_from("The run goes start to finish.", "from start to finish")
+    assert c.moved_from("The socket path in .env is `HANDY_SOCKET_PATH=/v1/update`.",
+                        "I have updated HANDY_SOCKET_PATH=/v1/update to a new path.")
+
+
+def test_a_labelled_field_given_another_code_value() -> None:
+    quote = "**Build command:** leave blank (or `echo noop`)"
+    assert c.field_changed("The site uses `npm run build` as its build command.", quote)
+    assert not c.field_changed("The site uses `echo noop` as its build command.", quote)
+    # An error line is no field, and a fact quoting the value changes nothing.
+    assert not c.field_changed("Running `python hoge.py` failed with 'error: target shim "
+                               "binary not found'", "error: target shim binary not found")
+
+
+def test_a_question_or_offer() -> None:
+    assert c.asks("Want me to copy it into the repo and commit it? Something like "
+                  "`session.jsonl`?")
+    assert c.asks("Should I add a retry?")
+    assert not c.asks("I copied it into the repo and committed it.")
+
+
+def test_an_error_that_expected_something_else() -> None:
+    quote = "pre-commit: Expected array, but received object"
+    assert c.expected_otherwise("Hooks are objects keyed by hook name.", quote)
+    assert not c.expected_otherwise("Hooks must be an array, not an object.", quote)
+
+
+# ---- in the verifier ---------------------------------------------------------------------
+
+
+def test_a_setting_the_quote_gives_otherwise_is_known_wrong() -> None:
+    chat = convo(("assistant", 'The config now reads: "toggleMode" : true and '
+                               '"spokenPunctuation" : true'))
+    got = verify("openwisprmod uses hold-to-record (toggleMode off).",
+                 '"toggleMode" : true', chat)
+    assert (got.supported, got.check) == (False, "identifier_mismatch")
+    ok = verify("openwisprmod uses tap-to-record (toggleMode true).", '"toggleMode" : true',
+                chat)
+    assert ok.supported and ok.hint is None
+
+
+def test_a_fact_naming_the_old_side_of_a_move_is_known_wrong() -> None:
+    chat = convo(("assistant", "Next: update argument parsing from --one-line to --two-line "
+                               "so the name says what it shows."))
+    got = verify("The compact two-line mode is enabled with the --one-line flag.",
+                 "Update argument parsing from --one-line to --two-line", chat)
+    assert (got.supported, got.check) == (False, "identifier_mismatch")
+    assert verify("The compact two-line mode is enabled with the --two-line flag.",
+                  "Update argument parsing from --one-line to --two-line", chat).supported
+
+
+def test_a_field_given_another_value_is_known_wrong() -> None:
+    chat = convo(("assistant", "Create a Static Site on Render:\n**Build command:** leave "
+                               "blank (or `echo noop`)\n**Publish directory:** `.`"))
+    got = verify("The Render static site uses `npm run build` as its build command.",
+                 "**Build command:** leave blank (or `echo noop`)", chat)
+    assert (got.supported, got.check) == (False, "identifier_mismatch")
+
+
+def test_an_offer_stated_as_done_is_suspected() -> None:
+    chat = convo(("assistant", "The transcript is at ~/.claude/projects/x.jsonl. Want me to "
+                               "copy it into the repo and commit it? Something like "
+                               "`session.jsonl`?"),
+                 ("user", "thanks"))
+    got = verify("The session transcript was committed to the repo as session.jsonl.",
+                 "Want me to copy it into the repo and commit it? Something like "
+                 "`session.jsonl`?", chat)
+    assert (got.supported, got.hint) == (True, "hedged")
+    assert "want me to" in got.hint_detail
+    # The person's question is a request, not a hedge.
+    asked = convo(("user", "Can you make the tests use pnpm instead of npm?"))
+    assert verify("The user wants the tests run with pnpm instead of npm.",
+                  "Can you make the tests use pnpm instead of npm?", asked).hint is None
+
+
+def test_an_expectation_or_resemblance_is_a_hedge() -> None:
+    chat = convo(("assistant", "Rebuilt and relaunched. The alert should appear now asking "
+                               "you to open Settings."))
+    got = verify("The new accessibility alert works and guides the user to System Settings.",
+                 "The alert should appear now asking you to open Settings", chat)
+    assert got.hint == "hedged"
+
+
+def test_a_self_assessment_is_a_judgement_not_a_finding() -> None:
+    chat = convo(("assistant", "Done. Summary:\n✅ Comprehensive error handling\n✅ Tests "
+                               "pass"))
+    got = verify("The status script has comprehensive error handling.",
+                 "✅ Comprehensive error handling", chat)
+    assert (got.supported, got.hint) == (True, "hedged")
+    # Someone's view, said to be someone's view, is no suspicion.
+    assert verify("The assistant judged the error handling comprehensive.",
+                  "✅ Comprehensive error handling", chat).hint is None
+
+
+def test_the_person_agreeing_is_a_named_speaker() -> None:
+    chat = convo(("user", "why are the todos hidden?"),
+                 ("assistant", "The todo predates your prompt. This is actually the correct "
+                               "behavior!"))
+    got = verify("The user agreed that hiding todos older than the prompt is the correct "
+                 "behaviour.", "This is actually the correct behavior!", chat)
+    assert (got.supported, got.hint) == (True, "speaker")
+
+
+def test_a_guess_the_next_search_answers_otherwise_is_suspected() -> None:
+    def chat(answer: str) -> list:
+        return convo(
+            ("user", "I hold down function and it records"),
+            ("assistant", "That sounds like **SuperWhisper** — it uses the Fn key as "
+                          "push-to-talk. Let me check."),
+            ("call", "Bash: ls ~/Library/LaunchAgents/"),
+            ("assistant", answer),
+        )
+    quote = "That sounds like **SuperWhisper**"
+    fact = "The Fn push-to-talk app is SuperWhisper."
+    got = verify(fact, quote, chat("**`homebrew.mxcl.open-wispr.plist`** — that's it. "
+                                   "**Open Wispr**."))
+    assert got.hint == "corrected_later" and "open wispr" in got.hint_detail.casefold()
+    confirmed = verify(fact, quote, chat("**SuperWhisper** is running — that's it."))
+    assert confirmed.hint != "corrected_later"
+
+
+def test_a_later_actual_name_that_is_a_near_variant_corrects_the_fact() -> None:
+    chat = convo(
+        ("user", "The folder name is the cwd: /var/home/a/Code/ClaudeStatus would be "
+                 "\"var-home-a-Code-ClaudeStatus\"."),
+        ("call", "Bash: ls ~/.claude/projects/"),
+        ("assistant", "I see the issue! The script looks for `var-home-a-Code-ClaudeStatus` "
+                      "but the actual folder is named `-var-home-a-Code-ClaudeStatus` (with "
+                      "a leading dash)."),
+    )
+    fact = "The projects folder name is the cwd without its leading slash: " \
+           "var-home-a-Code-ClaudeStatus."
+    got = verify(fact, "/var/home/a/Code/ClaudeStatus would be \"var-home-a-Code-ClaudeStatus\"",
+                 chat)
+    assert (got.hint, got.turn) == ("corrected_later", 0)
+    assert "leading dash" in got.hint_detail
+
+
+def test_the_sessions_last_word_on_a_setting_is_compared() -> None:
+    def chat(value: str) -> list:
+        return convo(
+            ("assistant", "Last 10 dictations in the menu bar: just needs `maxRecordings: 10`."),
+            ("user", f"let's do maxrecordings = {value}"),
+            ("assistant", f'Wrote the config: "maxRecordings" : {value}'),
+        )
+    fact = "openwisprmod is configured with maxRecordings = 10."
+    quote = "Just needs `maxRecordings: 10`."
+    got = verify(fact, quote, chat("30"))
+    assert (got.supported, got.hint) == (True, "number_mismatch")
+    assert "turn 2" in got.hint_detail and "30" in got.hint_detail
+    assert verify(fact, quote, chat("10")).hint is None
+
+
+def test_an_error_rejecting_what_the_fact_states_is_suspected() -> None:
+    chat = convo(("user", "Settings Error: hooks\n  pre-commit: Expected array, but received "
+                          "object"))
+    got = verify("Claude Code hooks are objects keyed by hook name.",
+                 "pre-commit: Expected array, but received object", chat)
+    assert (got.supported, got.hint) == (True, "negation_flip")
+
+
+def test_a_correction_cue_speaks_of_its_own_list_item_only() -> None:
+    claim = "The server is likely behind Cloudflare, which might be interfering with " \
+            "WebSocket connections"
+    later = ("You're right. Let me clarify:\n\n1. **The .js files** - I made an error "
+             "creating test-socket.js as JavaScript. My mistake.\n\n2. **Server WebSocket "
+             "issue** - there appears to be an issue connecting to the WebSocket endpoint.")
+    assert not v.corrects(later, claim, claim)
+    same_item = "1. My mistake: the WebSocket connections were never behind Cloudflare."
+    assert v.corrects(same_item, claim, claim)
+
+
+def test_now_working_corrects_a_diagnosis_of_the_same_thing() -> None:
+    claim = "The WebSocket endpoint returns a 502 Bad Gateway error."
+    assert v.corrects("## Summary\n\nThe WebSocket connection is now working! The socket "
+                      "path was wrong.", claim, claim)
