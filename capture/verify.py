@@ -117,12 +117,23 @@ _CORRECTION = re.compile(
     r"|(?:is|are|was|were) (?:the )?(?:correct|right|actual|real) (?:one|field|name|value|cause"
     r"|issue|problem|fix|way|answer)|the (?:actual|real) (?:cause|issue|problem|fix)"
     r"|(?P<verdict>(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
-    r"|works? (?:correctly|fine|as expected)|(?:is|are) now (?:working|connecting|passing)"
-    r"|now (?:successfully )?(?:connects|works)))"
-    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
+    r"|works? (?:correctly|fine|as expected))|(?P<now_ok>(?:is|are) now (?:working|connecting"
+    r"|passing)|now (?:successfully )?(?:connects|works)))"
+    r"\b"
+    # the person disagreeing: "I don't think that's it", "I don't expect the source to …"
+    r"|(?:^|[.!?;:¶]\s*)(?:i (?:do not|don't|dont) (?:think|expect|believe)|that's not (?:it|right"
+    r"|the case)|that is not (?:it|right|the case))\b"
+    # a suspect found sound: only against a claim that something is broken
+    r"|\b(?P<fine>(?:looks?|is|are|seems?) (?:fine|ok|okay|normal|healthy|harmless|benign"
+    r"|expected|correct)|(?:is|are) not the (?:issue|problem|cause|culprit))\b"
+    r"|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
     r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
     r"(?P<what>[^,.;:!?]{1,60})",
 )
+# A claim that something is wrong, which "X looks fine" or "X is not the issue" refutes.
+_BROKEN = re.compile(r"\b(?:broken|dangling|corrupt\w*|misconfigured|wrong|bad|missing|stale"
+                     r"|conflict\w*|the (?:issue|problem|cause|culprit)|causing|caused|fail\w*"
+                     r"|interfer\w*|blocking|leak\w*|errors?)\b")
 _PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*•]|\d+[.)])\s)")
 _CUE_BREAK = re.compile(r"[.!?](?:\s|$)|¶")
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
@@ -644,6 +655,8 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             if common and (_names_shared(what, quote) or len(common) >= 3):
                 return True
             continue
+        if (m.group("fine") or m.group("now_ok")) and not _BROKEN.search(normalise(quote)):
+            continue  # "looks fine" agrees with a claim that something works
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
             if {_stem(w) for w in _WORD.findall(m.group("object")) if len(w) >= 5
                 and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(claim))
@@ -652,7 +665,7 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             continue
         starts = [b.end() for b in _CUE_BREAK.finditer(text, 0, m.start())]
         lo = starts[-1] if starts else 0
-        if m.group("verdict") and starts:
+        if (m.group("verdict") or m.group("now_ok")) and starts:
             # "I can see the HTML output includes X. The rendering is working
             # correctly.": a verdict's subject is the sentence before it.
             lo = starts[-2] if len(starts) >= 2 else 0
@@ -961,7 +974,9 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
         return None
     if speaker_of(turns[at]) != "assistant":
         return None  # a tool result is what corrects; it is not a guess
-    claims_success = bool(_SUCCESS.search(normalise(quote)))
+    claims_success = bool(_SUCCESS.search(normalise(quote))) or bool(
+        _NOW_FIXED.search(normalise(turns[at].text)))
+    guess, stretch = hedged(quote), True
     if (_SUCCESS.search(normalise(quote + "\n" + fact)) or _NOW_WORKING.search(
             normalise(quote))) and \
             _REPORTS_DONE.search(normalise(turns[at].text)):
@@ -978,10 +993,16 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
         t = turns[j]
         if t.kind in ("tool_call", "detail") or is_summary(t):
             continue  # a call line, a commit message or an issue body corrects nothing
-        if corrects(t.text, quote, fact, strict=t.kind != "prompt"):
+        if t.kind == "prompt":
+            stretch = False
+        # A guess tested at once ("might be broken", then "looks fine") is overturned
+        # by one shared long word; elsewhere a correction needs more.
+        if corrects(t.text, quote, fact, strict=t.kind != "prompt" and not (
+                stretch and guess)):
             return j
         if claims_success and t.kind == "tool_error" and (_failed_call_names(
-                turns, j, quote + "\n" + fact) or _failed_check(turns, j, at)):
+                turns, j, quote + "\n" + fact) or _failed_check(turns, j, at)
+                or _check_output_failed(turns, j, at)):
             return j  # "X works now", then running X (or the next test run) fails
     return None
 
@@ -1035,12 +1056,51 @@ def _failed_check(turns: Sequence[Turn], j: int, at: int) -> bool:
     (with at most CHECK_PROMPTS prompts between): the claim's own verification failed."""
     call = next((k for k in range(j - 1, max(at, j - 8), -1) if turns[k].kind == "tool_call"),
                 None)
-    if call is None or not _CHECK_COMMAND.search(turns[call].text):
+    if call is None or not _CHECK_COMMAND.search(turns[call].text) or not _same_kind(
+            turns[at].text, turns[call].text + "\n" + turns[j].text):
         return False
     between = turns[at + 1: call]
     if sum(t.kind == "prompt" for t in between) > CHECK_PROMPTS:
         return False
     return not any(t.kind == "tool_call" and _CHECK_COMMAND.search(t.text) for t in between)
+
+
+# A report that the thing is fixed now: what the next check's failure refutes.
+_NOW_FIXED = re.compile(r"\b(?:is|are) now (?:fixed|resolved|working|passing)\b"
+                        r"|\bhas been (?:fixed|resolved)\b|\bfixed and verified\b")
+# A failure whose own output is a check's verdict (a hook run by a commit, a test run
+# inside a script): "mypy......Failed", "FAILED tests/…", "hook id: ruff", "2 failed".
+_CHECK_FAILED = re.compile(r"\.{3,}\s*failed\b|\bfailed\b.*\n?.*\bhook id:|\bhook id:"
+                           r"|^failed\s|\b\d+ failed\b|\berror ts\d+|\bfound \d+ errors?\b",
+                           re.M)
+
+
+_CHECK_KINDS = (
+    re.compile(r"\b(?:tests?|pytest|jest|vitest|specs?|unittest)\b"),
+    re.compile(r"\b(?:lint\w*|ruff|eslint|flake8|pylint|clippy)\b"),
+    re.compile(r"\b(?:types?|typing|mypy|tsc|pyright|type-?check\w*)\b"),
+    re.compile(r"\b(?:build\w*|compil\w*)\b"),
+)
+
+
+def _same_kind(claim: str, failure: str) -> bool:
+    """A claim about one kind of check ("all 173 tests pass") is refuted by that kind
+    failing, not by a lint run's verdict; a claim naming no kind, by any."""
+    kinds = [rx for rx in _CHECK_KINDS if rx.search(normalise(claim))]
+    return not kinds or any(rx.search(normalise(failure)) for rx in kinds)
+
+
+def _check_output_failed(turns: Sequence[Turn], j: int, at: int) -> bool:
+    """The failure at turn j is a check's verdict by its own output (a commit's hooks,
+    a script's tests), and the first failure since the claim at `at`, with at most
+    CHECK_PROMPTS prompts between: the claim's own verification failed."""
+    failure = turns[j].text.casefold()
+    if not _CHECK_FAILED.search(failure) or not _same_kind(turns[at].text, failure):
+        return False
+    between = turns[at + 1: j]
+    if sum(t.kind == "prompt" for t in between) > CHECK_PROMPTS:
+        return False
+    return not any(t.kind == "tool_error" for t in between)
 
 
 def _failed_call_names(turns: Sequence[Turn], j: int, quote: str) -> bool:
@@ -1322,6 +1382,12 @@ def _from_tools(
                     return Verdict(True, None, speaker="tool", hint="tool_line",
                                    hint_detail="the quote is what a written file says, not "
                                    "that it was run")
+                if replaced := _edited_away(tool_texts, texts, k, pieces[0]):
+                    return Verdict(True, None, speaker="tool", hint="corrected_later",
+                                   hint_detail=replaced)
+                if _in_a_comment(tool_texts[k][2], pieces[0]):
+                    return Verdict(True, None, speaker="tool", hint="tool_line", hint_detail=(
+                        "only a comment in the written code says so, not the code itself"))
                 return Verdict(True, None, speaker="tool")
             return Verdict(False, "tool_line", speaker="tool", detail=(
                 "only what a tool was given (a command, a file written) says so"),
@@ -1593,3 +1659,46 @@ def _actual_variant(turns: Sequence[Turn], at: int, fact: str, evidence: str) ->
                         SequenceMatcher(None, n, said).ratio() >= VARIANT_NEAR:
                     return j
     return None
+
+
+_EDITS = frozenset({"Edit", "MultiEdit"})
+
+
+def _edited_away(raw: Sequence[tuple[str, str, str]], texts: list[tuple[str, str, str]],
+                 k: int, piece: str) -> str:
+    """A line a file was written with that a later edit of the same file replaced: the
+    edit's input holds it once (its old text; a kept line would be in the new text too)
+    and nothing later shows it again (a read, an edit's snippet, a rewrite). What says
+    so, or ""."""
+    path = raw[k][2].split("\n", 1)[0].strip()
+    if not path:
+        return ""
+    for j in range(k + 1, len(texts)):
+        which, name, text = texts[j]
+        if which != "input" or name not in _EDITS or \
+                raw[j][2].split("\n", 1)[0].strip() != path or text.count(piece) != 1:
+            continue
+        if any(piece in t for _w, _n, t in texts[j + 1:]):
+            return ""
+        return f"a later edit of {path.rsplit('/', 1)[-1]} replaced this line"
+    return ""
+
+
+_COMMENT = re.compile(r"^\s*(?://|#(?!!)|/\*|\*(?!\*)|<!--|--\s|;;)")
+_PROSE_FILE = re.compile(r"\.(?:md|markdown|txt|rst|adoc|org)$")
+
+
+def _in_a_comment(text: str, piece: str) -> bool:  # text: the raw input
+    """The quote sits in an inline comment of a written code file (not a document, not
+    the file's header block): what the code says of itself, which the code under it
+    may not do. A header's usage lines describe the file's interface, and count."""
+    lines = text.split("\n")
+    if not lines or _PROSE_FILE.search(lines[0].strip().casefold()):
+        return False
+    code_before = False
+    for ln in lines[1:]:
+        if piece in normalise(ln):
+            return code_before and bool(_COMMENT.match(ln))
+        if ln.strip() and not _COMMENT.match(ln) and not ln.startswith("#!"):
+            code_before = True
+    return False

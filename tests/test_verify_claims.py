@@ -215,3 +215,129 @@ def test_now_working_corrects_a_diagnosis_of_the_same_thing() -> None:
     claim = "The WebSocket endpoint returns a 502 Bad Gateway error."
     assert v.corrects("## Summary\n\nThe WebSocket connection is now working! The socket "
                       "path was wrong.", claim, claim)
+
+
+# ---- what a written file says, and what came after ---------------------------------------
+
+_PAGE = ("/srv/app/index.html\n<script>\n  // Keyboard shortcut: Enter or Space\n"
+         "  function pick(min, max) {\n"
+         "    return Math.floor(Math.random() * (max - min + 1)) + min;\n  }\n</script>\n")
+
+
+def test_a_written_line_a_later_edit_replaced_is_suspected() -> None:
+    line = "return Math.floor(Math.random() * (max - min + 1)) + min;"
+    edit = ("/srv/app/index.html\n  function pick(min, max) {\n    " + line + "\n  }\n"
+            "  function pick(min, max) {\n    return min + secureInt(max - min + 1);\n  }")
+    tools = [("input", "Write", _PAGE), ("output", "Write", "File created successfully"),
+             ("input", "Edit", edit), ("output", "Edit", "The file has been updated.")]
+    chat = convo(("assistant", "Wrote the page."))
+    got = verify("The page picks the number with Math.random().", line, chat, tool_texts=tools)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert "index.html" in got.hint_detail
+    # Without the edit, the file says so.
+    kept = verify("The page picks the number with Math.random().", line, chat,
+                  tool_texts=tools[:2])
+    assert kept.supported and kept.hint is None
+    # A read after the edit that still shows the line: it was not replaced.
+    shown = verify("The page picks the number with Math.random().", line, chat,
+                   tool_texts=[*tools, ("output", "Read", "  12→    " + line)])
+    assert shown.hint is None
+
+
+def test_a_comment_in_written_code_is_what_the_code_says_of_itself() -> None:
+    tools = [("input", "Write", _PAGE), ("output", "Write", "File created successfully")]
+    chat = convo(("assistant", "Wrote the page."))
+    got = verify("Both Enter and Space trigger GENERATE.", "Keyboard shortcut: Enter or Space",
+                 chat, tool_texts=tools)
+    assert (got.supported, got.hint) == (True, "tool_line")
+    doc = [("input", "Write", "/srv/app/README.md\n# Keys\n\nKeyboard shortcut: Enter or Space\n"),
+           ("output", "Write", "File created successfully")]
+    assert verify("Both Enter and Space trigger GENERATE.",
+                  "Keyboard shortcut: Enter or Space", chat, tool_texts=doc).hint is None
+
+
+# ---- corrections -------------------------------------------------------------------------
+
+
+def test_a_suspect_found_sound_corrects_a_claim_that_it_is_broken() -> None:
+    def chat(first: str) -> list:
+        return convo(
+            ("assistant", first),
+            ("call", "Bash: ls -la /etc/resolv.conf && cat /etc/resolv.conf"),
+            ("assistant", "The host's resolv.conf looks fine, but nspawn bind-mounts it over "
+                          "the chroot's."),
+        )
+    broken = "If systemd-resolved is disabled, the /etc/resolv.conf might be broken or a " \
+             "dangling symlink."
+    got = verify("The host's /etc/resolv.conf is broken (a dangling symlink).",
+                 "the /etc/resolv.conf might be broken or a dangling symlink", chat(broken))
+    assert got.hint == "corrected_later"
+    # "looks fine" agrees with a claim that it works.
+    works = "The /etc/resolv.conf points at the stub resolver and resolves names."
+    assert verify("The host's /etc/resolv.conf resolves names.",
+                  "The /etc/resolv.conf points at the stub resolver and resolves names",
+                  chat(works)).hint is None
+
+
+def test_the_person_disagreeing_corrects_the_claim() -> None:
+    chat = convo(
+        ("assistant", "Same root cause: if the audio device changes during recording, the "
+                      "engine stops."),
+        ("user", "I don't expect the audio source to change during recording. The app could "
+                 "crash instead."),
+    )
+    got = verify("Transcription failures are caused by the audio device changing "
+                 "mid-recording.", "same root cause: if the audio device changes during "
+                 "recording", chat)
+    assert got.hint == "corrected_later" and "turn 1" in got.hint_detail
+
+
+def test_a_guess_tested_at_once_is_overturned_by_less() -> None:
+    def chat(then: str) -> list:
+        return convo(
+            ("assistant", "There are two whisper-server processes running (84168 and 84237) "
+                          "— that's likely the issue. Let me kill both."),
+            ("call", "Bash: pkill -f whisper-server"),
+            ("assistant", then),
+        )
+    fact = "Two whisper-server processes running at once caused the problem."
+    quote = "There are two whisper-server processes running (84168 and 84237) — that's " \
+            "likely the issue."
+    got = verify(fact, quote, chat("The two processes are normal — it's a parent/child pair."))
+    assert got.hint == "corrected_later"
+    # An unrelated "normal" is no correction.
+    assert verify(fact, quote, chat("The config file is normal.")).hint == "hedged"
+
+
+def test_a_fix_reported_then_its_commit_hooks_failing_is_suspected() -> None:
+    def chat(failure: str) -> list:
+        return convo(
+            ("assistant", "The todo filter is now fixed. Both formats are now functionally "
+                          "identical in their todo filtering behavior."),
+            ("user", "please commit"),
+            ("call", "Bash: git commit -m 'Fix todo filtering'"),
+            ("fail", failure),
+        )
+    fact = "The two displays now apply identical todo filtering (verified)."
+    quote = "Both formats are now functionally identical in their todo filtering behavior"
+    hooks = ("Exit code 1 · mypy.....................Failed\n- hook id: mypy\n"
+             "claude_status.py:201: error: incompatible type")
+    assert verify(fact, quote, chat(hooks)).hint == "corrected_later"
+    assert verify(fact, quote, chat("Exit code 128 · fatal: not a git repository")).hint is None
+
+
+def test_a_lint_verdict_does_not_refute_a_test_claim() -> None:
+    chat = convo(
+        ("assistant", "The TodoItem fix is now working. All 173 tests pass."),
+        ("call", "Bash: ruff check ."),
+        ("fail", "Exit code 1 · src/x.py:135:16: UP038 Use `X | Y`\nFound 3 errors."),
+    )
+    assert verify("After the fix the suite passed with 173 tests.", "All 173 tests pass.",
+                  chat).hint is None
+
+
+def test_now_working_needs_a_claim_of_failure_to_correct() -> None:
+    later = "## Summary\n\nThe claude integration test is now passing, and claude responses " \
+            "go to the server."
+    claim = "All claude responses are sent to the server via POST /v1/messages"
+    assert not v.corrects(later, claim, claim)
