@@ -160,3 +160,30 @@ def expected_otherwise(fact: str, quote: str) -> str:
         if re.search(r"\b" + re.escape(got), f) and not re.search(r"\b" + re.escape(want), f):
             return m.group()
     return ""
+
+
+_DEFAULT = re.compile(r"\b(?:by default|defaults?|with no (?:value|argument)|without (?:a |an )?"
+                      r"(?:value|argument)|when omitted|if omitted|no value|bare)\b")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+_FLAGLIKE = re.compile(r"(?<![\w-])--?[a-z][\w-]*|`[^`\n]{2,40}`")
+
+
+def default_otherwise(fact: str, quote: str, text: str) -> str:
+    """The fact gives a name's default (`--update` "with no value" refreshes every 10
+    seconds) from a quote that gives an explicit value; a line of `text` (the quote's
+    turn) that gives the same name's default as another number: that line, or ""."""
+    f = normalise(fact)
+    if not _DEFAULT.search(f) or _DEFAULT.search(normalise(quote)):
+        return ""
+    said = set(_NUMBER.findall(f))
+    names = {normalise(n).strip("`") for n in _FLAGLIKE.findall(fact)}
+    if not said or not names:
+        return ""
+    for line in text.split("\n"):
+        low = normalise(line)
+        if not _DEFAULT.search(low) or not any(n in low for n in names):
+            continue
+        given = set(_NUMBER.findall(low))
+        if given and not given & said:
+            return line.strip()
+    return ""

@@ -21,6 +21,7 @@ from itertools import pairwise
 
 from capture.claims import (
     asks,
+    default_otherwise,
     expected_otherwise,
     field_changed,
     moved_from,
@@ -838,6 +839,12 @@ def _source(turn: Turn) -> str:
     return "the person" if turn.role == "user" else "the assistant"
 
 
+def _spoken_between(turns: Sequence[Turn], a: int, b: int) -> bool:
+    """Between turns a and b, something was said or run (not just one answer's text
+    blocks, split by nothing)."""
+    return any(t.kind in ("prompt", "prose", "tool_call") for t in turns[a + 1: b])
+
+
 def _span_ok(hits: list[_Hit], turns: Sequence[Turn]) -> bool:
     """The pieces follow each other within MAX_GAP turns, not counting the tool lines
     that hang between two texts of one stretch of work (an assistant's text blocks of
@@ -893,6 +900,11 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
             # Across turns every word left out counts: the "…" joins two speakers.
             if dropped_words(gap, across=a.turn != b.turn):
                 left = gap.strip()[:80]
+                if a.turn != b.turn and _spoken_between(turns, a.turn, b.turn):
+                    # Two answers joined by "…", words spoken between them: a quote
+                    # stitched from two places, not one place shortened.
+                    return a, "stitched", (f"the “…” joins turns {a.turn} and {b.turn}, "
+                                           f"leaving out: {left}")
                 return a, "elision", f"the “…” leaves out: {left}"
         return found[0], None, ""
     fz = _fuzzy(quote, texts)
@@ -1501,6 +1513,10 @@ def _with_hint(
     if wrong_way := expected_otherwise(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
+    if default := default_otherwise(fact, evidence or quote, turn.text):
+        return dataclasses.replace(verdict, hint="number_mismatch", hint_detail=(
+            f"the quote gives an explicit value; its turn gives the default otherwise: "
+            f"“{_clip(default, 160)}”"))
     if reset := _set_otherwise_later(turns, at, fact, evidence or quote):
         return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     later = _correction(turns, at, quote, fact)

@@ -341,3 +341,37 @@ def test_now_working_needs_a_claim_of_failure_to_correct() -> None:
             "go to the server."
     claim = "All claude responses are sent to the server via POST /v1/messages"
     assert not v.corrects(later, claim, claim)
+
+
+def test_a_default_taken_from_an_explicit_value_is_suspected() -> None:
+    chat = convo(("assistant", "The implementation now supports:\n\n1. **Default behavior**: "
+                               "`--update` (uses 5 seconds)\n2. **Custom interval**: "
+                               "`--update 10` (uses 10 seconds)"))
+    got = verify("`--update` with no value refreshes every 10 seconds.",
+                 "`--update 10` (uses 10 seconds)", chat)
+    assert (got.supported, got.hint) == (True, "number_mismatch")
+    assert "5 seconds" in got.hint_detail
+    assert verify("`--update` with no value refreshes every 5 seconds.",
+                  "**Default behavior**: `--update` (uses 5 seconds)", chat).hint is None
+    assert verify("`--update 10` refreshes every 10 seconds.",
+                  "`--update 10` (uses 10 seconds)", chat).hint is None
+
+
+def test_an_ellipsis_joining_two_answers_is_a_stitched_quote() -> None:
+    chat = convo(
+        ("assistant", "The current prompt is: \"Please update the todo functionality to only "
+                      "display if the Todo is after the last user prompt. If not, don't show "
+                      "anything there.\""),
+        ("call", "Bash: python claude_status.py --debug"),
+        ("assistant", "The timestamps are the same. Since we're using `>` (greater than) "
+                      "rather than `>=`, todos at the same time won't show."),
+    )
+    got = verify("Todos are shown only if strictly newer than the last prompt (`>`).",
+                 "only display if the Todo is after the last user prompt ... Since we're "
+                 "using `>` (greater than)", chat)
+    assert (got.supported, got.check) == (False, "stitched")
+    # One answer's text blocks, split by nothing said or run: an elision.
+    one = convo(("assistant", "Only display if the Todo is after the last prompt, not before."),
+                ("assistant", "Since we're using `>` the same millisecond is hidden."))
+    assert verify("Todos show only if newer than the prompt.", "only display if the Todo is "
+                  "after the last prompt ... since we're using `>`", one).check == "elision"
