@@ -840,9 +840,23 @@ def _source(turn: Turn) -> str:
 
 
 def _spoken_between(turns: Sequence[Turn], a: int, b: int) -> bool:
-    """Between turns a and b, something was said or run (not just one answer's text
-    blocks, split by nothing)."""
-    return any(t.kind in ("prompt", "prose", "tool_call") for t in turns[a + 1: b])
+    """Between turns a and b, the person spoke: two answers, not one answer's text
+    blocks with its calls between them."""
+    return any(t.kind == "prompt" and not is_summary(t) for t in turns[a + 1: b])
+
+
+def _voice(turns: Sequence[Turn], texts: list[str], hit: _Hit, piece: str) -> str:
+    """Who said a piece where it was found: an assistant's turn that quotes the person
+    ("The current prompt is: \"…\"") gives the person's words, not its own."""
+    source = _source(turns[hit.turn])
+    if source != "the assistant" or not hit.exact:
+        return source
+    before = texts[hit.turn][:hit.start]
+    if before.count('"') % 2 == 1 and any(
+            t.kind == "prompt" and not is_summary(t) and piece in texts[k]
+            for k, t in enumerate(turns)):
+        return "the person"
+    return source
 
 
 def _span_ok(hits: list[_Hit], turns: Sequence[Turn]) -> bool:
@@ -889,12 +903,12 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
             return hit, why, f"the transcript says: {region[:120]}"
         if not _span_ok(found, turns):
             return found[0], "stitched", "the pieces come from distant turns"
-        for a, b in pairwise(found):
-            if a.turn != b.turn and _source(turns[a.turn]) != _source(turns[b.turn]):
+        for (a, pa), (b, pb) in pairwise(zip(found, pieces, strict=True)):
+            va, vb = _voice(turns, texts, a, pa), _voice(turns, texts, b, pb)
+            if a.turn != b.turn and va != vb:
                 # A commit message's line "…" a tool's warning: one quote made of what
                 # two different voices said (issue 21: a stitched quote).
-                return a, "stitched", (f"the pieces come from {_source(turns[a.turn])} and "
-                                       f"{_source(turns[b.turn])}")
+                return a, "stitched", f"the pieces come from {va} and {vb}"
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
                    else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
             # Across turns every word left out counts: the "…" joins two speakers.

@@ -358,7 +358,10 @@ def test_a_default_taken_from_an_explicit_value_is_suspected() -> None:
 
 
 def test_an_ellipsis_joining_two_answers_is_a_stitched_quote() -> None:
+    ask = ("Please update the todo functionality to only display if the Todo is after the "
+           "last user prompt. If not, don't show anything there.")
     chat = convo(
+        ("user", ask),
         ("assistant", "The current prompt is: \"Please update the todo functionality to only "
                       "display if the Todo is after the last user prompt. If not, don't show "
                       "anything there.\""),
@@ -370,7 +373,14 @@ def test_an_ellipsis_joining_two_answers_is_a_stitched_quote() -> None:
                  "only display if the Todo is after the last user prompt ... Since we're "
                  "using `>` (greater than)", chat)
     assert (got.supported, got.check) == (False, "stitched")
-    # One answer's text blocks, split by nothing said or run: an elision.
+    assert "the person" in got.detail  # the first piece is the person's words, quoted
+    # Two answers with the person's words between them: stitched as well.
+    answers = convo(("assistant", "Only display if the Todo is after the last prompt."),
+                    ("user", "ok"),
+                    ("assistant", "Since we're using `>` the same millisecond is hidden."))
+    assert verify("Todos show only if newer than the prompt.", "only display if the Todo is "
+                  "after the last prompt ... since we're using `>`", answers).check == "stitched"
+    # One answer's text blocks, split by nothing said: an elision.
     one = convo(("assistant", "Only display if the Todo is after the last prompt, not before."),
                 ("assistant", "Since we're using `>` the same millisecond is hidden."))
     assert verify("Todos show only if newer than the prompt.", "only display if the Todo is "
