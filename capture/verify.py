@@ -209,6 +209,41 @@ def _verb_before(text: str, ident: str) -> str | None:
     return None
 
 
+# Verbs that keep a thing as it is, and verbs that change or drop it: "preserves the
+# newlines" / "converts the newlines" say opposite things of the same object.
+_KEEPS = {"preserv", "keep", "kept", "retain", "maintain"}
+_CHANGES = {"convert", "replac", "strip", "collaps", "remov", "drop", "delet", "rewrit",
+            "overrid", "overwrit", "discard", "flatten", "normaliz", "normalis"}
+
+
+def object_flip(fact: str, quote: str) -> str:
+    """The fact and its quote do opposite things to the same object (a word of 5+ letters
+    both name, right after the verb): "convert newlines" / "preserve the original
+    newlines". The two verbs and the object, or ""."""
+    if negations(fact) % 2 != negations(quote) % 2:
+        return ""
+    f_words = {w for w in _WORD.findall(normalise(fact)) if len(w) >= 5 and w not in _STOP}
+    q_words = {w for w in _WORD.findall(normalise(quote)) if len(w) >= 5 and w not in _STOP}
+    for obj in sorted(f_words & q_words):
+        a, b = _verb_near(fact, obj), _verb_near(quote, obj)
+        if a and b and ((a in _KEEPS and b in _CHANGES) or (a in _CHANGES and b in _KEEPS)):
+            return f"“{a}… {obj}” where the quote has “{b}… {obj}”"
+    return ""
+
+
+def _verb_near(text: str, obj: str) -> str | None:
+    """The keeping or changing verb stem within three words before `obj`, if any."""
+    low = normalise(text)
+    m = re.search(r"\b" + re.escape(obj) + r"\b", low)
+    if m is None:
+        return None
+    for w in reversed(_WORD.findall(low[max(0, m.start() - 40): m.start()])[-3:]):
+        stem = re.sub(r"(?:ing|ed|es|s|e)$", "", w)
+        if stem in _KEEPS or stem in _CHANGES:
+            return stem
+    return None
+
+
 def flips_meaning(fact: str, quote: str) -> bool:
     """The fact uses a verb's opposite where the quote uses the verb ("gained" / "removed")
     about a thing both name (an identifier, or most content words). With a negation on
@@ -1527,6 +1562,9 @@ def _with_hint(
     if wrong_way := expected_otherwise(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
+    if flipped := object_flip(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the fact does the opposite to the same thing: {flipped}"))
     if default := default_otherwise(fact, evidence or quote, turn.text):
         return dataclasses.replace(verdict, hint="number_mismatch", hint_detail=(
             f"the quote gives an explicit value; its turn gives the default otherwise: "

@@ -385,3 +385,16 @@ def test_an_ellipsis_joining_two_answers_is_a_stitched_quote() -> None:
                 ("assistant", "Since we're using `>` the same millisecond is hidden."))
     assert verify("Todos show only if newer than the prompt.", "only display if the Todo is "
                   "after the last prompt ... since we're using `>`", one).check == "elision"
+
+
+def test_opposite_verbs_on_the_same_object_are_suspected() -> None:
+    chat = convo(("assistant", "The two-line format converts newlines to spaces. The "
+                               "multi-line format continues to preserve the original newlines "
+                               "for better readability."))
+    got = verify("Both the multi-line and the two-line display convert newlines to spaces.",
+                 "The multi-line format continues to preserve the original newlines for "
+                 "better readability", chat)
+    assert (got.supported, got.hint) == (True, "negation_flip")
+    assert "newlines" in got.hint_detail
+    assert v.object_flip("It keeps the newlines.", "It preserves the newlines.") == ""
+    assert v.object_flip("It does not strip the newlines.", "It preserves the newlines.") == ""
