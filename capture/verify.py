@@ -135,6 +135,7 @@ _CORRECTION = re.compile(
 _BROKEN = re.compile(r"\b(?:broken|dangling|corrupt\w*|misconfigured|wrong|bad|missing|stale"
                      r"|conflict\w*|the (?:issue|problem|cause|culprit)|causing|caused|fail\w*"
                      r"|interfer\w*|blocking|leak\w*|errors?)\b")
+_WRONGISH = re.compile(r"\b(?:wrong|incorrect|mistaken)\b")
 _PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*•]|\d+[.)])\s)")
 _CUE_BREAK = re.compile(r"[.!?](?:\s|$)|¶")
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
@@ -701,6 +702,10 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             continue
         starts = [b.end() for b in _CUE_BREAK.finditer(text, 0, m.start())]
         lo = starts[-1] if starts else 0
+        if _WRONGISH.search(m.group()) and _WRONGISH.search(normalise(fact)) and {
+                _stem(w) for w in _WORD.findall(text[lo:m.start()]) if len(w) >= 4
+                and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(fact))}:
+            continue  # "the test expectation is wrong": the fact says so too
         if (m.group("verdict") or m.group("now_ok")) and starts:
             # "I can see the HTML output includes X. The rendering is working
             # correctly.": a verdict's subject is the sentence before it.
@@ -721,12 +726,23 @@ def hedged(text: str) -> bool:
     return bool(_HEDGE.search(normalise(text)))
 
 
+_HYPHENATED = re.compile(r"(?<![\w-])[a-z][a-z0-9]{2,}-[a-z][a-z0-9]{2,}(?![\w-])")
+_COMMON_COMPOUNDS = {"built-in", "end-to-end", "follow-up", "read-only", "long-term",
+                     "short-term", "real-time", "up-to-date", "well-known", "step-by-step",
+                     "set-up", "sign-in", "log-in", "opt-in", "opt-out", "one-off",
+                     "re-run", "re-check", "non-empty", "pre-existing", "so-called"}
+
+
 def _shared_terms(a: str, b: str, *, strict: bool = False) -> set[str]:
     """What makes two texts speak of the same thing: a name both use, one long word
     (7+ letters, stemmed) or two medium ones (5+); `strict`: two long or three medium
     ones when no name is shared. Empty when they only share chatter."""
     na, nb = normalise(a), normalise(b)
     shared = {i for i in {i.casefold() for i in identifiers(b)} if _present(i, na)}
+    # A hyphenated name ("tool-call divs", "two-line mode") is as good as an identifier,
+    # unless it is a common compound ("built-in", "end-to-end").
+    shared |= {w for w in _HYPHENATED.findall(nb) if w not in _COMMON_COMPOUNDS
+               and re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", na)}
     if shared:
         return shared
 

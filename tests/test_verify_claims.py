@@ -398,3 +398,33 @@ def test_opposite_verbs_on_the_same_object_are_suspected() -> None:
     assert "newlines" in got.hint_detail
     assert v.object_flip("It keeps the newlines.", "It preserves the newlines.") == ""
     assert v.object_flip("It does not strip the newlines.", "It preserves the newlines.") == ""
+
+
+def test_a_hyphenated_name_ties_a_verdict_to_a_reported_state() -> None:
+    chat = convo(
+        ("user", "Fix the failing test. The generated HTML is missing tool-call divs."),
+        ("call", "Bash: go test ./cmd -run TestDebug -v"),
+        ("assistant", "Perfect! I can see the HTML output includes `<div class=\"tool-call "
+                      "collapsible\"`. The rendering is working correctly."),
+    )
+    got = verify("The generated HTML was missing tool-call divs, so the renderer had to be "
+                 "fixed.", "The generated HTML is missing tool-call divs", chat)
+    assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 2")
+    # A common compound ties nothing: "built-in" is everywhere.
+    assert not v._shared_terms("the built-in check is working correctly",
+                               "uses the built-in parser")
+
+
+def test_a_later_wrong_the_fact_itself_records_is_no_correction() -> None:
+    chat = convo(
+        ("assistant", "I can see the HTML includes the div. The rendering is working "
+                      "correctly."),
+        ("call", "Bash: go test ./cmd"),
+        ("assistant", "The test expectation is wrong - it looks for `<div class=\"tool-call\"` "
+                      "with a closing quote."),
+    )
+    fact = "The HTML renderer already produced tool-call divs; only the test's expected " \
+           "string was wrong."
+    assert verify(fact, "The rendering is working correctly.", chat).hint is None
+    other = "The HTML renderer produced tool-call divs and the test expectation matched them."
+    assert verify(other, "The rendering is working correctly.", chat).hint == "corrected_later"
