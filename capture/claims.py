@@ -187,3 +187,25 @@ def default_otherwise(fact: str, quote: str, text: str) -> str:
         if given and not given & said:
             return line.strip()
     return ""
+
+
+_COMPARED = re.compile(r"\b(?P<cmp>below|under|less than|fewer than|lower than|above|over"
+                       r"|more than|greater than|higher than|exceeds?|exceeding)\s+"
+                       r"(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>%|[a-z]{0,4})")
+_NEAR_ANY = re.compile(r"\b(?:below|under|less|fewer|lower|above|over|more|greater|higher"
+                       r"|exceed\w*|about|around|nearly|almost|roughly|approximately|up to"
+                       r"|at least|at most|within|max(?:imum)?|min(?:imum)?)\b|[~<>≤≥]")
+
+
+def comparison_flipped(fact: str, quote: str) -> str:
+    """The fact puts a number beyond a strict bound ("below 100%") that the quote states
+    as the value itself ("100% line coverage"), with no bound or approximation of its
+    own near it: the fact says it is not that value. The fact's words, or ""."""
+    q = normalise(quote)
+    for m in _COMPARED.finditer(normalise(fact)):
+        num, unit = m.group("num"), m.group("unit")
+        for at in re.finditer(r"(?<![\d.])" + re.escape(num) + r"(?![\d.])\s?" + re.escape(unit),
+                              q):
+            if not _NEAR_ANY.search(q[max(0, at.start() - 25): at.start()]):
+                return m.group().strip()
+    return ""

@@ -21,6 +21,7 @@ from itertools import pairwise
 
 from capture.claims import (
     asks,
+    comparison_flipped,
     default_otherwise,
     expected_otherwise,
     field_changed,
@@ -1244,6 +1245,9 @@ def verify(
                        "what it says is the wrong way")
     elif flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif beyond := comparison_flipped(fact, quote):
+        failed = _fail("negation_flip", hit, turns, f"the fact says “{beyond}”; the quote "
+                       "gives that value itself")
     elif changed_units:
         failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
                        + ", ".join(changed_units))

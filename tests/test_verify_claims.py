@@ -428,3 +428,15 @@ def test_a_later_wrong_the_fact_itself_records_is_no_correction() -> None:
     assert verify(fact, "The rendering is working correctly.", chat).hint is None
     other = "The HTML renderer produced tool-call divs and the test expectation matched them."
     assert verify(other, "The rendering is working correctly.", chat).hint == "corrected_later"
+
+
+def test_a_strict_bound_on_the_quotes_own_value_is_an_inversion() -> None:
+    assert c.comparison_flipped("Line coverage is below 100%.", "We have 100% line coverage.")
+    assert not c.comparison_flipped("Coverage is below 100%.", "Coverage is under 100% now.")
+    assert not c.comparison_flipped("Startup takes under 200ms.", "Startup takes about 200ms.")
+    chat = convo(("assistant", "All tests pass. We have 100% line coverage."))
+    got = verify("Line coverage of the Rust port is below 100%.", "We have 100% line coverage.",
+                 chat)
+    assert (got.supported, got.check) == (False, "negation_flip")
+    assert verify("Line coverage of the Rust port is 100%.", "We have 100% line coverage.",
+                  chat).supported
