@@ -165,7 +165,8 @@ _OPINION = re.compile(
     r"|rock[- ]solid|bullet-?proof|battle[- ]tested|enterprise[- ]grade|state[- ]of[- ]the[- ]art"
     r"|world[- ]class|flawless(?:ly)?|seamless(?:ly)?|excellent|as close to|truly"
     # a generalisation is a belief about the world, not a finding in this session
-    r"|(?:more |most |less )?commonly|typically|usually|generally|normally|in most cases)\b")
+    r"|(?:more |most |less )?commonly|typical|typically|usually|generally|normally"
+    r"|in most cases)\b")
 _ATTRIBUTED = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
     r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
@@ -1614,6 +1615,11 @@ def _with_hint(
     if denied := dropped_negation(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote says “{denied}”; the fact, restating it, denies nothing"))
+    if speaker != "tool" and not hedged(fact) and (
+            borrowed := _borrowed_from_a_guess(fact, quote, turn.text)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the fact's “{borrowed[0]}” comes from a guess or generalisation beside the "
+            f"quote: “{_clip(borrowed[1], 160)}”"))
     claimed = said_by if said_by in SPEAKERS else None
     if claimed and speaker not in (claimed, "tool"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
@@ -1790,3 +1796,27 @@ def _in_a_comment(text: str, piece: str) -> bool:  # text: the raw input
         if ln.strip() and not _COMMENT.match(ln) and not ln.startswith("#!"):
             code_before = True
     return False
+
+
+def _borrowed_from_a_guess(fact: str, quote: str, text: str) -> tuple[str, str] | None:
+    """A word the fact adds to its quote ("casper") that the quote's turn says only in a
+    hedged or generalising sentence ("In a typical Ubuntu LiveCD, this is controlled by
+    the casper scripts"): the fact states as found what the turn only supposed. (word,
+    sentence), or None."""
+    q_stems = {_stem(w) for w in _WORD.findall(quote)}
+    extra = {w for w in _WORD.findall(normalise(fact)) if len(w) >= 5 and w not in _STOP
+             and _stem(w) not in q_stems}
+    if not extra:
+        return None
+    low = normalise(text)
+    sentences = [p for p in _SENTENCE.split(low) if p.strip()]
+    said = [(p, {w for w in extra if re.search(r"\b" + re.escape(w) + r"\b", p)})
+            for p in sentences if quote not in p]
+    for sentence, words_ in said:
+        # Two of the fact's own words at least: a claim borrowed, not a word shared.
+        if len(words_) >= 2 and (hedged(sentence) or opinion(sentence)):
+            # ... and nowhere else in the turn without a hedge
+            plain = [p for p, ws in said if ws & words_ and not hedged(p) and not opinion(p)]
+            if not plain:
+                return sorted(words_)[0], sentence
+    return None

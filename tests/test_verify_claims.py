@@ -440,3 +440,18 @@ def test_a_strict_bound_on_the_quotes_own_value_is_an_inversion() -> None:
     assert (got.supported, got.check) == (False, "negation_flip")
     assert verify("Line coverage of the Rust port is 100%.", "We have 100% line coverage.",
                   chat).supported
+
+
+def test_a_claim_borrowed_from_a_guess_beside_the_quote_is_suspected() -> None:
+    chat = convo(("assistant", "The 32GB limit is hardcoded in the LiveCD's overlay "
+                               "configuration. In a typical Ubuntu LiveCD, this is controlled "
+                               "by the casper scripts. Let me try remounting."))
+    got = verify("The 32 GB overlay limit is hard-coded by Ubuntu's casper scripts.",
+                 "The 32GB limit is hardcoded in the LiveCD's overlay configuration.", chat)
+    assert (got.supported, got.hint) == (True, "hedged")
+    assert "casper" in got.hint_detail
+    plain = convo(("assistant", "The 32GB limit is hardcoded in the LiveCD's overlay "
+                                "configuration. The Ubuntu casper scripts set it at boot."))
+    assert verify("The 32 GB overlay limit is hard-coded by Ubuntu's casper scripts.",
+                  "The 32GB limit is hardcoded in the LiveCD's overlay configuration.",
+                  plain).hint is None
