@@ -1598,6 +1598,8 @@ def _with_hint(
     if later is None:
         later = _answered_otherwise(turns, at, quote)
     if later is None:
+        later = _rechecked(turns, at, fact, quote)
+    if later is None:
         later = _actual_variant(turns, at, fact, evidence or quote)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
@@ -1819,4 +1821,36 @@ def _borrowed_from_a_guess(fact: str, quote: str, text: str) -> tuple[str, str] 
             plain = [p for p, ws in said if ws & words_ and not hedged(p) and not opinion(p)]
             if not plain:
                 return sorted(words_)[0], sentence
+    return None
+
+
+# A tool's negative result ("✗ Not available", "not found"), and a success in another.
+_NEGATIVE = re.compile(r"✗|✘|\bnot (?:available|found|reachable|installed|supported|present)\b"
+                       r"|\bunavailable\b|\bno such\b|\bdoes not exist\b|\bfailed\b")
+_POSITIVE = re.compile(r"\b200 ok\b|✓|✔|\bsucceeded\b|\bsuccess(?:ful(?:ly)?)?\b"
+                       r"|\bis available\b|\bexists\b|\binstalled\b|\bpassed\b")
+RECHECK_TURNS = 10  # the calls right after a result that check it again
+
+
+def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | None:
+    """A tool's negative result the very next calls check again, naming what the fact
+    names, with success ("✗ Not available", then `curl …/trixie/Release` → "200 OK"): the
+    step that gave it is refuted. The success's turn, or None."""
+    if speaker_of(turns[at]) != "tool" or not _NEGATIVE.search(quote):
+        return None
+    first = next((k for k in range(at - 1, max(-1, at - 4), -1)
+                  if turns[k].kind == "tool_call"), None)
+    names = {w for w in _WORD.findall(normalise(fact)) if len(w) >= 5 and w not in _STOP}
+    for j in range(at + 1, min(len(turns) - 1, at + RECHECK_TURNS)):
+        t = turns[j]
+        if t.kind in ("prompt", "prose"):
+            return None
+        if t.kind != "tool_call" or (first is not None and t.text == turns[first].text):
+            continue
+        call = normalise(t.text)
+        out = turns[j + 1]
+        if any(re.search(r"\b" + re.escape(w) + r"\b", call) for w in names) and \
+                out.kind == "detail" and _POSITIVE.search(normalise(out.text)) and \
+                not _NEGATIVE.search(normalise(out.text)):
+            return j + 1
     return None

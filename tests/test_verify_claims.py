@@ -11,6 +11,7 @@ from test_verify import convo
 
 from capture import claims as c
 from capture import verify as v
+from capture.transcript import Turn
 from capture.verify import verify
 
 # ---- pure functions ----------------------------------------------------------------------
@@ -455,3 +456,21 @@ def test_a_claim_borrowed_from_a_guess_beside_the_quote_is_suspected() -> None:
     assert verify("The 32 GB overlay limit is hard-coded by Ubuntu's casper scripts.",
                   "The 32GB limit is hardcoded in the LiveCD's overlay configuration.",
                   plain).hint is None
+
+
+def test_a_negative_result_the_next_call_refutes_is_suspected() -> None:
+    def chat(answer: str) -> list:
+        return [
+            Turn("assistant", "tool_call", "Bash: for repo in trixie unstable; do curl -I "
+                 "http://deb.debian.org/debian/dists/$repo/Release | grep -q '200 OK' && echo "
+                 "ok || echo '✗ Not available'; done", 1, 0, tool="Bash"),
+            Turn("user", "detail", "→ : ✗ Not available\n→ : ✗ Not available", 2, 100,
+                 tool="Bash"),
+            Turn("assistant", "tool_call", "Bash: curl -I http://deb.debian.org/debian/dists/"
+                 "trixie/Release | head -1", 3, 200, tool="Bash"),
+            Turn("user", "detail", answer, 4, 300, tool="Bash"),
+        ]
+    fact = "deb.debian.org does not serve trixie or unstable."
+    got = verify(fact, ": ✗ Not available", chat("→ HTTP/1.1 200 OK"))
+    assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 3")
+    assert verify(fact, ": ✗ Not available", chat("→ HTTP/1.1 404 Not Found")).hint is None
