@@ -33,6 +33,10 @@ _ASSIGNED = re.compile(r"(?<![\w-])(?P<key>[A-Za-z][\w-]{3,})\s*(?:=|:)\s*[\"'`]
                        + r"(?![\w-]|\.\w)")
 
 
+# A flag's value after "=" is any word: `--diff-filter=M`, `--output=json`.
+_FLAG_VALUE = re.compile(r"(?<![\w-])(?P<key>--?[A-Za-z][\w-]*)=[\"']?(?P<value>[\w.:/+-]+)")
+
+
 def _canon(value: str) -> str:
     low = value.casefold()
     if low in _TRUE:
@@ -47,7 +51,7 @@ def settings(text: str) -> dict[str, str]:
     → {"togglemode": "true"}; the first value a name is given."""
     out: dict[str, str] = {}
     plain = text.replace("**", "")
-    for rx in (_SETTING, _ASSIGNED):
+    for rx in (_SETTING, _ASSIGNED, _FLAG_VALUE):
         for m in rx.finditer(plain):
             key = m.group("key").casefold().strip(".-")
             if len(key) >= 3 and not key.isdigit():
@@ -59,8 +63,7 @@ def setting_changed(fact: str, quote: str) -> str:
     """A name the fact and its quote both set, to different values: what differs, or ""."""
     q = settings(quote)
     for key, value in settings(fact).items():
-        if key in q and q[key] != value and not (value.isdigit() and q[key].isdigit()
-                                                 and value == q[key]):
+        if key in q and q[key] != value:
             return f"{key}: the quote says {q[key]}, the fact {value}"
     return ""
 

@@ -151,7 +151,9 @@ _HEDGE = re.compile(
     r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?"
     # what should happen next is expected, not seen; what something sounds like, a guess
     r"|should (?:now )?(?:appear|show|display|work|fix|resolve|help|pass|succeed|load|run"
-    r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess)\b"
+    r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess"
+    r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
+    r"|unsure|untested|unverified|tends? to)\b"
     r"|~\s?\d"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without
@@ -164,6 +166,9 @@ _OPINION = re.compile(
     r"|comprehensive(?:ly)?|robust(?:ly)?|production[- ]ready|best practices?|fully functional"
     r"|rock[- ]solid|bullet-?proof|battle[- ]tested|enterprise[- ]grade|state[- ]of[- ]the[- ]art"
     r"|world[- ]class|flawless(?:ly)?|seamless(?:ly)?|excellent|as close to|truly"
+    r"|idiomatic|maintainable|more readable|intuitive|user[- ]friendly|hacky|clunky|messy"
+    r"|the right (?:approach|choice|call|way|tool)|(?:a )?good (?:approach|idea|choice|fit"
+    r"|practice)|high[- ]quality|well[- ](?:designed|structured|organi[sz]ed|written|tested)"
     # a generalisation is a belief about the world, not a finding in this session
     r"|(?:more |most |less )?commonly|typical|typically|usually|generally|normally"
     r"|in most cases)\b")
@@ -191,6 +196,10 @@ _ANTONYMS = (
       "lost", "los"}),
     ({"pass", "succeed", "work"}, {"fail", "broke", "break"}),
     ({"increas", "rais", "grow", "grew"}, {"decreas", "lower", "shrink", "shrank", "reduc"}),
+    ({"show", "shown", "display", "reveal", "visibl"}, {"hid", "hidden", "conceal", "invisibl"}),
+    ({"accept"}, {"reject", "declin", "refus"}),
+    ({"requir", "mandatory"}, {"optional"}),
+    ({"sync", "synchronous"}, {"async", "asynchronous"}),
 )
 
 
@@ -519,6 +528,41 @@ def identifiers(text: str) -> set[str]:
             found.add(tok)
     # A path's parts are not separate identifiers.
     return {t for t in found if not any(t != o and t in o for o in found)}
+
+
+def _kind_of(name: str) -> str:
+    """The shape of a name, for comparing like with like: a file by its extension, a
+    flag, a path, an ALL_CAPS, snake_case, CamelCase or dotted name."""
+    if name.startswith("-"):
+        return "flag"
+    if m := re.search(r"\.([a-z][a-z0-9]{0,5})$", name, re.I):
+        return "file." + m.group(1).casefold()
+    if "/" in name:
+        return "path"
+    if _CAPS.fullmatch(name):
+        return "caps"
+    if "_" in name:
+        return "snake"
+    if "." in name:
+        return "dotted"
+    return "camel" if _CAMEL.fullmatch(name) else "other"
+
+
+def swapped_name(fact: str, quote: str) -> tuple[str, str] | None:
+    """The fact names X where its quote names Y, X and Y of the same shape (two `.py`
+    files, two flags, two CamelCase names), X nowhere in the quote and Y nowhere in the
+    fact: one name put for another. (X, Y), or None."""
+    nf, nq = normalise(fact), normalise(quote)
+    f_names = [i for i in identifiers(fact) if not _present(i, nq)]
+    q_names = [i for i in identifiers(quote) if not _present(i, nf)]
+    for x in f_names:
+        kind = _kind_of(x)
+        if kind == "other" or _PLACEHOLDER.search(x):
+            continue  # `<session-uuid>.json` generalises the quote's name, it is no swap
+        for y in q_names:
+            if _kind_of(y) == kind and normalise(x) != normalise(y):
+                return x, y
+    return None
 
 
 def _root(word: str) -> str:
@@ -1096,7 +1140,8 @@ _NOW_WORKING = re.compile(r"\b(?:is|are) now (?:passing|working)\b")
 _PROBLEM = re.compile(
     r"\b(?:still|hangs?|hanging|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
     r"|not working|(?:does|did|is|are)\s*n[o']?t\s+work\w*|the problem|a problem"
-    r"|problem (?:is|with)|an issue|the issue|bug|wrong)\b")
+    r"|problem (?:is|with)|an issue|the issue|bug|wrong|invalid|same (?:error|issue|problem"
+    r"|thing)|nothing (?:happens|happened|changed|shows))\b")
 # A person's words that report a state (not an instruction, a question or a wish).
 _REPORTED = re.compile(r"\b(?:is|are|was|were|isn't|aren't|wasn't|has|have|hasn't|doesn't"
                        r"|don't|missing|fails?|failing|broken)\b")
@@ -1282,6 +1327,9 @@ def verify(
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
     elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
         hint = ("tool_line", "the quote is what a written file says, not that it was run")
+    elif swap := swapped_name(fact, quote):
+        hint = ("identifier_mismatch", f"the fact names {swap[0]} where its quote names "
+                f"{swap[1]}")
     elif idents and (far := _far_idents(idents, turns, hit.turn)):
         # said only far away: the fact may join two places
         hint = ("identifier_missing", "named elsewhere in the session, far from the quote: "
@@ -1560,10 +1608,21 @@ _FACT_SPEAKER = re.compile(
 
 def fact_speaker(fact: str) -> str | None:
     """Who the fact says spoke, when it says so ("The user decided …")."""
-    m = _FACT_SPEAKER.search(normalise(fact))
+    low = normalise(fact)
+    m = _FACT_SPEAKER.search(low)
     if m is None:
-        return None
-    return "user" if m.group("user") else "assistant"
+        m = _SPEAKER_PHRASE.search(low)
+        if m is None:
+            return None
+    return "user" if m.group("user") or m.groupdict().get("user2") else "assistant"
+
+
+# "According to the user, …", "per Claude", "as the user put it", "user-requested"
+_SPEAKER_PHRASE = re.compile(
+    r"\b(?:according to|per|as|in the words of|at the request of)\s+(?:(?P<user>the user|the "
+    r"person|the developer)|(?P<assistant>claude|the assistant|the agent|the model))\b"
+    r"|\b(?:(?P<user2>user)|(?P<assistant2>assistant|claude))-(?:requested|suggested|proposed"
+    r"|reported|specified|chosen|approved)\b")
 
 
 def _with_hint(

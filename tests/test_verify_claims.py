@@ -474,3 +474,46 @@ def test_a_negative_result_the_next_call_refutes_is_suspected() -> None:
     got = verify(fact, ": ✗ Not available", chat("→ HTTP/1.1 200 OK"))
     assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 3")
     assert verify(fact, ": ✗ Not available", chat("→ HTTP/1.1 404 Not Found")).hint is None
+
+
+def test_a_name_put_for_another_of_the_same_shape_is_suspected() -> None:
+    assert v.swapped_name("The default path is computed in get_jsonl_path().",
+                          "def get_default_jsonl_path(cwd=None):") == (
+        "get_jsonl_path", "get_default_jsonl_path")
+    assert v.swapped_name("Tests run with `pytest -x --tb=long`.", "uv run pytest -x --tb=short")
+    # A generalisation of the quote's name, or a name of another shape, is no swap.
+    assert v.swapped_name("Todo files are named `~/.claude/todos/<uuid>.json`.",
+                          "cat ~/.claude/todos/45d15c3e.json") is None
+    assert v.swapped_name("The handler in app.py reads PORT.", "PORT is read at startup") is None
+    chat = convo(("assistant", "def get_default_jsonl_path(cwd=None): builds the path. "
+                               "get_jsonl_path wraps it for the CLI."))
+    got = verify("The default JSONL path is computed in get_jsonl_path().",
+                 "def get_default_jsonl_path(cwd=None): builds the path", chat)
+    assert (got.supported, got.hint) == (True, "identifier_mismatch")
+
+
+def test_a_flags_value_after_equals_is_a_setting() -> None:
+    assert c.settings("git diff --diff-filter=M") == {"diff-filter": "m"}
+    assert c.setting_changed("Use `git diff --diff-filter=A` to list them.",
+                             "git diff --name-only --diff-filter=M")
+
+
+def test_more_hedges_opinions_and_speaker_phrases() -> None:
+    assert v.hedged("I'd bet the cache is stale")
+    assert v.hedged("Chances are the token expired")
+    assert v.opinion("This is the idiomatic way to do it")
+    assert v.opinion("a well-structured module")
+    assert not v.opinion("The module exports three functions")
+    assert v.fact_speaker("According to the user, the build runs nightly.") == "user"
+    assert v.fact_speaker("The user-requested limit is 5.") == "user"
+    assert v.fact_speaker("Per Claude, the cache is warm.") == "assistant"
+    assert v.fact_speaker("The build runs nightly.") is None
+
+
+def test_more_opposites_invert_a_restated_quote() -> None:
+    assert v.flips_meaning("The token is shown in the log output.",
+                           "The token is hidden in the log output.")
+    assert v.flips_meaning("The `--force` flag is required for the reset.",
+                           "The `--force` flag is optional for the reset.")
+    assert not v.flips_meaning("The token is shown in the log output.",
+                               "The token is shown in the log output.")
