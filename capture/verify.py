@@ -1652,6 +1652,11 @@ def _with_hint(
     if reset := _set_otherwise_later(turns, at, fact, evidence or quote):
         return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     later = _correction(turns, at, quote, fact)
+    if later is not None and hedged(quote) and not hedged(fact) and any(
+            t.kind == "prompt" and not is_summary(t) for t in turns[at + 1: later]):
+        # A guess is tested at once: a cue found only after the person spoke again is
+        # weaker than the hedge the quote itself shows.
+        later = None
     if later is None:
         later = _overruled(turns, at, quote, fact)
     if later is None:

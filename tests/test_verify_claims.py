@@ -517,3 +517,21 @@ def test_more_opposites_invert_a_restated_quote() -> None:
                            "The `--force` flag is optional for the reset.")
     assert not v.flips_meaning("The token is shown in the log output.",
                                "The token is shown in the log output.")
+
+
+def test_a_guess_is_tested_at_once_a_far_cue_leaves_the_hedge() -> None:
+    def chat(*middle: tuple[str, str]) -> list:
+        return convo(
+            ("assistant", "The server is likely behind Cloudflare, which might be interfering "
+                          "with WebSocket connections."),
+            *middle,
+            ("assistant", "I was debugging the socket connection issue and created plain JS "
+                          "files. My mistake."),
+        )
+    fact = "The handy server is behind Cloudflare, which breaks WebSocket connections."
+    quote = "The server is likely behind Cloudflare, which might be interfering with " \
+            "WebSocket connections"
+    far = verify(fact, quote, chat(("user", "where did these .js files come from?")))
+    assert far.hint == "hedged"
+    near = verify(fact, quote, chat(("call", "Bash: curl -I https://handy.example")))
+    assert near.hint == "corrected_later"
