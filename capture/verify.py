@@ -1681,6 +1681,10 @@ def _with_hint(
     if denied := dropped_negation(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote says “{denied}”; the fact, restating it, denies nothing"))
+    if speaker != "tool" and (strong := _OVERCLAIM.search(_expand(normalise(fact)))) and \
+            not _OVERCLAIM.search(_expand(quote)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the fact says “{strong.group()}”; its quote states no such certainty"))
     if speaker != "tool" and not hedged(fact) and (
             borrowed := _borrowed_from_a_guess(fact, quote, turn.text)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
@@ -1862,6 +1866,12 @@ def _in_a_comment(text: str, piece: str) -> bool:  # text: the raw input
         if ln.strip() and not _COMMENT.match(ln) and not ln.startswith("#!"):
             code_before = True
     return False
+
+
+# Words that turn an observation into a certainty ("no conflicts" → "cannot have
+# conflicts", "works" → "fully functional").
+_OVERCLAIM = re.compile(r"\b(?:can not|ca not|cannot|impossible|guaranteed|guarantees?|fully"
+                        r"|completely|entirely|permanently)\b")
 
 
 def _borrowed_from_a_guess(fact: str, quote: str, text: str) -> tuple[str, str] | None:

@@ -535,3 +535,14 @@ def test_a_guess_is_tested_at_once_a_far_cue_leaves_the_hedge() -> None:
     assert far.hint == "hedged"
     near = verify(fact, quote, chat(("call", "Bash: curl -I https://handy.example")))
     assert near.hint == "corrected_later"
+
+
+def test_an_observation_turned_into_a_certainty_is_suspected() -> None:
+    chat = convo(("assistant", "## arch-chroot build\n**DNS Clean**: No resolv.conf bind-mount "
+                               "conflicts"))
+    quote = "**DNS Clean**: No resolv.conf bind-mount conflicts"
+    got = verify("arch-chroot does not touch resolv.conf, so it can't have bind-mount DNS "
+                 "conflicts.", quote, chat)
+    assert (got.supported, got.hint) == (True, "hedged") and "not" in got.hint_detail
+    assert verify("The arch-chroot build had no resolv.conf bind-mount conflicts.", quote,
+                  chat).hint is None
