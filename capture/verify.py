@@ -1100,18 +1100,14 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
     claims_success = bool(_SUCCESS.search(normalise(quote))) or bool(
         _NOW_FIXED.search(normalise(turns[at].text)))
     guess, stretch = hedged(quote), True
+    # "Implementation complete! … Changes are persisted", stated as "saving works", and
+    # the person's very next words: "the app hangs when I create a timer" (the fix
+    # claimed, then failing). Only a claim that something works: the report's other
+    # details (a key's name) are not what the person contradicts.
     if (_SUCCESS.search(normalise(quote + "\n" + fact)) or _NOW_WORKING.search(
-            normalise(quote))) and \
-            _REPORTS_DONE.search(normalise(turns[at].text)):
-        # "Implementation complete! … Changes are persisted", stated as "saving works",
-        # and the person's very next words: "the app hangs when I create a timer" (the
-        # fix claimed, then failing). Only a claim that something works: the report's
-        # other details (a key's name) are not what the person contradicts.
-        nxt = next((j for j in range(at + 1, min(len(turns), at + 12))
-                    if turns[j].kind in ("prose", "prompt")), None)
-        if nxt is not None and turns[nxt].kind == "prompt" and \
-                _PROBLEM.search(normalise(turns[nxt].text)[:800]):
-            return nxt
+            normalise(quote))) and _REPORTS_DONE.search(normalise(turns[at].text)) and \
+            (nxt := _next_words_report_a_problem(turns, at)) is not None:
+        return nxt
     for j in range(at + 1, len(turns)):
         t = turns[j]
         if t.kind in ("tool_call", "detail") or is_summary(t):
@@ -1134,14 +1130,26 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
 _REPORTS_DONE = re.compile(
     r"\b(?:successfully|(?:implementation|migration|refactor|setup|fix) (?:is )?complete"
     r"|all (?:tests|checks) pass(?:ing|ed)?|(?:is|are) now (?:passing|working|fixed)"
-    r"|now works|fixed and verified)\b|✅")
+    r"|now works|fixed and verified|has been (?:resolved|fixed))\b|✅|^#+ .*\bfixed\b")
+
+def _next_words_report_a_problem(turns: Sequence[Turn], at: int) -> int | None:
+    """The person's very next words after a report of work done, when they say
+    something is wrong ("the app hangs", "what happened?"): their turn, or None. (Passing
+    over an errand in between, "git push", hinted true facts on the tuning sets.)"""
+    nxt = next((j for j in range(at + 1, min(len(turns), at + 12))
+                if turns[j].kind in ("prose", "prompt")), None)
+    if nxt is not None and turns[nxt].kind == "prompt" and \
+            _PROBLEM.search(normalise(turns[nxt].text)[:800]):
+        return nxt
+    return None
 _NOW_WORKING = re.compile(r"\b(?:is|are) now (?:passing|working)\b")
 # A person's words that say something is wrong ("it still hangs", "the app crashes").
 _PROBLEM = re.compile(
     r"\b(?:still|hangs?|hanging|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
     r"|not working|(?:does|did|is|are)\s*n[o']?t\s+work\w*|the problem|a problem"
     r"|problem (?:is|with)|an issue|the issue|bug|wrong|invalid|same (?:error|issue|problem"
-    r"|thing)|nothing (?:happens|happened|changed|shows))\b")
+    r"|thing)|nothing (?:happens|happened|changed|shows)|what (?:hap+e+n+e?d|went wrong)"
+    r"|why (?:did|does|is|isn't|doesn't) (?:it|this|that))\b")
 # A person's words that report a state (not an instruction, a question or a wish).
 _REPORTED = re.compile(r"\b(?:is|are|was|were|isn't|aren't|wasn't|has|have|hasn't|doesn't"
                        r"|don't|missing|fails?|failing|broken)\b")

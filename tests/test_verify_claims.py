@@ -546,3 +546,17 @@ def test_an_observation_turned_into_a_certainty_is_suspected() -> None:
     assert (got.supported, got.hint) == (True, "hedged") and "not" in got.hint_detail
     assert verify("The arch-chroot build had no resolv.conf bind-mount conflicts.", quote,
                   chat).hint is None
+
+
+def test_a_fix_reported_then_the_person_asking_what_happened_is_suspected() -> None:
+    def chat(reply: str) -> list:
+        return convo(
+            ("assistant", "## DNS Resolution Fixed\n\nThe DNS issue has been resolved: the "
+                          "build works now inside the containers."),
+            ("user", reply),
+        )
+    fact = "After the fix the build works inside the containers."
+    quote = "the build works now inside the containers"
+    got = verify(fact, quote, chat("Cleanup complete (dataset preserved). What happened?"))
+    assert got.hint == "corrected_later"
+    assert verify(fact, quote, chat("great, now push it")).hint is None
