@@ -548,6 +548,35 @@ def _kind_of(name: str) -> str:
     return "camel" if _CAMEL.fullmatch(name) else "other"
 
 
+SLIP_RATIO = 0.85  # a name this close to one beside the quote, but said nowhere: a slip
+_NAME_TOKEN = re.compile(r"(?:~|\.{1,2})?/?[\w~@-]+(?:[./:][\w~@-]+)+"
+                         r"|[\w-]*[A-Z_][\w-]*|[\w]+(?:-[\w]+)+")
+
+
+def _bare(name: str) -> str:
+    return normalise(name).strip("`'\".,;:()[]{}").removesuffix("()")
+
+
+def slipped_name(fact: str, near: str, everything: str) -> tuple[str, str] | None:
+    """A name of the fact said nowhere in the session (normalised text `everything`),
+    while a name beside the quote (`near`) is one slip from it: transposed or changed
+    letters (`apckage.json` / `package.json`, `/tec/resolv.conf` / `/etc/resolv.conf`).
+    (the fact's name, the transcript's), or None."""
+    tokens = {_bare(t) for t in _NAME_TOKEN.findall(near)}
+    for name in identifiers(fact):
+        x = _bare(name)
+        if len(x) < 5 or _PLACEHOLDER.search(name) or x in everything:
+            continue
+        for y in tokens:
+            if y != x and abs(len(y) - len(x)) <= 2 and len(y) >= 5 and \
+                    SequenceMatcher(None, x, y).ratio() >= SLIP_RATIO:
+                # A plural, a case or a call's parentheses is no slip.
+                if x.rstrip("s") == y.rstrip("s"):
+                    continue
+                return name, y
+    return None
+
+
 def swapped_name(fact: str, quote: str) -> tuple[str, str] | None:
     """The fact names X where its quote names Y, X and Y of the same shape (two `.py`
     files, two flags, two CamelCase names), X nowhere in the quote and Y nowhere in the
@@ -1314,6 +1343,9 @@ def verify(
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
+    elif slip := slipped_name(fact, _neighbourhood(turns, hit.turn), "\n".join(_texts(turns))):
+        failed = _fail("identifier_mismatch", hit, turns, "the fact's name is nowhere in the "
+                       f"session; beside the quote it reads {slip[1]}, not {slip[0]}")
     elif moved := transition_changed(fact, quote):
         failed = _fail("number_mismatch", hit, turns, moved)
     elif moved := moved_from(fact, evidence):

@@ -560,3 +560,19 @@ def test_a_fix_reported_then_the_person_asking_what_happened_is_suspected() -> N
     got = verify(fact, quote, chat("Cleanup complete (dataset preserved). What happened?"))
     assert got.hint == "corrected_later"
     assert verify(fact, quote, chat("great, now push it")).hint is None
+
+
+def test_a_name_one_slip_from_the_transcripts_is_known_wrong() -> None:
+    chat = convo(("assistant", "The build host's /etc/resolv.conf lists nameserver 9.9.9.9 "
+                               "first; package.json declares the licence."))
+    got = verify("The build host's /tec/resolv.conf uses Quad9 (nameserver 9.9.9.9).",
+                 "/etc/resolv.conf lists nameserver 9.9.9.9 first", chat)
+    assert (got.supported, got.check) == (False, "identifier_mismatch")
+    assert "/etc/resolv.conf" in got.detail
+    assert v.slipped_name("The licence is in apckage.json.", "package.json declares it",
+                          "package.json declares it") == ("apckage.json", "package.json")
+    # A plural, or a name the session does say, is no slip.
+    assert v.slipped_name("Both LiveViews render it.", "the LiveView renders it",
+                          "the liveview renders it") is None
+    assert v.slipped_name("It reads /etc/resolv.conf.", "/etc/resolv.conf lists",
+                          "/etc/resolv.conf lists") is None
