@@ -1343,7 +1343,8 @@ def verify(
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
-    elif slip := slipped_name(fact, _neighbourhood(turns, hit.turn), "\n".join(_texts(turns))):
+    elif slip := slipped_name(fact, _neighbourhood(turns, hit.turn), "\n".join(
+            [*_texts(turns), *(t for _w, _n, t in _tool_norm(tool_texts))])):
         failed = _fail("identifier_mismatch", hit, turns, "the fact's name is nowhere in the "
                        f"session; beside the quote it reads {slip[1]}, not {slip[0]}")
     elif moved := transition_changed(fact, quote):
