@@ -1643,7 +1643,11 @@ _FACT_SPEAKER = re.compile(
     # agreeing or turning down is a speaker's act too ("The user agreed that …")
     r"agreed|agrees|accepted|accepts|approved|approves|rejected|rejects|declined|declines|"
     r"acknowledged|acknowledges|conceded|admitted|liked|likes|disliked|objected|argued|"
-    r"answered|replied|responded|wrote|writes|picked|opted|settled|endorsed|dismissed)\b"
+    r"answered|replied|responded|wrote|writes|picked|opted|settled|endorsed|dismissed|"
+    # what someone said, named as theirs ("the user's requirement", "Claude's diagnosis")
+    r"requirement|instruction|idea|suggestion|plan|proposal|diagnosis|analysis|explanation|"
+    r"finding|conclusion|choice|view|opinion|words|question|complaint|report|claim|advice|"
+    r"recommendation|recommends|recommended|advised|advises|guessed|guesses|assumed|assumes)\b"
 )
 
 

@@ -576,3 +576,13 @@ def test_a_name_one_slip_from_the_transcripts_is_known_wrong() -> None:
                           "the liveview renders it") is None
     assert v.slipped_name("It reads /etc/resolv.conf.", "/etc/resolv.conf lists",
                           "/etc/resolv.conf lists") is None
+
+
+def test_a_speakers_words_named_as_theirs() -> None:
+    assert v.fact_speaker("The user's requirement is a single integration test.") == "user"
+    assert v.fact_speaker("Claude's diagnosis was a stale lock file.") == "assistant"
+    assert v.fact_speaker("The assistant recommended pnpm.") == "assistant"
+    chat = convo(("assistant", "I recommend a single integration test that runs the CLI."))
+    got = verify("The user's requirement is a single integration test that runs the CLI.",
+                 "I recommend a single integration test that runs the CLI", chat)
+    assert (got.supported, got.hint) == (True, "speaker")
