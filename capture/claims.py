@@ -212,3 +212,29 @@ def comparison_flipped(fact: str, quote: str) -> str:
             if not _NEAR_ANY.search(q[max(0, at.start() - 25): at.start()]):
                 return m.group().strip()
     return ""
+
+
+_FLAG_WORD = re.compile(r"(?<![\w-])(--[a-z][\w-]*)[ \t]+[\"'`]?([a-z0-9][\w.:/+-]{0,30})", re.I)
+# Words after a flag that are not its value ("use --verbose for details").
+_NOT_VALUE = {"flag", "flags", "option", "options", "to", "for", "with", "and", "or", "when",
+              "if", "the", "a", "an", "in", "on", "is", "was", "are", "so", "but", "then",
+              "instead", "which", "that", "this", "it", "as", "at", "by", "from", "of", "not",
+              "mode", "argument", "parameter", "switch", "only", "also", "too", "will", "can",
+              "works", "does", "did", "should", "must", "after", "before", "because"}
+
+
+def flag_word_changed(fact: str, quote: str) -> str:
+    """The same long flag followed by another word value (`--format json` / `--format
+    yaml`), the fact's value nowhere in the quote: what differs, or ""."""
+    def values(text: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for flag, value in _FLAG_WORD.findall(text):
+            if value.casefold() not in _NOT_VALUE and not value.startswith("-"):
+                out.setdefault(flag.casefold(), value.casefold().rstrip(".:,"))
+        return out
+    q, nq = values(quote), normalise(quote)
+    for flag, value in values(fact).items():
+        if flag in q and q[flag] != value and value not in nq and \
+                value[:1].isdigit() == q[flag][:1].isdigit():  # a value for a value
+            return f"{flag} {value} where the quote has {flag} {q[flag]}"
+    return ""

@@ -25,6 +25,7 @@ from capture.claims import (
     default_otherwise,
     expected_otherwise,
     field_changed,
+    flag_word_changed,
     moved_from,
     setting_changed,
     settings,
@@ -1368,6 +1369,8 @@ def verify(
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
     elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
         hint = ("tool_line", "the quote is what a written file says, not that it was run")
+    elif flagged := flag_word_changed(fact, evidence):
+        hint = ("identifier_mismatch", "the fact gives the flag another value: " + flagged)
     elif swap := swapped_name(fact, quote):
         hint = ("identifier_mismatch", f"the fact names {swap[0]} where its quote names "
                 f"{swap[1]}")

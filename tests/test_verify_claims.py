@@ -586,3 +586,19 @@ def test_a_speakers_words_named_as_theirs() -> None:
     got = verify("The user's requirement is a single integration test that runs the CLI.",
                  "I recommend a single integration test that runs the CLI", chat)
     assert (got.supported, got.hint) == (True, "speaker")
+
+
+def test_a_flag_given_another_word_value() -> None:
+    assert c.flag_word_changed("Run it with --format yaml.", "claude -p --format json x")
+    assert not c.flag_word_changed("Run it with --format json.", "claude -p --format json x")
+    # A word after a flag that is no value, or a value of another type, is no change.
+    assert not c.flag_word_changed("Use --verbose for details.", "run --verbose flag")
+    assert not c.flag_word_changed("The --update loop redraws.", "python s.py --update 2")
+    chat = convo(("assistant", "Export with: claude-history export --format html --out ./x"))
+    got = verify("Sessions export as Markdown with --format markdown.",
+                 "claude-history export --format html --out ./x", chat)
+    assert got.check == "tool_line" or got.hint == "identifier_mismatch"
+    prose = convo(("assistant", "I exported it with --format html so it opens in a browser."))
+    got = verify("The export used --format markdown.",
+                 "I exported it with --format html so it opens in a browser", prose)
+    assert (got.supported, got.hint) == (True, "identifier_mismatch")
