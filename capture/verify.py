@@ -130,13 +130,16 @@ _CORRECTION = re.compile(
     r"|\b(?P<fine>(?:looks?|is|are|seems?) (?:fine|ok|okay|normal|healthy|harmless|benign"
     r"|expected|correct)|(?:is|are) not the (?:issue|problem|cause|culprit))\b"
     r"|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
-    r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
+    r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of|instead of"
+    r"|rather than|in place of|no longer uses?|switched away from|abandoned)\s+"
     r"(?P<what>[^,.;:!?]{1,60})",
 )
 # A claim that something is wrong, which "X looks fine" or "X is not the issue" refutes.
 _BROKEN = re.compile(r"\b(?:broken|dangling|corrupt\w*|misconfigured|wrong|bad|missing|stale"
                      r"|conflict\w*|the (?:issue|problem|cause|culprit)|causing|caused|fail\w*"
                      r"|interfer\w*|blocking|leak\w*|errors?)\b")
+_INSTEAD = {"instead of", "rather than", "in place of", "no longer use", "no longer uses",
+            "switched away from", "abandoned"}
 _WRONGISH = re.compile(r"\b(?:wrong|incorrect|mistaken)\b")
 _PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*•]|\d+[.)])\s)")
 _CUE_BREAK = re.compile(r"[.!?](?:\s|$)|¶")
@@ -761,6 +764,12 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             # Only about what was removed, and only when that names the claim's own thing:
             # change logs remove many things.
             what = m.group("what")
+            if m.group().strip() in normalise(quote):
+                continue  # the quote itself says "instead of X": repeating it corrects nothing
+            head = next(iter(_WORD.findall(what)), "")
+            if m.group("removed") in _INSTEAD and len(head) >= 4 and head not in _STOP and \
+                    re.search(r"\b" + re.escape(head) + r"\b", normalise(quote)):
+                return True  # "httpx instead of requests" of a claim that uses requests
             common = {_stem(w) for w in _WORD.findall(what) if len(w) >= 5 and w not in _STOP} \
                 & {_stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}
             # "Replaced separate Start/Pause buttons with one toggle" of "Start/Pause/Reset
@@ -1712,6 +1721,8 @@ def _with_hint(
     if later is None:
         later = _rechecked(turns, at, fact, quote)
     if later is None:
+        later = _later_not_found(turns, at, fact)
+    if later is None:
         later = _actual_variant(turns, at, fact, evidence or quote)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
@@ -1975,4 +1986,34 @@ def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | N
                 out.kind == "detail" and _POSITIVE.search(normalise(out.text)) and \
                 not _NEGATIVE.search(normalise(out.text)):
             return j + 1
+    return None
+
+
+_NOT_FOUND = re.compile(r"no such file|not found|does not exist|doesn't exist|cannot find"
+                        r"|can't find|could not find|unable to find|cannot access|enoent"
+                        r"|is not recognized|unknown (?:command|option|flag)")
+_ABSENCE = re.compile(r"\b(?:not|no|never|missing|absent|deleted|removed|gone|lacks?"
+                      r"|without|instead)\b|n't\b")
+
+
+def _later_not_found(turns: Sequence[Turn], at: int, fact: str) -> int | None:
+    """A file, path or command the fact says exists or is used, which a later call
+    reports not found ("cat config/x.yml: No such file"), and which nothing writes
+    afterwards: the failure's turn, or None. A fact about a thing's absence is left be."""
+    if _ABSENCE.search(_expand(normalise(fact))):
+        return None
+    names = [normalise(i) for i in identifiers(fact)
+             if ("/" in i or re.search(r"\.[a-z]{1,5}$", i) or i.startswith("-")) and len(i) > 3]
+    if not names:
+        return None
+    for j in range(at + 1, len(turns)):
+        t = turns[j]
+        if t.kind != "tool_error":
+            continue
+        for line in map(normalise, re.split(r"\n| · ", t.text)):
+            for n in names:
+                if n in line and _NOT_FOUND.search(line) and not any(
+                        u.kind in ("tool_call", "detail") and u.tool in _WRITERS
+                        and n in normalise(u.text) for u in turns[j + 1:]):
+                    return j
     return None

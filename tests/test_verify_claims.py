@@ -602,3 +602,30 @@ def test_a_flag_given_another_word_value() -> None:
     got = verify("The export used --format markdown.",
                  "I exported it with --format html so it opens in a browser", prose)
     assert (got.supported, got.hint) == (True, "identifier_mismatch")
+
+
+def test_a_thing_the_claim_names_abandoned_later_corrects_it() -> None:
+    claim = "The client fetches sessions with requests."
+    assert v.corrects("I switched the client to httpx instead of requests for streaming.",
+                      claim, claim)
+    said = "The client uses httpx instead of requests."
+    assert not v.corrects("As planned it uses httpx instead of requests.", said, said)
+
+
+def test_a_file_the_fact_names_later_not_found_is_suspected() -> None:
+    def chat(*after: tuple[str, str]) -> list:
+        return convo(
+            ("assistant", "The settings live in config/app.yml, loaded at startup."),
+            ("call", "Bash: cat config/app.yml"),
+            ("fail", "Exit code 1\ncat: config/app.yml: No such file or directory"),
+            *after,
+        )
+    fact = "The app's settings live in config/app.yml."
+    quote = "The settings live in config/app.yml, loaded at startup"
+    got = verify(fact, quote, chat())
+    assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 2")
+    written = [*chat(), Turn("assistant", "tool_call", "Write config/app.yml", 9, 900,
+                             tool="Write")]
+    assert verify(fact, quote, written).hint is None
+    assert verify("config/app.yml is missing from the repo.", quote, chat()).hint != \
+        "corrected_later"
