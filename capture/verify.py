@@ -111,9 +111,10 @@ _CORRECTION = re.compile(
     r"|in fact\b|not quite\b|scratch that\b)"
     r"|\b(?:(?:is|was|were|are|that's|that is|it's|i was|you're|you are) (?:wrong|incorrect|"
     r"mistaken|not (?:right|true|correct))|isn't (?:true|right|correct)|wasn't (?:true|right)"
-    r"|(?:didn't|did not|doesn't|does not|won't|will not) (?:work|help|fix|solve)"
-    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging|shows?|displays?"
-    r"|says|reports?|at|only|the same)"
+    r"|(?P<fails>(?:didn't|did not|doesn't|does not|don't|do not|won't|will not) (?:work|help"
+    r"|fix|solve)"
+    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging))"
+    r"|still (?:shows?|displays?|says|reports?|at|only|the same)"
     r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
     r"|(?:is|are) (?:now )?(?:unused|no longer (?:used|needed|required|necessary))"
     r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed)"
@@ -138,12 +139,19 @@ _CORRECTION = re.compile(
 _BROKEN = re.compile(r"\b(?:broken|dangling|corrupt\w*|misconfigured|wrong|bad|missing|stale"
                      r"|conflict\w*|the (?:issue|problem|cause|culprit)|causing|caused|fail\w*"
                      r"|interfer\w*|blocking|leak\w*|errors?)\b")
+# A claim that a failure names as refuted: something works, is fixed, will fix, or is
+# only a guess or a plan.
+_CLAIMS_IT_WORKS = re.compile(
+    r"\b(?:works?|working|worked|fix(?:es|ed)?|resolv\w*|solv\w*|pass(?:es|ed|ing)?|succe\w*"
+    r"|complete\w*|should|will|would|let me|let's|i'll|try\w*|might|may|probably|likely"
+    r"|able to)\b")
 _INSTEAD = {"instead of", "rather than", "in place of", "no longer use", "no longer uses",
             "switched away from", "abandoned"}
 _WRONGISH = re.compile(r"\b(?:wrong|incorrect|mistaken)\b")
 _PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*•]|\d+[.)])\s)")
 _CUE_BREAK = re.compile(r"[.!?](?:\s|$)|¶")
-_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when|make sure|ensure|verify|check that"
+                          r"|to see)\b[^.!?]{0,40}$")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
 # Words that say a claim is a guess or an opinion, not something found.
 _HEDGE = re.compile(
@@ -777,12 +785,18 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             if common and (_names_shared(what, quote) or len(common) >= 3):
                 return True
             continue
+        if m.group("fails") and not _CLAIMS_IT_WORKS.search(normalise(claim)):
+            continue  # "it still doesn't work" refutes a fix, a plan or a guess, not a fact
         if (m.group("fine") or m.group("now_ok")) and not _BROKEN.search(normalise(quote)):
             continue  # "looks fine" agrees with a claim that something works
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
-            if {_stem(w) for w in _WORD.findall(m.group("object")) if len(w) >= 5
-                and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(claim))
-                                       if len(w) >= 5}:
+            said = {w for w in _WORD.findall(m.group("object")) if len(w) >= 5
+                    and w not in _STOP}
+            claimed = {_stem(w) for w in _WORD.findall(normalise(claim)) if len(w) >= 5}
+            common = {w for w in said if _stem(w) in claimed}
+            # "despite the gitignore" of a claim about the gitignore: a long word of it, or
+            # two (one short shared word, "shows", ties anything to anything).
+            if len(common) >= 2 or any(len(w) >= 7 for w in common):
                 return True
             continue
         starts = [b.end() for b in _CUE_BREAK.finditer(text, 0, m.start())]
@@ -823,7 +837,10 @@ def _shared_terms(a: str, b: str, *, strict: bool = False) -> set[str]:
     (7+ letters, stemmed) or two medium ones (5+); `strict`: two long or three medium
     ones when no name is shared. Empty when they only share chatter."""
     na, nb = normalise(a), normalise(b)
-    shared = {i for i in {i.casefold() for i in identifiers(b)} if _present(i, na)}
+    # A name, not a word: "tests/" in a path is the word "tests", which any text has.
+    names = {i.casefold() for i in identifiers(b)
+             if re.search(r"[._\-\d]|.[A-Z]", i.strip("/"))}
+    shared = {i for i in names if _present(i, na)}
     # A hyphenated name ("tool-call divs", "two-line mode") is as good as an identifier,
     # unless it is a common compound ("built-in", "end-to-end").
     shared |= {w for w in _HYPHENATED.findall(nb) if w not in _COMMON_COMPOUNDS

@@ -629,3 +629,31 @@ def test_a_file_the_fact_names_later_not_found_is_suspected() -> None:
     assert verify(fact, quote, written).hint is None
     assert verify("config/app.yml is missing from the repo.", quote, chat()).hint != \
         "corrected_later"
+
+
+def test_a_failure_report_refutes_a_claim_that_it_works_not_a_description() -> None:
+    works = "The todo filter now works for the two-line script."
+    assert v.corrects("The todos still don't work for the two-line script. Please fix.",
+                      works, works, strict=False)
+    header = "# ABOUTME: Main status display script for the two-line output"
+    assert not v.corrects("The todos still doesn't work for the two-line script. Please "
+                          "fix the display.", header, header, strict=False)
+
+
+def test_an_expectation_to_check_is_no_verdict() -> None:
+    claim = "Adding __init__.py files to src/ and tests/ fixes the mypy issue"
+    assert not v.corrects("Now let's also test the one-line mode to make sure it still shows "
+                          "the summary:", claim, claim)
+
+
+def test_a_path_word_is_no_shared_name() -> None:
+    assert not v._shared_terms("let's also test it", "files in src/ and tests/")
+    assert v._shared_terms("the tests/unit/conftest.py file", "see tests/unit/conftest.py")
+
+
+def test_despite_needs_more_than_one_short_shared_word() -> None:
+    claim = "Main status display script for showing project status information"
+    assert not v.corrects("The two-line format is empty even though the multi-line format "
+                          "shows the todo.", claim, claim)
+    ignored = "The cache directory is ignored by the gitignore."
+    assert v.corrects("The cache directory is tracked despite the gitignore.", ignored, ignored)
