@@ -55,6 +55,7 @@ MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
 FUZZY_RATIO = 0.88  # character similarity for a quote with a slipped letter or re-flow
 MAX_FUZZY_CHARS = 2_000  # longer quotes are only matched exactly
 MAX_GAP = 2  # turns a quote may span (prose and the tool lines hanging under it)
+STITCH_GAP = 400  # characters an ellipsis may leave out of one answer before it joins places
 CONFIDENT = 0.7  # at or above, a compaction summary alone is not enough support
 _SCOPE = 2  # content words after a negation that it covers
 INVERSION_OVERLAP = 0.5  # share of the shorter side's words an inversion restates
@@ -1064,6 +1065,10 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
                 return a, "stitched", f"the pieces come from {va} and {vb}"
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
                    else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
+            if a.turn == b.turn and len(_CUT_MARKER.sub(" ", gap)) > STITCH_GAP:
+                # Two places of one long answer, paragraphs apart: joined, not shortened.
+                return a, "stitched", (f"the “…” joins places {len(gap)} characters apart "
+                                       "in one answer")
             # Across turns every word left out counts: the "…" joins two speakers.
             if dropped_words(gap, across=a.turn != b.turn):
                 left = gap.strip()[:80]

@@ -657,3 +657,19 @@ def test_despite_needs_more_than_one_short_shared_word() -> None:
                           "shows the todo.", claim, claim)
     ignored = "The cache directory is ignored by the gitignore."
     assert v.corrects("The cache directory is tracked despite the gitignore.", ignored, ignored)
+
+
+def test_two_places_of_one_long_answer_joined_are_stitched() -> None:
+    filler = " ".join(f"Step {w} checks the {w} module and logs what it found." for w in
+                      ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"))
+    chat = convo(("assistant", "The cache is rebuilt on every start. " + filler +
+                  " The index is written once a day."))
+    got = verify("The cache index is rebuilt and written on every start.",
+                 "The cache is rebuilt on every start ... The index is written once a day",
+                 chat)
+    assert (got.supported, got.check) == (False, "stitched")
+    near = convo(("assistant", "The cache is rebuilt on every start, and then the index is "
+                               "written once a day."))
+    assert verify("The cache is rebuilt on start; the index is written daily.",
+                  "The cache is rebuilt on every start ... the index is written once a day",
+                  near).check != "stitched"
