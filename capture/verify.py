@@ -1771,6 +1771,11 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the fact's “{borrowed[0]}” comes from a guess or generalisation beside the "
             f"quote: “{_clip(borrowed[1], 160)}”"))
+    if speaker != "tool" and (condition := _IF_CLAUSE.search(quote)) and \
+            not _CONDITIONED.search(normalise(fact)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote holds only “{condition.group().strip()}”; the fact drops the "
+            "condition"))
     claimed = said_by if said_by in SPEAKERS else None
     if claimed and speaker not in (claimed, "tool"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
@@ -1953,6 +1958,12 @@ def _in_a_comment(text: str, piece: str) -> bool:  # text: the raw input
 # conflicts", "works" → "fully functional").
 _OVERCLAIM = re.compile(r"\b(?:can not|ca not|cannot|impossible|guaranteed|guarantees?|fully"
                         r"|completely|entirely|permanently)\b")
+
+
+# A condition the quote's claim holds under, and the words a fact keeps one with.
+_IF_CLAUSE = re.compile(r"\b(?:if|unless|assuming|provided that|as long as)\b[^,.;:]{3,60}")
+_CONDITIONED = re.compile(r"\b(?:if|unless|when|whenever|assuming|provided|as long as|only"
+                          r"|once|after|before|until|while|during|whether)\b")
 
 
 def _borrowed_from_a_guess(fact: str, quote: str, text: str) -> tuple[str, str] | None:

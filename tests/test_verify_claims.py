@@ -673,3 +673,14 @@ def test_two_places_of_one_long_answer_joined_are_stitched() -> None:
     assert verify("The cache is rebuilt on start; the index is written daily.",
                   "The cache is rebuilt on every start ... the index is written once a day",
                   near).check != "stitched"
+
+
+def test_a_condition_the_fact_drops_is_suspected() -> None:
+    chat = convo(("assistant", "If the cache is cold, the first request takes about five "
+                               "seconds to answer."))
+    quote = "If the cache is cold, the first request takes about five seconds to answer"
+    got = verify("The first request takes five seconds to answer.", quote, chat)
+    assert got.hint == "hedged"
+    kept = verify("When the cache is cold the first request takes five seconds to answer.",
+                  quote, chat)
+    assert kept.hint != "hedged" or "condition" not in kept.hint_detail
