@@ -1745,6 +1745,8 @@ def _with_hint(
     if later is None:
         later = _later_not_found(turns, at, fact)
     if later is None:
+        later = _failed_just_before(turns, at, quote)
+    if later is None:
         later = _actual_variant(turns, at, fact, evidence or quote)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
@@ -2049,4 +2051,26 @@ def _later_not_found(turns: Sequence[Turn], at: int, fact: str) -> int | None:
                         u.kind in ("tool_call", "detail") and u.tool in _WRITERS
                         and n in normalise(u.text) for u in turns[j + 1:]):
                     return j
+    return None
+
+
+BEFORE_TURNS = 4  # how far back the run a success claim sums up may be
+
+
+def _failed_just_before(turns: Sequence[Turn], at: int, quote: str) -> int | None:
+    """An assistant's claim that the checks pass ("All tests pass", "builds clean") right
+    after the run it sums up failed (its output a check's failure, of the same kind):
+    that run's turn, or None."""
+    if speaker_of(turns[at]) != "assistant" or not _SUCCESS.search(normalise(quote)):
+        return None
+    for k in range(at - 1, max(-1, at - BEFORE_TURNS - 1), -1):
+        t = turns[k]
+        if t.kind in ("prompt", "prose") or is_summary(t):
+            return None
+        if t.kind in ("tool_error", "detail") and t.role == "user":
+            failure = t.text.casefold()
+            if _CHECK_FAILED.search(failure) and _same_kind(quote, failure) and \
+                    _same_kind(turns[at].text, failure):
+                return k
+            return None  # the run it sums up did not fail
     return None

@@ -684,3 +684,18 @@ def test_a_condition_the_fact_drops_is_suspected() -> None:
     kept = verify("When the cache is cold the first request takes five seconds to answer.",
                   quote, chat)
     assert kept.hint != "hedged" or "condition" not in kept.hint_detail
+
+
+def test_a_pass_claimed_right_after_the_run_failed_is_suspected() -> None:
+    def chat(output: str, kind: str = "fail") -> list:
+        return convo(
+            ("user", "run the tests"),
+            ("call", "Bash: pytest -q"),
+            (kind, output),
+            ("assistant", "All tests pass now and the fix is in."),
+        )
+    fact = "After the fix all tests pass."
+    got = verify(fact, "All tests pass now", chat("Exit code 1 · FAILED tests/test_a.py::t\n"
+                                                  "2 failed, 40 passed"))
+    assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 2")
+    assert verify(fact, "All tests pass now", chat("42 passed", "assistant")).hint is None
