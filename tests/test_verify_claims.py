@@ -698,4 +698,4 @@ def test_a_pass_claimed_right_after_the_run_failed_is_suspected() -> None:
     got = verify(fact, "All tests pass now", chat("Exit code 1 · FAILED tests/test_a.py::t\n"
                                                   "2 failed, 40 passed"))
     assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 2")
-    assert verify(fact, "All tests pass now", chat("42 passed", "assistant")).hint is None
+    assert verify(fact, "All tests pass now", chat("exit 0 · 42 passed in 3s")).hint is None
