@@ -699,3 +699,15 @@ def test_a_pass_claimed_right_after_the_run_failed_is_suspected() -> None:
                                                   "2 failed, 40 passed"))
     assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 2")
     assert verify(fact, "All tests pass now", chat("exit 0 · 42 passed in 3s")).hint is None
+
+
+def test_more_correction_cues() -> None:
+    claim = "The importer retries on 429 responses."
+    assert v.corrects("Wrong. The importer never retries on 429 responses.", claim, claim,
+                      strict=False)
+    assert v.corrects("I stand corrected: the importer gives up on 429 responses.", claim,
+                      claim)
+    assert v.corrects("Let me correct that: the importer drops 429 responses.", claim, claim)
+    # "wrong" inside a sentence is no cue by itself.
+    assert not v.corrects("If the importer gets the 429 responses wrong it logs them.", claim,
+                          claim)
