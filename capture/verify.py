@@ -933,11 +933,13 @@ def _fuzzy(q: str, texts: list[str]) -> tuple[_Hit, str] | None:
     return None if best is None else (best[1], best[2])
 
 
-def _rank(h: _Hit, turns: Sequence[Turn]) -> tuple[bool, bool, bool, int]:
+def _rank(h: _Hit, turns: Sequence[Turn]) -> tuple[bool, bool, bool, bool, int]:
     """Prefer the conversation over a summary, words over a tool-call line, what a person
-    or a tool said over the assistant repeating it, then the last."""
+    or a tool said over the assistant repeating it, the person's own prompt over a tool's
+    output echoing it, then the last."""
     t = turns[h.turn]
-    return (not is_summary(t), t.kind != "tool_call", speaker_of(t) != "assistant", h.turn)
+    return (not is_summary(t), t.kind != "tool_call", speaker_of(t) != "assistant",
+            speaker_of(t) == "user", h.turn)
 
 
 def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
@@ -1717,7 +1719,8 @@ def _with_hint(
     turn = turns[at]
     speaker = speaker_of(turn)
     named = fact_speaker(fact)  # the fact says who spoke: checked before anything else
-    if named and speaker not in (named, "tool"):
+    # What a tool printed is the assistant's finding, never the person's words.
+    if named and speaker != named and not (speaker == "tool" and named == "assistant"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
             f"the quote is the {speaker}'s, not the {named}'s"))
     if wrong_way := expected_otherwise(fact, quote):

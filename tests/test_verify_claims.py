@@ -711,3 +711,27 @@ def test_more_correction_cues() -> None:
     # "wrong" inside a sentence is no cue by itself.
     assert not v.corrects("If the importer gets the 429 responses wrong it logs them.", claim,
                           claim)
+
+
+def test_the_persons_prompt_wins_over_a_tool_echoing_it() -> None:
+    chat = [
+        Turn("user", "prompt", "That is working for me. Now make the labels shorter.", 1, 0),
+        Turn("assistant", "tool_call", "Bash: python status.py", 2, 100, tool="Bash"),
+        Turn("user", "detail", "→ Prompt: That is working for me. Now make the labels shorter.",
+             3, 200, tool="Bash"),
+    ]
+    got = verify("The user confirmed the status display works.", "That is working for me.",
+                 chat)
+    assert (got.speaker, got.hint) == ("user", None)
+
+
+def test_a_tools_output_is_not_the_persons_words() -> None:
+    chat = convo(("call", "Bash: npm run build"),
+                 ("fail", "Exit code 2 · error TS2345: Argument of type 'string' is not "
+                          "assignable"))
+    got = verify("The user reported that the build fails with TS2345.",
+                 "error TS2345: Argument of type 'string' is not assignable", chat)
+    assert got.hint == "speaker"
+    found = verify("Claude found that the build fails with TS2345.",
+                   "error TS2345: Argument of type 'string' is not assignable", chat)
+    assert found.hint != "speaker"
