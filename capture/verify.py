@@ -112,6 +112,8 @@ _CORRECTION = re.compile(
     r"|in fact\b|not quite\b|scratch that\b|wrong(?=[,.!:—-])|i stand corrected\b"
     r"|i misspoke\b|let me correct\b|correcting (?:myself|that)\b|to correct (?:myself|that)\b"
     r"|(?:ignore|disregard) (?:that|what i said|my (?:last|previous))\b)"
+    r"|\b(?:is|was|are|were|it's) actually (?!(?:the )?(?:correct|right|fine|working|expected"
+    r"|intended|good)\b)"
     r"|\b(?:(?:is|was|were|are|that's|that is|it's|i was|you're|you are) (?:wrong|incorrect|"
     r"mistaken|not (?:right|true|correct))|isn't (?:true|right|correct)|wasn't (?:true|right)"
     r"|(?P<fails>(?:didn't|did not|doesn't|does not|don't|do not|won't|will not) (?:work|help"

@@ -735,3 +735,11 @@ def test_a_tools_output_is_not_the_persons_words() -> None:
     found = verify("Claude found that the build fails with TS2345.",
                    "error TS2345: Argument of type 'string' is not assignable", chat)
     assert found.hint != "speaker"
+
+
+def test_actually_inside_a_sentence_corrects_a_diagnosis() -> None:
+    claim = "The timeout is caused by the DNS lookup in the proxy."
+    assert v.corrects("After tracing it, the timeout is actually caused by the TLS handshake "
+                      "in the proxy.", claim, claim)
+    assert not v.corrects("So the proxy timeout is actually the correct behaviour here.",
+                          claim, claim)
