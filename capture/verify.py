@@ -1762,6 +1762,10 @@ def _with_hint(
     if hedged(quote) and not hedged(fact):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
+    if speaker != "tool" and not hedged(fact) and (
+            around := _hedge_around(turn.text, quote)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote's own sentence says “{around}”; the fact states it as found"))
     if speaker == "assistant" and (asked := asks(quote)) and not asks(fact):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote asks or offers (“{asked}”); the fact states it as done"))
@@ -1795,6 +1799,29 @@ def _with_hint(
 def opinion(text: str) -> bool:
     """The text judges ("cleaner", "overkill", "much better") rather than finds."""
     return bool(_OPINION.search(normalise(text)))
+
+
+HEDGE_REACH = 40  # characters beside a quote a hedge left out of it may sit in
+_GUESS_WORDS = re.compile(r"\b(?:i think|i believe|i suspect|i guess|probably|likely|maybe"
+                          r"|perhaps|might|possibly|presumably|it seems|seems like|appears to"
+                          r"|my guess is|i'm guessing|hopefully)\b")
+
+
+def _hedge_around(text: str, quote: str) -> str:
+    """A hedge in the quote's own sentence, left out of the quote ("I think" before "the
+    cache is the bottleneck", ", probably" after it): the hedge's words, or ""."""
+    low = normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    end = _SENTENCE_BREAK.search(low, at + len(quote))
+    hi = end.start() + 1 if end else len(low)
+    # Only the words right beside the quote: a run-on prompt is no one sentence.
+    before = low[max(lo, at - HEDGE_REACH): at]
+    after = low[at + len(quote): min(hi, at + len(quote) + HEDGE_REACH)]
+    m = _GUESS_WORDS.search(before) or _GUESS_WORDS.search(after)
+    return m.group() if m else ""
 
 
 def _sentence_of(text: str, quote: str) -> str:

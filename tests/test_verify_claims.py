@@ -743,3 +743,15 @@ def test_actually_inside_a_sentence_corrects_a_diagnosis() -> None:
                       "in the proxy.", claim, claim)
     assert not v.corrects("So the proxy timeout is actually the correct behaviour here.",
                           claim, claim)
+
+
+def test_a_hedge_left_out_of_the_quote_beside_it_is_suspected() -> None:
+    chat = convo(("assistant", "Looking at the profile, I think the cache lookup is the "
+                               "bottleneck for the slow page."))
+    got = verify("The cache lookup is the bottleneck for the slow page.",
+                 "the cache lookup is the bottleneck for the slow page", chat)
+    assert got.hint == "hedged" and "i think" in got.hint_detail
+    far = convo(("assistant", "I think we should profile first. " + "Profiling done. " * 5 +
+                 "The cache lookup is the bottleneck for the slow page."))
+    assert verify("The cache lookup is the bottleneck for the slow page.",
+                  "the cache lookup is the bottleneck for the slow page", far).hint is None
