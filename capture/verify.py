@@ -1728,6 +1728,9 @@ def _with_hint(
     if wrong_way := expected_otherwise(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
+    if (lead := negated_before(turn.text, quote)) and not _predicate_negations(fact):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the quote starts right after “{lead}”: its sentence says the opposite"))
     if flipped := object_flip(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the fact does the opposite to the same thing: {flipped}"))
@@ -1805,6 +1808,27 @@ HEDGE_REACH = 40  # characters beside a quote a hedge left out of it may sit in
 _GUESS_WORDS = re.compile(r"\b(?:i think|i believe|i suspect|i guess|probably|likely|maybe"
                           r"|perhaps|might|possibly|presumably|it seems|seems like|appears to"
                           r"|my guess is|i'm guessing|hopefully)\b")
+
+
+_NEGATED_LEAD = re.compile(r"(?:\b(?:not|never|no longer|don't|do not|doesn't|does not"
+                           r"|didn't|did not|isn't|aren't|wasn't|won't|cannot|can't|shouldn't"
+                           r"|should not|must not|mustn't|avoid|stop)\s+(?:\w+\s+){0,1})$")
+
+
+def negated_before(text: str, quote: str) -> str:
+    """The quote starts right after a negation its sentence puts on it ("Don't | use npm
+    install here"): the quote, cut there, says the opposite. The negation, or ""."""
+    low = normalise(text)
+    at = low.find(quote)
+    while at >= 0:
+        lead = low[max(0, at - 24): at]
+        m = _NEGATED_LEAD.search(lead)
+        if m and not re.search(r"\bnot only\s*$|\bno,?\s*$", lead):
+            return m.group().strip()
+        if at == 0 or not m:
+            return ""
+        at = low.find(quote, at + 1)
+    return ""
 
 
 def _hedge_around(text: str, quote: str) -> str:

@@ -755,3 +755,15 @@ def test_a_hedge_left_out_of_the_quote_beside_it_is_suspected() -> None:
                  "The cache lookup is the bottleneck for the slow page."))
     assert verify("The cache lookup is the bottleneck for the slow page.",
                   "the cache lookup is the bottleneck for the slow page", far).hint is None
+
+
+def test_a_quote_cut_right_after_its_negation_is_suspected() -> None:
+    chat = convo(("user", "For this repo, please never use npm install here; the lockfile "
+                          "is pnpm's."))
+    got = verify("Dependencies are installed with npm install here.", "use npm install here",
+                 chat)
+    assert (got.supported, got.hint) == (True, "negation_flip")
+    assert "never" in got.hint_detail
+    assert v.negated_before("Not only the cache but the index is rebuilt.",
+                            "the cache but the index is rebuilt") == ""
+    assert v.negated_before("No, use pnpm for installs.", "use pnpm for installs") == ""
