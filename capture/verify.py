@@ -1731,6 +1731,10 @@ def _with_hint(
     if (lead := negated_before(turn.text, quote)) and not _predicate_negations(fact):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote starts right after “{lead}”: its sentence says the opposite"))
+    if (limit := limited_after(turn.text, quote)) and not re.search(
+            r"\b(?:except|only|unless|but|not|as long as)\b", normalise(fact)):
+        return dataclasses.replace(verdict, hint="elision", hint_detail=(
+            f"the quote stops before its sentence limits it: “{limit}”"))
     if flipped := object_flip(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the fact does the opposite to the same thing: {flipped}"))
@@ -1829,6 +1833,23 @@ def negated_before(text: str, quote: str) -> str:
             return ""
         at = low.find(quote, at + 1)
     return ""
+
+
+_LIMIT_AFTER = re.compile(r"^\W{0,3}(?:except\b[^.!?;]{0,40}|but not\b[^.!?;]{0,40}"
+                          r"|but only\b[^.!?;]{0,40}|only (?:on|when|if|for|in|with|after)\b"
+                          r"[^.!?;]{0,40}|unless\b[^.!?;]{0,40}|not (?:on|when|if|for|in|with)\b"
+                          r"[^.!?;]{0,40}|as long as\b[^.!?;]{0,40})")
+
+
+def limited_after(text: str, quote: str) -> str:
+    """The quote stops right before its sentence limits it ("X works | except on
+    Windows", "| but only for admins"): the limit, or ""."""
+    low = normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    m = _LIMIT_AFTER.search(low[at + len(quote): at + len(quote) + 60])
+    return m.group().strip(" ,;:-") if m else ""
 
 
 def _hedge_around(text: str, quote: str) -> str:

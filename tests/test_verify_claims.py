@@ -767,3 +767,13 @@ def test_a_quote_cut_right_after_its_negation_is_suspected() -> None:
     assert v.negated_before("Not only the cache but the index is rebuilt.",
                             "the cache but the index is rebuilt") == ""
     assert v.negated_before("No, use pnpm for installs.", "use pnpm for installs") == ""
+
+
+def test_a_quote_cut_before_its_limit_is_suspected() -> None:
+    chat = convo(("assistant", "The watcher reloads the config on change except on Windows, "
+                               "where it polls."))
+    got = verify("The watcher reloads the config on change.",
+                 "The watcher reloads the config on change", chat)
+    assert (got.supported, got.hint) == (True, "elision") and "windows" in got.hint_detail
+    assert verify("The watcher reloads the config on change, except on Windows.",
+                  "The watcher reloads the config on change", chat).hint is None
