@@ -7,7 +7,8 @@ verifier locates the quote in the transcript's turns (which turn, who spoke), th
 small checks, each a pure function; the first that fails names the verdict's `check`.
 
 Precise rather than clever: every check looks for one concrete, explainable defect, so a
-flagged candidate tells the person why, and a true one is rarely flagged.
+flagged candidate tells the person why, and a true one is rarely flagged. What a quote says
+of a setting, a move, a field or an offer is read in `capture/claims.py`.
 """
 
 from __future__ import annotations
@@ -48,7 +49,11 @@ CHECKS = (
 # beside the evidence (issue 21: a true fact flagged costs the reviewer's trust as much
 # as a false one passed). `corrected_later` is a hint now, kept in CHECKS for old rows.
 KNOWN = tuple(c for c in CHECKS if c != "corrected_later")
-HINTS = ("corrected_later", "hedged", "speaker")
+# A hint names the defect it suspects: a later correction, a hedge, the speaker, or a
+# known check's name when the evidence for it is only suggestive (a later value, a
+# near name, a limit the quote stops before).
+HINTS = ("corrected_later", "hedged", "speaker", "negation_flip", "number_mismatch",
+         "identifier_mismatch", "identifier_missing", "elision", "tool_line", "too_short")
 SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
