@@ -238,3 +238,33 @@ def flag_word_changed(fact: str, quote: str) -> str:
                 value[:1].isdigit() == q[flag][:1].isdigit():  # a value for a value
             return f"{flag} {value} where the quote has {flag} {q[flag]}"
     return ""
+
+
+_NUM_WORD = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([a-z][a-z-]{2,})"
+                       r"|([a-z][a-z-]{2,})\s*(?:=|:|of|is|at)?\s*(\d+(?:\.\d+)?)(?![\w.]*\d)")
+_NOT_COUNTED = {"the", "and", "for", "with", "from", "that", "this", "are", "was", "were",
+                "than", "then", "into", "over", "under", "about", "after", "before", "line",
+                "lines", "step", "steps", "phase", "item", "items", "version", "turn", "page",
+                "issue", "pr", "of", "is", "at", "to", "in", "on", "or", "by"}
+
+
+def _beside(text: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m in _NUM_WORD.finditer(normalise(text)):
+        number, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if word not in _NOT_COUNTED:
+            out.setdefault(word.rstrip("s"), set()).add(number)
+    return out
+
+
+def number_beside_changed(fact: str, quote: str) -> str:
+    """The fact and its quote count the same thing with different numbers ("5 retries" /
+    "3 retries", "timeout of 60" / "timeout of 30"), the fact's number nowhere in the
+    quote: what differs, or ""."""
+    q, nq = _beside(quote), normalise(quote)
+    for word, said in _beside(fact).items():
+        if word in q and not said & q[word]:
+            n = sorted(said)[0]
+            if not re.search(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", nq):
+                return f"{n} {word} where the quote has {', '.join(sorted(q[word]))}"
+    return ""

@@ -28,6 +28,7 @@ from capture.claims import (
     field_changed,
     flag_word_changed,
     moved_from,
+    number_beside_changed,
     setting_changed,
     settings,
 )
@@ -1381,6 +1382,9 @@ def verify(
         failed = _fail("number_mismatch" if re.search(r"\d$", setting) else
                        "identifier_mismatch", hit, turns, "the quote sets it otherwise: "
                        + setting)
+    elif counted := number_beside_changed(fact, quote):
+        failed = _fail("number_mismatch", hit, turns, "the quote counts it otherwise: "
+                       + counted)
     elif nums:
         failed = _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
     elif nowhere:  # named nowhere in the session: known wrong

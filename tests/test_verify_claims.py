@@ -777,3 +777,17 @@ def test_a_quote_cut_before_its_limit_is_suspected() -> None:
     assert (got.supported, got.hint) == (True, "elision") and "windows" in got.hint_detail
     assert verify("The watcher reloads the config on change, except on Windows.",
                   "The watcher reloads the config on change", chat).hint is None
+
+
+def test_the_same_thing_counted_otherwise_is_known_wrong() -> None:
+    assert c.number_beside_changed("The client makes 5 retries.", "the client makes 3 retries "
+                                   "before giving up")
+    assert c.number_beside_changed("The timeout is 60.", "set the timeout of 30 for CI")
+    assert not c.number_beside_changed("The client makes 3 retries.", "it makes 3 retries")
+    # Numbers of other things, or words that only order ("line 12"), are not compared.
+    assert not c.number_beside_changed("Step 2 makes 3 retries.", "step 1 makes 3 retries")
+    chat = convo(("assistant", "Ran the suite: all 14 tests of the status script pass. The "
+                               "other 12 checks are lint."))
+    got = verify("All 12 tests of the status script pass.",
+                 "all 14 tests of the status script pass", chat)
+    assert (got.supported, got.check) == (False, "number_mismatch")
