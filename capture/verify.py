@@ -54,8 +54,7 @@ KNOWN = tuple(c for c in CHECKS if c != "corrected_later")
 # known check's name when the evidence for it is only suggestive (a later value, a
 # near name, a limit the quote stops before).
 HINTS = ("corrected_later", "hedged", "speaker", "negation_flip", "number_mismatch",
-         "identifier_mismatch", "identifier_missing", "elision", "tool_line", "too_short",
-         "summary_only")
+         "identifier_mismatch", "identifier_missing", "elision", "tool_line", "too_short")
 SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
@@ -1412,8 +1411,6 @@ def verify(
                        "true")
     elif is_summary(turn) and confidence >= CONFIDENT:
         failed = _fail("summary_only", hit, turns, "only a compaction summary says so")
-    elif is_summary(turn):  # a tentative fact from a summary: still only its retelling
-        hint = ("summary_only", "only a compaction summary says so")
     elif turn.kind == "tool_call":
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
     elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):

@@ -791,13 +791,3 @@ def test_the_same_thing_counted_otherwise_is_known_wrong() -> None:
     got = verify("All 12 tests of the status script pass.",
                  "all 14 tests of the status script pass", chat)
     assert (got.supported, got.check) == (False, "number_mismatch")
-
-
-def test_a_tentative_fact_from_a_summary_is_still_suspected() -> None:
-    chat = convo(("summary", "Summary: the importer was moved to src/ingest and retries 429s."),
-                 ("user", "continue"))
-    got = verify("The importer retries 429s.", "the importer was moved to src/ingest and "
-                 "retries 429s", chat, confidence=0.5)
-    assert (got.supported, got.hint) == (True, "summary_only")
-    assert verify("The importer retries 429s.", "the importer was moved to src/ingest and "
-                  "retries 429s", chat, confidence=0.9).check == "summary_only"
