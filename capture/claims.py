@@ -22,7 +22,9 @@ _TRUE = {"true", "on", "yes", "enabled", "enable"}
 _FALSE = {"false", "off", "no", "disabled", "disable", "none", "null"}
 # A name a reader could look up, in the text as written (case kept): camelCase,
 # snake_case, SCREAMING_CASE, a dotted or dashed name, a flag.
-_NAME = r"(?:--?[A-Za-z][\w-]*|[a-z]+[A-Z]\w*|[A-Za-z]\w*_\w+|[A-Za-z][\w-]*\.[\w.-]+)"
+# Atomic groups (Python 3.11): a long dotted run is read once, not backtracked through.
+_NAME = (r"(?>--?[A-Za-z][\w-]*|[a-z]+[A-Z]\w*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
+         r"|[A-Za-z][A-Za-z0-9-]*+(?:\.[A-Za-z0-9-]++)++)")
 _VALUE = r"(?P<value>-?\d+(?:\.\d+)*|(?i:true|false|on|off|yes|no|enabled|disabled|null|none))"
 _SETTING = re.compile(
     r"(?<![\w-])[\"'`]?(?P<key>" + _NAME + r")[\"'`]?"

@@ -791,3 +791,11 @@ def test_the_same_thing_counted_otherwise_is_known_wrong() -> None:
     got = verify("All 12 tests of the status script pass.",
                  "all 14 tests of the status script pass", chat)
     assert (got.supported, got.check) == (False, "number_mismatch")
+
+
+def test_a_long_dotted_run_is_one_name() -> None:
+    """A minified line's `a.a.a…` is one name, read whole (an atomic group: the pattern
+    does not backtrack through its dots)."""
+    run = "a" + ".a" * 3000
+    assert c.settings(run + " = 5") == {run: "5"}
+    assert c.settings(run) == {}
