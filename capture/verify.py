@@ -1775,7 +1775,8 @@ def _with_hint(
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
                                    hint_detail=f"turn {later}: “{_clip(said, 200)}”")
-    if hedged(quote) and not hedged(fact):
+    if hedged(quote) and not hedged(fact) and not _ATTRIBUTED.search(normalise(fact)):
+        # "The user judged that … is probably fine" keeps the guess as someone's view.
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
     if speaker != "tool" and not hedged(fact) and (

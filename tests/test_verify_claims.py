@@ -799,3 +799,13 @@ def test_a_long_dotted_run_is_one_name() -> None:
     run = "a" + ".a" * 3000
     assert c.settings(run + " = 5") == {run: "5"}
     assert c.settings(run) == {}
+
+
+def test_a_guess_kept_as_someones_view_is_no_suspicion() -> None:
+    chat = convo(("user", "the timer list is like 10 items probably so rewriting it every "
+                          "time is probably OK"))
+    quote = "the timer list is like 10 items probably so rewriting it every time is probably OK"
+    assert verify("The user judged that rewriting the 10-item timer list each time is fine.",
+                  quote, chat).hint is None
+    assert verify("Rewriting the 10-item timer list each time is fine.", quote,
+                  chat).hint == "hedged"
