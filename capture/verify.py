@@ -199,7 +199,8 @@ _ATTRIBUTED = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
     r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
     r"|recommended|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?"
-    r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably)\b")
+    r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably"
+    r"|reports?|reported|observed|noticed|estimated|estimates?)\b")
 # A step the assistant proposes or is about to try: the person's next word, or the step's
 # own failure, may overrule it.
 _PROPOSAL = re.compile(

@@ -809,3 +809,11 @@ def test_a_guess_kept_as_someones_view_is_no_suspicion() -> None:
                   quote, chat).hint is None
     assert verify("Rewriting the 10-item timer list each time is fine.", quote,
                   chat).hint == "hedged"
+
+
+def test_a_report_or_estimate_kept_as_someones_is_no_hedge() -> None:
+    chat = convo(("user", "Other than encryption issues things are working smoothly it seems"))
+    quote = "Other than encryption issues things are working smoothly it seems"
+    assert verify("The user reported that apart from encryption, things work smoothly.",
+                  quote, chat).hint is None
+    assert verify("Apart from encryption, things work smoothly.", quote, chat).hint == "hedged"
