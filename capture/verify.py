@@ -201,6 +201,14 @@ _ATTRIBUTED = re.compile(
     r"|recommended|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?"
     r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably"
     r"|reports?|reported|observed|noticed|estimated|estimates?)\b")
+# The attributions that keep a guess a guess ("the user thinks", "Claude suggested"): not
+# "found" or "observed", which state it as a finding.
+_KEPT_AS_VIEW = re.compile(
+    r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|considers?"
+    r"|considered|opinion|view|says?|said|suggests?|suggested|recommends?|recommended"
+    r"|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?|claimed"
+    r"|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably|reports?"
+    r"|reported|estimated|estimates?|suspects?|suspected|expects?|expected)\b")
 # A step the assistant proposes or is about to try: the person's next word, or the step's
 # own failure, may overrule it.
 _PROPOSAL = re.compile(
@@ -1776,7 +1784,7 @@ def _with_hint(
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
                                    hint_detail=f"turn {later}: “{_clip(said, 200)}”")
-    if hedged(quote) and not hedged(fact) and not _ATTRIBUTED.search(normalise(fact)):
+    if hedged(quote) and not hedged(fact) and not _KEPT_AS_VIEW.search(normalise(fact)):
         # "The user judged that … is probably fine" keeps the guess as someone's view.
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))

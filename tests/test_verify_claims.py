@@ -817,3 +817,12 @@ def test_a_report_or_estimate_kept_as_someones_is_no_hedge() -> None:
     assert verify("The user reported that apart from encryption, things work smoothly.",
                   quote, chat).hint is None
     assert verify("Apart from encryption, things work smoothly.", quote, chat).hint == "hedged"
+
+
+def test_a_guess_stated_as_found_is_still_a_hedge() -> None:
+    chat = convo(("assistant", "The cache might be the cause of the slow start."))
+    quote = "The cache might be the cause of the slow start"
+    assert verify("Claude found that the cache is the cause of the slow start.", quote,
+                  chat).hint == "hedged"
+    assert verify("Claude suspected the cache is the cause of the slow start.", quote,
+                  chat).hint is None
