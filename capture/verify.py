@@ -1788,8 +1788,8 @@ def _with_hint(
         # "The user judged that … is probably fine" keeps the guess as someone's view.
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
-    if speaker != "tool" and not hedged(fact) and (
-            around := _hedge_around(turn.text, quote)):
+    if speaker != "tool" and not hedged(fact) and not _KEPT_AS_VIEW.search(
+            normalise(fact)) and (around := _hedge_around(turn.text, quote)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote's own sentence says “{around}”; the fact states it as found"))
     if speaker == "assistant" and (asked := asks(quote)) and not asks(fact):
