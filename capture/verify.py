@@ -201,6 +201,10 @@ _ATTRIBUTED = re.compile(
     r"|recommended|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?"
     r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably"
     r"|reports?|reported|observed|noticed|estimated|estimates?)\b")
+# A yes/no question ("Is the cache cleared on deploy?"), and a fact that says it was asked.
+_YES_NO = re.compile(r"(?!(?:can|could|would|will|do) (?:you|we|u)\b)(?:is|are|does|do|can"
+                     r"|could|will|would|did|was|were|has|have)\b[^?]{5,}\?\s*$")  # not a request
+_ASKED_IN_FACT = re.compile(r"\b(?:asks?|asked|question\w*|whether|wonder\w*)\b|\?")
 # The attributions that keep a guess a guess ("the user thinks", "Claude suggested"): not
 # "found" or "observed", which state it as a finding.
 _KEPT_AS_VIEW = re.compile(
@@ -589,16 +593,29 @@ def _bare(name: str) -> str:
     return normalise(name).strip("`'\".,;:()[]{}").removesuffix("()")
 
 
+def _slip_near(fact: str, turns: Sequence[Turn], at: int,
+               tool_texts: Sequence[tuple[str, str, str]]) -> tuple[str, str] | None:
+    """`slipped_name` against the quote's neighbourhood and the whole session, read only
+    when the fact has a name the session never says (most facts have none)."""
+    names = [i for i in identifiers(fact) if len(_bare(i)) >= 5]
+    if not names:
+        return None
+    everything = "\n".join([*_texts(turns), *(t for _w, _n, t in _tool_norm(tool_texts))])
+    if all(_bare(i) in everything for i in names):
+        return None
+    return slipped_name(fact, _neighbourhood(turns, at), everything)
+
+
 def slipped_name(fact: str, near: str, everything: str) -> tuple[str, str] | None:
     """A name of the fact said nowhere in the session (normalised text `everything`),
     while a name beside the quote (`near`) is one slip from it: transposed or changed
     letters (`apckage.json` / `package.json`, `/tec/resolv.conf` / `/etc/resolv.conf`).
     (the fact's name, the transcript's), or None."""
-    tokens = {_bare(t) for t in _NAME_TOKEN.findall(near)}
-    for name in identifiers(fact):
+    missing = [n for n in identifiers(fact) if len(_bare(n)) >= 5
+               and not _PLACEHOLDER.search(n) and _bare(n) not in everything]
+    tokens = {_bare(t) for t in _NAME_TOKEN.findall(near)} if missing else set()
+    for name in missing:
         x = _bare(name)
-        if len(x) < 5 or _PLACEHOLDER.search(name) or x in everything:
-            continue
         for y in tokens:
             if y != x and abs(len(y) - len(x)) <= 2 and len(y) >= 5 and \
                     SequenceMatcher(None, x, y).ratio() >= SLIP_RATIO:
@@ -1399,8 +1416,7 @@ def verify(
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
-    elif slip := slipped_name(fact, _neighbourhood(turns, hit.turn), "\n".join(
-            [*_texts(turns), *(t for _w, _n, t in _tool_norm(tool_texts))])):
+    elif slip := _slip_near(fact, turns, hit.turn, tool_texts):
         failed = _fail("identifier_mismatch", hit, turns, "the fact's name is nowhere in the "
                        f"session; beside the quote it reads {slip[1]}, not {slip[0]}")
     elif moved := transition_changed(fact, quote):
@@ -1738,6 +1754,7 @@ def _with_hint(
     at = verdict.turn
     turn = turns[at]
     speaker = speaker_of(turn)
+    here = _texts(turns)[at]  # the quote's turn, normalised once a job
     named = fact_speaker(fact)  # the fact says who spoke: checked before anything else
     # What a tool printed is the assistant's finding, never the person's words.
     if named and speaker != named and not (speaker == "tool" and named == "assistant"):
@@ -1746,10 +1763,10 @@ def _with_hint(
     if wrong_way := expected_otherwise(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
-    if (lead := negated_before(turn.text, quote)) and not _predicate_negations(fact):
+    if (lead := negated_before(here, quote, normalised=True)) and not _predicate_negations(fact):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote starts right after “{lead}”: its sentence says the opposite"))
-    if (limit := limited_after(turn.text, quote)) and not re.search(
+    if (limit := limited_after(here, quote, normalised=True)) and not re.search(
             r"\b(?:except|only|unless|but|not|as long as)\b", normalise(fact)):
         return dataclasses.replace(verdict, hint="elision", hint_detail=(
             f"the quote stops before its sentence limits it: “{limit}”"))
@@ -1789,9 +1806,13 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
     if speaker != "tool" and not hedged(fact) and not _KEPT_AS_VIEW.search(
-            normalise(fact)) and (around := _hedge_around(turn.text, quote)):
+            normalise(fact)) and (around := _hedge_around(here, quote, normalised=True)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote's own sentence says “{around}”; the fact states it as found"))
+    if not too_short(quote) and _YES_NO.match(quote) and not _ASKED_IN_FACT.search(
+            normalise(fact)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            "the quote asks whether it is so; the fact states it as the answer"))
     if speaker == "assistant" and (asked := asks(quote)) and not asks(fact):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote asks or offers (“{asked}”); the fact states it as done"))
@@ -1806,7 +1827,8 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the fact says “{strong.group()}”; its quote states no such certainty"))
     if speaker != "tool" and not hedged(fact) and (
-            borrowed := _borrowed_from_a_guess(fact, quote, turn.text)):
+            borrowed := _borrowed_from_a_guess(fact, quote, here,
+                                                normalised=True)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the fact's “{borrowed[0]}” comes from a guess or generalisation beside the "
             f"quote: “{_clip(borrowed[1], 160)}”"))
@@ -1838,10 +1860,10 @@ _NEGATED_LEAD = re.compile(r"(?:\b(?:not|never|no longer|don't|do not|doesn't|do
                            r"|should not|must not|mustn't|avoid|stop)\s+(?:\w+\s+){0,1})$")
 
 
-def negated_before(text: str, quote: str) -> str:
+def negated_before(text: str, quote: str, *, normalised: bool = False) -> str:
     """The quote starts right after a negation its sentence puts on it ("Don't | use npm
     install here"): the quote, cut there, says the opposite. The negation, or ""."""
-    low = normalise(text)
+    low = text if normalised else normalise(text)
     at = low.find(quote)
     while at >= 0:
         lead = low[max(0, at - 24): at]
@@ -1860,10 +1882,10 @@ _LIMIT_AFTER = re.compile(r"^\W{0,3}(?:except\b[^.!?;]{0,40}|but not\b[^.!?;]{0,
                           r"[^.!?;]{0,40}|as long as\b[^.!?;]{0,40})")
 
 
-def limited_after(text: str, quote: str) -> str:
+def limited_after(text: str, quote: str, *, normalised: bool = False) -> str:
     """The quote stops right before its sentence limits it ("X works | except on
     Windows", "| but only for admins"): the limit, or ""."""
-    low = normalise(text)
+    low = text if normalised else normalise(text)
     at = low.find(quote)
     if at < 0:
         return ""
@@ -1871,10 +1893,10 @@ def limited_after(text: str, quote: str) -> str:
     return m.group().strip(" ,;:-") if m else ""
 
 
-def _hedge_around(text: str, quote: str) -> str:
+def _hedge_around(text: str, quote: str, *, normalised: bool = False) -> str:
     """A hedge in the quote's own sentence, left out of the quote ("I think" before "the
     cache is the bottleneck", ", probably" after it): the hedge's words, or ""."""
-    low = normalise(text)
+    low = text if normalised else normalise(text)
     at = low.find(quote)
     if at < 0:
         return ""
@@ -2002,7 +2024,7 @@ def _actual_variant(turns: Sequence[Turn], at: int, fact: str, evidence: str) ->
         t = turns[j]
         if t.kind not in ("prose", "prompt") or is_summary(t):
             continue
-        for m in _ACTUAL.finditer(normalise(t.text)):
+        for m in _ACTUAL.finditer(_texts(turns)[j]):
             said = m.group("name").strip(".:")
             for n in names:
                 if said != n and (n in said or said in n) and \
@@ -2066,7 +2088,9 @@ _CONDITIONED = re.compile(r"\b(?:if|unless|when|whenever|assuming|provided|as lo
                           r"|once|after|before|until|while|during|whether)\b")
 
 
-def _borrowed_from_a_guess(fact: str, quote: str, text: str) -> tuple[str, str] | None:
+def _borrowed_from_a_guess(
+    fact: str, quote: str, text: str, *, normalised: bool = False
+) -> tuple[str, str] | None:
     """A word the fact adds to its quote ("casper") that the quote's turn says only in a
     hedged or generalising sentence ("In a typical Ubuntu LiveCD, this is controlled by
     the casper scripts"): the fact states as found what the turn only supposed. (word,
@@ -2076,7 +2100,7 @@ def _borrowed_from_a_guess(fact: str, quote: str, text: str) -> tuple[str, str] 
              and _stem(w) not in q_stems}
     if not extra:
         return None
-    low = normalise(text)
+    low = text if normalised else normalise(text)
     sentences = [p for p in _SENTENCE.split(low) if p.strip()]
     said = [(p, {w for w in extra if re.search(r"\b" + re.escape(w) + r"\b", p)})
             for p in sentences if quote not in p]

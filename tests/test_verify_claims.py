@@ -826,3 +826,13 @@ def test_a_guess_stated_as_found_is_still_a_hedge() -> None:
                   chat).hint == "hedged"
     assert verify("Claude suspected the cache is the cause of the slow start.", quote,
                   chat).hint is None
+
+
+def test_a_question_stated_as_its_answer_is_suspected() -> None:
+    chat = convo(("user", "Is the cache cleared on every deploy?"),
+                 ("assistant", "Let me check the deploy script."))
+    got = verify("The cache is cleared on every deploy.", "Is the cache cleared on every "
+                 "deploy?", chat)
+    assert got.hint == "hedged"
+    assert verify("The user asked whether the cache is cleared on every deploy.",
+                  "Is the cache cleared on every deploy?", chat).hint is None
