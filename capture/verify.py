@@ -1760,6 +1760,11 @@ def _with_hint(
     if named and speaker != named and not (speaker == "tool" and named == "assistant"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
             f"the quote is the {speaker}'s, not the {named}'s"))
+    # The speaker the candidate names (its `source`), checked as early as the fact's own.
+    claimed = said_by if said_by in SPEAKERS else None
+    if claimed and speaker not in (claimed, "tool"):
+        return dataclasses.replace(verdict, hint="speaker", hint_detail=(
+            f"the quote is the {speaker}'s, not the {claimed}'s"))
     if wrong_way := expected_otherwise(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
@@ -1837,10 +1842,6 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote holds only “{condition.group().strip()}”; the fact drops the "
             "condition"))
-    claimed = said_by if said_by in SPEAKERS else None
-    if claimed and speaker not in (claimed, "tool"):
-        return dataclasses.replace(verdict, hint="speaker", hint_detail=(
-            f"the quote is the {speaker}'s, not the {claimed}'s"))
     return verdict
 
 

@@ -836,3 +836,14 @@ def test_a_question_stated_as_its_answer_is_suspected() -> None:
     assert got.hint == "hedged"
     assert verify("The user asked whether the cache is cleared on every deploy.",
                   "Is the cache cleared on every deploy?", chat).hint is None
+
+
+def test_the_candidates_named_speaker_is_checked_before_other_suspicions() -> None:
+    chat = convo(("assistant", "The cache might be the cause of the slow start."))
+    got = verify("The cache is the cause of the slow start.",
+                 "The cache might be the cause of the slow start", chat, said_by="user")
+    assert (got.hint, got.hint_detail) == ("speaker", "the quote is the assistant's, not the "
+                                                      "user's")
+    assert verify("The cache is the cause of the slow start.",
+                  "The cache might be the cause of the slow start", chat,
+                  said_by="assistant").hint == "hedged"
