@@ -61,12 +61,35 @@ def settings(text: str) -> dict[str, str]:
     return out
 
 
+_THEN_VALUE = re.compile(r"\s*,?\s*(?:→|->|=>|to|then)\s*[\"'`]?(-?\d+(?:\.\d+)*|true|false|on|off"
+                         r"|yes|no|enabled|disabled)\b", re.I)
+
+
+def _all_settings(text: str) -> dict[str, set[str]]:
+    """Every value a text gives each name, the new side of a move included
+    (`maxRecordings: 10 → 30` gives 10 and 30)."""
+    out: dict[str, set[str]] = {}
+    plain = text.replace("**", "")
+    for rx in (_SETTING, _ASSIGNED, _FLAG_VALUE):
+        for m in rx.finditer(plain):
+            key = m.group("key").casefold().strip(".-")
+            if len(key) < 3 or key.isdigit():
+                continue
+            values = out.setdefault(key, set())
+            values.add(_canon(m.group("value")))
+            then = _THEN_VALUE.match(plain, m.end())
+            if then:
+                values.add(_canon(then.group(1)))
+    return out
+
+
 def setting_changed(fact: str, quote: str) -> str:
-    """A name the fact and its quote both set, to different values: what differs, or ""."""
-    q = settings(quote)
+    """A name the fact and its quote both set, the fact to a value the quote never gives
+    it: what differs, or ""."""
+    q = _all_settings(quote)
     for key, value in settings(fact).items():
-        if key in q and q[key] != value:
-            return f"{key}: the quote says {q[key]}, the fact {value}"
+        if key in q and value not in q[key]:
+            return f"{key}: the quote says {', '.join(sorted(q[key]))}, the fact {value}"
     return ""
 
 

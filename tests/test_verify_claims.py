@@ -847,3 +847,9 @@ def test_the_candidates_named_speaker_is_checked_before_other_suspicions() -> No
     assert verify("The cache is the cause of the slow start.",
                   "The cache might be the cause of the slow start", chat,
                   said_by="assistant").hint == "hedged"
+
+
+def test_a_setting_moved_in_the_quote_has_both_values() -> None:
+    assert not c.setting_changed("maxRecordings is 30.", "maxRecordings: 10 → 30")
+    assert not c.setting_changed("maxRecordings is 30.", "set maxRecordings = 10, then 30")
+    assert c.setting_changed("maxRecordings is 50.", "maxRecordings: 10 → 30")
