@@ -104,7 +104,9 @@ _MOVE = re.compile(
     r"(?:(?:a|an|the|some)\s+)?(?P<new4>[^\s\"'`,;.]{2,80})", re.I)
 # A fact that tells of the move itself, or of the old state as old.
 _TELLS_MOVE = re.compile(r"\b(?:from|renamed|replaced|previously|formerly|old|used to|was|were"
-                         r"|no longer|instead|switched|swapped|migrated|changed|moved|→|->)\b|→")
+                         r"|no longer|instead|switched|swapped|migrated|changed|moved|obsolete"
+                         r"|deprecated|legacy|removed|deleted|dropped|gone|superseded|before"
+                         r"|→|->)\b|→")
 _CODEISH = re.compile(r"[-_./=@]|\d|[a-z][A-Z]")
 
 
@@ -146,11 +148,15 @@ def field_changed(fact: str, quote: str) -> str:
     for m in _FIELD.finditer(quote):
         label = [w for w in re.findall(r"[a-z]+", m.group("label").casefold())
                  if w not in _STOP]
-        if label and all(re.search(r"\b" + re.escape(w), f) for w in label):
+        at = [f.find(w) for w in label]
+        # The fact's code value sits beside the field's name ("uses `npm run build` as its
+        # build command"), not anywhere in a longer fact.
+        near = [x for x in spans if label and min(at) >= 0 and abs(f.find(x) - min(at)) <= 30]
+        if label and all(re.search(r"\b" + re.escape(w), f) for w in label) and near:
             value = m.group("value").strip(" *")
             if normalise(value)[:40] in f:
                 continue  # the fact quotes the field's value: it changes nothing
-            return f"the quote gives {m.group('label').strip()} as “{value[:80]}”, not `{spans[0]}`"
+            return f"the quote gives {m.group('label').strip()} as “{value[:80]}”, not `{near[0]}`"
     return ""
 
 
@@ -232,6 +238,12 @@ def comparison_flipped(fact: str, quote: str) -> str:
     q = normalise(quote)
     for m in _COMPARED.finditer(normalise(fact)):
         num, unit = m.group("num"), m.group("unit")
+        # A quote with other values in the same unit tells of a change ("was 100%, now
+        # 97%"): the bound may be right.
+        others = {x for x in re.findall(r"(?<![\d.])(\d+(?:\.\d+)?)\s?" + re.escape(unit)
+                                        + r"(?![a-z])", q)} if unit else set()
+        if others - {num}:
+            continue
         for at in re.finditer(r"(?<![\d.])" + re.escape(num) + r"(?![\d.])\s?" + re.escape(unit),
                               q):
             if not _NEAR_ANY.search(q[max(0, at.start() - 25): at.start()]):

@@ -853,3 +853,15 @@ def test_a_setting_moved_in_the_quote_has_both_values() -> None:
     assert not c.setting_changed("maxRecordings is 30.", "maxRecordings: 10 → 30")
     assert not c.setting_changed("maxRecordings is 30.", "set maxRecordings = 10, then 30")
     assert c.setting_changed("maxRecordings is 50.", "maxRecordings: 10 → 30")
+
+
+def test_knowledge_checks_leave_true_restatements_alone() -> None:
+    # The old side named as obsolete, a field's name far from the fact's code, a bound on
+    # a value the quote shows changing: all right.
+    assert not c.moved_from("webpack.config.js is obsolete now.",
+                            "migrated from webpack.config.js to vite.config.ts")
+    assert not c.field_changed("The build command is set in Render; deploys run "
+                               "`scripts/post-deploy.sh` after the static site is published.",
+                               "**Build command:** leave blank")
+    assert not c.comparison_flipped("Coverage dropped below 100%.",
+                                    "coverage was 100%, now 97% after the refactor")
