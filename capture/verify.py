@@ -1801,6 +1801,8 @@ def _with_hint(
     if later is None:
         later = _failed_just_before(turns, at, quote)
     if later is None:
+        later = _replied_against(turns, at)
+    if later is None:
         later = _actual_variant(turns, at, fact, evidence or quote)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
@@ -2196,4 +2198,27 @@ def _failed_just_before(turns: Sequence[Turn], at: int, quote: str) -> int | Non
                     _same_kind(turns[at].text, failure):
                 return k
             return None  # the run it sums up did not fail
+    return None
+
+
+# The person's reply that turns down what the answer just said, whatever its words.
+_AGAINST = re.compile(
+    r"^\W*(?:(?:no|nope|hmm|well|but)[,.!]?\s+)?(?:that's|that is|this is|it's|it is)?\s*"
+    r"(?:wrong|not (?:it|right|true|correct|the (?:issue|problem|cause))\b|incorrect"
+    r"|i (?:do not|don't|dont) think (?:that's|that is|so|it's|it is|this is)"
+    r"|(?:it )?(?:still )?(?:does not|doesn't|did not|didn't|is not|isn't) work"
+    r"|(?:it's |it is )?still (?:not working|broken|failing|fails|the same|hanging|crashing))")
+
+
+def _replied_against(turns: Sequence[Turn], at: int) -> int | None:
+    """The person's very next words after the answer the quote is part of open by
+    turning it down ("I don't think that's it", "that's wrong", "still doesn't work"):
+    a reply speaks of what was just said, whatever words it shares. Their turn, or
+    None."""
+    if speaker_of(turns[at]) != "assistant" or turns[at].kind != "prose":
+        return None
+    for j in range(at + 1, min(len(turns), at + 40)):
+        t = turns[j]
+        if t.kind == "prompt" and not is_summary(t):
+            return j if _AGAINST.match(normalise(t.text)[:200]) else None
     return None

@@ -865,3 +865,19 @@ def test_knowledge_checks_leave_true_restatements_alone() -> None:
                                "**Build command:** leave blank")
     assert not c.comparison_flipped("Coverage dropped below 100%.",
                                     "coverage was 100%, now 97% after the refactor")
+
+
+def test_the_persons_reply_turning_the_answer_down_is_suspected() -> None:
+    def chat(reply: str) -> list:
+        return convo(
+            ("assistant", "The hang comes from the watcher holding the lock on config.json."),
+            ("call", "Bash: lsof config.json"),
+            ("assistant", "Confirmed above."),
+            ("user", reply),
+        )
+    fact = "The hang comes from the watcher holding the lock on config.json."
+    quote = "The hang comes from the watcher holding the lock on config.json"
+    got = verify(fact, quote, chat("I don't think that's it. It hangs with the watcher off."))
+    assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 3")
+    assert verify(fact, quote, chat("great, commit it")).hint is None
+    assert verify(fact, quote, chat("No, leave the tests for now")).hint is None
