@@ -176,7 +176,8 @@ _HEDGE = re.compile(
     r"|should (?:now )?(?:appear|show|display|work|fix|resolve|help|pass|succeed|load|run"
     r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess"
     r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
-    r"|unsure|untested|unverified|tends? to)\b"
+    r"|unsure|untested|unverified|tends? to|apparently|supposedly|in principle|i'd expect"
+    r"|would expect|expected to)\b"
     r"|~\s?\d"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without

@@ -501,6 +501,8 @@ def test_a_flags_value_after_equals_is_a_setting() -> None:
 def test_more_hedges_opinions_and_speaker_phrases() -> None:
     assert v.hedged("I'd bet the cache is stale")
     assert v.hedged("Chances are the token expired")
+    assert v.hedged("Apparently the retry loop is capped")
+    assert v.hedged("The job is expected to finish in a minute")
     assert v.opinion("This is the idiomatic way to do it")
     assert v.opinion("a well-structured module")
     assert not v.opinion("The module exports three functions")
