@@ -277,20 +277,43 @@ def flag_word_changed(fact: str, quote: str) -> str:
     return ""
 
 
-_NUM_WORD = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([a-z][a-z-]{2,})"
-                       r"|([a-z][a-z-]{2,})\s*(?:=|:|of|is|at)?\s*(\d+(?:\.\d+)?)(?![\w.]*\d)")
 _NOT_COUNTED = {"the", "and", "for", "with", "from", "that", "this", "are", "was", "were",
                 "than", "then", "into", "over", "under", "about", "after", "before", "line",
                 "lines", "step", "steps", "phase", "item", "items", "version", "turn", "page",
                 "issue", "pr", "of", "is", "at", "to", "in", "on", "or", "by"}
 
 
+_TOKEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\w)|[a-z][a-z0-9_-]*")
+_LINKS = {"on", "at", "to", "of", "is", "are", "was", "were", "be", "by", "in", "its", "the",
+          "a", "an", "set", "uses", "use", "with", "has", "have", "every", "each", "about"}
+
+
 def _beside(text: str) -> dict[str, set[str]]:
+    """Numbers by the word they count or qualify: the next word ("5 retries"), or the
+    nearest word before, over linking words ("listens on 8080", "timeout of 30")."""
     out: dict[str, set[str]] = {}
-    for m in _NUM_WORD.finditer(normalise(text)):
-        number, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        if word not in _NOT_COUNTED:
-            out.setdefault(word.rstrip("s"), set()).add(number)
+    low = normalise(text)
+    found = list(_TOKEN.finditer(low))
+    toks = [m.group() for m in found]
+
+    def joined(a: int, b: int) -> bool:  # only spaces between tokens a and b
+        return not low[found[a].end(): found[b].start()].strip()
+
+    for i, tok in enumerate(toks):
+        if not tok[0].isdigit():
+            continue
+        words = []
+        if i + 1 < len(toks) and not toks[i + 1][0].isdigit() and joined(i, i + 1):
+            words.append(toks[i + 1])
+        for k in range(i - 1, max(-1, i - 4), -1):
+            if toks[k][0].isdigit() or not joined(k, k + 1):
+                break
+            if toks[k] not in _LINKS:
+                words.append(toks[k])
+                break
+        for word in words:
+            if word not in _NOT_COUNTED and word not in _LINKS and len(word) >= 3:
+                out.setdefault(word.rstrip("s"), set()).add(tok)
     return out
 
 

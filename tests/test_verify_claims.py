@@ -883,3 +883,13 @@ def test_the_persons_reply_turning_the_answer_down_is_suspected() -> None:
     assert (got.hint, got.hint_detail[:6]) == ("corrected_later", "turn 3")
     assert verify(fact, quote, chat("great, commit it")).hint is None
     assert verify(fact, quote, chat("No, leave the tests for now")).hint is None
+
+
+def test_a_number_is_read_beside_its_word_not_across_punctuation_or_inside_a_name() -> None:
+    # "python3" is a name, not python and 3; "line 1: python" does not count pythons.
+    assert not c.number_beside_changed("Scripts run with python3.",
+                                       "/bin/bash: line 1: python: command not found")
+    assert c.number_beside_changed("The suite passed with 137 tests.",
+                                   "All 173 tests pass.")
+    assert c.number_beside_changed("The server listens on 9090.",
+                                   "the server listens on 8080 by default")
