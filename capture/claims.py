@@ -278,9 +278,8 @@ def flag_word_changed(fact: str, quote: str) -> str:
 
 
 _NOT_COUNTED = {"the", "and", "for", "with", "from", "that", "this", "are", "was", "were",
-                "than", "then", "into", "over", "under", "about", "after", "before", "line",
-                "lines", "step", "steps", "phase", "item", "items", "version", "turn", "page",
-                "issue", "pr", "of", "is", "at", "to", "in", "on", "or", "by"}
+                "than", "then", "into", "over", "under", "about", "after", "before",
+                "of", "is", "at", "to", "in", "on", "or", "by", "but"}
 
 
 _TOKEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\w)|[a-z][a-z0-9_-]*")

@@ -893,3 +893,10 @@ def test_a_number_is_read_beside_its_word_not_across_punctuation_or_inside_a_nam
                                    "All 173 tests pass.")
     assert c.number_beside_changed("The server listens on 9090.",
                                    "the server listens on 8080 by default")
+
+
+def test_an_ordinal_given_another_number_is_counted_otherwise() -> None:
+    assert c.number_beside_changed("Phase 12 had already been planned.",
+                                   "Phase 9 was already fully planned in the document")
+    assert not c.number_beside_changed("Phase 9 had already been planned.",
+                                       "Phase 9 was already fully planned in the document")
