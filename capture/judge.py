@@ -31,8 +31,10 @@ SYSTEM = (
     "automatic check raised, with the text the suspicion rests on. Judge each one: is the "
     "fact, as worded, supported by the quote once the suspicion is taken into account? "
     "Answer 'supported' false when the later text corrects or refutes it, when the quote "
-    "is a guess, a plan or an opinion the fact states as established, or when the fact "
-    "names the wrong speaker. Judge only from the text given. Answer by calling "
+    "is a guess, a plan, an offer or an opinion the fact states as established, when the "
+    "fact names the wrong speaker, when it gives a value or a name other than the text "
+    "does, or when it drops a negation, a condition or a limit the quote's sentence puts "
+    "on it. Judge only from the text given. Answer by calling "
     f"{JUDGE_TOOL} once, with one judgment per candidate."
 )
 

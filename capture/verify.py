@@ -7,7 +7,8 @@ verifier locates the quote in the transcript's turns (which turn, who spoke), th
 small checks, each a pure function; the first that fails names the verdict's `check`.
 
 Precise rather than clever: every check looks for one concrete, explainable defect, so a
-flagged candidate tells the person why, and a true one is rarely flagged.
+flagged candidate tells the person why, and a true one is rarely flagged. What a quote says
+of a setting, a move, a field or an offer is read in `capture/claims.py`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,18 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import pairwise
 
+from capture.claims import (
+    asks,
+    comparison_flipped,
+    default_otherwise,
+    expected_otherwise,
+    field_changed,
+    flag_word_changed,
+    moved_from,
+    number_beside_changed,
+    setting_changed,
+    settings,
+)
 from capture.condense import render_turn
 from capture.ground import normalise
 from capture.transcript import Turn
@@ -37,13 +50,18 @@ CHECKS = (
 # beside the evidence (issue 21: a true fact flagged costs the reviewer's trust as much
 # as a false one passed). `corrected_later` is a hint now, kept in CHECKS for old rows.
 KNOWN = tuple(c for c in CHECKS if c != "corrected_later")
-HINTS = ("corrected_later", "hedged", "speaker")
+# A hint names the defect it suspects: a later correction, a hedge, the speaker, or a
+# known check's name when the evidence for it is only suggestive (a later value, a
+# near name, a limit the quote stops before).
+HINTS = ("corrected_later", "hedged", "speaker", "negation_flip", "number_mismatch",
+         "identifier_mismatch", "identifier_missing", "elision", "tool_line", "too_short")
 SPEAKERS = ("user", "assistant", "tool")
 
 MIN_WORDS = 4  # "did you push?" supports nothing, wherever it is found
 FUZZY_RATIO = 0.88  # character similarity for a quote with a slipped letter or re-flow
 MAX_FUZZY_CHARS = 2_000  # longer quotes are only matched exactly
 MAX_GAP = 2  # turns a quote may span (prose and the tool lines hanging under it)
+STITCH_GAP = 400  # characters an ellipsis may leave out of one answer before it joins places
 CONFIDENT = 0.7  # at or above, a compaction summary alone is not enough support
 _SCOPE = 2  # content words after a negation that it covers
 INVERSION_OVERLAP = 0.5  # share of the shorter side's words an inversion restates
@@ -94,27 +112,57 @@ _STOP = {
 # is wrong", "didn't work"); a bare "wrong" or "despite" says nothing by itself (an
 # issue title, "if it gets that wrong").
 _CORRECTION = re.compile(
-    r"(?:^|[.!?;:]\s*)(?:actually(?=,|\s+(?:i|it|it's|its|the|that|this|these|those|we"
+    r"(?:^|[.!?;:¶]\s*)(?:actually(?=,|\s+(?:i|it|it's|its|the|that|this|these|those|we"
     r"|you|there|no|not|[\w-]*[_./][\w./-]*)\b)|no(?=[,.!:—-])|nope\b|wait(?=[,.!:—-])"
     r"|correction\b|oops\b|my (?:mistake|bad)\b|i misread\b|(?:it )?turns out\b"
-    r"|in fact\b|not quite\b|scratch that\b)"
+    r"|in fact\b|not quite\b|scratch that\b|wrong(?=[,.!:—-])|i stand corrected\b"
+    r"|i misspoke\b|let me correct\b|correcting (?:myself|that)\b|to correct (?:myself|that)\b"
+    r"|(?:ignore|disregard) (?:that|what i said|my (?:last|previous))\b)"
+    r"|\b(?:is|was|are|were|it's) actually (?!(?:the )?(?:correct|right|fine|working|expected"
+    r"|intended|good)\b)"
     r"|\b(?:(?:is|was|were|are|that's|that is|it's|i was|you're|you are) (?:wrong|incorrect|"
     r"mistaken|not (?:right|true|correct))|isn't (?:true|right|correct)|wasn't (?:true|right)"
-    r"|(?:didn't|did not|doesn't|does not|won't|will not) (?:work|help|fix|solve)"
-    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging|shows?|displays?"
-    r"|says|reports?|at|only|the same)"
+    r"|(?P<fails>(?:didn't|did not|doesn't|does not|don't|do not|won't|will not) (?:work|help"
+    r"|fix|solve)"
+    r"|still (?:fails?|failing|broken|crash(?:es|ing)?|errors?|hangs?|hanging))"
+    r"|still (?:shows?|displays?|says|reports?|at|only|the same)"
     r"|(?:that|this) was(?:n't| not) (?:it|the (?:cause|problem|issue))"
     r"|(?:is|are) (?:now )?(?:unused|no longer (?:used|needed|required|necessary))"
     r"|not needed any ?more|(?:is|are) already (?:tracked|there|set|present|done|installed)"
     r"|(?:is|are|was|were) (?:the )?(?:correct|right|actual|real) (?:one|field|name|value|cause"
     r"|issue|problem|fix|way|answer)|the (?:actual|real) (?:cause|issue|problem|fix)"
     r"|(?P<verdict>(?:is|are) (?:working|rendering|running) (?:correctly|fine|as expected)"
-    r"|works? (?:correctly|fine|as expected)))"
-    r"\b|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
-    r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of)\s+"
+    r"|works? (?:correctly|fine|as expected))|(?P<now_ok>(?:is|are) now (?:working|connecting"
+    r"|passing)|now (?:successfully )?(?:connects|works)))"
+    r"\b"
+    # the person disagreeing: "I don't think that's it", "I don't expect the source to …"
+    r"|(?:^|[.!?;:¶]\s*)(?:i (?:do not|don't|dont) (?:think|expect|believe)|that's not (?:it|right"
+    r"|the case)|that is not (?:it|right|the case))\b"
+    # a suspect found sound: only against a claim that something is broken
+    r"|\b(?P<fine>(?:looks?|is|are|seems?) (?:fine|ok|okay|normal|healthy|harmless|benign"
+    r"|expected|correct)|(?:is|are) not the (?:issue|problem|cause|culprit))\b"
+    r"|\b(?P<despite>despite|contrary to|even though)\s+(?P<object>[^,.;:!?]{1,40})"
+    r"|\b(?P<removed>replaced|removed|dropped|reverted|rolled back|got rid of|instead of"
+    r"|rather than|in place of|no longer uses?|switched away from|abandoned)\s+"
     r"(?P<what>[^,.;:!?]{1,60})",
 )
-_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when)\b[^.!?]{0,40}$")
+# A claim that something is wrong, which "X looks fine" or "X is not the issue" refutes.
+_BROKEN = re.compile(r"\b(?:broken|dangling|corrupt\w*|misconfigured|wrong|bad|missing|stale"
+                     r"|conflict\w*|the (?:issue|problem|cause|culprit)|causing|caused|fail\w*"
+                     r"|interfer\w*|blocking|leak\w*|errors?)\b")
+# A claim that a failure names as refuted: something works, is fixed, will fix, or is
+# only a guess or a plan.
+_CLAIMS_IT_WORKS = re.compile(
+    r"\b(?:works?|working|worked|fix(?:es|ed)?|resolv\w*|solv\w*|pass(?:es|ed|ing)?|succe\w*"
+    r"|complete\w*|should|will|would|let me|let's|i'll|try\w*|might|may|probably|likely"
+    r"|able to)\b")
+_INSTEAD = {"instead of", "rather than", "in place of", "no longer use", "no longer uses",
+            "switched away from", "abandoned"}
+_WRONGISH = re.compile(r"\b(?:wrong|incorrect|mistaken)\b")
+_PARAGRAPH = re.compile(r"\n\s*\n|\n(?=[ \t]*(?:[-*•]|\d+[.)])\s)")
+_CUE_BREAK = re.compile(r"[.!?](?:\s|$)|¶")
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|when|make sure|ensure|verify|check that"
+                          r"|to see)\b[^.!?]{0,40}$")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
 # Words that say a claim is a guess or an opinion, not something found.
 _HEDGE = re.compile(
@@ -123,7 +171,13 @@ _HEDGE = re.compile(
     r"|potential(?:ly)?|in theory|theoretically|should work|i'm guessing|guess(?:ing)?"
     r"|i suspect|i guess|i feel|seems?|seemed|seemingly|appears to|could be|should be"
     r"|hypothes\w*|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd (?:prefer|say)"
-    r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?)\b"
+    r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?"
+    # what should happen next is expected, not seen; what something sounds like, a guess
+    r"|should (?:now )?(?:appear|show|display|work|fix|resolve|help|pass|succeed|load|run"
+    r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess"
+    r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
+    r"|unsure|untested|unverified|tends? to|apparently|supposedly|in principle|i'd expect"
+    r"|would expect|expected to)\b"
     r"|~\s?\d"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without
@@ -132,13 +186,34 @@ _OPINION = re.compile(
     r"\b(?:better|worse|best|worst|cleaner|simpler|nicer|elegant|overkill|preferable"
     r"|recommend(?:ed|s)?|ideal|good idea|bad idea|over-?engineered|unnecessary|pointless"
     r"|i'd|would be|much more|far more|well calibrated|seems?"
+    # a self-assessment of work done: a verdict on quality, not a finding
+    r"|comprehensive(?:ly)?|robust(?:ly)?|production[- ]ready|best practices?|fully functional"
+    r"|rock[- ]solid|bullet-?proof|battle[- ]tested|enterprise[- ]grade|state[- ]of[- ]the[- ]art"
+    r"|world[- ]class|flawless(?:ly)?|seamless(?:ly)?|excellent|as close to|truly"
+    r"|idiomatic|maintainable|more readable|intuitive|user[- ]friendly|hacky|clunky|messy"
+    r"|the right (?:approach|choice|call|way|tool)|(?:a )?good (?:approach|idea|choice|fit"
+    r"|practice)|high[- ]quality|well[- ](?:designed|structured|organi[sz]ed|written|tested)"
     # a generalisation is a belief about the world, not a finding in this session
-    r"|(?:more |most |less )?commonly|typically|usually|generally|normally|in most cases)\b")
+    r"|(?:more |most |less )?commonly|typical|typically|usually|generally|normally"
+    r"|in most cases)\b")
 _ATTRIBUTED = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
     r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
     r"|recommended|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?"
-    r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably)\b")
+    r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably"
+    r"|reports?|reported|observed|noticed|estimated|estimates?)\b")
+# A yes/no question ("Is the cache cleared on deploy?"), and a fact that says it was asked.
+_YES_NO = re.compile(r"(?!(?:can|could|would|will|do) (?:you|we|u)\b)(?:is|are|does|do|can"
+                     r"|could|will|would|did|was|were|has|have)\b[^?]{5,}\?\s*$")  # not a request
+_ASKED_IN_FACT = re.compile(r"\b(?:asks?|asked|question\w*|whether|wonder\w*)\b|\?")
+# The attributions that keep a guess a guess ("the user thinks", "Claude suggested"): not
+# "found" or "observed", which state it as a finding.
+_KEPT_AS_VIEW = re.compile(
+    r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|considers?"
+    r"|considered|opinion|view|says?|said|suggests?|suggested|recommends?|recommended"
+    r"|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?|claimed"
+    r"|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably|reports?"
+    r"|reported|estimated|estimates?|suspects?|suspected|expects?|expected)\b")
 # A step the assistant proposes or is about to try: the person's next word, or the step's
 # own failure, may overrule it.
 _PROPOSAL = re.compile(
@@ -158,6 +233,10 @@ _ANTONYMS = (
       "lost", "los"}),
     ({"pass", "succeed", "work"}, {"fail", "broke", "break"}),
     ({"increas", "rais", "grow", "grew"}, {"decreas", "lower", "shrink", "shrank", "reduc"}),
+    ({"show", "shown", "display", "reveal", "visibl"}, {"hid", "hidden", "conceal", "invisibl"}),
+    ({"accept"}, {"reject", "declin", "refus"}),
+    ({"requir", "mandatory"}, {"optional"}),
+    ({"sync", "synchronous"}, {"async", "asynchronous"}),
 )
 
 
@@ -175,6 +254,41 @@ def _verb_before(text: str, ident: str) -> str | None:
     for w in reversed(_WORD.findall(low[max(0, at - 60): at])[-4:]):
         stem = re.sub(r"(?:ing|ed|es|s|e)$", "", w)
         if any(stem in yes or stem in no for yes, no in _ANTONYMS):
+            return stem
+    return None
+
+
+# Verbs that keep a thing as it is, and verbs that change or drop it: "preserves the
+# newlines" / "converts the newlines" say opposite things of the same object.
+_KEEPS = {"preserv", "keep", "kept", "retain", "maintain"}
+_CHANGES = {"convert", "replac", "strip", "collaps", "remov", "drop", "delet", "rewrit",
+            "overrid", "overwrit", "discard", "flatten", "normaliz", "normalis"}
+
+
+def object_flip(fact: str, quote: str) -> str:
+    """The fact and its quote do opposite things to the same object (a word of 5+ letters
+    both name, right after the verb): "convert newlines" / "preserve the original
+    newlines". The two verbs and the object, or ""."""
+    if negations(fact) % 2 != negations(quote) % 2:
+        return ""
+    f_words = {w for w in _WORD.findall(normalise(fact)) if len(w) >= 5 and w not in _STOP}
+    q_words = {w for w in _WORD.findall(normalise(quote)) if len(w) >= 5 and w not in _STOP}
+    for obj in sorted(f_words & q_words):
+        a, b = _verb_near(fact, obj), _verb_near(quote, obj)
+        if a and b and ((a in _KEEPS and b in _CHANGES) or (a in _CHANGES and b in _KEEPS)):
+            return f"“{a}… {obj}” where the quote has “{b}… {obj}”"
+    return ""
+
+
+def _verb_near(text: str, obj: str) -> str | None:
+    """The keeping or changing verb stem within three words before `obj`, if any."""
+    low = normalise(text)
+    m = re.search(r"\b" + re.escape(obj) + r"\b", low)
+    if m is None:
+        return None
+    for w in reversed(_WORD.findall(low[max(0, m.start() - 40): m.start()])[-3:]):
+        stem = re.sub(r"(?:ing|ed|es|s|e)$", "", w)
+        if stem in _KEEPS or stem in _CHANGES:
             return stem
     return None
 
@@ -453,6 +567,83 @@ def identifiers(text: str) -> set[str]:
     return {t for t in found if not any(t != o and t in o for o in found)}
 
 
+def _kind_of(name: str) -> str:
+    """The shape of a name, for comparing like with like: a file by its extension, a
+    flag, a path, an ALL_CAPS, snake_case, CamelCase or dotted name."""
+    if name.startswith("-"):
+        return "flag"
+    if m := re.search(r"\.([a-z][a-z0-9]{0,5})$", name, re.I):
+        return "file." + m.group(1).casefold()
+    if "/" in name:
+        return "path"
+    if _CAPS.fullmatch(name):
+        return "caps"
+    if "_" in name:
+        return "snake"
+    if "." in name:
+        return "dotted"
+    return "camel" if _CAMEL.fullmatch(name) else "other"
+
+
+SLIP_RATIO = 0.85  # a name this close to one beside the quote, but said nowhere: a slip
+_NAME_TOKEN = re.compile(r"(?:~|\.{1,2})?/?[\w~@-]+(?:[./:][\w~@-]+)+"
+                         r"|[\w-]*[A-Z_][\w-]*|[\w]+(?:-[\w]+)+")
+
+
+def _bare(name: str) -> str:
+    return normalise(name).strip("`'\".,;:()[]{}").removesuffix("()")
+
+
+def _slip_near(fact: str, turns: Sequence[Turn], at: int,
+               tool_texts: Sequence[tuple[str, str, str]]) -> tuple[str, str] | None:
+    """`slipped_name` against the quote's neighbourhood and the whole session, read only
+    when the fact has a name the session never says (most facts have none)."""
+    names = [i for i in identifiers(fact) if len(_bare(i)) >= 5]
+    if not names:
+        return None
+    everything = "\n".join([*_texts(turns), *(t for _w, _n, t in _tool_norm(tool_texts))])
+    if all(_bare(i) in everything for i in names):
+        return None
+    return slipped_name(fact, _neighbourhood(turns, at), everything)
+
+
+def slipped_name(fact: str, near: str, everything: str) -> tuple[str, str] | None:
+    """A name of the fact said nowhere in the session (normalised text `everything`),
+    while a name beside the quote (`near`) is one slip from it: transposed or changed
+    letters (`apckage.json` / `package.json`, `/tec/resolv.conf` / `/etc/resolv.conf`).
+    (the fact's name, the transcript's), or None."""
+    missing = [n for n in identifiers(fact) if len(_bare(n)) >= 5
+               and not _PLACEHOLDER.search(n) and _bare(n) not in everything]
+    tokens = {_bare(t) for t in _NAME_TOKEN.findall(near)} if missing else set()
+    for name in missing:
+        x = _bare(name)
+        for y in tokens:
+            if y != x and abs(len(y) - len(x)) <= 2 and len(y) >= 5 and \
+                    SequenceMatcher(None, x, y).ratio() >= SLIP_RATIO:
+                # A plural, a case or a call's parentheses is no slip.
+                if x.rstrip("s") == y.rstrip("s"):
+                    continue
+                return name, y
+    return None
+
+
+def swapped_name(fact: str, quote: str) -> tuple[str, str] | None:
+    """The fact names X where its quote names Y, X and Y of the same shape (two `.py`
+    files, two flags, two CamelCase names), X nowhere in the quote and Y nowhere in the
+    fact: one name put for another. (X, Y), or None."""
+    nf, nq = normalise(fact), normalise(quote)
+    f_names = [i for i in identifiers(fact) if not _present(i, nq)]
+    q_names = [i for i in identifiers(quote) if not _present(i, nf)]
+    for x in f_names:
+        kind = _kind_of(x)
+        if kind == "other" or _PLACEHOLDER.search(x):
+            continue  # `<session-uuid>.json` generalises the quote's name, it is no swap
+        for y in q_names:
+            if _kind_of(y) == kind and normalise(x) != normalise(y):
+                return x, y
+    return None
+
+
 def _root(word: str) -> str:
     return re.sub(r"(?:ing|ed|es|s)$", "", word) if len(word) > 4 else word
 
@@ -608,7 +799,9 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
         after = key_values(later)
         if any(k in after and after[k] != v for k, v in before.items()):
             return True
-    text = normalise(later)
+    # A paragraph or a list item ends what a cue speaks of: "1. … My mistake. 2. Server
+    # WebSocket issue …" is about item 1, not item 2.
+    text = normalise(_PARAGRAPH.sub(" ¶ ", later))
     claim = quote + "\n" + fact
     for m in _CORRECTION.finditer(text):
         if _CONDITIONAL.search(text[max(0, m.start() - 60): m.start()]):
@@ -617,6 +810,12 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             # Only about what was removed, and only when that names the claim's own thing:
             # change logs remove many things.
             what = m.group("what")
+            if m.group().strip() in normalise(quote):
+                continue  # the quote itself says "instead of X": repeating it corrects nothing
+            head = next(iter(_WORD.findall(what)), "")
+            if m.group("removed") in _INSTEAD and len(head) >= 4 and head not in _STOP and \
+                    re.search(r"\b" + re.escape(head) + r"\b", normalise(quote)):
+                return True  # "httpx instead of requests" of a claim that uses requests
             common = {_stem(w) for w in _WORD.findall(what) if len(w) >= 5 and w not in _STOP} \
                 & {_stem(w) for w in _WORD.findall(normalise(quote)) if len(w) >= 5}
             # "Replaced separate Start/Pause buttons with one toggle" of "Start/Pause/Reset
@@ -624,19 +823,35 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             if common and (_names_shared(what, quote) or len(common) >= 3):
                 return True
             continue
+        if m.group("fails") and not _CLAIMS_IT_WORKS.search(normalise(claim)):
+            continue  # "it still doesn't work" refutes a fix, a plan or a guess, not a fact
+        if (m.group("fine") or m.group("now_ok")) and not _BROKEN.search(normalise(quote)):
+            continue  # "looks fine" agrees with a claim that something works
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
-            if {_stem(w) for w in _WORD.findall(m.group("object")) if len(w) >= 5
-                and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(claim))
-                                       if len(w) >= 5}:
+            said = {w for w in _WORD.findall(m.group("object")) if len(w) >= 5
+                    and w not in _STOP}
+            claimed = {_stem(w) for w in _WORD.findall(normalise(claim)) if len(w) >= 5}
+            common = {w for w in said if _stem(w) in claimed}
+            # "despite the gitignore" of a claim about the gitignore: a long word of it, or
+            # two (one short shared word, "shows", ties anything to anything).
+            if len(common) >= 2 or any(len(w) >= 7 for w in common):
                 return True
             continue
-        starts = [b.end() for b in _SENTENCE_BREAK.finditer(text, 0, m.start())]
+        starts = [b.end() for b in _CUE_BREAK.finditer(text, 0, m.start())]
         lo = starts[-1] if starts else 0
-        if m.group("verdict") and starts:
+        if _WRONGISH.search(m.group()) and _WRONGISH.search(normalise(fact)) and {
+                _stem(w) for w in _WORD.findall(text[lo:m.start()]) if len(w) >= 4
+                and w not in _STOP} & {_stem(w) for w in _WORD.findall(normalise(fact))}:
+            continue  # "the test expectation is wrong": the fact says so too
+        if (m.group("verdict") or m.group("now_ok")) and starts:
             # "I can see the HTML output includes X. The rendering is working
             # correctly.": a verdict's subject is the sentence before it.
             lo = starts[-2] if len(starts) >= 2 else 0
-        ends = [b.end() for b in _SENTENCE_BREAK.finditer(text, m.end())][:2]
+        ends = []
+        for b in _CUE_BREAK.finditer(text, m.end()):
+            ends.append(b.start() if b.group() == "¶" else b.end())
+            if b.group() == "¶" or len(ends) == 2:
+                break
         hi = ends[-1] if ends else len(text)
         if _shared_terms(text[lo:hi], claim, strict=strict):
             return True
@@ -648,12 +863,26 @@ def hedged(text: str) -> bool:
     return bool(_HEDGE.search(normalise(text)))
 
 
+_HYPHENATED = re.compile(r"(?<![\w-])[a-z][a-z0-9]{2,}-[a-z][a-z0-9]{2,}(?![\w-])")
+_COMMON_COMPOUNDS = {"built-in", "end-to-end", "follow-up", "read-only", "long-term",
+                     "short-term", "real-time", "up-to-date", "well-known", "step-by-step",
+                     "set-up", "sign-in", "log-in", "opt-in", "opt-out", "one-off",
+                     "re-run", "re-check", "non-empty", "pre-existing", "so-called"}
+
+
 def _shared_terms(a: str, b: str, *, strict: bool = False) -> set[str]:
     """What makes two texts speak of the same thing: a name both use, one long word
     (7+ letters, stemmed) or two medium ones (5+); `strict`: two long or three medium
     ones when no name is shared. Empty when they only share chatter."""
     na, nb = normalise(a), normalise(b)
-    shared = {i for i in {i.casefold() for i in identifiers(b)} if _present(i, na)}
+    # A name, not a word: "tests/" in a path is the word "tests", which any text has.
+    names = {i.casefold() for i in identifiers(b)
+             if re.search(r"[._\-\d]|.[A-Z]", i.strip("/"))}
+    shared = {i for i in names if _present(i, na)}
+    # A hyphenated name ("tool-call divs", "two-line mode") is as good as an identifier,
+    # unless it is a common compound ("built-in", "end-to-end").
+    shared |= {w for w in _HYPHENATED.findall(nb) if w not in _COMMON_COMPOUNDS
+               and re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", na)}
     if shared:
         return shared
 
@@ -739,11 +968,13 @@ def _fuzzy(q: str, texts: list[str]) -> tuple[_Hit, str] | None:
     return None if best is None else (best[1], best[2])
 
 
-def _rank(h: _Hit, turns: Sequence[Turn]) -> tuple[bool, bool, bool, int]:
+def _rank(h: _Hit, turns: Sequence[Turn]) -> tuple[bool, bool, bool, bool, int]:
     """Prefer the conversation over a summary, words over a tool-call line, what a person
-    or a tool said over the assistant repeating it, then the last."""
+    or a tool said over the assistant repeating it, the person's own prompt over a tool's
+    output echoing it, then the last."""
     t = turns[h.turn]
-    return (not is_summary(t), t.kind != "tool_call", speaker_of(t) != "assistant", h.turn)
+    return (not is_summary(t), t.kind != "tool_call", speaker_of(t) != "assistant",
+            speaker_of(t) == "user", h.turn)
 
 
 def _pick(hits: list[_Hit], turns: Sequence[Turn]) -> _Hit:
@@ -801,6 +1032,26 @@ def _source(turn: Turn) -> str:
     return "the person" if turn.role == "user" else "the assistant"
 
 
+def _spoken_between(turns: Sequence[Turn], a: int, b: int) -> bool:
+    """Between turns a and b, the person spoke: two answers, not one answer's text
+    blocks with its calls between them."""
+    return any(t.kind == "prompt" and not is_summary(t) for t in turns[a + 1: b])
+
+
+def _voice(turns: Sequence[Turn], texts: list[str], hit: _Hit, piece: str) -> str:
+    """Who said a piece where it was found: an assistant's turn that quotes the person
+    ("The current prompt is: \"…\"") gives the person's words, not its own."""
+    source = _source(turns[hit.turn])
+    if source != "the assistant" or not hit.exact:
+        return source
+    before = texts[hit.turn][:hit.start]
+    if before.count('"') % 2 == 1 and any(
+            t.kind == "prompt" and not is_summary(t) and piece in texts[k]
+            for k, t in enumerate(turns)):
+        return "the person"
+    return source
+
+
 def _span_ok(hits: list[_Hit], turns: Sequence[Turn]) -> bool:
     """The pieces follow each other within MAX_GAP turns, not counting the tool lines
     that hang between two texts of one stretch of work (an assistant's text blocks of
@@ -845,17 +1096,26 @@ def locate(quote: str, turns: Sequence[Turn]) -> tuple[_Hit | None, str | None, 
             return hit, why, f"the transcript says: {region[:120]}"
         if not _span_ok(found, turns):
             return found[0], "stitched", "the pieces come from distant turns"
-        for a, b in pairwise(found):
-            if a.turn != b.turn and _source(turns[a.turn]) != _source(turns[b.turn]):
+        for (a, pa), (b, pb) in pairwise(zip(found, pieces, strict=True)):
+            va, vb = _voice(turns, texts, a, pa), _voice(turns, texts, b, pb)
+            if a.turn != b.turn and va != vb:
                 # A commit message's line "…" a tool's warning: one quote made of what
                 # two different voices said (issue 21: a stitched quote).
-                return a, "stitched", (f"the pieces come from {_source(turns[a.turn])} and "
-                                       f"{_source(turns[b.turn])}")
+                return a, "stitched", f"the pieces come from {va} and {vb}"
             gap = (texts[a.turn][a.end:b.start] if a.turn == b.turn
                    else texts[a.turn][a.end:] + " " + texts[b.turn][:b.start])
+            if a.turn == b.turn and len(_CUT_MARKER.sub(" ", gap)) > STITCH_GAP:
+                # Two places of one long answer, paragraphs apart: joined, not shortened.
+                return a, "stitched", (f"the “…” joins places {len(gap)} characters apart "
+                                       "in one answer")
             # Across turns every word left out counts: the "…" joins two speakers.
             if dropped_words(gap, across=a.turn != b.turn):
                 left = gap.strip()[:80]
+                if a.turn != b.turn and _spoken_between(turns, a.turn, b.turn):
+                    # Two answers joined by "…", words spoken between them: a quote
+                    # stitched from two places, not one place shortened.
+                    return a, "stitched", (f"the “…” joins turns {a.turn} and {b.turn}, "
+                                           f"leaving out: {left}")
                 return a, "elision", f"the “…” leaves out: {left}"
         return found[0], None, ""
     fz = _fuzzy(quote, texts)
@@ -937,27 +1197,31 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
         return None
     if speaker_of(turns[at]) != "assistant":
         return None  # a tool result is what corrects; it is not a guess
-    claims_success = bool(_SUCCESS.search(normalise(quote)))
+    claims_success = bool(_SUCCESS.search(normalise(quote))) or bool(
+        _NOW_FIXED.search(normalise(turns[at].text)))
+    guess, stretch = hedged(quote), True
+    # "Implementation complete! … Changes are persisted", stated as "saving works", and
+    # the person's very next words: "the app hangs when I create a timer" (the fix
+    # claimed, then failing). Only a claim that something works: the report's other
+    # details (a key's name) are not what the person contradicts.
     if (_SUCCESS.search(normalise(quote + "\n" + fact)) or _NOW_WORKING.search(
-            normalise(quote))) and \
-            _REPORTS_DONE.search(normalise(turns[at].text)):
-        # "Implementation complete! … Changes are persisted", stated as "saving works",
-        # and the person's very next words: "the app hangs when I create a timer" (the
-        # fix claimed, then failing). Only a claim that something works: the report's
-        # other details (a key's name) are not what the person contradicts.
-        nxt = next((j for j in range(at + 1, min(len(turns), at + 12))
-                    if turns[j].kind in ("prose", "prompt")), None)
-        if nxt is not None and turns[nxt].kind == "prompt" and \
-                _PROBLEM.search(normalise(turns[nxt].text)[:800]):
-            return nxt
+            normalise(quote))) and _REPORTS_DONE.search(normalise(turns[at].text)) and \
+            (nxt := _next_words_report_a_problem(turns, at)) is not None:
+        return nxt
     for j in range(at + 1, len(turns)):
         t = turns[j]
         if t.kind in ("tool_call", "detail") or is_summary(t):
             continue  # a call line, a commit message or an issue body corrects nothing
-        if corrects(t.text, quote, fact, strict=t.kind != "prompt"):
+        if t.kind == "prompt":
+            stretch = False
+        # A guess tested at once ("might be broken", then "looks fine") is overturned
+        # by one shared long word; elsewhere a correction needs more.
+        if corrects(t.text, quote, fact, strict=t.kind != "prompt" and not (
+                stretch and guess)):
             return j
         if claims_success and t.kind == "tool_error" and (_failed_call_names(
-                turns, j, quote + "\n" + fact) or _failed_check(turns, j, at)):
+                turns, j, quote + "\n" + fact) or _failed_check(turns, j, at)
+                or _check_output_failed(turns, j, at)):
             return j  # "X works now", then running X (or the next test run) fails
     return None
 
@@ -966,13 +1230,26 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
 _REPORTS_DONE = re.compile(
     r"\b(?:successfully|(?:implementation|migration|refactor|setup|fix) (?:is )?complete"
     r"|all (?:tests|checks) pass(?:ing|ed)?|(?:is|are) now (?:passing|working|fixed)"
-    r"|now works|fixed and verified)\b|✅")
+    r"|now works|fixed and verified|has been (?:resolved|fixed))\b|✅|^#+ .*\bfixed\b")
+
+def _next_words_report_a_problem(turns: Sequence[Turn], at: int) -> int | None:
+    """The person's very next words after a report of work done, when they say
+    something is wrong ("the app hangs", "what happened?"): their turn, or None. (Passing
+    over an errand in between, "git push", hinted true facts on the tuning sets.)"""
+    nxt = next((j for j in range(at + 1, min(len(turns), at + 12))
+                if turns[j].kind in ("prose", "prompt")), None)
+    if nxt is not None and turns[nxt].kind == "prompt" and \
+            _PROBLEM.search(normalise(turns[nxt].text)[:800]):
+        return nxt
+    return None
 _NOW_WORKING = re.compile(r"\b(?:is|are) now (?:passing|working)\b")
 # A person's words that say something is wrong ("it still hangs", "the app crashes").
 _PROBLEM = re.compile(
     r"\b(?:still|hangs?|hanging|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
     r"|not working|(?:does|did|is|are)\s*n[o']?t\s+work\w*|the problem|a problem"
-    r"|problem (?:is|with)|an issue|the issue|bug|wrong)\b")
+    r"|problem (?:is|with)|an issue|the issue|bug|wrong|invalid|same (?:error|issue|problem"
+    r"|thing)|nothing (?:happens|happened|changed|shows)|what (?:hap+e+n+e?d|went wrong)"
+    r"|why (?:did|does|is|isn't|doesn't) (?:it|this|that))\b")
 # A person's words that report a state (not an instruction, a question or a wish).
 _REPORTED = re.compile(r"\b(?:is|are|was|were|isn't|aren't|wasn't|has|have|hasn't|doesn't"
                        r"|don't|missing|fails?|failing|broken)\b")
@@ -1011,12 +1288,51 @@ def _failed_check(turns: Sequence[Turn], j: int, at: int) -> bool:
     (with at most CHECK_PROMPTS prompts between): the claim's own verification failed."""
     call = next((k for k in range(j - 1, max(at, j - 8), -1) if turns[k].kind == "tool_call"),
                 None)
-    if call is None or not _CHECK_COMMAND.search(turns[call].text):
+    if call is None or not _CHECK_COMMAND.search(turns[call].text) or not _same_kind(
+            turns[at].text, turns[call].text + "\n" + turns[j].text):
         return False
     between = turns[at + 1: call]
     if sum(t.kind == "prompt" for t in between) > CHECK_PROMPTS:
         return False
     return not any(t.kind == "tool_call" and _CHECK_COMMAND.search(t.text) for t in between)
+
+
+# A report that the thing is fixed now: what the next check's failure refutes.
+_NOW_FIXED = re.compile(r"\b(?:is|are) now (?:fixed|resolved|working|passing)\b"
+                        r"|\bhas been (?:fixed|resolved)\b|\bfixed and verified\b")
+# A failure whose own output is a check's verdict (a hook run by a commit, a test run
+# inside a script): "mypy......Failed", "FAILED tests/…", "hook id: ruff", "2 failed".
+_CHECK_FAILED = re.compile(r"\.{3,}\s*failed\b|\bfailed\b.*\n?.*\bhook id:|\bhook id:"
+                           r"|^failed\s|\b\d+ failed\b|\berror ts\d+|\bfound \d+ errors?\b",
+                           re.M)
+
+
+_CHECK_KINDS = (
+    re.compile(r"\b(?:tests?|pytest|jest|vitest|specs?|unittest)\b"),
+    re.compile(r"\b(?:lint\w*|ruff|eslint|flake8|pylint|clippy)\b"),
+    re.compile(r"\b(?:types?|typing|mypy|tsc|pyright|type-?check\w*)\b"),
+    re.compile(r"\b(?:build\w*|compil\w*)\b"),
+)
+
+
+def _same_kind(claim: str, failure: str) -> bool:
+    """A claim about one kind of check ("all 173 tests pass") is refuted by that kind
+    failing, not by a lint run's verdict; a claim naming no kind, by any."""
+    kinds = [rx for rx in _CHECK_KINDS if rx.search(normalise(claim))]
+    return not kinds or any(rx.search(normalise(failure)) for rx in kinds)
+
+
+def _check_output_failed(turns: Sequence[Turn], j: int, at: int) -> bool:
+    """The failure at turn j is a check's verdict by its own output (a commit's hooks,
+    a script's tests), and the first failure since the claim at `at`, with at most
+    CHECK_PROMPTS prompts between: the claim's own verification failed."""
+    failure = turns[j].text.casefold()
+    if not _CHECK_FAILED.search(failure) or not _same_kind(turns[at].text, failure):
+        return False
+    between = turns[at + 1: j]
+    if sum(t.kind == "prompt" for t in between) > CHECK_PROMPTS:
+        return False
+    return not any(t.kind == "tool_error" for t in between)
 
 
 def _failed_call_names(turns: Sequence[Turn], j: int, quote: str) -> bool:
@@ -1069,7 +1385,7 @@ def verify(
             return tooled
     if check is not None or hit is None:
         return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
-                          turns, said_by)
+                          turns, said_by, evidence)
     turn = turns[hit.turn]
     failed: Verdict | None = None
     hint: tuple[str, str] | None = None
@@ -1083,16 +1399,34 @@ def verify(
                        "what it says is the wrong way")
     elif flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif beyond := comparison_flipped(fact, quote):
+        failed = _fail("negation_flip", hit, turns, f"the fact says “{beyond}”; the quote "
+                       "gives that value itself")
     elif changed_units:
         failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
                        + ", ".join(changed_units))
+    elif setting := setting_changed(fact, evidence):
+        failed = _fail("number_mismatch" if re.search(r"\d$", setting) else
+                       "identifier_mismatch", hit, turns, "the quote sets it otherwise: "
+                       + setting)
+    elif counted := number_beside_changed(fact, quote):
+        failed = _fail("number_mismatch", hit, turns, "the quote counts it otherwise: "
+                       + counted)
     elif nums:
         failed = _fail("number_mismatch", hit, turns, "not near the quote: " + ", ".join(nums))
     elif nowhere:  # named nowhere in the session: known wrong
         failed = _fail("identifier_missing", hit, turns, "not in the session: "
                        + ", ".join(nowhere))
+    elif slip := _slip_near(fact, turns, hit.turn, tool_texts):
+        failed = _fail("identifier_mismatch", hit, turns, "the fact's name is nowhere in the "
+                       f"session; beside the quote it reads {slip[1]}, not {slip[0]}")
     elif moved := transition_changed(fact, quote):
         failed = _fail("number_mismatch", hit, turns, moved)
+    elif moved := moved_from(fact, evidence):
+        failed = _fail("identifier_mismatch", hit, turns, moved + "; the fact names the old "
+                       "one as current")
+    elif field := field_changed(fact, evidence):
+        failed = _fail("identifier_mismatch", hit, turns, field)
     elif variant := code_variant(fact, quote):
         failed = _fail("identifier_mismatch", hit, turns, "the fact's code differs from "
                        "its quote's: " + variant)
@@ -1107,6 +1441,11 @@ def verify(
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
     elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
         hint = ("tool_line", "the quote is what a written file says, not that it was run")
+    elif flagged := flag_word_changed(fact, evidence):
+        hint = ("identifier_mismatch", "the fact gives the flag another value: " + flagged)
+    elif swap := swapped_name(fact, quote):
+        hint = ("identifier_mismatch", f"the fact names {swap[0]} where its quote names "
+                f"{swap[1]}")
     elif idents and (far := _far_idents(idents, turns, hit.turn)):
         # said only far away: the fact may join two places
         hint = ("identifier_missing", "named elsewhere in the session, far from the quote: "
@@ -1117,7 +1456,7 @@ def verify(
         if refuted:
             return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
                 f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
-    verdict = _with_hint(verdict, fact, quote, turns, said_by)
+    verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence)
     if verdict.hint is None and hint is not None:
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
     if verdict.hint is None and short and (rule := _rule_words(fact, quote)):
@@ -1289,6 +1628,12 @@ def _from_tools(
                     return Verdict(True, None, speaker="tool", hint="tool_line",
                                    hint_detail="the quote is what a written file says, not "
                                    "that it was run")
+                if replaced := _edited_away(tool_texts, texts, k, pieces[0]):
+                    return Verdict(True, None, speaker="tool", hint="corrected_later",
+                                   hint_detail=replaced)
+                if _in_a_comment(tool_texts[k][2], pieces[0]):
+                    return Verdict(True, None, speaker="tool", hint="tool_line", hint_detail=(
+                        "only a comment in the written code says so, not the code itself"))
                 return Verdict(True, None, speaker="tool")
             return Verdict(False, "tool_line", speaker="tool", detail=(
                 "only what a tool was given (a command, a file written) says so"),
@@ -1369,20 +1714,40 @@ _FACT_SPEAKER = re.compile(
     r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
     r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed|"
     r"established|determined|figured|realized|realised|learned|clarified|specified|"
-    r"mentioned|emphasized|emphasised|required|explained|verified|confirmed|chose)\b"
+    r"mentioned|emphasized|emphasised|required|explained|verified|confirmed|chose|"
+    # agreeing or turning down is a speaker's act too ("The user agreed that …")
+    r"agreed|agrees|accepted|accepts|approved|approves|rejected|rejects|declined|declines|"
+    r"acknowledged|acknowledges|conceded|admitted|liked|likes|disliked|objected|argued|"
+    r"answered|replied|responded|wrote|writes|picked|opted|settled|endorsed|dismissed|"
+    # what someone said, named as theirs ("the user's requirement", "Claude's diagnosis")
+    r"requirement|instruction|idea|suggestion|plan|proposal|diagnosis|analysis|explanation|"
+    r"finding|conclusion|choice|view|opinion|words|question|complaint|report|claim|advice|"
+    r"recommendation|recommends|recommended|advised|advises|guessed|guesses|assumed|assumes)\b"
 )
 
 
 def fact_speaker(fact: str) -> str | None:
     """Who the fact says spoke, when it says so ("The user decided …")."""
-    m = _FACT_SPEAKER.search(normalise(fact))
+    low = normalise(fact)
+    m = _FACT_SPEAKER.search(low)
     if m is None:
-        return None
-    return "user" if m.group("user") else "assistant"
+        m = _SPEAKER_PHRASE.search(low)
+        if m is None:
+            return None
+    return "user" if m.group("user") or m.groupdict().get("user2") else "assistant"
+
+
+# "According to the user, …", "per Claude", "as the user put it", "user-requested"
+_SPEAKER_PHRASE = re.compile(
+    r"\b(?:according to|per|as|in the words of|at the request of)\s+(?:(?P<user>the user|the "
+    r"person|the developer)|(?P<assistant>claude|the assistant|the agent|the model))\b"
+    r"|\b(?:(?P<user2>user)|(?P<assistant2>assistant|claude))-(?:requested|suggested|proposed"
+    r"|reported|specified|chosen|approved)\b")
 
 
 def _with_hint(
-    verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None
+    verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None,
+    evidence: str = "",
 ) -> Verdict:
     """The first suspicion about the quote, if any, added to a verdict with a turn."""
     if verdict.turn is None or verdict.hint:
@@ -1390,36 +1755,163 @@ def _with_hint(
     at = verdict.turn
     turn = turns[at]
     speaker = speaker_of(turn)
+    here = _texts(turns)[at]  # the quote's turn, normalised once a job
     named = fact_speaker(fact)  # the fact says who spoke: checked before anything else
-    if named and speaker not in (named, "tool"):
+    # What a tool printed is the assistant's finding, never the person's words.
+    if named and speaker != named and not (speaker == "tool" and named == "assistant"):
         return dataclasses.replace(verdict, hint="speaker", hint_detail=(
             f"the quote is the {speaker}'s, not the {named}'s"))
+    # The speaker the candidate names (its `source`), checked as early as the fact's own.
+    claimed = said_by if said_by in SPEAKERS else None
+    if claimed and speaker not in (claimed, "tool"):
+        return dataclasses.replace(verdict, hint="speaker", hint_detail=(
+            f"the quote is the {speaker}'s, not the {claimed}'s"))
+    if wrong_way := expected_otherwise(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
+    if (lead := negated_before(here, quote, normalised=True)) and not _predicate_negations(fact):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the quote starts right after “{lead}”: its sentence says the opposite"))
+    if (limit := limited_after(here, quote, normalised=True)) and not re.search(
+            r"\b(?:except|only|unless|but|not|as long as)\b", normalise(fact)):
+        return dataclasses.replace(verdict, hint="elision", hint_detail=(
+            f"the quote stops before its sentence limits it: “{limit}”"))
+    if flipped := object_flip(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the fact does the opposite to the same thing: {flipped}"))
+    if default := default_otherwise(fact, evidence or quote, turn.text):
+        return dataclasses.replace(verdict, hint="number_mismatch", hint_detail=(
+            f"the quote gives an explicit value; its turn gives the default otherwise: "
+            f"“{_clip(default, 160)}”"))
+    if reset := _set_otherwise_later(turns, at, fact, evidence or quote):
+        return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     later = _correction(turns, at, quote, fact)
+    if later is not None and hedged(quote) and not hedged(fact) and any(
+            t.kind == "prompt" and not is_summary(t) for t in turns[at + 1: later]):
+        # A guess is tested at once: a cue found only after the person spoke again is
+        # weaker than the hedge the quote itself shows.
+        later = None
     if later is None:
         later = _overruled(turns, at, quote, fact)
+    if later is None:
+        later = _answered_otherwise(turns, at, quote)
+    if later is None:
+        later = _rechecked(turns, at, fact, quote)
+    if later is None:
+        later = _later_not_found(turns, at, fact)
+    if later is None:
+        later = _failed_just_before(turns, at, quote)
+    if later is None:
+        later = _replied_against(turns, at)
+    if later is None:
+        later = _actual_variant(turns, at, fact, evidence or quote)
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
                                    hint_detail=f"turn {later}: “{_clip(said, 200)}”")
-    if hedged(quote) and not hedged(fact):
+    if hedged(quote) and not hedged(fact) and not _KEPT_AS_VIEW.search(normalise(fact)):
+        # "The user judged that … is probably fine" keeps the guess as someone's view.
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a guess, an estimate or an opinion; the fact states it as found"))
+    if speaker != "tool" and not hedged(fact) and not _KEPT_AS_VIEW.search(
+            normalise(fact)) and (around := _hedge_around(here, quote, normalised=True)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote's own sentence says “{around}”; the fact states it as found"))
+    if not too_short(quote) and _YES_NO.match(quote) and not _ASKED_IN_FACT.search(
+            normalise(fact)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            "the quote asks whether it is so; the fact states it as the answer"))
+    if speaker == "assistant" and (asked := asks(quote)) and not asks(fact):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote asks or offers (“{asked}”); the fact states it as done"))
     if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a judgement; the fact states it as found, not as someone's view"))
     if denied := dropped_negation(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote says “{denied}”; the fact, restating it, denies nothing"))
-    claimed = said_by if said_by in SPEAKERS else None
-    if claimed and speaker not in (claimed, "tool"):
-        return dataclasses.replace(verdict, hint="speaker", hint_detail=(
-            f"the quote is the {speaker}'s, not the {claimed}'s"))
+    if speaker != "tool" and (strong := _OVERCLAIM.search(_expand(normalise(fact)))) and \
+            not _OVERCLAIM.search(_expand(quote)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the fact says “{strong.group()}”; its quote states no such certainty"))
+    if speaker != "tool" and not hedged(fact) and (
+            borrowed := _borrowed_from_a_guess(fact, quote, here,
+                                                normalised=True)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the fact's “{borrowed[0]}” comes from a guess or generalisation beside the "
+            f"quote: “{_clip(borrowed[1], 160)}”"))
+    if speaker != "tool" and (condition := _IF_CLAUSE.search(quote)) and \
+            not _CONDITIONED.search(normalise(fact)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote holds only “{condition.group().strip()}”; the fact drops the "
+            "condition"))
     return verdict
 
 
 def opinion(text: str) -> bool:
     """The text judges ("cleaner", "overkill", "much better") rather than finds."""
     return bool(_OPINION.search(normalise(text)))
+
+
+HEDGE_REACH = 40  # characters beside a quote a hedge left out of it may sit in
+_GUESS_WORDS = re.compile(r"\b(?:i think|i believe|i suspect|i guess|probably|likely|maybe"
+                          r"|perhaps|might|possibly|presumably|it seems|seems like|appears to"
+                          r"|my guess is|i'm guessing|hopefully)\b")
+
+
+_NEGATED_LEAD = re.compile(r"(?:\b(?:not|never|no longer|don't|do not|doesn't|does not"
+                           r"|didn't|did not|isn't|aren't|wasn't|won't|cannot|can't|shouldn't"
+                           r"|should not|must not|mustn't|avoid|stop)\s+(?:\w+\s+){0,1})$")
+
+
+def negated_before(text: str, quote: str, *, normalised: bool = False) -> str:
+    """The quote starts right after a negation its sentence puts on it ("Don't | use npm
+    install here"): the quote, cut there, says the opposite. The negation, or ""."""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    while at >= 0:
+        lead = low[max(0, at - 24): at]
+        m = _NEGATED_LEAD.search(lead)
+        if m and not re.search(r"\bnot only\s*$|\bno,?\s*$", lead):
+            return m.group().strip()
+        if at == 0 or not m:
+            return ""
+        at = low.find(quote, at + 1)
+    return ""
+
+
+_LIMIT_AFTER = re.compile(r"^\W{0,3}(?:except\b[^.!?;]{0,40}|but not\b[^.!?;]{0,40}"
+                          r"|but only\b[^.!?;]{0,40}|only (?:on|when|if|for|in|with|after)\b"
+                          r"[^.!?;]{0,40}|unless\b[^.!?;]{0,40}|not (?:on|when|if|for|in|with)\b"
+                          r"[^.!?;]{0,40}|as long as\b[^.!?;]{0,40})")
+
+
+def limited_after(text: str, quote: str, *, normalised: bool = False) -> str:
+    """The quote stops right before its sentence limits it ("X works | except on
+    Windows", "| but only for admins"): the limit, or ""."""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    m = _LIMIT_AFTER.search(low[at + len(quote): at + len(quote) + 60])
+    return m.group().strip(" ,;:-") if m else ""
+
+
+def _hedge_around(text: str, quote: str, *, normalised: bool = False) -> str:
+    """A hedge in the quote's own sentence, left out of the quote ("I think" before "the
+    cache is the bottleneck", ", probably" after it): the hedge's words, or ""."""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    end = _SENTENCE_BREAK.search(low, at + len(quote))
+    hi = end.start() + 1 if end else len(low)
+    # Only the words right beside the quote: a run-on prompt is no one sentence.
+    before = low[max(lo, at - HEDGE_REACH): at]
+    after = low[at + len(quote): min(hi, at + len(quote) + HEDGE_REACH)]
+    m = _GUESS_WORDS.search(before) or _GUESS_WORDS.search(after)
+    return m.group() if m else ""
 
 
 def _sentence_of(text: str, quote: str) -> str:
@@ -1452,3 +1944,282 @@ def _overruled(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | N
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _set_otherwise_later(
+    turns: Sequence[Turn], at: int, fact: str, evidence: str
+) -> tuple[str, str] | None:
+    """A setting the fact gives the quote's value (`maxRecordings: 10`) that the
+    session's last word on it, after the quote, sets otherwise (a prompt's
+    "maxrecordings = 30", the config written): (hint, detail quoting that turn), or None.
+    The last word, not the first: the final state is what a fact should record."""
+    q = settings(evidence)
+    keys = {k: v for k, v in settings(fact).items() if q.get(k) == v}
+    if not keys:
+        return None
+    last: dict[str, tuple[int, str]] = {}
+    for j in range(at + 1, len(turns)):
+        said = settings(render_turn(turns[j]))
+        for k in keys:
+            if k in said:
+                last[k] = (j, said[k])
+    for k, (j, value) in last.items():
+        if value != keys[k]:
+            said = " ".join(render_turn(turns[j]).split())
+            kind = "number_mismatch" if value[:1].isdigit() else "identifier_mismatch"
+            return kind, (f"turn {j} sets {k} to {value}, not {keys[k]}: "
+                          f"“{_clip(said, 160)}”")
+    return None
+
+
+# A guess at what something is ("That sounds like **SuperWhisper**").
+_GUESS = re.compile(r"\b(?:sounds like|looks like|probably|likely|might be|could be|may be"
+                    r"|my guess|i suspect|i think it's|presumably)\b")
+# The search's answer: "**Open Wispr** — that's it", "Found it:".
+_FOUND = re.compile(r"\b(?:that's it|that is it|found it|there it is|that's the one"
+                    r"|that's the culprit|that's our (?:culprit|answer))\b")
+_NAMED = re.compile(r"\*\*([^*\n]{2,60})\*\*|`([^`\n]{2,60})`")
+GUESS_TURNS = 8  # a guess is answered by the search right after it, or not at all
+
+
+def _answered_otherwise(turns: Sequence[Turn], at: int, quote: str) -> int | None:
+    """A guess at a name ("sounds like **X**") the assistant's own search then answers
+    with another ("**Y** — that's it"): the turn of the answer, or None."""
+    if speaker_of(turns[at]) != "assistant" or not _GUESS.search(quote):
+        return None
+    guessed = {normalise(a or b) for a, b in _NAMED.findall(turns[at].text)
+               if normalise(a or b) in quote}
+    if not guessed:
+        return None
+    for j in range(at + 1, min(len(turns), at + GUESS_TURNS)):
+        t = turns[j]
+        if t.kind == "prompt":
+            return None
+        if t.kind == "prose" and _FOUND.search(normalise(t.text)):
+            low = normalise(t.text)
+            named = {normalise(a or b) for a, b in _NAMED.findall(t.text)}
+            if named and not any(g in low for g in guessed):
+                return j
+            return None
+    return None
+
+
+# "the actual folder is named `-var-home-…`", "the real path is …"
+_ACTUAL = re.compile(r"\b(?:the|its|their) (?:actual|real|correct|right) [\w -]{0,30}?"
+                     r"(?:is named|is called|name is|should be|is|are|was)\s+[\"'`*]*"
+                     r"(?P<name>[^\s\"'`*,;()]{3,120})")
+_DASHED = re.compile(r"(?<![\w-])-?[A-Za-z0-9]+(?:-[A-Za-z0-9]+){2,}")  # var-home-a-Code
+VARIANT_NEAR = 0.85  # a later name this close to the fact's, but not it: the fact's slip
+
+
+def _actual_variant(turns: Sequence[Turn], at: int, fact: str, evidence: str) -> int | None:
+    """A later turn that says the actual name is a near variant of one the fact uses
+    ("var-home-a-Code" / "the actual folder is named `-var-home-a-Code`"): whoever said
+    the first, the later words correct it. The turn, or None."""
+    def named(text: str) -> set[str]:
+        return {normalise(i).strip("./") for i in identifiers(text) | set(
+            _DASHED.findall(text)) if len(i) >= 6}
+
+    names = named(fact)
+    names &= named(evidence) or names
+    if not names:
+        return None
+    for j in range(at + 1, len(turns)):
+        t = turns[j]
+        if t.kind not in ("prose", "prompt") or is_summary(t):
+            continue
+        for m in _ACTUAL.finditer(_texts(turns)[j]):
+            said = m.group("name").strip(".:")
+            for n in names:
+                if said != n and (n in said or said in n) and \
+                        SequenceMatcher(None, n, said).ratio() >= VARIANT_NEAR:
+                    return j
+    return None
+
+
+_EDITS = frozenset({"Edit", "MultiEdit"})
+
+
+def _edited_away(raw: Sequence[tuple[str, str, str]], texts: list[tuple[str, str, str]],
+                 k: int, piece: str) -> str:
+    """A line a file was written with that a later edit of the same file replaced: the
+    edit's input holds it once (its old text; a kept line would be in the new text too)
+    and nothing later shows it again (a read, an edit's snippet, a rewrite). What says
+    so, or ""."""
+    path = raw[k][2].split("\n", 1)[0].strip()
+    if not path:
+        return ""
+    for j in range(k + 1, len(texts)):
+        which, name, text = texts[j]
+        if which != "input" or name not in _EDITS or \
+                raw[j][2].split("\n", 1)[0].strip() != path or text.count(piece) != 1:
+            continue
+        if any(piece in t for _w, _n, t in texts[j + 1:]):
+            return ""
+        return f"a later edit of {path.rsplit('/', 1)[-1]} replaced this line"
+    return ""
+
+
+_COMMENT = re.compile(r"^\s*(?://|#(?!!)|/\*|\*(?!\*)|<!--|--\s|;;)")
+_PROSE_FILE = re.compile(r"\.(?:md|markdown|txt|rst|adoc|org)$")
+
+
+def _in_a_comment(text: str, piece: str) -> bool:  # text: the raw input
+    """The quote sits in an inline comment of a written code file (not a document, not
+    the file's header block): what the code says of itself, which the code under it
+    may not do. A header's usage lines describe the file's interface, and count."""
+    lines = text.split("\n")
+    if not lines or _PROSE_FILE.search(lines[0].strip().casefold()):
+        return False
+    code_before = False
+    for ln in lines[1:]:
+        if piece in normalise(ln):
+            return code_before and bool(_COMMENT.match(ln))
+        if ln.strip() and not _COMMENT.match(ln) and not ln.startswith("#!"):
+            code_before = True
+    return False
+
+
+# Words that turn an observation into a certainty ("no conflicts" → "cannot have
+# conflicts", "works" → "fully functional").
+_OVERCLAIM = re.compile(r"\b(?:can not|ca not|cannot|impossible|guaranteed|guarantees?|fully"
+                        r"|completely|entirely|permanently)\b")
+
+
+# A condition the quote's claim holds under, and the words a fact keeps one with.
+_IF_CLAUSE = re.compile(r"\b(?:if|unless|assuming|provided that|as long as)\b[^,.;:]{3,60}")
+_CONDITIONED = re.compile(r"\b(?:if|unless|when|whenever|assuming|provided|as long as|only"
+                          r"|once|after|before|until|while|during|whether)\b")
+
+
+def _borrowed_from_a_guess(
+    fact: str, quote: str, text: str, *, normalised: bool = False
+) -> tuple[str, str] | None:
+    """A word the fact adds to its quote ("casper") that the quote's turn says only in a
+    hedged or generalising sentence ("In a typical Ubuntu LiveCD, this is controlled by
+    the casper scripts"): the fact states as found what the turn only supposed. (word,
+    sentence), or None."""
+    q_stems = {_stem(w) for w in _WORD.findall(quote)}
+    extra = {w for w in _WORD.findall(normalise(fact)) if len(w) >= 5 and w not in _STOP
+             and _stem(w) not in q_stems}
+    if not extra:
+        return None
+    low = text if normalised else normalise(text)
+    sentences = [p for p in _SENTENCE.split(low) if p.strip()]
+    said = [(p, {w for w in extra if re.search(r"\b" + re.escape(w) + r"\b", p)})
+            for p in sentences if quote not in p]
+    for sentence, words_ in said:
+        # Two of the fact's own words at least: a claim borrowed, not a word shared.
+        if len(words_) >= 2 and (hedged(sentence) or opinion(sentence)):
+            # ... and nowhere else in the turn without a hedge
+            plain = [p for p, ws in said if ws & words_ and not hedged(p) and not opinion(p)]
+            if not plain:
+                return sorted(words_)[0], sentence
+    return None
+
+
+# A tool's negative result ("✗ Not available", "not found"), and a success in another.
+_NEGATIVE = re.compile(r"✗|✘|\bnot (?:available|found|reachable|installed|supported|present)\b"
+                       r"|\bunavailable\b|\bno such\b|\bdoes not exist\b|\bfailed\b")
+_POSITIVE = re.compile(r"\b200 ok\b|✓|✔|\bsucceeded\b|\bsuccess(?:ful(?:ly)?)?\b"
+                       r"|\bis available\b|\bexists\b|\binstalled\b|\bpassed\b")
+RECHECK_TURNS = 10  # the calls right after a result that check it again
+
+
+def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | None:
+    """A tool's negative result the very next calls check again, naming what the fact
+    names, with success ("✗ Not available", then `curl …/trixie/Release` → "200 OK"): the
+    step that gave it is refuted. The success's turn, or None."""
+    if speaker_of(turns[at]) != "tool" or not _NEGATIVE.search(quote):
+        return None
+    first = next((k for k in range(at - 1, max(-1, at - 4), -1)
+                  if turns[k].kind == "tool_call"), None)
+    names = {w for w in _WORD.findall(normalise(fact)) if len(w) >= 5 and w not in _STOP}
+    for j in range(at + 1, min(len(turns) - 1, at + RECHECK_TURNS)):
+        t = turns[j]
+        if t.kind in ("prompt", "prose"):
+            return None
+        if t.kind != "tool_call" or (first is not None and t.text == turns[first].text):
+            continue
+        call = normalise(t.text)
+        out = turns[j + 1]
+        if any(re.search(r"\b" + re.escape(w) + r"\b", call) for w in names) and \
+                out.kind == "detail" and _POSITIVE.search(normalise(out.text)) and \
+                not _NEGATIVE.search(normalise(out.text)):
+            return j + 1
+    return None
+
+
+_NOT_FOUND = re.compile(r"no such file|not found|does not exist|doesn't exist|cannot find"
+                        r"|can't find|could not find|unable to find|cannot access|enoent"
+                        r"|is not recognized|unknown (?:command|option|flag)")
+_ABSENCE = re.compile(r"\b(?:not|no|never|missing|absent|deleted|removed|gone|lacks?"
+                      r"|without|instead)\b|n't\b")
+
+
+def _later_not_found(turns: Sequence[Turn], at: int, fact: str) -> int | None:
+    """A file, path or command the fact says exists or is used, which a later call
+    reports not found ("cat config/x.yml: No such file"), and which nothing writes
+    afterwards: the failure's turn, or None. A fact about a thing's absence is left be."""
+    if _ABSENCE.search(_expand(normalise(fact))):
+        return None
+    names = [normalise(i) for i in identifiers(fact)
+             if ("/" in i or re.search(r"\.[a-z]{1,5}$", i) or i.startswith("-")) and len(i) > 3]
+    if not names:
+        return None
+    for j in range(at + 1, len(turns)):
+        t = turns[j]
+        if t.kind != "tool_error":
+            continue
+        for line in map(normalise, re.split(r"\n| · ", t.text)):
+            for n in names:
+                if n in line and _NOT_FOUND.search(line) and not any(
+                        u.kind in ("tool_call", "detail") and u.tool in _WRITERS
+                        and n in normalise(u.text) for u in turns[j + 1:]):
+                    return j
+    return None
+
+
+BEFORE_TURNS = 4  # how far back the run a success claim sums up may be
+
+
+def _failed_just_before(turns: Sequence[Turn], at: int, quote: str) -> int | None:
+    """An assistant's claim that the checks pass ("All tests pass", "builds clean") right
+    after the run it sums up failed (its output a check's failure, of the same kind):
+    that run's turn, or None."""
+    if speaker_of(turns[at]) != "assistant" or not _SUCCESS.search(normalise(quote)):
+        return None
+    for k in range(at - 1, max(-1, at - BEFORE_TURNS - 1), -1):
+        t = turns[k]
+        if t.kind in ("prompt", "prose") or is_summary(t):
+            return None
+        if t.kind in ("tool_error", "detail") and t.role == "user":
+            failure = t.text.casefold()
+            if _CHECK_FAILED.search(failure) and _same_kind(quote, failure) and \
+                    _same_kind(turns[at].text, failure):
+                return k
+            return None  # the run it sums up did not fail
+    return None
+
+
+# The person's reply that turns down what the answer just said, whatever its words.
+_AGAINST = re.compile(
+    r"^\W*(?:(?:no|nope|hmm|well|but)[,.!]?\s+)?(?:that's|that is|this is|it's|it is)?\s*"
+    r"(?:wrong|not (?:it|right|true|correct|the (?:issue|problem|cause))\b|incorrect"
+    r"|i (?:do not|don't|dont) think (?:that's|that is|so|it's|it is|this is)"
+    r"|(?:it )?(?:still )?(?:does not|doesn't|did not|didn't|is not|isn't) work"
+    r"|(?:it's |it is )?still (?:not working|broken|failing|fails|the same|hanging|crashing))")
+
+
+def _replied_against(turns: Sequence[Turn], at: int) -> int | None:
+    """The person's very next words after the answer the quote is part of open by
+    turning it down ("I don't think that's it", "that's wrong", "still doesn't work"):
+    a reply speaks of what was just said, whatever words it shares. Their turn, or
+    None."""
+    if speaker_of(turns[at]) != "assistant" or turns[at].kind != "prose":
+        return None
+    for j in range(at + 1, min(len(turns), at + 40)):
+        t = turns[j]
+        if t.kind == "prompt" and not is_summary(t):
+            return j if _AGAINST.match(normalise(t.text)[:200]) else None
+    return None
