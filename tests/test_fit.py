@@ -33,7 +33,7 @@ def test_real_sessions_fit_and_keep_every_prompt_and_failure(path: Path) -> None
     need_transcripts()
     windows = sent_windows(path, Config())
     sent = "\n\n".join(windows)
-    assert len(sent.encode()) <= max(path.stat().st_size / 40, MIN_BUDGET)
+    assert len(sent.encode()) <= max(path.stat().st_size / Config().send_ratio, MIN_BUDGET)
     turns, _, _ = read_turns(path)
     for t in turns:
         if t.kind in ("prompt", "tool_error"):

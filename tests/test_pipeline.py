@@ -3,6 +3,7 @@ real transcripts, a real git repository, a real store."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sqlite3
@@ -451,8 +452,9 @@ def test_quotes_of_what_fitting_sent_are_grounded_with_context(
     import capture.fit
 
     monkeypatch.setattr(capture.fit, "MIN_BUDGET", 0)  # this short session fitted to 1/40
+    cfg = dataclasses.replace(CFG, send_ratio=40)
     transcript = transcripts / "fasthooks" / "sample_main_transcript.jsonl"
-    sent = "\n\n".join(pipeline.sent_windows(transcript, CFG))
+    sent = "\n\n".join(pipeline.sent_windows(transcript, cfg))
     across = "can you read it back with Read tool?\n\nAssistant: Perfect! Here's the content"
     cut = ("**Write (parallel)**: Created two files - `number_generator.py` and `data.txt` at "
            "the same time […]")
@@ -461,7 +463,7 @@ def test_quotes_of_what_fitting_sent_are_grounded_with_context(
     out, _ = run(store, conn, job, Facts([
         fact("hello_world.py was read back with the Read tool.", across),
         fact("number_generator.py and data.txt were written in parallel.", cut),
-    ]))
+    ]), cfg=cfg)
     assert out.state == "done" and len(out.new_ids) == 2
     for fid in out.new_ids:
         row = store.get(fid)

@@ -3,7 +3,8 @@ what the extraction would cost at Haiku 4.5 prices.
 
 Bytes: the windows the worker would send (condensed, redacted, fitted to `send_ratio`:
 `capture.pipeline.sent_windows`; the preview's headers are not sent) over what the send
-budget allows the file (1/40 of its size, at least 8 KiB), for every real transcript in
+budget allows the file (1/send_ratio of its size as configured by default, at least
+`capture.fit.MIN_BUDGET`), for every real transcript in
 ../shared/transcripts, and every human prompt (counted by the transcript reader) must be
 found in them. The fixed part of each request (system prompt, tool schema) is the same
 for every session and is counted in the cost row.
@@ -117,19 +118,37 @@ def session_cost(path: Path, full_lists: bool) -> tuple[float, int, int]:
 
 
 def _allowed(size: int) -> int:
-    """What the worker may send of a transcript of `size` bytes: 1/40 of it, or the floor
-    under a short session's budget (`capture.fit.budget_for`: issue 21 chose 8 KiB, a
-    fraction of a cent, over losing a short dense session's findings); its money is the
-    cost row's to judge."""
+    """What the worker may send of a transcript of `size` bytes: 1/send_ratio of it (the
+    default config's), or the floor under a short session's budget (`capture.fit.budget_for`:
+    issue 21 chose it, under a cent, over losing a short dense session's findings); its
+    money is the cost row's to judge."""
+    ratio = _ratio()
     try:
         from capture.fit import budget_for
     except ImportError:  # before the floor existed
-        return size // 40
-    return budget_for(size, 40) or size
+        return size // ratio
+    return budget_for(size, ratio) or size
+
+
+def _ratio() -> int:
+    try:
+        from reviewer.config import Config
+    except ImportError:
+        return 40
+    return Config().send_ratio or 40
+
+
+def _title() -> str:
+    try:
+        from capture.fit import MIN_BUDGET
+    except ImportError:
+        MIN_BUDGET = 8192
+    return (f"bytes sent / send budget (1/{_ratio()}, at least {MIN_BUDGET // 1024} KiB), "
+            "worst real session")
 
 
 def run_bytes(ctx: Ctx) -> list[Result]:
-    key, title = "bytes", "bytes sent / send budget (1/40, at least 8 KiB), worst real session"
+    key, title = "bytes", _title()
     budget = "≤ 100%, all prompts"
     found = _sent_function() or preview_function()
     if found is None:

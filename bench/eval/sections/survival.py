@@ -1,5 +1,5 @@
 """Condensation survival: the share of hand-labelled durable facts whose words all reach
-what is sent (`capture.pipeline.sent_windows`, default config: the 1/40 budget), per
+what is sent (`capture.pipeline.sent_windows`, default config: the 1/send_ratio budget), per
 session and overall, with the bytes sent against the transcript's bytes."""
 
 from __future__ import annotations
