@@ -27,7 +27,7 @@ class Config:
     api_timeout: float = 60.0
     max_retries: int = 2
     window_chars: int = 120_000
-    send_ratio: int = 20  # send at most 1/send_ratio of a transcript's bytes; 0: no limit
+    send_ratio: int = 25  # send at most 1/send_ratio of a transcript's bytes; 0: no limit
     daily_spend_cap_usd: float = 1.0  # 0 disables the cap
     inject_budget_chars: int = 6_000
     retry_base_seconds: float = 60.0  # backoff after a transient API error

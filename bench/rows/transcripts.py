@@ -203,11 +203,17 @@ def _sent_function() -> tuple[Any, str] | None:
     return sent, "capture.pipeline.sent_windows"
 
 
+# Per extraction of the 3.2 MB session. $0.02 until session 7, when condensation began to
+# send what tool results carry and the send budget went from 1/40 to 1/25 (issue 21):
+# on the tuning sets 8 more of set 3's 48 facts reached the model, for $0.003 more here.
+COST_LIMIT = 0.025
+
+
 def run_cost(ctx: Ctx) -> list[Result]:
     size = BIG_TRANSCRIPT.stat().st_size if BIG_TRANSCRIPT.is_file() else 0
     key = "cost"
     title = f"extraction cost, {size / 1e6:.1f} MB session, Haiku 4.5"
-    budget = "≤ $0.02"
+    budget = f"≤ ${COST_LIMIT:g}"
     if not (has_module("capture.condense") and has_module("capture.extractors.prompt")):
         return [missing(key, title, budget, "capture/condense.py or capture/extractors/prompt.py")]
     if not size:
@@ -226,11 +232,11 @@ def run_cost(ctx: Ctx) -> list[Result]:
         notes.append(f"{rel}: ${usd:.4f} ({tokens:,} in, {requests} req); with full "
                      f"known/rejected lists ${usd_full:.4f}")
     big = per[BIG_TRANSCRIPT.relative_to(TRANSCRIPTS).as_posix()]
-    res = Result(key, title, "", kind="max", value=Stat([big["usd"]], "$"), limit=0.02,
+    res = Result(key, title, "", kind="max", value=Stat([big["usd"]], "$"), limit=COST_LIMIT,
                  budget=budget, notes=notes, extra={"sessions": per})
     res.judge()
     full = Result("cost-full", title + ", with full fact lists", "INFO", kind="max",
-                  value=Stat([big["usd_with_full_fact_lists"]], "$"), limit=0.02,
+                  value=Stat([big["usd_with_full_fact_lists"]], "$"), limit=COST_LIMIT,
                   budget="(reported)",
                   notes=["a project whose known and rejected facts fill both prompt lists "
                          "(24,000 chars)"])
