@@ -55,3 +55,19 @@ def test_synonyms_widen_only_a_question_its_own_words_hardly_match(conn) -> None
         add(conn, f"The config file number {i} is generated.")
     got = [h.id for h in recall.recall(conn, PROJECT, "config").results]
     assert settings not in got  # enough facts hold the word itself
+
+
+def test_a_word_held_only_as_a_synonym_counts_half() -> None:
+    q = recall.parse("stylesheet staged")
+    assert recall._coverage(q, "spotter.css is staged with git add -f.") == pytest.approx(
+        (recall.SYNONYM_HELD + 1) / 2)
+    assert recall._coverage(q, "The page was staged.") == 0.5  # no synonym: no credit
+
+
+def test_of_two_facts_the_question_found_the_one_holding_a_synonym_leads(conn) -> None:
+    plain = add(conn, "The page was staged.")  # shorter: BM25 alone puts it first
+    css = add(conn, "The spotter.css was staged.")
+    for i in range(recall.SYNONYM_FALLBACK):  # the question's own words match enough facts
+        add(conn, f"Change {i} of the long migration series was staged in the end.")
+    got = [h.id for h in recall.recall(conn, PROJECT, "how was the stylesheet staged").results]
+    assert got.index(css) < got.index(plain)

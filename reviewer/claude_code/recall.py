@@ -67,6 +67,10 @@ CONFIDENCE_WEIGHT = 0.25
 # orders within; only the best matches are re-scored (each one's words are read).
 COVERAGE_WEIGHT = 2.0
 COVERAGE_CANDIDATES = 100
+# A question's word the fact holds only as a synonym counts half a word in the coverage
+# share (both tuning sets at 10,000 facts: MRR 0.72 to 0.73 and 0.69 to 0.71, r@5 the same
+# or one more): it orders what the question's own words found, it finds nothing new.
+SYNONYM_HELD = 0.5
 PAIR_WEIGHT = 1.0  # adjacent words of the question adjacent in the fact (`save transcript`)
 TOOL = "mcp__mem-review__recall"
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
@@ -454,19 +458,25 @@ def _words(text: str) -> tuple[set[str], set[tuple[str, str]]]:
 def _held(terms: list[str], words: set[str]) -> float:
     """The share of `terms` among `words`, in another form as the index's stemming would
     match it: the same first five letters (`configured`, `configuration`), or for a
-    shorter word, itself plus at most three letters (`hook`, `hooks`)."""
+    shorter word, itself plus at most three letters (`hook`, `hooks`). A term the fact
+    holds only as a synonym (query_terms.SYNONYMS: "stylesheet" for `css`) counts
+    SYNONYM_HELD of a term."""
     heads = {w[:5] for w in words}
-    held = 0
+    held = 0.0
     short: list[str] | None = None
     for t in terms:
         if len(t) >= 5:
-            held += t[:5] in heads
+            found = t[:5] in heads
         elif t in words:
-            held += 1
+            found = True
         else:
             if short is None:
                 short = [w for w in words if len(w) <= 7]
-            held += any(len(w) <= len(t) + 3 and w.startswith(t) for w in short)
+            found = any(len(w) <= len(t) + 3 and w.startswith(t) for w in short)
+        if found:
+            held += 1
+        elif any(s in words for s in query_terms.SYNONYMS.get(t, ())):
+            held += SYNONYM_HELD
     return held / len(terms) if terms else 0.0
 
 
