@@ -13,8 +13,10 @@ Ranking: BM25 over the `fact_fts` index (schema V4, kept in step by triggers, ne
 rebuilt here), plus overlap between the files asked about and the files a fact cites,
 plus a little of the fact's confidence; then the best hundred are re-scored by the share
 of the question's words each holds and of its adjacent word pairs it holds adjacent
-(coverage leads, BM25 orders within it); newest approval breaks ties. Synonyms
-(query_terms.py) widen only a question whose own words match almost nothing. The question is
+(coverage leads, BM25 orders within it; a word held only as a synonym counts half, and a
+fact holding the kind of answer the question asks for, answer_kinds.py, gets a little);
+newest approval breaks ties. Synonyms (query_terms.py) widen only a question whose own
+words match almost nothing. The question is
 never handed to FTS5 as syntax: it is cut to words, each quoted, joined with OR, so
 quotes, `NEAR`, `*`, `-`, `col:` filters or stray parentheses are just words.
 """
