@@ -24,6 +24,7 @@ quotes, `NEAR`, `*`, `-`, `col:` filters or stray parentheses are just words.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sqlite3
@@ -442,11 +443,15 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
         return ranked
     pairs = _pairs(_TERM.findall(q.text.casefold()))
     shapes = answer_kinds.asked(q.text)
+    seen = [_words(row[1]) for _, _, _, row, _ in head]
+    credits = [_credits(q.terms, words) for words, _ in seen]
+    weights = _rarity(credits, len(q.terms))
+    total = sum(weights) or 1.0
     rescored = []
-    for neg, neg_at, fid, row, state in head:
-        words, held_pairs = _words(row[1])
-        bonus = COVERAGE_WEIGHT * _held(q.terms, words) + PAIR_WEIGHT * _pairs_held(
-            pairs, held_pairs)
+    for (neg, neg_at, fid, row, state), (_, held_pairs), credit in zip(
+            head, seen, credits, strict=True):
+        share = sum(w * c for w, c in zip(weights, credit, strict=True)) / total
+        bonus = COVERAGE_WEIGHT * share + PAIR_WEIGHT * _pairs_held(pairs, held_pairs)
         if shapes and answer_kinds.answers(shapes, row[1]):
             bonus += ANSWER_KIND_WEIGHT
         rescored.append((neg - bonus, neg_at, fid, row, state))
@@ -468,14 +473,36 @@ def _words(text: str) -> tuple[set[str], set[tuple[str, str]]]:
     return words, _pairs(low_words)
 
 
+def _rarity(credits: list[list[float]], n: int) -> list[float]:
+    """Each of the question's `n` words weighed by how few of the candidates hold it: one
+    plus BM25's inverse document frequency among them. A word most of them hold ("file",
+    "name", "session") says little about which is meant, one only a few hold ("resume",
+    "imported") says more; the one keeps a fact holding most of the question's words above
+    one holding a single rare word. Among the candidates, not the whole store: they are
+    already read, and store-wide counts cost an index query per word (measured: twice the
+    time of a recall, for no better ranks). Both tuning sets at 10,000 facts: MRR 0.75 to
+    0.77 and 0.71 to 0.74, r@5 the same or one more."""
+    rows = len(credits)
+    out = []
+    for i in range(n):
+        df = sum(1 for c in credits if c[i] > 0)
+        out.append(1.0 + math.log(1 + (rows - df + 0.5) / (df + 0.5)))
+    return out
+
+
 def _held(terms: list[str], words: set[str]) -> float:
+    credit = _credits(terms, words)
+    return sum(credit) / len(terms) if terms else 0.0
+
+
+def _credits(terms: list[str], words: set[str]) -> list[float]:
     """The share of `terms` among `words`, in another form as the index's stemming would
     match it: the same first five letters (`configured`, `configuration`), or for a
     shorter word, itself plus at most three letters (`hook`, `hooks`). A term the fact
     holds only as a synonym (query_terms.SYNONYMS: "stylesheet" for `css`) counts
     SYNONYM_HELD of a term."""
     heads = {w[:5] for w in words}
-    held = 0.0
+    out: list[float] = []
     short: list[str] | None = None
     for t in terms:
         if len(t) >= 5:
@@ -487,10 +514,12 @@ def _held(terms: list[str], words: set[str]) -> float:
                 short = [w for w in words if len(w) <= 7]
             found = any(len(w) <= len(t) + 3 and w.startswith(t) for w in short)
         if found:
-            held += 1
+            out.append(1.0)
         elif any(s in words for s in query_terms.SYNONYMS.get(t, ())):
-            held += SYNONYM_HELD
-    return held / len(terms) if terms else 0.0
+            out.append(SYNONYM_HELD)
+        else:
+            out.append(0.0)
+    return out
 
 
 def _pairs(words: list[str]) -> set[tuple[str, str]]:
