@@ -23,6 +23,7 @@ quotes, `NEAR`, `*`, `-`, `col:` filters or stray parentheses are just words.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -496,11 +497,11 @@ def _held(terms: list[str], words: set[str]) -> float:
 
 
 def _credits(terms: list[str], words: set[str]) -> list[float]:
-    """The share of `terms` among `words`, in another form as the index's stemming would
-    match it: the same first five letters (`configured`, `configuration`), or for a
-    shorter word, itself plus at most three letters (`hook`, `hooks`). A term the fact
-    holds only as a synonym (query_terms.SYNONYMS: "stylesheet" for `css`) counts
-    SYNONYM_HELD of a term."""
+    """How much of each of `terms` `words` hold: 1 for the term in another form as the
+    index's stemming would match it (the same first five letters: `configured`,
+    `configuration`; for a shorter word, itself plus at most three letters: `hook`,
+    `hooks`), SYNONYM_HELD for a term held only as a synonym (query_terms.SYNONYMS:
+    "stylesheet" for `css`), else 0."""
     heads = {w[:5] for w in words}
     out: list[float] = []
     short: list[str] | None = None
@@ -515,11 +516,16 @@ def _credits(terms: list[str], words: set[str]) -> list[float]:
             found = any(len(w) <= len(t) + 3 and w.startswith(t) for w in short)
         if found:
             out.append(1.0)
-        elif any(s in words for s in query_terms.SYNONYMS.get(t, ())):
+        elif not _synonyms(t).isdisjoint(words):
             out.append(SYNONYM_HELD)
         else:
             out.append(0.0)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _synonyms(term: str) -> frozenset[str]:
+    return frozenset(query_terms.SYNONYMS.get(term, ()))
 
 
 def _pairs(words: list[str]) -> set[tuple[str, str]]:
