@@ -445,7 +445,8 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     pairs = _pairs(_TERM.findall(q.text.casefold()))
     shapes = answer_kinds.asked(q.text)
     seen = [_words(row[1]) for _, _, _, row, _ in head]
-    credits = [_credits(q.terms, words) for words, _ in seen]
+    synonyms = [_synonyms(t) for t in q.terms]
+    credits = [_credits(q.terms, words, synonyms) for words, _ in seen]
     weights = _rarity(credits, len(q.terms))
     total = sum(weights) or 1.0
     rescored = []
@@ -496,16 +497,18 @@ def _held(terms: list[str], words: set[str]) -> float:
     return sum(credit) / len(terms) if terms else 0.0
 
 
-def _credits(terms: list[str], words: set[str]) -> list[float]:
+def _credits(terms: list[str], words: set[str],
+             synonyms: list[frozenset[str]] | None = None) -> list[float]:
     """How much of each of `terms` `words` hold: 1 for the term in another form as the
     index's stemming would match it (the same first five letters: `configured`,
     `configuration`; for a shorter word, itself plus at most three letters: `hook`,
     `hooks`), SYNONYM_HELD for a term held only as a synonym (query_terms.SYNONYMS:
-    "stylesheet" for `css`), else 0."""
+    "stylesheet" for `css`; `synonyms`: each term's, when already looked up), else 0."""
+    synonyms = synonyms or [_synonyms(t) for t in terms]
     heads = {w[:5] for w in words}
     out: list[float] = []
     short: list[str] | None = None
-    for t in terms:
+    for t, syn in zip(terms, synonyms, strict=True):
         if len(t) >= 5:
             found = t[:5] in heads
         elif t in words:
@@ -516,7 +519,7 @@ def _credits(terms: list[str], words: set[str]) -> list[float]:
             found = any(len(w) <= len(t) + 3 and w.startswith(t) for w in short)
         if found:
             out.append(1.0)
-        elif not _synonyms(t).isdisjoint(words):
+        elif syn and not syn.isdisjoint(words):
             out.append(SYNONYM_HELD)
         else:
             out.append(0.0)
