@@ -31,3 +31,15 @@ def test_the_goal_is_judged_on_the_held_out_half_only() -> None:
 def test_without_a_held_out_half_nothing_is_claimed() -> None:
     [row] = section._closing({("mem-review", "tune"): [part(4, 4, 4.0, 1.0)]}, 1_034)
     assert row.note.endswith("not measured: no held-out half here")
+
+
+def test_the_missed_questions_are_listed_per_variant_and_half() -> None:
+    rows = section._misses({
+        ("mem-review", "heldout"): [{**part(3, 1, 1.0, 1.0), "_misses": ["q2", "q3"]},
+                                    {**part(2, 2, 2.0, 1.0), "_misses": []}],
+        ("with the semantic extra", "tune"): [{**part(2, 2, 2.0, 1.0), "_misses": []}],
+    }, 10_106)
+    assert [(r.label, r.note) for r in rows] == [
+        ("misses at 10,106 facts, heldout", "q2, q3"),
+        ("misses at 10,106 facts, tune (with the semantic extra)", "none"),
+    ]

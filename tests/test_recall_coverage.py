@@ -26,11 +26,16 @@ def add(conn: sqlite3.Connection, text: str) -> int:
 def test_the_fact_holding_most_of_the_question_leads(conn) -> None:
     answer_id = add(conn, "Exports run nightly from the reporting job and are retried by the "
                           "scheduler three times before anyone on the team is paged.")
-    add(conn, "Warehouse, warehouse.")  # one rare word of the question, twice, and short
-    for word in ("exports", "nightly", "retried"):  # each common on its own
-        for i in range(10):
+    short = add(conn, "Warehouse, warehouse.")  # one rarer word of the question, twice
+    for word, n in (("exports", 10), ("nightly", 10), ("retried", 10), ("warehouse", 3)):
+        for i in range(n):  # each common on its own; not one held by this fact alone
             add(conn, f"Note {i} of the team: something {word} here.")
-    got = [h.id for h in recall.recall(conn, PROJECT, "warehouse exports nightly retried").results]
+    question = "warehouse exports nightly retried"
+    bm25 = conn.execute(
+        "SELECT rowid FROM fact_fts WHERE fact_fts MATCH ? ORDER BY bm25(fact_fts) LIMIT 1",
+        (recall.parse(question).match,)).fetchone()[0]
+    assert bm25 == short  # the premise: BM25 alone puts the short one first
+    got = [h.id for h in recall.recall(conn, PROJECT, question).results]
     assert got[0] == answer_id
 
 
@@ -55,3 +60,39 @@ def test_synonyms_widen_only_a_question_its_own_words_hardly_match(conn) -> None
         add(conn, f"The config file number {i} is generated.")
     got = [h.id for h in recall.recall(conn, PROJECT, "config").results]
     assert settings not in got  # enough facts hold the word itself
+
+
+def test_a_word_held_only_as_a_synonym_counts_half() -> None:
+    q = recall.parse("stylesheet staged")
+    assert recall._coverage(q, "spotter.css is staged with git add -f.") == pytest.approx(
+        (recall.SYNONYM_HELD + 1) / 2)
+    assert recall._coverage(q, "The page was staged.") == 0.5  # no synonym: no credit
+
+
+def test_of_two_facts_the_question_found_the_one_holding_a_synonym_leads(conn) -> None:
+    plain = add(conn, "The page was staged.")  # shorter: BM25 alone puts it first
+    css = add(conn, "The spotter.css was staged.")
+    for i in range(recall.SYNONYM_FALLBACK):  # the question's own words match enough facts
+        add(conn, f"Change {i} of the long migration series was staged in the end.")
+    got = [h.id for h in recall.recall(conn, PROJECT, "how was the stylesheet staged").results]
+    assert got.index(css) < got.index(plain)
+
+
+def test_a_word_few_candidates_hold_counts_for_more_than_one_most_hold() -> None:
+    q = recall.parse("resume imported session file name notes")
+
+    def entry(fid: int, score: float, text: str) -> tuple[float, float, int, tuple, str]:
+        return (-score, -1.0, fid, (fid, text), "fresh")
+
+    common = entry(1, 1.0, "Notes: the name of a file in a session.")  # 4 of 6 words
+    rare = entry(2, 0.9, "A resume of what was imported.")  # 2 of 6, held by no other
+    fillers = [entry(10 + i, 0.5, f"Notes {i}: the name of a file in a session.")
+               for i in range(12)]
+    got = [r[2] for r in recall._by_coverage(q, [common, rare, *fillers])]
+    assert got[0] == 2
+
+
+def test_rarity_is_the_inverse_document_frequency_among_the_candidates() -> None:
+    credits = [[1.0, 0.0], [1.0, 0.0], [1.0, 1.0]]
+    common, rare = recall._rarity(credits, 2)
+    assert rare > common > 0

@@ -277,3 +277,15 @@ def test_doctor_says_how_much_memory_is_embedded(conn, tiny,
     monkeypatch.setenv("MEM_REVIEW_SEMANTIC", "0")
     assert vectors.doctor_line(conn, PROJECT) == (
         True, "semantic recall", "off (MEM_REVIEW_SEMANTIC=0)")
+
+
+def test_fusion_ranks_the_semantic_first_answer_above_middling_matches_of_both() -> None:
+    row = (0, "", "decision", "[]", "{}", None, 0.5, 1.0)
+
+    def entry(fid: int, score: float) -> tuple[float, float, int, tuple[object, ...], str]:
+        return (-score, -1.0, fid, (fid, *row[1:]), "fresh")
+
+    lexical = [entry(1, 3.0), entry(2, 2.9), entry(3, 2.8), entry(9, 0.0)]
+    semantic = {9: 1, 1: 20, 2: 21, 3: 22}  # 9: the model's first answer, no word shared
+    got = [r[2] for r in recall._fuse(lexical, semantic)]
+    assert got[:2] == [1, 9]  # the lexical first stays first; the semantic first is next

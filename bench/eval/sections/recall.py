@@ -11,6 +11,8 @@ Reported per half of the questions (tune: the shared sessions and the held-out c
 "tune" sessions; held-out: its "heldout" sessions) and per store size: recall@1,
 recall@5, MRR and p95 time of one `recall` call on a real SQLite store; with and without
 the optional semantic extra (reviewer/store/vectors.py) where it is installed.
+MEM_REVIEW_HELDOUT_DIR and MEM_REVIEW_RECALL_QUESTIONS name another held-out corpus and its
+questions; MEM_REVIEW_RECALL_MISSES=1 lists the questions missed at the largest store.
 """
 
 from __future__ import annotations
@@ -268,6 +270,8 @@ def run() -> list[Row]:
                         {"real sentences": f"{min(real_counts)}–{max(real_counts)}"},
                         "the rest recombined halves of real sentences"))
     rows += _closing(at_goal, len(labelled) + max(SIZES))
+    if os.environ.get("MEM_REVIEW_RECALL_MISSES", "").strip() not in ("", "0"):
+        rows += _misses(at_goal, len(labelled) + max(SIZES))
     if stored is None:
         rows.append(Row(SECTION, "semantic extra", {},
                         "not installed: rows with it skipped (pip install -e '.[semantic]')"))
@@ -378,6 +382,15 @@ def _closing(at_goal: dict[tuple[str, str], list[dict[str, Any]]], facts: int) -
                        + ("not measured: no held-out half here" if met is None
                           else "met" if met else "not met")))
     return out
+
+
+def _misses(at_goal: dict[tuple[str, str], list[dict[str, Any]]], facts: int) -> list[Row]:
+    """MEM_REVIEW_RECALL_MISSES=1: the ids of the questions whose answer is not in the top
+    five at the largest store, per variant and half (to read them, not to tune on)."""
+    return [Row(SECTION, f"misses at {facts:,} facts, {half}"
+                + ("" if variant == "mem-review" else f" ({variant})"), {},
+                ", ".join(m for p in parts for m in p["_misses"]) or "none")
+            for (variant, half), parts in sorted(at_goal.items())]
 
 
 def _sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
