@@ -503,6 +503,10 @@ def code_variant(fact: str, quote: str) -> str:
             if len(t) < 8 or not re.search(r"[-_./]|[a-z][A-Z]", span):
                 continue
             for qt in q_tokens:
+                # A flag named by its bare word (`--update` / "update the display") is
+                # the same name, not a slip of it.
+                if qt.lstrip("-") == t.lstrip("-"):
+                    continue
                 if qt != t and abs(len(qt) - len(t)) <= 3 and \
                         SequenceMatcher(None, t, qt).ratio() >= VARIANT_RATIO:
                     return f"`{span}` where the quote has `{qt}`"

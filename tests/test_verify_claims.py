@@ -7,11 +7,17 @@ reach ending at its own list item."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from test_condense_results import say
+from test_condense_value import call, result
+from test_transcript import user, write_jsonl
 from test_verify import convo
 
 from capture import claims as c
 from capture import verify as v
-from capture.transcript import Turn
+from capture.transcript import Turn, read_turns
 from capture.verify import verify
 
 # ---- pure functions ----------------------------------------------------------------------
@@ -901,3 +907,39 @@ def test_an_ordinal_given_another_number_is_counted_otherwise() -> None:
                                    "Phase 9 was already fully planned in the document")
     assert not c.number_beside_changed("Phase 9 had already been planned.",
                                        "Phase 9 was already fully planned in the document")
+
+
+# ---- what condensation now sends (issue 21, after cond4): edits whole, script lines,
+# the lines of results an answer relies on. Each on a transcript made here. -------------
+
+
+def _session(tmp_path: Path, records: list[dict[str, Any]]) -> tuple[list[Turn], Any]:
+    """The turns condensation sends of `records`, and what the tools were given/gave."""
+    turns, stats, _ = read_turns(write_jsonl(tmp_path / "s.jsonl", records), tool_texts=True)
+    return turns, stats.tool_texts
+
+
+_FLAG_EDIT = {
+    "file_path": "status.py",
+    "old_string": 'parser.add_argument(\n    "--update",\n    action="store_true",\n'
+                  '    help="Continuously update status display until interrupted",\n)',
+    "new_string": 'parser.add_argument(\n    "--update",\n    nargs="?",\n    const=5,\n'
+                  '    type=int,\n    help="Continuously update status display until '
+                  'interrupted (default: 5 seconds)",\n)',
+}
+
+
+def test_a_flag_named_by_its_bare_word_in_an_edit_is_no_slip(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Let --update take an interval."),
+        call("Edit", _FLAG_EDIT, "e1", "m1"),
+        result("The file status.py has been updated.", "e1"),
+        say("Done: `--update` alone refreshes every 5 seconds.", "m2"),
+    ])
+    assert any(t.text.startswith("was: ") for t in turns)  # the edit is sent whole
+    ok = verify("`--update` with no value refreshes every 5 seconds.",
+                "Continuously update status display until interrupted (default: 5 seconds)",
+                turns, tool_texts=tools)
+    assert ok.supported, ok
+    # A name one letter away is still a slip.
+    assert v.code_variant("`--updates` refreshes", "run --update-all now --update")
