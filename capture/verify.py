@@ -1445,6 +1445,9 @@ def verify(
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
     elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
         hint = ("tool_line", "the quote is what a written file says, not that it was run")
+    elif turn.kind == "detail" and turn.tool in _WRITERS and (
+            aside := _written_aside(turns, hit.turn, quote)):
+        hint = aside
     elif flagged := flag_word_changed(fact, evidence):
         hint = ("identifier_mismatch", "the fact gives the flag another value: " + flagged)
     elif swap := swapped_name(fact, quote):
@@ -1514,6 +1517,37 @@ def _write_failed(turns: Sequence[Turn], i: int) -> bool:
         if t.kind in ("prompt", "prose", "summary"):
             return False
     return False
+
+
+WAS, NOW = "was: ", "\nnow: "  # a small edit sent whole: what it replaced, then its text
+_CALL_PATH = re.compile(r"^(?:Write|Edit|MultiEdit|NotebookEdit)\s+(\S+)")
+
+
+def _written_aside(turns: Sequence[Turn], i: int, quote: str) -> tuple[str, str] | None:
+    """A quote of a written body that is not what the file now says, as condensation
+    sends it: the `was:` side of an edit (the state it replaced), or a comment of written
+    code (the `notes:` line, a comment line of a small piece: what the code says of
+    itself, which the code may not do). (hint, detail), or None. The same provenance
+    `_from_tools` gives a quote found only in what a tool was given."""
+    text = turns[i].text
+    piece = next((p for p in _ELLIPSIS.split(quote) if p.strip()), quote).strip()
+    if text.startswith(WAS) and NOW in text:
+        old, new = text[len(WAS):].split(NOW, 1)
+        if piece in normalise(old) and piece not in normalise(new):
+            return "corrected_later", ("the quote is what the edit replaced (its `was:` "
+                                       "side), not what the file says now")
+        text = new
+    call = turns[i - 1].text if i and turns[i - 1].kind == "tool_call" else ""
+    path = m.group(1) if (m := _CALL_PATH.match(call)) else ""
+    if _PROSE_FILE.search(path.casefold()):
+        return None
+    for ln in text.split("\n"):
+        if piece in normalise(ln):
+            if ln.startswith("notes: ") or _COMMENT.match(ln):
+                return "tool_line", ("only a comment in the written code says so, not the "
+                                     "code itself")
+            return None
+    return None
 
 
 def _shell_prompt(turn: Turn) -> bool:

@@ -943,3 +943,47 @@ def test_a_flag_named_by_its_bare_word_in_an_edit_is_no_slip(tmp_path: Path) -> 
     assert ok.supported, ok
     # A name one letter away is still a slip.
     assert v.code_variant("`--updates` refreshes", "run --update-all now --update")
+
+
+_PAGE = "\n".join([
+    "<script>",
+    "function generate() {",
+    "  const n = randomInRange(min, max);",
+    "  show(n);",
+    "}",
+    "function randomInRange(min, max) {",
+    "  return min + Math.floor(Math.random() * (max - min + 1));",
+    "}",
+    "// Keyboard shortcut: Enter or Space",
+    "document.addEventListener('keydown', (e) => {",
+    "  if (e.key === 'Enter') generate();",
+    "});",
+    "</script>",
+])
+
+
+def test_a_comment_of_written_code_or_an_edits_old_side_is_not_what_the_file_does(
+        tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Build the page."),
+        call("Write", {"file_path": "index.html", "content": _PAGE}, "w1", "m1"),
+        result("File created successfully at: index.html", "w1"),
+        call("Edit", {"file_path": "app.yaml", "old_string": "name: NPU-ML",
+                      "new_string": "name: NPU"}, "e1", "m2"),
+        result("The file app.yaml has been updated.", "e1"),
+        say("Done: one page, and the app renamed.", "m3"),
+    ])
+    sent = "\n".join(t.text for t in turns)
+    assert "notes: " in sent and "// Keyboard shortcut: Enter or Space" in sent
+    assert "was: name: NPU-ML\nnow: name: NPU" in sent
+    said = verify("Both Enter and Space trigger generate.", "Keyboard shortcut: Enter or Space",
+                  turns, tool_texts=tools)
+    assert said.supported and said.hint == "tool_line", said
+    old = verify("The app is named NPU-ML.", "name: NPU-ML", turns, tool_texts=tools)
+    assert old.hint == "corrected_later" and "was:" in old.hint_detail, old
+    # What the code does, and what the edit made it, stand.
+    assert verify("The page picks a number with Math.random.",
+                  "return min + Math.floor(Math.random() * (max - min + 1));", turns,
+                  tool_texts=tools).hint is None
+    assert verify("The app is named NPU.", "now: name: NPU", turns, tool_texts=tools).hint \
+        is None
