@@ -765,8 +765,12 @@ def _present(token: str, haystack: str) -> bool:
     if "/" in t:  # a path may be cited by its file name, or the file by a longer path
         return t.rsplit("/", 1)[-1] in haystack
     last = t.rsplit(".", 1)[-1]
-    if "." in t and len(last) >= 4 and last in haystack:
-        return True  # `jsonl.ScanInto` where the code says `func ScanInto` in package jsonl
+    if "." in t and len(last) >= 4 and re.search(
+            r"(?<![\w.-])" + re.escape(last) + r"(?![\w-])", haystack):
+        # `jsonl.ScanInto` where the code says `func ScanInto` in package jsonl; not a
+        # file's extension that another file's name ends in (`whisper.plist` is not
+        # said by `com.openwisprmod.plist`).
+        return True
     return t.endswith("s") and t[:-1] in haystack  # "LiveViews" where "LiveView" is said
 
 

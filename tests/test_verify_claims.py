@@ -987,3 +987,28 @@ def test_a_comment_of_written_code_or_an_edits_old_side_is_not_what_the_file_doe
                   tool_texts=tools).hint is None
     assert verify("The app is named NPU.", "now: name: NPU", turns, tool_texts=tools).hint \
         is None
+
+
+def test_a_files_extension_in_a_script_line_does_not_name_another_file(
+        tmp_path: Path) -> None:
+    filler = [r for i in range(8) for r in (
+        user(f"Next step {i}: tidy module_{i}."), say(f"Tidied module_{i}.", f"f{i}"))]
+    script = ("launchctl unload ~/Library/LaunchAgents/homebrew.mxcl.open-wispr.plist\n"
+              "cp build/openwisprmod /usr/local/bin/\n"
+              "launchctl load ~/Library/LaunchAgents/com.openwisprmod.plist")
+    turns, tools = _session(tmp_path, [
+        user("What starts whisper at login?"),
+        say("VoiceMode does, via `~/Library/LaunchAgents/com.voicemode.whisper.plist`.", "m1"),
+        *filler,
+        call("Bash", {"command": script}, "b1", "m2"),
+        result("", "b1"),
+        say("Done. The original `open-wispr` LaunchAgent is disabled; `com.openwisprmod` "
+            "takes over at login.", "m3"),
+    ])
+    assert any("com.openwisprmod.plist" in t.text for t in turns)  # the script's line
+    far = verify("openwisprmod starts at login via com.voicemode.whisper.plist.",
+                 "The original `open-wispr` LaunchAgent is disabled; `com.openwisprmod` "
+                 "takes over at login.", turns, tool_texts=tools)
+    assert far.hint == "identifier_missing", far
+    # A member named by its last part is still said (`func ScanInto` in package jsonl).
+    assert v.missing_terms("Use jsonl.ScanInto.", "func ScanInto(r io.Reader)")[0] == []
