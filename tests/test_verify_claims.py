@@ -945,7 +945,7 @@ def test_a_flag_named_by_its_bare_word_in_an_edit_is_no_slip(tmp_path: Path) -> 
     assert v.code_variant("`--updates` refreshes", "run --update-all now --update")
 
 
-_PAGE = "\n".join([
+_KEYS_PAGE = "\n".join([
     "<script>",
     "function generate() {",
     "  const n = randomInRange(min, max);",
@@ -966,7 +966,7 @@ def test_a_comment_of_written_code_or_an_edits_old_side_is_not_what_the_file_doe
         tmp_path: Path) -> None:
     turns, tools = _session(tmp_path, [
         user("Build the page."),
-        call("Write", {"file_path": "index.html", "content": _PAGE}, "w1", "m1"),
+        call("Write", {"file_path": "index.html", "content": _KEYS_PAGE}, "w1", "m1"),
         result("File created successfully at: index.html", "w1"),
         call("Edit", {"file_path": "app.yaml", "old_string": "name: NPU-ML",
                       "new_string": "name: NPU"}, "e1", "m2"),
