@@ -34,7 +34,7 @@ from capture.claims import (
 )
 from capture.condense import render_turn
 from capture.ground import normalise
-from capture.transcript import Turn
+from capture.transcript import Turn, without_count
 
 # Every value `Verdict.check` may take. Order of the checks: the quote's length, then
 # locating it (not_found, elision, stitched, and for a near match negation_flip,
@@ -1393,7 +1393,7 @@ def verify(
             return tooled
     if check is not None or hit is None:
         return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
-                          turns, said_by, evidence)
+                          turns, said_by, evidence, tool_texts)
     turn = turns[hit.turn]
     failed: Verdict | None = None
     hint: tuple[str, str] | None = None
@@ -1467,7 +1467,7 @@ def verify(
         if refuted:
             return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
                 f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
-    verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence)
+    verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence, tool_texts)
     if verdict.hint is None and hint is not None:
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
     if verdict.hint is None and short and (rule := _rule_words(fact, quote)):
@@ -1789,7 +1789,7 @@ _SPEAKER_PHRASE = re.compile(
 
 def _with_hint(
     verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None,
-    evidence: str = "",
+    evidence: str = "", tool_texts: Sequence[tuple[str, str, str]] = (),
 ) -> Verdict:
     """The first suspicion about the quote, if any, added to a verdict with a turn."""
     if verdict.turn is None or verdict.hint:
@@ -1838,7 +1838,7 @@ def _with_hint(
     if later is None:
         later = _answered_otherwise(turns, at, quote)
     if later is None:
-        later = _rechecked(turns, at, fact, quote)
+        later = _rechecked(turns, at, fact, quote, tool_texts)
     if later is None:
         later = _later_not_found(turns, at, fact)
     if later is None:
@@ -2168,10 +2168,44 @@ _POSITIVE = re.compile(r"\b200 ok\b|✓|✔|\bsucceeded\b|\bsuccess(?:ful(?:ly)?
 RECHECK_TURNS = 10  # the calls right after a result that check it again
 
 
-def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | None:
+def _call_output(tool_texts: Sequence[tuple[str, str, str]], turns: Sequence[Turn],
+                 j: int) -> str:
+    """What the call of turn j gave back, from what the tools gave (condensation sends an
+    output's lines once: the same `HTTP/1.1 200 OK` after a second `curl` is not sent
+    again, yet it is that call's answer). The n-th call with this line ↔ the n-th input
+    that starts with its command; its output the one as far after its run of inputs as
+    it is in that run (parallel calls answer in order). "" when not found."""
+    line = without_count(turns[j].text)
+    name, _, shown = line.partition(": ")
+    shown = shown.removesuffix(" …").strip()
+    if not shown or len(shown) < 8:
+        return ""
+    nth = sum(1 for t in turns[:j] if t.kind == "tool_call" and without_count(t.text) == line)
+    seen = 0
+    for k, (which, tool, text) in enumerate(tool_texts):
+        if which != "input" or tool != name or not text.startswith(shown):
+            continue
+        if seen < nth:
+            seen += 1
+            continue
+        first = k
+        while first > 0 and tool_texts[first - 1][0] == "input":
+            first -= 1
+        last = k
+        while last + 1 < len(tool_texts) and tool_texts[last + 1][0] == "input":
+            last += 1
+        outs = [t for w, _n, t in tool_texts[last + 1: last + 1 + (last - first + 1)]
+                if w in ("output", "error")]
+        return outs[k - first] if k - first < len(outs) else ""
+    return ""
+
+
+def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str,
+               tool_texts: Sequence[tuple[str, str, str]] = ()) -> int | None:
     """A tool's negative result the very next calls check again, naming what the fact
     names, with success ("✗ Not available", then `curl …/trixie/Release` → "200 OK"): the
-    step that gave it is refuted. The success's turn, or None."""
+    step that gave it is refuted. The success's turn (or the call's, when its output was
+    not sent again: read from `tool_texts`), or None."""
     if speaker_of(turns[at]) != "tool" or not _NEGATIVE.search(quote):
         return None
     first = next((k for k in range(at - 1, max(-1, at - 4), -1)
@@ -2184,11 +2218,13 @@ def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | N
         if t.kind != "tool_call" or (first is not None and t.text == turns[first].text):
             continue
         call = normalise(t.text)
+        if not any(re.search(r"\b" + re.escape(w) + r"\b", call) for w in names):
+            continue
         out = turns[j + 1]
-        if any(re.search(r"\b" + re.escape(w) + r"\b", call) for w in names) and \
-                out.kind == "detail" and _POSITIVE.search(normalise(out.text)) and \
-                not _NEGATIVE.search(normalise(out.text)):
-            return j + 1
+        said = out.text if out.kind == "detail" else _call_output(tool_texts, turns, j) \
+            if tool_texts and out.kind == "tool_call" else ""
+        if _POSITIVE.search(normalise(said)) and not _NEGATIVE.search(normalise(said)):
+            return j + 1 if out.kind == "detail" else j
     return None
 
 

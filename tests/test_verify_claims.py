@@ -1012,3 +1012,33 @@ def test_a_files_extension_in_a_script_line_does_not_name_another_file(
     assert far.hint == "identifier_missing", far
     # A member named by its last part is still said (`func ScanInto` in package jsonl).
     assert v.missing_terms("Use jsonl.ScanInto.", "func ScanInto(r io.Reader)")[0] == []
+
+
+def test_a_recheck_whose_answer_was_sent_once_before_still_refutes(tmp_path: Path) -> None:
+    loop = ('for repo in trixie trixie-updates; do echo -n " $repo: "; if curl -I '
+            '"http://deb.debian.org/debian/dists/$repo/Release" 2>/dev/null | grep -q "200 OK";'
+            ' then echo "✓ Available"; else echo "✗ Not available"; fi; done')
+    ok = "HTTP/1.1 200 OK\nServer: Apache"
+    turns, tools = _session(tmp_path, [
+        user("Is the mirror up?"),
+        call("Bash", {"command": "curl -I http://deb.debian.org/debian/"}, "c0", "m0"),
+        result(ok, "c0"),
+        say("The mirror answers.", "m1"),
+        call("Bash", {"command": loop}, "c1", "m2"),
+        result(" : ✗ Not available\n : ✗ Not available", "c1"),
+        call("Bash", {"command": 'curl -I "http://deb.debian.org/debian/dists/trixie/Release"'},
+             "c2", "m3"),
+        result(ok, "c2"),
+        call("Bash", {"command": "git status"}, "c3", "m4"),
+        result("nothing to commit", "c3"),
+        say("Now let me update the sources.", "m5"),
+    ])
+    sent = "\n".join(t.text for t in turns)
+    assert sent.count("→ HTTP/1.1 200 OK") == 1  # the second curl's answer is not sent again
+    got = verify("deb.debian.org does not serve trixie or trixie-updates.",
+                 ": ✗ Not available", turns, tool_texts=tools)
+    assert got.hint == "corrected_later", got
+    # Without the recheck's answer there is nothing to refute it.
+    bare = verify("deb.debian.org does not serve trixie or trixie-updates.",
+                  ": ✗ Not available", turns)
+    assert bare.hint is None, bare
