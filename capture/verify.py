@@ -1825,8 +1825,6 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="number_mismatch", hint_detail=(
             f"the quote gives an explicit value; its turn gives the default otherwise: "
             f"“{_clip(default, 160)}”"))
-    if reset := _set_otherwise_later(turns, at, fact, evidence or quote):
-        return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     later = _correction(turns, at, quote, fact)
     if later is not None and hedged(quote) and not hedged(fact) and any(
             t.kind == "prompt" and not is_summary(t) for t in turns[at + 1: later]):
@@ -1847,6 +1845,8 @@ def _with_hint(
         later = _replied_against(turns, at)
     if later is None:
         later = _actual_variant(turns, at, fact, evidence or quote)
+    if later is None and (reset := _set_otherwise_later(turns, at, fact, evidence or quote)):
+        return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",

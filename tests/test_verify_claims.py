@@ -1042,3 +1042,22 @@ def test_a_recheck_whose_answer_was_sent_once_before_still_refutes(tmp_path: Pat
     bare = verify("deb.debian.org does not serve trixie or trixie-updates.",
                   ": ✗ Not available", turns)
     assert bare.hint is None, bare
+
+
+def test_a_later_correction_of_the_claim_outranks_a_value_printed_later() -> None:
+    chat = convo(
+        ("user", "The two-line view shows no todos."),
+        ("assistant", "The issue is on line 206 where I'm setting `todos = None` when they "
+                      "shouldn't be shown. Let me fix this."),
+        ("call", "Bash: python status.py"),
+        ("assistant", "The debug shows `todos=True, show_todos=False`."),
+        ("assistant", "No, line 206 wasn't the cause of the two-line bug after all; the "
+                      "real issue is the timestamp filter."),
+    )
+    got = verify("The two-line todo bug was caused by `todos = None` on line 206.",
+                 "The issue is on line 206 where I'm setting `todos = None`", chat)
+    assert got.hint == "corrected_later", got
+    # With no correction, the value given later is still the hint.
+    alone = verify("The two-line todo bug was caused by `todos = None` on line 206.",
+                   "The issue is on line 206 where I'm setting `todos = None`", chat[:4])
+    assert alone.hint == "identifier_mismatch", alone
