@@ -34,6 +34,7 @@ from capture.claims import (
 )
 from capture.condense import render_turn
 from capture.ground import normalise
+from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import Turn, without_count
 
 # Every value `Verdict.check` may take. Order of the checks: the quote's length, then
@@ -370,8 +371,11 @@ def speaker_of(turn: Turn) -> str:
         return "user"
     if turn.kind in ("tool_call", "tool_error"):
         return "tool"
-    if turn.kind == "detail" and turn.role == "user" and turn.tool in ("Bash", "Read"):
-        return "tool"  # a command's short output, a small file read
+    if turn.kind == "detail" and turn.role == "user" and (
+            turn.tool in ("Bash", "Read") or turn.text.startswith(QUOTED_PREFIX)):
+        # a command's short output, a small file read, the lines of any tool's result
+        # the next answer relies on (`» `: a search's, a fetch's output, not the answer)
+        return "tool"
     return "assistant"
 
 
@@ -1591,6 +1595,8 @@ def _is_look(turn: Turn) -> bool:
     from capture.noise import read_only
 
     text = turn.text
+    if text.startswith(SCRIPT_PREFIX):  # a script's later line: a call line of its own
+        return read_only(text[len(SCRIPT_PREFIX):])
     return bool(_LOOK_CALL.match(text)) or (text.startswith("Bash: ") and read_only(text[6:]))
 
 

@@ -1061,3 +1061,32 @@ def test_a_later_correction_of_the_claim_outranks_a_value_printed_later() -> Non
     alone = verify("The two-line todo bug was caused by `todos = None` on line 206.",
                    "The issue is on line 206 where I'm setting `todos = None`", chat[:4])
     assert alone.hint == "identifier_mismatch", alone
+
+
+def test_result_lines_and_script_lines_keep_their_provenance(tmp_path: Path) -> None:
+    hits = "\n".join([f"src/mod_{i}.py:{i}: import os" for i in range(30)]
+                     + ["src/queue_ops.py:12: QUEUE_OPERATION = 'enqueue_prompt'"])
+    script = "cd /srv/app\ncat config/queue_settings.yaml\nsystemctl restart queue-worker"
+    turns, tools = _session(tmp_path, [
+        user("Where is the queue operation named?"),
+        call("Grep", {"pattern": "QUEUE_OPERATION", "path": "src"}, "g1", "m1"),
+        result(hits, "g1"),
+        say("`QUEUE_OPERATION` in src/queue_ops.py is 'enqueue_prompt'.", "m2"),
+        call("Bash", {"command": script}, "b1", "m3"),
+        result("done", "b1"),
+        say("Restarted.", "m4"),
+    ])
+    sent = "\n".join(t.text for t in turns)
+    assert "» src/queue_ops.py:12: QUEUE_OPERATION = 'enqueue_prompt'" in sent
+    assert "Bash ⋯ cat config/queue_settings.yaml" in sent
+    found = verify("QUEUE_OPERATION is set to 'enqueue_prompt' in src/queue_ops.py.",
+                   "src/queue_ops.py:12: QUEUE_OPERATION = 'enqueue_prompt'", turns,
+                   tool_texts=tools)
+    assert found.supported and found.speaker == "tool", found  # a search's output
+    # A script's read-only line shows what was looked at (a hint), its restart what ran.
+    look = verify("The queue settings live in config/queue_settings.yaml.",
+                  "cat config/queue_settings.yaml", turns, tool_texts=tools)
+    assert look.supported and look.hint == "tool_line", look
+    ran = verify("The queue worker restarts itself.", "systemctl restart queue-worker",
+                 turns, tool_texts=tools)
+    assert not ran.supported and ran.check == "tool_line", ran
