@@ -1531,6 +1531,15 @@ WAS, NOW = "was: ", "\nnow: "  # a small edit sent whole: what it replaced, then
 _CALL_PATH = re.compile(r"^(?:Write|Edit|MultiEdit|NotebookEdit)\s+(\S+)")
 
 
+def _now_side(turn: Turn) -> str:
+    """A turn as it says things now: of an edit sent whole, its new text only (its `was:`
+    side is the state it replaced, not the session's last word)."""
+    text = turn.text
+    if turn.kind == "detail" and turn.tool in _WRITERS and text.startswith(WAS) and NOW in text:
+        return text.split(NOW, 1)[1]
+    return render_turn(turn)
+
+
 def _written_aside(turns: Sequence[Turn], i: int, quote: str) -> tuple[str, str] | None:
     """A quote of a written body that is not what the file now says, as condensation
     sends it: the `was:` side of an edit (the state it replaced), or a comment of written
@@ -2007,7 +2016,7 @@ def _set_otherwise_later(
         return None
     last: dict[str, tuple[int, str]] = {}
     for j in range(at + 1, len(turns)):
-        said = settings(render_turn(turns[j]))
+        said = settings(_now_side(turns[j]))
         for k in keys:
             if k in said:
                 last[k] = (j, said[k])

@@ -1090,3 +1090,22 @@ def test_result_lines_and_script_lines_keep_their_provenance(tmp_path: Path) -> 
     ran = verify("The queue worker restarts itself.", "systemctl restart queue-worker",
                  turns, tool_texts=tools)
     assert not ran.supported and ran.check == "tool_line", ran
+
+
+def test_the_last_word_on_a_setting_is_an_edits_new_side(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Keep ten recordings."),
+        call("Write", {"file_path": "config.json", "content": '{"maxRecordings": 10}'},
+             "w1", "m1"),
+        result("File created successfully at: config.json", "w1"),
+        say("Set `maxRecordings: 10` in config.json.", "m2"),
+        user("Make it 30."),
+        call("Edit", {"file_path": "config.json", "old_string": '"maxRecordings": 10',
+                      "new_string": '"maxRecordings": 30'}, "e1", "m3"),
+        result("The file config.json has been updated.", "e1"),
+        say("Done.", "m4"),
+    ])
+    assert any(t.text.startswith('was: "maxRecordings": 10') for t in turns)
+    got = verify("The app keeps 10 recordings (maxRecordings: 10).",
+                 "Set `maxRecordings: 10` in config.json.", turns, tool_texts=tools)
+    assert got.hint == "number_mismatch" and "to 30" in got.hint_detail, got
