@@ -1454,7 +1454,7 @@ def verify(
     elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
         hint = ("tool_line", "the quote is what a written file says, not that it was run")
     elif turn.kind == "detail" and turn.tool in _WRITERS and (
-            aside := _written_aside(turns, hit.turn, quote)):
+            aside := _written_aside(turns, hit.turn, quote, tool_texts)):
         hint = aside
     elif flagged := flag_word_changed(fact, evidence):
         hint = ("identifier_mismatch", "the fact gives the flag another value: " + flagged)
@@ -1540,7 +1540,8 @@ def _now_side(turn: Turn) -> str:
     return render_turn(turn)
 
 
-def _written_aside(turns: Sequence[Turn], i: int, quote: str) -> tuple[str, str] | None:
+def _written_aside(turns: Sequence[Turn], i: int, quote: str,
+                   tool_texts: Sequence[tuple[str, str, str]] = ()) -> tuple[str, str] | None:
     """A quote of a written body that is not what the file now says, as condensation
     sends it: the `was:` side of an edit (the state it replaced), or a comment of written
     code (the `notes:` line, a comment line of a small piece: what the code says of
@@ -1554,6 +1555,12 @@ def _written_aside(turns: Sequence[Turn], i: int, quote: str) -> tuple[str, str]
             return "corrected_later", ("the quote is what the edit replaced (its `was:` "
                                        "side), not what the file says now")
         text = new
+    if tool_texts:  # a later edit of the same file replaced the line: what says so
+        texts = _tool_norm(tool_texts)
+        k = next((k for k, (w, n, t) in enumerate(texts)
+                  if w == "input" and n in _WRITERS and piece in t), None)
+        if k is not None and (replaced := _edited_away(tool_texts, texts, k, piece)):
+            return "corrected_later", replaced
     call = turns[i - 1].text if i and turns[i - 1].kind == "tool_call" else ""
     path = m.group(1) if (m := _CALL_PATH.match(call)) else ""
     if _PROSE_FILE.search(path.casefold()):

@@ -1109,3 +1109,26 @@ def test_the_last_word_on_a_setting_is_an_edits_new_side(tmp_path: Path) -> None
     got = verify("The app keeps 10 recordings (maxRecordings: 10).",
                  "Set `maxRecordings: 10` in config.json.", turns, tool_texts=tools)
     assert got.hint == "number_mismatch" and "to 30" in got.hint_detail, got
+
+
+def test_a_written_line_sent_whole_that_a_later_edit_replaced_is_suspected(
+        tmp_path: Path) -> None:
+    small = ("function pick(min, max) {\n"
+             "  return Math.floor(Math.random() * (max - min + 1)) + min;\n}")
+    big = "function pick(min, max) {\n  return min + secureInt(max - min + 1);\n}\n" + "\n".join(
+        f"// note {i}: the range is inclusive of both ends, checked by test_{i}" for i in range(8))
+    turns, tools = _session(tmp_path, [
+        user("Write the picker."),
+        call("Write", {"file_path": "pick.js", "content": small}, "w1", "m1"),
+        result("File created successfully at: pick.js", "w1"),
+        say("Written.", "m2"),
+        user("Use a secure source."),
+        call("Edit", {"file_path": "pick.js", "old_string": small, "new_string": big}, "e1",
+             "m3"),
+        result("The file pick.js has been updated.", "e1"),
+        say("Done.", "m4"),
+    ])
+    assert not any(t.text.startswith("was: ") for t in turns)  # too big to send whole
+    line = "return Math.floor(Math.random() * (max - min + 1)) + min;"
+    got = verify("The picker uses Math.random().", line, turns, tool_texts=tools)
+    assert got.hint == "corrected_later" and "pick.js" in got.hint_detail, got
