@@ -24,6 +24,7 @@ from capture.claims import (
     asks,
     comparison_flipped,
     default_otherwise,
+    edit_reverted,
     expected_otherwise,
     field_changed,
     flag_word_changed,
@@ -1437,6 +1438,9 @@ def verify(
     elif moved := moved_from(fact, evidence):
         failed = _fail("identifier_mismatch", hit, turns, moved + "; the fact names the old "
                        "one as current")
+    elif reverted := edit_reverted(fact, quote):
+        failed = _fail("number_mismatch" if re.search(r"\d, the value", reverted) else
+                       "identifier_mismatch", hit, turns, reverted)
     elif field := field_changed(fact, evidence):
         failed = _fail("identifier_mismatch", hit, turns, field)
     elif variant := code_variant(fact, quote):

@@ -1132,3 +1132,24 @@ def test_a_written_line_sent_whole_that_a_later_edit_replaced_is_suspected(
     line = "return Math.floor(Math.random() * (max - min + 1)) + min;"
     got = verify("The picker uses Math.random().", line, turns, tool_texts=tools)
     assert got.hint == "corrected_later" and "pick.js" in got.hint_detail, got
+
+
+def test_a_fact_giving_the_value_an_edit_replaced_is_known_wrong(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Raise the retries."),
+        call("Edit", {"file_path": "app.yaml", "old_string": "retries: 3",
+                      "new_string": "retries: 5"}, "e1", "m1"),
+        result("The file app.yaml has been updated.", "e1"),
+        say("Done.", "m2"),
+    ])
+    quote = "was: retries: 3\nnow: retries: 5"
+    wrong = verify("The app retries 3 times (retries: 3).", quote, turns, tool_texts=tools)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch"), wrong
+    assert verify("The app retries 5 times (retries: 5).", quote, turns,
+                  tool_texts=tools).supported
+    # A fact that tells of the change names the old value rightly.
+    assert verify("Retries were raised from 3 to 5 (retries: 5, was retries: 3).", quote,
+                  turns, tool_texts=tools).supported
+    edit = "was: verbose: false now: verbose: true"
+    assert c.edit_reverted("Logging is verbose (verbose: true).", edit) == ""
+    assert "verbose to true" in c.edit_reverted("Logging is quiet (verbose: false).", edit)
