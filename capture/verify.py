@@ -2279,7 +2279,8 @@ def _later_not_found(turns: Sequence[Turn], at: int, fact: str) -> int | None:
             for n in names:
                 if n in line and _NOT_FOUND.search(line) and not any(
                         u.kind in ("tool_call", "detail") and u.tool in _WRITERS
-                        and n in normalise(u.text) for u in turns[j + 1:]):
+                        and n in normalise(_now_side(u)) for u in turns[j + 1:]):
+                    # (an edit's `was:` side is what it took out, not a write of it)
                     return j
     return None
 

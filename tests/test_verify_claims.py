@@ -1153,3 +1153,21 @@ def test_a_fact_giving_the_value_an_edit_replaced_is_known_wrong(tmp_path: Path)
     edit = "was: verbose: false now: verbose: true"
     assert c.edit_reverted("Logging is verbose (verbose: true).", edit) == ""
     assert "verbose to true" in c.edit_reverted("Logging is quiet (verbose: false).", edit)
+
+
+def test_an_edit_taking_a_missing_file_out_does_not_write_it(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Where do the settings live?"),
+        say("The settings are read from config/legacy.yml at startup.", "m1"),
+        call("Bash", {"command": "cat config/legacy.yml"}, "b1", "m2"),
+        result("cat: config/legacy.yml: No such file or directory", "b1", error=True),
+        call("Edit", {"file_path": "app.py", "old_string": 'load("config/legacy.yml")',
+                      "new_string": 'load("config/app.yml")'}, "e1", "m3"),
+        result("The file app.py has been updated.", "e1"),
+        say("Removed the dead reference.", "m4"),
+    ])
+    assert any(t.text.startswith('was: load("config/legacy.yml")') for t in turns)
+    got = verify("Settings are read from config/legacy.yml.",
+                 "The settings are read from config/legacy.yml at startup.", turns,
+                 tool_texts=tools)
+    assert got.hint == "corrected_later" and "No such file" in got.hint_detail, got
