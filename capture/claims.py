@@ -136,6 +136,24 @@ _TICK = re.compile(r"`([^`\n]{2,80})`")
 _STOP = {"the", "a", "an", "of", "for", "to", "and", "or", "in", "on", "its", "is"}
 
 
+_WAS_NOW = re.compile(r"(?:^|\s)was:\s(?P<old>.*?)\snow:\s(?P<new>.*)", re.S)
+
+
+def edit_reverted(fact: str, quote: str) -> str:
+    """A quote of an edit sent whole (`was: retries: 3 now: retries: 5`) whose fact gives
+    a setting the value the edit replaced, as current: what differs, or "". A fact that
+    tells of the change itself ("was 3", "from 3 to 5") is right."""
+    m = _WAS_NOW.search(quote)
+    if m is None or _TELLS_MOVE.search(fact.casefold()):
+        return ""
+    old, new = _all_settings(m.group("old")), _all_settings(m.group("new"))
+    for key, value in settings(fact).items():
+        if key in new and value not in new[key] and value in old.get(key, ()):
+            return (f"the edit sets {key} to {', '.join(sorted(new[key]))}; the fact gives "
+                    f"{value}, the value it replaced")
+    return ""
+
+
 def field_changed(fact: str, quote: str) -> str:
     """The quote gives a labelled field ("**Build command:** leave blank") a value; the
     fact names that field and gives it a code value (`npm run build`) the quote lacks:

@@ -24,6 +24,7 @@ from capture.claims import (
     asks,
     comparison_flipped,
     default_otherwise,
+    edit_reverted,
     expected_otherwise,
     field_changed,
     flag_word_changed,
@@ -34,7 +35,8 @@ from capture.claims import (
 )
 from capture.condense import render_turn
 from capture.ground import normalise
-from capture.transcript import Turn
+from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
+from capture.transcript import Turn, without_count
 
 # Every value `Verdict.check` may take. Order of the checks: the quote's length, then
 # locating it (not_found, elision, stitched, and for a near match negation_flip,
@@ -370,8 +372,11 @@ def speaker_of(turn: Turn) -> str:
         return "user"
     if turn.kind in ("tool_call", "tool_error"):
         return "tool"
-    if turn.kind == "detail" and turn.role == "user" and turn.tool in ("Bash", "Read"):
-        return "tool"  # a command's short output, a small file read
+    if turn.kind == "detail" and turn.role == "user" and (
+            turn.tool in ("Bash", "Read") or turn.text.startswith(QUOTED_PREFIX)):
+        # a command's short output, a small file read, the lines of any tool's result
+        # the next answer relies on (`» `: a search's, a fetch's output, not the answer)
+        return "tool"
     return "assistant"
 
 
@@ -503,6 +508,10 @@ def code_variant(fact: str, quote: str) -> str:
             if len(t) < 8 or not re.search(r"[-_./]|[a-z][A-Z]", span):
                 continue
             for qt in q_tokens:
+                # A flag named by its bare word (`--update` / "update the display") is
+                # the same name, not a slip of it.
+                if qt.lstrip("-") == t.lstrip("-"):
+                    continue
                 if qt != t and abs(len(qt) - len(t)) <= 3 and \
                         SequenceMatcher(None, t, qt).ratio() >= VARIANT_RATIO:
                     return f"`{span}` where the quote has `{qt}`"
@@ -761,8 +770,12 @@ def _present(token: str, haystack: str) -> bool:
     if "/" in t:  # a path may be cited by its file name, or the file by a longer path
         return t.rsplit("/", 1)[-1] in haystack
     last = t.rsplit(".", 1)[-1]
-    if "." in t and len(last) >= 4 and last in haystack:
-        return True  # `jsonl.ScanInto` where the code says `func ScanInto` in package jsonl
+    if "." in t and len(last) >= 4 and re.search(
+            r"(?<![\w.-])" + re.escape(last) + r"(?![\w-])", haystack):
+        # `jsonl.ScanInto` where the code says `func ScanInto` in package jsonl; not a
+        # file's extension that another file's name ends in (`whisper.plist` is not
+        # said by `com.openwisprmod.plist`).
+        return True
     return t.endswith("s") and t[:-1] in haystack  # "LiveViews" where "LiveView" is said
 
 
@@ -1385,7 +1398,7 @@ def verify(
             return tooled
     if check is not None or hit is None:
         return _with_hint(_fail(check or "not_found", hit, turns, detail), fact, quote,
-                          turns, said_by, evidence)
+                          turns, said_by, evidence, tool_texts)
     turn = turns[hit.turn]
     failed: Verdict | None = None
     hint: tuple[str, str] | None = None
@@ -1425,6 +1438,9 @@ def verify(
     elif moved := moved_from(fact, evidence):
         failed = _fail("identifier_mismatch", hit, turns, moved + "; the fact names the old "
                        "one as current")
+    elif reverted := edit_reverted(fact, quote):
+        failed = _fail("number_mismatch" if re.search(r"\d, the value", reverted) else
+                       "identifier_mismatch", hit, turns, reverted)
     elif field := field_changed(fact, evidence):
         failed = _fail("identifier_mismatch", hit, turns, field)
     elif variant := code_variant(fact, quote):
@@ -1441,6 +1457,9 @@ def verify(
         hint = ("tool_line", "only a look's call line shows it (what was read, not a finding)")
     elif turn.kind == "detail" and turn.tool in _WRITERS and _RAN.search(normalise(fact)):
         hint = ("tool_line", "the quote is what a written file says, not that it was run")
+    elif turn.kind == "detail" and turn.tool in _WRITERS and (
+            aside := _written_aside(turns, hit.turn, quote, tool_texts)):
+        hint = aside
     elif flagged := flag_word_changed(fact, evidence):
         hint = ("identifier_mismatch", "the fact gives the flag another value: " + flagged)
     elif swap := swapped_name(fact, quote):
@@ -1456,7 +1475,7 @@ def verify(
         if refuted:
             return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
                 f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
-    verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence)
+    verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence, tool_texts)
     if verdict.hint is None and hint is not None:
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
     if verdict.hint is None and short and (rule := _rule_words(fact, quote)):
@@ -1512,6 +1531,53 @@ def _write_failed(turns: Sequence[Turn], i: int) -> bool:
     return False
 
 
+WAS, NOW = "was: ", "\nnow: "  # a small edit sent whole: what it replaced, then its text
+_CALL_PATH = re.compile(r"^(?:Write|Edit|MultiEdit|NotebookEdit)\s+(\S+)")
+
+
+def _now_side(turn: Turn) -> str:
+    """A turn as it says things now: of an edit sent whole, its new text only (its `was:`
+    side is the state it replaced, not the session's last word)."""
+    text = turn.text
+    if turn.kind == "detail" and turn.tool in _WRITERS and text.startswith(WAS) and NOW in text:
+        return text.split(NOW, 1)[1]
+    return render_turn(turn)
+
+
+def _written_aside(turns: Sequence[Turn], i: int, quote: str,
+                   tool_texts: Sequence[tuple[str, str, str]] = ()) -> tuple[str, str] | None:
+    """A quote of a written body that is not what the file now says, as condensation
+    sends it: the `was:` side of an edit (the state it replaced), or a comment of written
+    code (the `notes:` line, a comment line of a small piece: what the code says of
+    itself, which the code may not do). (hint, detail), or None. The same provenance
+    `_from_tools` gives a quote found only in what a tool was given."""
+    text = turns[i].text
+    piece = next((p for p in _ELLIPSIS.split(quote) if p.strip()), quote).strip()
+    if text.startswith(WAS) and NOW in text:
+        old, new = text[len(WAS):].split(NOW, 1)
+        if piece in normalise(old) and piece not in normalise(new):
+            return "corrected_later", ("the quote is what the edit replaced (its `was:` "
+                                       "side), not what the file says now")
+        text = new
+    if tool_texts:  # a later edit of the same file replaced the line: what says so
+        texts = _tool_norm(tool_texts)
+        k = next((k for k, (w, n, t) in enumerate(texts)
+                  if w == "input" and n in _WRITERS and piece in t), None)
+        if k is not None and (replaced := _edited_away(tool_texts, texts, k, piece)):
+            return "corrected_later", replaced
+    call = turns[i - 1].text if i and turns[i - 1].kind == "tool_call" else ""
+    path = m.group(1) if (m := _CALL_PATH.match(call)) else ""
+    if _PROSE_FILE.search(path.casefold()):
+        return None
+    for ln in text.split("\n"):
+        if piece in normalise(ln):
+            if ln.startswith("notes: ") or _COMMENT.match(ln):
+                return "tool_line", ("only a comment in the written code says so, not the "
+                                     "code itself")
+            return None
+    return None
+
+
 def _shell_prompt(turn: Turn) -> bool:
     """A command the person ran in the terminal's `!` mode: a tool line, not words."""
     return turn.kind == "prompt" and turn.text.startswith("! ")
@@ -1549,6 +1615,8 @@ def _is_look(turn: Turn) -> bool:
     from capture.noise import read_only
 
     text = turn.text
+    if text.startswith(SCRIPT_PREFIX):  # a script's later line: a call line of its own
+        return read_only(text[len(SCRIPT_PREFIX):])
     return bool(_LOOK_CALL.match(text)) or (text.startswith("Bash: ") and read_only(text[6:]))
 
 
@@ -1747,7 +1815,7 @@ _SPEAKER_PHRASE = re.compile(
 
 def _with_hint(
     verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None,
-    evidence: str = "",
+    evidence: str = "", tool_texts: Sequence[tuple[str, str, str]] = (),
 ) -> Verdict:
     """The first suspicion about the quote, if any, added to a verdict with a turn."""
     if verdict.turn is None or verdict.hint:
@@ -1783,8 +1851,6 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="number_mismatch", hint_detail=(
             f"the quote gives an explicit value; its turn gives the default otherwise: "
             f"“{_clip(default, 160)}”"))
-    if reset := _set_otherwise_later(turns, at, fact, evidence or quote):
-        return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     later = _correction(turns, at, quote, fact)
     if later is not None and hedged(quote) and not hedged(fact) and any(
             t.kind == "prompt" and not is_summary(t) for t in turns[at + 1: later]):
@@ -1796,7 +1862,7 @@ def _with_hint(
     if later is None:
         later = _answered_otherwise(turns, at, quote)
     if later is None:
-        later = _rechecked(turns, at, fact, quote)
+        later = _rechecked(turns, at, fact, quote, tool_texts)
     if later is None:
         later = _later_not_found(turns, at, fact)
     if later is None:
@@ -1805,6 +1871,8 @@ def _with_hint(
         later = _replied_against(turns, at)
     if later is None:
         later = _actual_variant(turns, at, fact, evidence or quote)
+    if later is None and (reset := _set_otherwise_later(turns, at, fact, evidence or quote)):
+        return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
@@ -1959,7 +2027,7 @@ def _set_otherwise_later(
         return None
     last: dict[str, tuple[int, str]] = {}
     for j in range(at + 1, len(turns)):
-        said = settings(render_turn(turns[j]))
+        said = settings(_now_side(turns[j]))
         for k in keys:
             if k in said:
                 last[k] = (j, said[k])
@@ -2126,10 +2194,44 @@ _POSITIVE = re.compile(r"\b200 ok\b|✓|✔|\bsucceeded\b|\bsuccess(?:ful(?:ly)?
 RECHECK_TURNS = 10  # the calls right after a result that check it again
 
 
-def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | None:
+def _call_output(tool_texts: Sequence[tuple[str, str, str]], turns: Sequence[Turn],
+                 j: int) -> str:
+    """What the call of turn j gave back, from what the tools gave (condensation sends an
+    output's lines once: the same `HTTP/1.1 200 OK` after a second `curl` is not sent
+    again, yet it is that call's answer). The n-th call with this line ↔ the n-th input
+    that starts with its command; its output the one as far after its run of inputs as
+    it is in that run (parallel calls answer in order). "" when not found."""
+    line = without_count(turns[j].text)
+    name, _, shown = line.partition(": ")
+    shown = shown.removesuffix(" …").strip()
+    if not shown or len(shown) < 8:
+        return ""
+    nth = sum(1 for t in turns[:j] if t.kind == "tool_call" and without_count(t.text) == line)
+    seen = 0
+    for k, (which, tool, text) in enumerate(tool_texts):
+        if which != "input" or tool != name or not text.startswith(shown):
+            continue
+        if seen < nth:
+            seen += 1
+            continue
+        first = k
+        while first > 0 and tool_texts[first - 1][0] == "input":
+            first -= 1
+        last = k
+        while last + 1 < len(tool_texts) and tool_texts[last + 1][0] == "input":
+            last += 1
+        outs = [t for w, _n, t in tool_texts[last + 1: last + 1 + (last - first + 1)]
+                if w in ("output", "error")]
+        return outs[k - first] if k - first < len(outs) else ""
+    return ""
+
+
+def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str,
+               tool_texts: Sequence[tuple[str, str, str]] = ()) -> int | None:
     """A tool's negative result the very next calls check again, naming what the fact
     names, with success ("✗ Not available", then `curl …/trixie/Release` → "200 OK"): the
-    step that gave it is refuted. The success's turn, or None."""
+    step that gave it is refuted. The success's turn (or the call's, when its output was
+    not sent again: read from `tool_texts`), or None."""
     if speaker_of(turns[at]) != "tool" or not _NEGATIVE.search(quote):
         return None
     first = next((k for k in range(at - 1, max(-1, at - 4), -1)
@@ -2142,11 +2244,13 @@ def _rechecked(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | N
         if t.kind != "tool_call" or (first is not None and t.text == turns[first].text):
             continue
         call = normalise(t.text)
+        if not any(re.search(r"\b" + re.escape(w) + r"\b", call) for w in names):
+            continue
         out = turns[j + 1]
-        if any(re.search(r"\b" + re.escape(w) + r"\b", call) for w in names) and \
-                out.kind == "detail" and _POSITIVE.search(normalise(out.text)) and \
-                not _NEGATIVE.search(normalise(out.text)):
-            return j + 1
+        said = out.text if out.kind == "detail" else _call_output(tool_texts, turns, j) \
+            if tool_texts and out.kind == "tool_call" else ""
+        if _POSITIVE.search(normalise(said)) and not _NEGATIVE.search(normalise(said)):
+            return j + 1 if out.kind == "detail" else j
     return None
 
 
@@ -2175,7 +2279,8 @@ def _later_not_found(turns: Sequence[Turn], at: int, fact: str) -> int | None:
             for n in names:
                 if n in line and _NOT_FOUND.search(line) and not any(
                         u.kind in ("tool_call", "detail") and u.tool in _WRITERS
-                        and n in normalise(u.text) for u in turns[j + 1:]):
+                        and n in normalise(_now_side(u)) for u in turns[j + 1:]):
+                    # (an edit's `was:` side is what it took out, not a write of it)
                     return j
     return None
 

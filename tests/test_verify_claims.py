@@ -7,11 +7,17 @@ reach ending at its own list item."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from test_condense_results import say
+from test_condense_value import call, result
+from test_transcript import user, write_jsonl
 from test_verify import convo
 
 from capture import claims as c
 from capture import verify as v
-from capture.transcript import Turn
+from capture.transcript import Turn, read_turns
 from capture.verify import verify
 
 # ---- pure functions ----------------------------------------------------------------------
@@ -901,3 +907,267 @@ def test_an_ordinal_given_another_number_is_counted_otherwise() -> None:
                                    "Phase 9 was already fully planned in the document")
     assert not c.number_beside_changed("Phase 9 had already been planned.",
                                        "Phase 9 was already fully planned in the document")
+
+
+# ---- what condensation now sends (issue 21, after cond4): edits whole, script lines,
+# the lines of results an answer relies on. Each on a transcript made here. -------------
+
+
+def _session(tmp_path: Path, records: list[dict[str, Any]]) -> tuple[list[Turn], Any]:
+    """The turns condensation sends of `records`, and what the tools were given/gave."""
+    turns, stats, _ = read_turns(write_jsonl(tmp_path / "s.jsonl", records), tool_texts=True)
+    return turns, stats.tool_texts
+
+
+_FLAG_EDIT = {
+    "file_path": "status.py",
+    "old_string": 'parser.add_argument(\n    "--update",\n    action="store_true",\n'
+                  '    help="Continuously update status display until interrupted",\n)',
+    "new_string": 'parser.add_argument(\n    "--update",\n    nargs="?",\n    const=5,\n'
+                  '    type=int,\n    help="Continuously update status display until '
+                  'interrupted (default: 5 seconds)",\n)',
+}
+
+
+def test_a_flag_named_by_its_bare_word_in_an_edit_is_no_slip(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Let --update take an interval."),
+        call("Edit", _FLAG_EDIT, "e1", "m1"),
+        result("The file status.py has been updated.", "e1"),
+        say("Done: `--update` alone refreshes every 5 seconds.", "m2"),
+    ])
+    assert any(t.text.startswith("was: ") for t in turns)  # the edit is sent whole
+    ok = verify("`--update` with no value refreshes every 5 seconds.",
+                "Continuously update status display until interrupted (default: 5 seconds)",
+                turns, tool_texts=tools)
+    assert ok.supported, ok
+    # A name one letter away is still a slip.
+    assert v.code_variant("`--updates` refreshes", "run --update-all now --update")
+
+
+_KEYS_PAGE = "\n".join([
+    "<script>",
+    "function generate() {",
+    "  const n = randomInRange(min, max);",
+    "  show(n);",
+    "}",
+    "function randomInRange(min, max) {",
+    "  return min + Math.floor(Math.random() * (max - min + 1));",
+    "}",
+    "// Keyboard shortcut: Enter or Space",
+    "document.addEventListener('keydown', (e) => {",
+    "  if (e.key === 'Enter') generate();",
+    "});",
+    "</script>",
+])
+
+
+def test_a_comment_of_written_code_or_an_edits_old_side_is_not_what_the_file_does(
+        tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Build the page."),
+        call("Write", {"file_path": "index.html", "content": _KEYS_PAGE}, "w1", "m1"),
+        result("File created successfully at: index.html", "w1"),
+        call("Edit", {"file_path": "app.yaml", "old_string": "name: NPU-ML",
+                      "new_string": "name: NPU"}, "e1", "m2"),
+        result("The file app.yaml has been updated.", "e1"),
+        say("Done: one page, and the app renamed.", "m3"),
+    ])
+    sent = "\n".join(t.text for t in turns)
+    assert "notes: " in sent and "// Keyboard shortcut: Enter or Space" in sent
+    assert "was: name: NPU-ML\nnow: name: NPU" in sent
+    said = verify("Both Enter and Space trigger generate.", "Keyboard shortcut: Enter or Space",
+                  turns, tool_texts=tools)
+    assert said.supported and said.hint == "tool_line", said
+    old = verify("The app is named NPU-ML.", "name: NPU-ML", turns, tool_texts=tools)
+    assert old.hint == "corrected_later" and "was:" in old.hint_detail, old
+    # What the code does, and what the edit made it, stand.
+    assert verify("The page picks a number with Math.random.",
+                  "return min + Math.floor(Math.random() * (max - min + 1));", turns,
+                  tool_texts=tools).hint is None
+    assert verify("The app is named NPU.", "now: name: NPU", turns, tool_texts=tools).hint \
+        is None
+
+
+def test_a_files_extension_in_a_script_line_does_not_name_another_file(
+        tmp_path: Path) -> None:
+    filler = [r for i in range(8) for r in (
+        user(f"Next step {i}: tidy module_{i}."), say(f"Tidied module_{i}.", f"f{i}"))]
+    script = ("launchctl unload ~/Library/LaunchAgents/homebrew.mxcl.open-wispr.plist\n"
+              "cp build/openwisprmod /usr/local/bin/\n"
+              "launchctl load ~/Library/LaunchAgents/com.openwisprmod.plist")
+    turns, tools = _session(tmp_path, [
+        user("What starts whisper at login?"),
+        say("VoiceMode does, via `~/Library/LaunchAgents/com.voicemode.whisper.plist`.", "m1"),
+        *filler,
+        call("Bash", {"command": script}, "b1", "m2"),
+        result("", "b1"),
+        say("Done. The original `open-wispr` LaunchAgent is disabled; `com.openwisprmod` "
+            "takes over at login.", "m3"),
+    ])
+    assert any("com.openwisprmod.plist" in t.text for t in turns)  # the script's line
+    far = verify("openwisprmod starts at login via com.voicemode.whisper.plist.",
+                 "The original `open-wispr` LaunchAgent is disabled; `com.openwisprmod` "
+                 "takes over at login.", turns, tool_texts=tools)
+    assert far.hint == "identifier_missing", far
+    # A member named by its last part is still said (`func ScanInto` in package jsonl).
+    assert v.missing_terms("Use jsonl.ScanInto.", "func ScanInto(r io.Reader)")[0] == []
+
+
+def test_a_recheck_whose_answer_was_sent_once_before_still_refutes(tmp_path: Path) -> None:
+    loop = ('for repo in trixie trixie-updates; do echo -n " $repo: "; if curl -I '
+            '"http://deb.debian.org/debian/dists/$repo/Release" 2>/dev/null | grep -q "200 OK";'
+            ' then echo "✓ Available"; else echo "✗ Not available"; fi; done')
+    ok = "HTTP/1.1 200 OK\nServer: Apache"
+    turns, tools = _session(tmp_path, [
+        user("Is the mirror up?"),
+        call("Bash", {"command": "curl -I http://deb.debian.org/debian/"}, "c0", "m0"),
+        result(ok, "c0"),
+        say("The mirror answers.", "m1"),
+        call("Bash", {"command": loop}, "c1", "m2"),
+        result(" : ✗ Not available\n : ✗ Not available", "c1"),
+        call("Bash", {"command": 'curl -I "http://deb.debian.org/debian/dists/trixie/Release"'},
+             "c2", "m3"),
+        result(ok, "c2"),
+        call("Bash", {"command": "git status"}, "c3", "m4"),
+        result("nothing to commit", "c3"),
+        say("Now let me update the sources.", "m5"),
+    ])
+    sent = "\n".join(t.text for t in turns)
+    assert sent.count("→ HTTP/1.1 200 OK") == 1  # the second curl's answer is not sent again
+    got = verify("deb.debian.org does not serve trixie or trixie-updates.",
+                 ": ✗ Not available", turns, tool_texts=tools)
+    assert got.hint == "corrected_later", got
+    # Without the recheck's answer there is nothing to refute it.
+    bare = verify("deb.debian.org does not serve trixie or trixie-updates.",
+                  ": ✗ Not available", turns)
+    assert bare.hint is None, bare
+
+
+def test_a_later_correction_of_the_claim_outranks_a_value_printed_later() -> None:
+    chat = convo(
+        ("user", "The two-line view shows no todos."),
+        ("assistant", "The issue is on line 206 where I'm setting `todos = None` when they "
+                      "shouldn't be shown. Let me fix this."),
+        ("call", "Bash: python status.py"),
+        ("assistant", "The debug shows `todos=True, show_todos=False`."),
+        ("assistant", "No, line 206 wasn't the cause of the two-line bug after all; the "
+                      "real issue is the timestamp filter."),
+    )
+    got = verify("The two-line todo bug was caused by `todos = None` on line 206.",
+                 "The issue is on line 206 where I'm setting `todos = None`", chat)
+    assert got.hint == "corrected_later", got
+    # With no correction, the value given later is still the hint.
+    alone = verify("The two-line todo bug was caused by `todos = None` on line 206.",
+                   "The issue is on line 206 where I'm setting `todos = None`", chat[:4])
+    assert alone.hint == "identifier_mismatch", alone
+
+
+def test_result_lines_and_script_lines_keep_their_provenance(tmp_path: Path) -> None:
+    hits = "\n".join([f"src/mod_{i}.py:{i}: import os" for i in range(30)]
+                     + ["src/queue_ops.py:12: QUEUE_OPERATION = 'enqueue_prompt'"])
+    script = "cd /srv/app\ncat config/queue_settings.yaml\nsystemctl restart queue-worker"
+    turns, tools = _session(tmp_path, [
+        user("Where is the queue operation named?"),
+        call("Grep", {"pattern": "QUEUE_OPERATION", "path": "src"}, "g1", "m1"),
+        result(hits, "g1"),
+        say("`QUEUE_OPERATION` in src/queue_ops.py is 'enqueue_prompt'.", "m2"),
+        call("Bash", {"command": script}, "b1", "m3"),
+        result("done", "b1"),
+        say("Restarted.", "m4"),
+    ])
+    sent = "\n".join(t.text for t in turns)
+    assert "» src/queue_ops.py:12: QUEUE_OPERATION = 'enqueue_prompt'" in sent
+    assert "Bash ⋯ cat config/queue_settings.yaml" in sent
+    found = verify("QUEUE_OPERATION is set to 'enqueue_prompt' in src/queue_ops.py.",
+                   "src/queue_ops.py:12: QUEUE_OPERATION = 'enqueue_prompt'", turns,
+                   tool_texts=tools)
+    assert found.supported and found.speaker == "tool", found  # a search's output
+    # A script's read-only line shows what was looked at (a hint), its restart what ran.
+    look = verify("The queue settings live in config/queue_settings.yaml.",
+                  "cat config/queue_settings.yaml", turns, tool_texts=tools)
+    assert look.supported and look.hint == "tool_line", look
+    ran = verify("The queue worker restarts itself.", "systemctl restart queue-worker",
+                 turns, tool_texts=tools)
+    assert not ran.supported and ran.check == "tool_line", ran
+
+
+def test_the_last_word_on_a_setting_is_an_edits_new_side(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Keep ten recordings."),
+        call("Write", {"file_path": "config.json", "content": '{"maxRecordings": 10}'},
+             "w1", "m1"),
+        result("File created successfully at: config.json", "w1"),
+        say("Set `maxRecordings: 10` in config.json.", "m2"),
+        user("Make it 30."),
+        call("Edit", {"file_path": "config.json", "old_string": '"maxRecordings": 10',
+                      "new_string": '"maxRecordings": 30'}, "e1", "m3"),
+        result("The file config.json has been updated.", "e1"),
+        say("Done.", "m4"),
+    ])
+    assert any(t.text.startswith('was: "maxRecordings": 10') for t in turns)
+    got = verify("The app keeps 10 recordings (maxRecordings: 10).",
+                 "Set `maxRecordings: 10` in config.json.", turns, tool_texts=tools)
+    assert got.hint == "number_mismatch" and "to 30" in got.hint_detail, got
+
+
+def test_a_written_line_sent_whole_that_a_later_edit_replaced_is_suspected(
+        tmp_path: Path) -> None:
+    small = ("function pick(min, max) {\n"
+             "  return Math.floor(Math.random() * (max - min + 1)) + min;\n}")
+    big = "function pick(min, max) {\n  return min + secureInt(max - min + 1);\n}\n" + "\n".join(
+        f"// note {i}: the range is inclusive of both ends, checked by test_{i}" for i in range(8))
+    turns, tools = _session(tmp_path, [
+        user("Write the picker."),
+        call("Write", {"file_path": "pick.js", "content": small}, "w1", "m1"),
+        result("File created successfully at: pick.js", "w1"),
+        say("Written.", "m2"),
+        user("Use a secure source."),
+        call("Edit", {"file_path": "pick.js", "old_string": small, "new_string": big}, "e1",
+             "m3"),
+        result("The file pick.js has been updated.", "e1"),
+        say("Done.", "m4"),
+    ])
+    assert not any(t.text.startswith("was: ") for t in turns)  # too big to send whole
+    line = "return Math.floor(Math.random() * (max - min + 1)) + min;"
+    got = verify("The picker uses Math.random().", line, turns, tool_texts=tools)
+    assert got.hint == "corrected_later" and "pick.js" in got.hint_detail, got
+
+
+def test_a_fact_giving_the_value_an_edit_replaced_is_known_wrong(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Raise the retries."),
+        call("Edit", {"file_path": "app.yaml", "old_string": "retries: 3",
+                      "new_string": "retries: 5"}, "e1", "m1"),
+        result("The file app.yaml has been updated.", "e1"),
+        say("Done.", "m2"),
+    ])
+    quote = "was: retries: 3\nnow: retries: 5"
+    wrong = verify("The app retries 3 times (retries: 3).", quote, turns, tool_texts=tools)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch"), wrong
+    assert verify("The app retries 5 times (retries: 5).", quote, turns,
+                  tool_texts=tools).supported
+    # A fact that tells of the change names the old value rightly.
+    assert verify("Retries were raised from 3 to 5 (retries: 5, was retries: 3).", quote,
+                  turns, tool_texts=tools).supported
+    edit = "was: verbose: false now: verbose: true"
+    assert c.edit_reverted("Logging is verbose (verbose: true).", edit) == ""
+    assert "verbose to true" in c.edit_reverted("Logging is quiet (verbose: false).", edit)
+
+
+def test_an_edit_taking_a_missing_file_out_does_not_write_it(tmp_path: Path) -> None:
+    turns, tools = _session(tmp_path, [
+        user("Where do the settings live?"),
+        say("The settings are read from config/legacy.yml at startup.", "m1"),
+        call("Bash", {"command": "cat config/legacy.yml"}, "b1", "m2"),
+        result("cat: config/legacy.yml: No such file or directory", "b1", error=True),
+        call("Edit", {"file_path": "app.py", "old_string": 'load("config/legacy.yml")',
+                      "new_string": 'load("config/app.yml")'}, "e1", "m3"),
+        result("The file app.py has been updated.", "e1"),
+        say("Removed the dead reference.", "m4"),
+    ])
+    assert any(t.text.startswith('was: load("config/legacy.yml")') for t in turns)
+    got = verify("Settings are read from config/legacy.yml.",
+                 "The settings are read from config/legacy.yml at startup.", turns,
+                 tool_texts=tools)
+    assert got.hint == "corrected_later" and "No such file" in got.hint_detail, got
