@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -109,3 +110,14 @@ def run_on_terminal(
         os.close(fd)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def insert_fact(conn: sqlite3.Connection, project: str, text: str,
+                status: str = "approved") -> int:
+    """A bare fact row written straight into the store (recall's tests: no git, no
+    anchors), its normal form the lower-cased text."""
+    cur = conn.execute(
+        "INSERT INTO fact (project, text, norm, category, files, confidence, status, anchors, "
+        "created_at, updated_at, decided_at) VALUES (?, ?, ?, 'decision', '[]', 0.5, ?, '{}', "
+        "1, 1, 1)", (project, text, text.lower(), status))
+    return int(cur.lastrowid or 0)

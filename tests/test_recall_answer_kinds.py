@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from helpers import insert_fact
 
 from reviewer.claude_code import answer_kinds, recall
 
@@ -16,11 +17,7 @@ pytestmark = pytest.mark.usefixtures("home")
 
 
 def add(conn: sqlite3.Connection, text: str) -> int:
-    cur = conn.execute(
-        "INSERT INTO fact (project, text, norm, category, files, confidence, status, anchors, "
-        "created_at, updated_at, decided_at) VALUES (?, ?, ?, 'decision', '[]', 0.5, "
-        "'approved', '{}', 1, 1, 1)", (PROJECT, text, text.lower()))
-    return int(cur.lastrowid or 0)
+    return insert_fact(conn, PROJECT, text)
 
 
 @pytest.mark.parametrize(("question", "fact", "expected"), [

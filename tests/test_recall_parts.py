@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from helpers import insert_fact
 
 from reviewer.claude_code import recall
 
@@ -18,11 +19,7 @@ pytestmark = pytest.mark.usefixtures("home")
 
 def add(conn: sqlite3.Connection, text: str, status: str = "approved",
         project: str = PROJECT) -> int:
-    cur = conn.execute(
-        "INSERT INTO fact (project, text, norm, category, files, confidence, status, anchors, "
-        "created_at, updated_at, decided_at) VALUES (?, ?, ?, 'decision', '[]', 0.5, ?, '{}', "
-        "1, 1, 1)", (project, text, text.lower(), status))
-    return int(cur.lastrowid or 0)
+    return insert_fact(conn, project, text, status)
 
 
 def test_a_word_inside_an_identifier_is_found(conn) -> None:

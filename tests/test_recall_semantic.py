@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator, Sequence
 
 import pytest
+from helpers import insert_fact
 
 from reviewer.claude_code import recall
 from reviewer.store import vectors
@@ -52,11 +53,7 @@ def tiny() -> Iterator[TinyEncoder]:
 
 
 def add(conn: sqlite3.Connection, text: str, status: str = "approved") -> int:
-    cur = conn.execute(
-        "INSERT INTO fact (project, text, norm, category, files, confidence, status, anchors, "
-        "created_at, updated_at, decided_at) VALUES (?, ?, ?, 'decision', '[]', 0.5, ?, '{}', "
-        "1, 1, 1)", (PROJECT, text, text.lower(), status))
-    return int(cur.lastrowid or 0)
+    return insert_fact(conn, PROJECT, text, status)
 
 
 def ids(answer: recall.Answer) -> list[int]:
