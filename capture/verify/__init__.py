@@ -23,6 +23,7 @@ Layout, one way down (each module imports only those below it):
   turns        who spoke; each turn's text
   names        identifiers, numbers, shared terms
   words        tokens, stems, negations, sentences
+  cues         cue words of other languages, as data
   verdict      the Verdict and the names of checks and hints
 """
 

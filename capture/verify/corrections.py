@@ -14,6 +14,7 @@ from capture.claims import settings
 from capture.condense import render_turn
 from capture.ground import normalise
 from capture.transcript import Turn
+from capture.verify.cues import CORRECTIONS, FAILURES, SUCCESSES, find, says
 from capture.verify.failures import (
     _NOW_FIXED,
     _NOW_WORKING,
@@ -164,6 +165,34 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
                 break
         hi = ends[-1] if ends else len(text)
         if _shared_terms(text[lo:hi], claim, strict=strict):
+            return True
+    return _corrected_in_other_words(text, claim, strict=strict)
+
+
+_ANY_BREAK = re.compile(r"[.!?](?:\s|$)|[。！？]|¶")
+# A term a CJK sentence names its subject by: a katakana word (キャッシュ) or a run of
+# three kanji or hanzi (設定値); shorter runs (問題, 修正) are chatter.
+_CJK_TERM = re.compile(r"[\u30a0-\u30ff]{4,}|[\u4e00-\u9fff]{3,}")
+
+
+def _corrected_in_other_words(text: str, claim: str, *, strict: bool) -> bool:
+    """A correction or failure cue of another language (`cues`) whose sentence, with
+    the next, speaks of the same claim: a name both use, English words enough, or a
+    shared CJK term. A failure ("まだ動かない") refutes only a claim that something works."""
+    low = normalise(claim)
+    works = bool(_CLAIMS_IT_WORKS.search(low)) or says(SUCCESSES, low)
+    spans = find(CORRECTIONS, text) + (find(FAILURES, text) if works else [])
+    for start, end in sorted(spans):
+        starts = [b.end() for b in _ANY_BREAK.finditer(text, 0, start)]
+        lo = starts[-1] if starts else 0
+        ends = []
+        for b in _ANY_BREAK.finditer(text, end):
+            ends.append(b.start() if b.group() == "¶" else b.end())
+            if b.group() == "¶" or len(ends) == 2:
+                break
+        window = text[lo:ends[-1] if ends else len(text)]
+        if _shared_terms(window, claim, strict=strict) or (
+                set(_CJK_TERM.findall(window)) & set(_CJK_TERM.findall(low))):
             return True
     return False
 

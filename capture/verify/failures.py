@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from capture.ground import normalise
 from capture.transcript import Turn
+from capture.verify.cues import FAILURES, says
 from capture.verify.names import _names_shared, identifiers
 from capture.verify.tools import _WRITERS, _now_side
 from capture.verify.turns import _call_output, is_summary, speaker_of
@@ -32,8 +33,9 @@ def _next_words_report_a_problem(turns: Sequence[Turn], at: int) -> int | None:
     over an errand in between, "git push", hinted true facts on the tuning sets.)"""
     nxt = next((j for j in range(at + 1, min(len(turns), at + 12))
                 if turns[j].kind in ("prose", "prompt")), None)
-    if nxt is not None and turns[nxt].kind == "prompt" and \
-            _PROBLEM.search(normalise(turns[nxt].text)[:800]):
+    if nxt is not None and turns[nxt].kind == "prompt" and (
+            _PROBLEM.search(said := normalise(turns[nxt].text)[:800])
+            or says(FAILURES, said)):
         return nxt
     return None
 

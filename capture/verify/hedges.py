@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from capture.ground import normalise
+from capture.verify.cues import HEDGES, find, says
 from capture.verify.words import _SENTENCE, _SENTENCE_BREAK, _STOP, _WORD, _stem
 
 # Words that say a claim is a guess or an opinion, not something found.
@@ -63,8 +64,10 @@ _KEPT_AS_VIEW = re.compile(
 
 
 def hedged(text: str) -> bool:
-    """The text says it is a guess or an opinion ("might", "I think", "probably")."""
-    return bool(_HEDGE.search(normalise(text)))
+    """The text says it is a guess or an opinion ("might", "I think", "probably"), in
+    English or another language's words (`cues.HEDGES`)."""
+    low = normalise(text)
+    return bool(_HEDGE.search(low)) or says(HEDGES, low)
 
 
 # A fact that says who said or did it ("the user decided", "Claude found").
@@ -132,7 +135,12 @@ def _hedge_around(text: str, quote: str, *, normalised: bool = False) -> str:
     before = low[max(lo, at - HEDGE_REACH): at]
     after = low[at + len(quote): min(hi, at + len(quote) + HEDGE_REACH)]
     m = _GUESS_WORDS.search(before) or _GUESS_WORDS.search(after)
-    return m.group() if m else ""
+    if m:
+        return m.group()
+    for side in (before, after):  # "…かもしれません", "vielleicht …"
+        if spans := find(HEDGES, side):
+            return side[spans[0][0]:spans[0][1]]
+    return ""
 
 
 # Words that turn an observation into a certainty ("no conflicts" → "cannot have

@@ -37,7 +37,7 @@ _STOP = {
     "get", "got", "one", "so", "very", "too", "only", "now", "let", "me", "my", "our", "your",
     "seem", "seems", "appear", "appears", "such",
 }
-_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)")
+_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[。！？]")
 
 
 def words(text: str) -> list[str]:
