@@ -53,6 +53,7 @@ def test_a_hedge_left_out_of_a_japanese_quote_is_a_hint() -> None:
     "Le serveur non-bloquant démarre",
     "No se encontró el archivo",
     "Das Ergebnis ist eindeutig",
+    "这不可能是缓存的问题",  # 不可能是: cannot be
 ])
 def test_words_that_only_look_like_cues_are_none(text: str) -> None:
     low = normalise(text)

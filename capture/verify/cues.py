@@ -19,6 +19,7 @@ a coding session, so "no" or "non" alone never is.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -127,6 +128,8 @@ SUCCESSES: Table = (
 )
 
 _SUBSTRING_LANGS = frozenset({"ja", "zh"})
+# What turns a CJK cue into its opposite just before it: 不可能是 is "cannot be".
+_NOT_AFTER = {"可能是": "(?<!不)", "可能会": "(?<!不)"}
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _START = r"(?:^|(?<=[.!?;:¶。！？\n]))\s*"
 _AFTER = r"(?=\s*[,.!:;—、，。！？-])"
@@ -136,12 +139,17 @@ def fold(text: str) -> str:
     """A normalised text with Latin and Cyrillic accents dropped, one character for one
     (so a match's offsets are the text's): "möglicherweise" → "moglicherweise", "всё" →
     "все". Kana voicing marks and Hangul stay as they are."""
-    out = []
-    for ch in text:
-        parts = unicodedata.normalize("NFD", ch)
-        accented = len(parts) > 1 and all("\u0300" <= c <= "\u036f" for c in parts[1:])
-        out.append(parts[0] if accented else ch)
-    return "".join(out)
+    return _ACCENTED.sub(lambda m: _bare(m.group()), text)
+
+
+_ACCENTED = re.compile(r"[\u00c0-\u024f\u0400-\u04ff\u1e00-\u1eff]")
+
+
+@functools.cache
+def _bare(ch: str) -> str:
+    parts = unicodedata.normalize("NFD", ch)
+    accented = len(parts) > 1 and all("\u0300" <= c <= "\u036f" for c in parts[1:])
+    return parts[0] if accented else ch
 
 
 def _pattern(lang: str, phrase: str) -> str:
@@ -152,7 +160,7 @@ def _pattern(lang: str, phrase: str) -> str:
     core = fold(normalise(phrase.strip("^~,*")))
     body = r"\s+".join(re.escape(w) for w in core.split())
     if lang in _SUBSTRING_LANGS or anywhere:
-        left, right = "", ""
+        left, right = _NOT_AFTER.get(core, ""), ""
     else:
         left, right = r"(?<![\w'-])", "" if stem else r"(?![\w'-])"
     return (_START if start else left) + body + right + (_AFTER if after else "")
