@@ -7,7 +7,8 @@ to them, so its hedges and corrections never became hints (issue 21). Each table
 folded) with the boundaries its language needs:
 
 - ja, zh: a substring of the sentence (no spaces between words); a Chinese cue does not
-  apply to a text with kana in it (可能 is "possible" in Japanese, "maybe" in Chinese);
+  apply to a text with kana in it (可能 is "possible" in Japanese, "maybe" in Chinese),
+  nor a Japanese cue of kanji alone to one without (多分 is "-odd" in 十多分钟);
 - others: whole words; a trailing `*` makes the phrase a stem (Korean endings, "corrig*"),
   a leading `~` a plain substring;
 - a leading `^` holds the phrase to a sentence's start, a trailing `,` to a following
@@ -22,6 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from capture.ground import normalise
 
@@ -166,24 +168,67 @@ def _pattern(lang: str, phrase: str) -> str:
     return (_START if start else left) + body + right + (_AFTER if after else "")
 
 
-def _compile(table: Table, *, chinese: bool) -> re.Pattern[str] | None:
-    parts = [_pattern(lang, p) for lang, p in table if (lang == "zh") == chinese]
-    return re.compile("|".join(parts)) if parts else None
+def _group(lang: str, phrase: str) -> str:
+    """Which texts a cue applies to: a Chinese one to text without kana, a Japanese one
+    of kanji alone (多分, also "-odd" in Chinese 十多分钟) to text with kana; a cue of
+    a Latin-script language to any text, the others to text in their scripts."""
+    if lang == "zh":
+        return "no_kana"
+    if lang == "ja" and not _KANA.search(phrase):
+        return "kana"
+    return "latin" if lang in _LATIN_LANGS else "script"
 
 
-_COMPILED: dict[int, tuple[re.Pattern[str] | None, re.Pattern[str] | None]] = {}
+_LATIN_LANGS = frozenset({"es", "de", "fr", "pt"})
+_SCRIPTS = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+_TOKEN = re.compile(r"[\w'-]+")
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    groups: dict[str, re.Pattern[str]]
+    firsts: frozenset[str]  # the longest word of each Latin-script cue: no word, no cue
+
+
+def _compile(table: Table) -> _Compiled:
+    groups: dict[str, list[str]] = {}
+    firsts = set()
+    for lang, phrase in table:
+        group = _group(lang, phrase)
+        groups.setdefault(group, []).append(_pattern(lang, phrase))
+        if group == "latin":
+            assert not phrase.endswith("*") and not phrase.startswith("~"), phrase
+            firsts.add(max(fold(normalise(phrase.strip("^~,*"))).split(), key=len))
+    return _Compiled({g: re.compile("|".join(ps)) for g, ps in groups.items()},
+                     frozenset(firsts))
+
+
+_COMPILED: dict[int, _Compiled] = {}
 
 
 def find(table: Table, text: str) -> list[tuple[int, int]]:
     """Where the table's cues stand in a normalised text: (start, end) of each."""
     if id(table) not in _COMPILED:
-        _COMPILED[id(table)] = (_compile(table, chinese=False), _compile(table, chinese=True))
-    others, chinese = _COMPILED[id(table)]
+        _COMPILED[id(table)] = _compile(table)
+    return list(_find(id(table), text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _find(table: int, text: str) -> tuple[tuple[int, int], ...]:
+    """Cached: every candidate of a job reads the same later turns for its cues. Only
+    the groups the text can hold are searched (most texts hold none)."""
+    compiled = _COMPILED[table]
     folded = fold(text)
-    spans = [m.span() for m in others.finditer(folded)] if others else []
-    if chinese and not _KANA.search(folded):
-        spans += [m.span() for m in chinese.finditer(folded)]
-    return sorted(spans)
+    spans = []
+    if "latin" in compiled.groups and compiled.firsts & set(_TOKEN.findall(folded)):
+        spans += [m.span() for m in compiled.groups["latin"].finditer(folded)]
+    if _SCRIPTS.search(folded):
+        kana = bool(_KANA.search(folded))
+        for group, rx in compiled.groups.items():
+            if group == "script" or (group == "kana" and kana) or (
+                    group == "no_kana" and not kana):
+                spans += [m.span() for m in rx.finditer(folded)]
+    return tuple(sorted(spans))
 
 
 def says(table: Table, text: str) -> bool:
