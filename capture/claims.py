@@ -1,6 +1,6 @@
 """What a quote says about a named setting, and what a fact makes of it (issue 21).
 
-Stdlib only, pure functions the verifier (`capture/verify.py`) calls. Each compares one
+Stdlib only, pure functions the verifier (`capture/verify/`) calls. Each compares one
 kind of token with the nearest token of the same kind in the quote or a later turn:
 
 - a setting's value (`toggleMode: true`, `maxRecordings = 30`, `--update 5`): a fact

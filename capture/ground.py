@@ -1,7 +1,7 @@
 """Text normalisation for quotes, and the check of cited files (GUIDE §5).
 
 Stdlib only. Whether a quote supports its fact is the verifier's job
-(`capture/verify.py`, which replaced the substring match that lived here); this module
+(`capture/verify/`, which replaced the substring match that lived here); this module
 keeps what both it and `import` share: `normalise` (quotes come back with curly quotes,
 stripped markdown, re-flowed whitespace) and `missing_files`.
 """

@@ -504,7 +504,7 @@ def _triage(
 ) -> list[NewFact]:
     """Turn candidates into rows to store; fill `out.seen_again` / `suppressed` / `dropped`.
 
-    Each candidate's evidence goes through the verifier (capture/verify.py) against the
+    Each candidate's evidence goes through the verifier (capture/verify/) against the
     redacted turns (the model may quote what fitting later shortened): `grounded` is its
     verdict, `check` says which check failed. A `supersedes` link must name one of the
     facts given to the model (`given_ids`), else it is dropped with a reason.

@@ -1,6 +1,6 @@
 """Grounding: is the quoted evidence really in what was sent? Are cited files real?
 
-The verifier (capture/verify.py) decides; these cases are the substring check's old ones,
+The verifier (capture/verify/) decides; these cases are the substring check's old ones,
 kept to show what a plain quote still passes and what it no longer does.
 """
 

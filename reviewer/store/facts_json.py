@@ -101,7 +101,7 @@ def to_json(
         "source": row["source"],
         "model": row["model"],
         "project": row["project"],
-        # The verifier's verdict (capture/verify.py): `check` names the failed check.
+        # The verifier's verdict (capture/verify/): `check` names the failed check.
         "check": _get(row, "verify_check"),
         "hint": _get(row, "verify_hint"),  # a suspicion beside the evidence, not a verdict
         "evidence_source": _get(row, "evidence_source"),

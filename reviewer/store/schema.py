@@ -194,7 +194,7 @@ END;
 """
 
 
-# The verifier's verdict on a candidate's evidence (capture/verify.py): which check failed
+# The verifier's verdict on a candidate's evidence (capture/verify/): which check failed
 # (NULL when supported), where the quote was found (turn index, speaker), who the model
 # said was speaking, and the existing fact this one supersedes (approving it retires that).
 V5_VERIFIER = """
@@ -287,7 +287,7 @@ CREATE TABLE share_trust (
 """
 
 
-# The verifier's suspicion about a supported quote (capture/verify.py HINTS, issue 21):
+# The verifier's suspicion about a supported quote (capture/verify/verdict.py HINTS, issue 21):
 # "corrected_later: turn 12: “No, …”", shown beside the evidence, never a verdict.
 # Self-contained: renumber freely at merge.
 V11_VERIFY_HINT = """

@@ -254,7 +254,7 @@ class FactDetail:
     source: str
     model: str | None
     job_id: int | None
-    check: str | None = None  # the verifier's failed check (capture/verify.py)
+    check: str | None = None  # the verifier's failed check (capture/verify/)
     speaker: str | None = None  # who said the quote, as the verifier found it
     said_by: str | None = None  # who said it, as the model claimed
     supersedes: tuple[int, str] | None = None  # (id, text) of the fact this one replaces

@@ -92,7 +92,7 @@ def summary(row: FactRow, grade: str | None = None) -> list[Content]:
     return lines + notes
 
 
-# What each of the verifier's checks (capture/verify.py) means, for a person.
+# What each of the verifier's checks (capture/verify/) means, for a person.
 CHECK_TEXT = {
     "not_found": "the quote is not in the transcript",
     "too_short": "the quote is too short to support anything",

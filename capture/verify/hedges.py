@@ -1,0 +1,180 @@
+"""Suspicion: the claim is hedged, an opinion, attributed to someone, or a guess.
+
+A hedge is a hint beside the evidence, never knowledge (issue 21).
+"""
+
+from __future__ import annotations
+
+import re
+
+from capture.ground import normalise
+from capture.verify.cues import HEDGES, find, says
+from capture.verify.words import _SENTENCE, _SENTENCE_BREAK, _STOP, _WORD, _stem
+
+# Words that say a claim is a guess or an opinion, not something found.
+_HEDGE = re.compile(
+    r"\b(?:might|may|maybe|perhaps|possibly|probably|likely|unlikely|i think|i believe"
+    r"|could(?!n't| not)|suggests?|suggesting|indicates?|assum(?:e|ed|ing)|hopefully"
+    r"|potential(?:ly)?|in theory|theoretically|should work|i'm guessing|guess(?:ing)?"
+    r"|i suspect|i guess|i feel|seems?|seemed|seemingly|appears to|could be|should be"
+    r"|hypothes\w*|my guess|suspect(?:ed)?|presumably|not sure|unclear|i'd (?:prefer|say)"
+    r"|i prefer|in my opinion|imo|roughly|approximately|around \d|about \d|estimated?"
+    # what should happen next is expected, not seen; what something sounds like, a guess
+    r"|should (?:now )?(?:appear|show|display|work|fix|resolve|help|pass|succeed|load|run"
+    r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess"
+    r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
+    r"|unsure|untested|unverified|tends? to|apparently|supposedly|in principle|i'd expect"
+    r"|would expect|expected to)\b"
+    r"|~\s?\d"
+)
+# Words that judge rather than find: an opinion stated as a fact reads the same without
+# a hedge ("X is cleaner than Y"), so it is a suspicion unless the fact says whose it is.
+_OPINION = re.compile(
+    r"\b(?:better|worse|best|worst|cleaner|simpler|nicer|elegant|overkill|preferable"
+    r"|recommend(?:ed|s)?|ideal|good idea|bad idea|over-?engineered|unnecessary|pointless"
+    r"|i'd|would be|much more|far more|well calibrated|seems?"
+    # a self-assessment of work done: a verdict on quality, not a finding
+    r"|comprehensive(?:ly)?|robust(?:ly)?|production[- ]ready|best practices?|fully functional"
+    r"|rock[- ]solid|bullet-?proof|battle[- ]tested|enterprise[- ]grade|state[- ]of[- ]the[- ]art"
+    r"|world[- ]class|flawless(?:ly)?|seamless(?:ly)?|excellent|as close to|truly"
+    r"|idiomatic|maintainable|more readable|intuitive|user[- ]friendly|hacky|clunky|messy"
+    r"|the right (?:approach|choice|call|way|tool)|(?:a )?good (?:approach|idea|choice|fit"
+    r"|practice)|high[- ]quality|well[- ](?:designed|structured|organi[sz]ed|written|tested)"
+    # a generalisation is a belief about the world, not a finding in this session
+    r"|(?:more |most |less )?commonly|typical|typically|usually|generally|normally"
+    r"|in most cases)\b")
+_ATTRIBUTED = re.compile(
+    r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
+    r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
+    r"|recommended|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?"
+    r"|claimed|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably"
+    r"|reports?|reported|observed|noticed|estimated|estimates?)\b")
+# A yes/no question ("Is the cache cleared on deploy?"), and a fact that says it was asked.
+_YES_NO = re.compile(r"(?!(?:can|could|would|will|do) (?:you|we|u)\b)(?:is|are|does|do|can"
+                     r"|could|will|would|did|was|were|has|have)\b[^?]{5,}\?\s*$")  # not a request
+_ASKED_IN_FACT = re.compile(r"\b(?:asks?|asked|question\w*|whether|wonder\w*)\b|\?")
+# The attributions that keep a guess a guess ("the user thinks", "Claude suggested"): not
+# "found" or "observed", which state it as a finding.
+_KEPT_AS_VIEW = re.compile(
+    r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|considers?"
+    r"|considered|opinion|view|says?|said|suggests?|suggested|recommends?|recommended"
+    r"|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?|claimed"
+    r"|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably|reports?"
+    r"|reported|estimated|estimates?|suspects?|suspected|expects?|expected)\b")
+
+
+def hedged(text: str) -> bool:
+    """The text says it is a guess or an opinion ("might", "I think", "probably"), in
+    English or another language's words (`cues.HEDGES`)."""
+    low = normalise(text)
+    return bool(_HEDGE.search(low)) or says(HEDGES, low)
+
+
+# A fact that says who said or did it ("the user decided", "Claude found").
+_FACT_SPEAKER = re.compile(
+    r"\b(?:(?P<user>the user|the person|the developer|the human|user's)|(?P<assistant>"
+    r"claude|the assistant|the agent|the model))\b"
+    r"(?:'s)?\s+(?:\w+ly\s+)?(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
+    r"diagnosed|found|noticed|noted|reported|prefers|preferred|chose|requested|insisted|"
+    r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
+    r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed|"
+    r"established|determined|figured|realized|realised|learned|clarified|specified|"
+    r"mentioned|emphasized|emphasised|required|explained|verified|confirmed|chose|"
+    # agreeing or turning down is a speaker's act too ("The user agreed that …")
+    r"agreed|agrees|accepted|accepts|approved|approves|rejected|rejects|declined|declines|"
+    r"acknowledged|acknowledges|conceded|admitted|liked|likes|disliked|objected|argued|"
+    r"answered|replied|responded|wrote|writes|picked|opted|settled|endorsed|dismissed|"
+    # what someone said, named as theirs ("the user's requirement", "Claude's diagnosis")
+    r"requirement|instruction|idea|suggestion|plan|proposal|diagnosis|analysis|explanation|"
+    r"finding|conclusion|choice|view|opinion|words|question|complaint|report|claim|advice|"
+    r"recommendation|recommends|recommended|advised|advises|guessed|guesses|assumed|assumes)\b"
+)
+
+
+def fact_speaker(fact: str) -> str | None:
+    """Who the fact says spoke, when it says so ("The user decided …")."""
+    low = normalise(fact)
+    m = _FACT_SPEAKER.search(low)
+    if m is None:
+        m = _SPEAKER_PHRASE.search(low)
+        if m is None:
+            return None
+    return "user" if m.group("user") or m.groupdict().get("user2") else "assistant"
+
+
+# "According to the user, …", "per Claude", "as the user put it", "user-requested"
+_SPEAKER_PHRASE = re.compile(
+    r"\b(?:according to|per|as|in the words of|at the request of)\s+(?:(?P<user>the user|the "
+    r"person|the developer)|(?P<assistant>claude|the assistant|the agent|the model))\b"
+    r"|\b(?:(?P<user2>user)|(?P<assistant2>assistant|claude))-(?:requested|suggested|proposed"
+    r"|reported|specified|chosen|approved)\b")
+
+
+def opinion(text: str) -> bool:
+    """The text judges ("cleaner", "overkill", "much better") rather than finds."""
+    return bool(_OPINION.search(normalise(text)))
+
+
+HEDGE_REACH = 40  # characters beside a quote a hedge left out of it may sit in
+_GUESS_WORDS = re.compile(r"\b(?:i think|i believe|i suspect|i guess|probably|likely|maybe"
+                          r"|perhaps|might|possibly|presumably|it seems|seems like|appears to"
+                          r"|my guess is|i'm guessing|hopefully)\b")
+
+
+def _hedge_around(text: str, quote: str, *, normalised: bool = False) -> str:
+    """A hedge in the quote's own sentence, left out of the quote ("I think" before "the
+    cache is the bottleneck", ", probably" after it): the hedge's words, or ""."""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    end = _SENTENCE_BREAK.search(low, at + len(quote))
+    hi = end.start() + 1 if end else len(low)
+    # Only the words right beside the quote: a run-on prompt is no one sentence.
+    before = low[max(lo, at - HEDGE_REACH): at]
+    after = low[at + len(quote): min(hi, at + len(quote) + HEDGE_REACH)]
+    m = _GUESS_WORDS.search(before) or _GUESS_WORDS.search(after)
+    if m:
+        return m.group()
+    for side in (before, after):  # "…かもしれません", "vielleicht …"
+        if spans := find(HEDGES, side):
+            return side[spans[0][0]:spans[0][1]]
+    return ""
+
+
+# Words that turn an observation into a certainty ("no conflicts" → "cannot have
+# conflicts", "works" → "fully functional").
+_OVERCLAIM = re.compile(r"\b(?:can not|ca not|cannot|impossible|guaranteed|guarantees?|fully"
+                        r"|completely|entirely|permanently)\b")
+
+# A condition the quote's claim holds under, and the words a fact keeps one with.
+_IF_CLAUSE = re.compile(r"\b(?:if|unless|assuming|provided that|as long as)\b[^,.;:]{3,60}")
+_CONDITIONED = re.compile(r"\b(?:if|unless|when|whenever|assuming|provided|as long as|only"
+                          r"|once|after|before|until|while|during|whether)\b")
+
+
+def _borrowed_from_a_guess(
+    fact: str, quote: str, text: str, *, normalised: bool = False
+) -> tuple[str, str] | None:
+    """A word the fact adds to its quote ("casper") that the quote's turn says only in a
+    hedged or generalising sentence ("In a typical Ubuntu LiveCD, this is controlled by
+    the casper scripts"): the fact states as found what the turn only supposed. (word,
+    sentence), or None."""
+    q_stems = {_stem(w) for w in _WORD.findall(quote)}
+    extra = {w for w in _WORD.findall(normalise(fact)) if len(w) >= 5 and w not in _STOP
+             and _stem(w) not in q_stems}
+    if not extra:
+        return None
+    low = text if normalised else normalise(text)
+    sentences = [p for p in _SENTENCE.split(low) if p.strip()]
+    said = [(p, {w for w in extra if re.search(r"\b" + re.escape(w) + r"\b", p)})
+            for p in sentences if quote not in p]
+    for sentence, words_ in said:
+        # Two of the fact's own words at least: a claim borrowed, not a word shared.
+        if len(words_) >= 2 and (hedged(sentence) or opinion(sentence)):
+            # ... and nowhere else in the turn without a hedge
+            plain = [p for p, ws in said if ws & words_ and not hedged(p) and not opinion(p)]
+            if not plain:
+                return sorted(words_)[0], sentence
+    return None
