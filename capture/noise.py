@@ -14,6 +14,7 @@ is not a failure (issue 21). Stdlib only (the reader's path).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
 
@@ -192,6 +193,25 @@ def _cause_line(body: str, start: int) -> str:
 _WARNING = re.compile(
     r"^(?:[^\n:]{1,300}:\d+(?::\d+)?: warning: |⚠|(?:\[?WARN(?:ING)?\]?|Warning):? )", re.M)
 WARNING_LINES = 2
+# What every warning line holds: found first (plain substring searches), so that only the
+# lines holding one are tried against _WARNING (a line-anchored pattern tried at every line
+# start costs a pass per line).
+_WARNING_CUES = (": warning: ", "⚠", "WARN", "Warning")
+
+
+def _warning_lines(body: str) -> Iterator[re.Match[str]]:
+    """_WARNING's matches in `body`, in order, trying only the lines that hold a cue."""
+    starts: set[int] = set()
+    for cue in _WARNING_CUES:
+        at = body.find(cue)
+        while at >= 0 and len(starts) < 64:
+            starts.add(body.rfind("\n", 0, at) + 1)
+            end = body.find("\n", at)
+            at = body.find(cue, end) if end >= 0 else -1
+    for start in sorted(starts):
+        m = _WARNING.match(body, start)
+        if m is not None:
+            yield m
 
 
 def output_warnings(body: str) -> list[str]:
@@ -203,7 +223,7 @@ def output_warnings(body: str) -> list[str]:
         body = body[: _OUTPUT_SCAN // 2] + "\n" + body[-_OUTPUT_SCAN // 2:]
     out: list[str] = []
     shapes: set[str] = set()
-    for m in _WARNING.finditer(body):
+    for m in _warning_lines(body):
         end = body.find("\n", m.start())
         line = " ".join(strip_ansi(body[m.start(): end if end >= 0 else len(body)]).split())
         shape = re.sub(r"\d+", "0", line.split(": warning: ")[-1])[:80]

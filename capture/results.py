@@ -45,13 +45,13 @@ _COMMON = frozenset((
 
 
 def _words(text: str) -> set[str]:
-    """Distinctive words of a text, case-folded: an identifier, a path, a number, a word
+    """Distinctive words of a text, lower-cased: an identifier, a path, a number, a word
     of 8 letters or more; not the common words of prose."""
     out: set[str] = set()
     for w in set(_TOKEN.findall(text)):
         if len(w) < 4 or (len(w) < 8 and not _DISTINCT.search(w)):
             continue
-        low = w.casefold()
+        low = w.lower()
         if low not in _COMMON:
             out.add(low.strip(".:/-"))
     return out
@@ -82,9 +82,9 @@ def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
         return []
     if len(body) > RESULT_SCAN:
         body = body[: RESULT_SCAN // 2] + "\n" + body[-RESULT_SCAN // 2:]
-    low = body.lower() if body.isascii() else body.casefold()  # lower: the same, faster
-    if len(low) != len(body):  # a letter that folds to two: offsets would not match
-        low = "".join(c if len(c.casefold()) != 1 else c.casefold() for c in body)
+    low = body.lower()  # as _words lowers the answer's (casefold: several times slower)
+    if len(low) != len(body):  # a letter that lowers to two: offsets would not match
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in body)
     found: dict[int, int] = {}  # a line's start → how much of the answer it holds
     for w in mine:
         pos = low.find(w)
