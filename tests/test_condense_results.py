@@ -274,3 +274,20 @@ def test_a_documents_read_outlives_a_code_files_header() -> None:
     out = fit(turns, len(render(turns).encode()) - 200)
     kept = [x.text for x in out if x.kind == "detail"]
     assert kept == [doc]  # the code file's header went, the document stayed
+
+
+def test_warning_lines_found_from_their_cues_are_the_anchored_pattern_s() -> None:
+    """`_warning_lines` tries only lines holding a cue: the same matches, in order, as
+    the line-anchored pattern tried at every line."""
+    import random
+
+    from capture import noise
+
+    parts = ["src/a.py:12:3: warning: unused x", "⚠ cycle detected", "WARNING: deprecated",
+             "[WARN] slow", "Warning: foo", "learn more", "plain", "a: warning: b",
+             "  WARN indented", "x Warning: mid", "warning: lower", "WARNED"]
+    rng = random.Random(7)
+    for _ in range(2000):
+        body = "\n".join(rng.choice(parts) for _ in range(rng.randint(1, 12)))
+        assert [m.group() for m in noise._warning_lines(body)] == \
+            [m.group() for m in noise._WARNING.finditer(body)], body
