@@ -121,3 +121,31 @@ def insert_fact(conn: sqlite3.Connection, project: str, text: str,
         "created_at, updated_at, decided_at) VALUES (?, ?, ?, 'decision', '[]', 0.5, ?, '{}', "
         "1, 1, 1)", (project, text, text.lower(), status))
     return int(cur.lastrowid or 0)
+
+
+def make_repo(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+def fact(
+    text: str,
+    evidence: str,
+    *,
+    files: list[str] | None = None,
+    category: str = "environment",
+    confidence: float = 0.9,
+) -> dict[str, Any]:
+    return {
+        "fact": text,
+        "category": category,
+        "files": files or [],
+        "confidence": confidence,
+        "evidence": evidence,
+    }

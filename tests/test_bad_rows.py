@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_pipeline import make_repo
+from helpers import make_repo
 
 from reviewer.claude_code.inject import render_context, session_start
 from reviewer.errors import UserError

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_pipeline import make_repo
+from helpers import make_repo
 
 from capture import transcript
 from capture.transcript import ReadStats, _iter_lines

@@ -20,7 +20,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from test_pipeline import make_repo
+from helpers import make_repo
 
 from reviewer.freshness import cited
 

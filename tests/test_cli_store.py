@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import run_on_terminal
-from test_pipeline import git, make_repo
+from helpers import make_repo, run_on_terminal
+from test_pipeline import git
 
 from reviewer.store import db, queue
 from reviewer.store.facts import NewFact, Store

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from fakeapi import Facts, FakeMessagesAPI, Hang
-from test_pipeline import fact, make_repo
+from helpers import fact, make_repo
 
 from reviewer.store import db, queue
 from reviewer.tui.rows import count_facts, load_rows, queue_counts

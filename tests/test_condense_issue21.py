@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_condense_value import call, result, t
-from test_transcript import user, write_jsonl
+from records import call, result, t, user, write_jsonl
 
 from capture.condense import render
 from capture.fit import SUMMARY_SHARE, fit

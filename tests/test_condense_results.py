@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from test_condense_value import call, result, t
-from test_transcript import assistant, user, write_jsonl
+from records import assistant, call, result, t, user, write_jsonl
 
 from capture.condense import render
 from capture.fit import fit

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from records import assistant, base, call, result, t, user, write_jsonl
 from shared import TRANSCRIPTS, need_transcripts
-from test_transcript import assistant, base, user, write_jsonl
 
 from capture.condense import SUMMARY_END, SUMMARY_MARKER, render, render_turn
 from capture.fit import SUMMARY_MIN, fit
@@ -20,17 +20,6 @@ from reviewer.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the eval harness lives in bench/, beside the package
-
-
-def call(name: str, inp: dict[str, Any], tid: str = "t1", msg: str = "m1") -> dict[str, Any]:
-    return assistant([{"type": "tool_use", "id": tid, "name": name, "input": inp}], msg)
-
-
-def result(body: str, tid: str = "t1", *, error: bool = False) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tid, "content": body}
-    if error:
-        block["is_error"] = True
-    return user([block])
 
 
 def queued(content: str, op: str = "enqueue") -> dict[str, Any]:
@@ -178,11 +167,6 @@ def test_compaction_summaries_are_marked_lower_trust(tmp_path: Path) -> None:
     assert f"{SUMMARY_END}\n\nAssistant: Continuing." in text
     # No prompt carries it: the person did not say it.
     assert not any("hook feedback" in t.text for t in turns if t.kind == "prompt")
-
-
-def t(kind: str, text: str, tool: str | None = None) -> Turn:
-    role = "user" if kind in ("prompt", "tool_error", "summary") else "assistant"
-    return Turn(role, kind, text, 1, 0, tool=tool)  # type: ignore[arg-type]
 
 
 CHAT = [

@@ -39,8 +39,7 @@ from fakeapi import (
     Raw,
     Refusal,
 )
-from helpers import wait_for, worker_cmd
-from test_pipeline import fact, make_repo
+from helpers import fact, make_repo, wait_for, worker_cmd
 
 from capture import pipeline, worker
 from reviewer.config import Config

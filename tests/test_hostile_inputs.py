@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 from fakeapi import Facts, FakeMessagesAPI
+from helpers import fact, make_repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_pipeline import fact, make_repo
 
 from capture import worker
 from capture.transcript import read_turns

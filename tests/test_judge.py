@@ -12,8 +12,9 @@ from typing import Any
 import httpx2
 import pytest
 from fakeapi import Error, Facts, Text, ToolUse, mock_transport
-from test_pipeline import claim, fact, make_repo
-from test_transcript import assistant, user, write_jsonl
+from helpers import fact, make_repo
+from records import assistant, user, write_jsonl
+from test_pipeline import claim
 
 from capture import judge, pipeline
 from capture.extractors.api import ApiExtractor

@@ -14,6 +14,7 @@ import helpers
 import httpx2
 import pytest
 from fakeapi import Facts, MaxTokens, mock_transport, requests_text
+from helpers import fact, make_repo
 
 from capture import pipeline
 from capture.condense import CONTINUED
@@ -27,34 +28,6 @@ PY_ERROR = "/bin/bash: line 1: python: command not found"
 
 def git(repo: Path, *args: str) -> str:
     return helpers.git(repo, *args).strip()
-
-
-def make_repo(path: Path, files: dict[str, str]) -> Path:
-    path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "main")
-    for name, text in files.items():
-        (path / name).parent.mkdir(parents=True, exist_ok=True)
-        (path / name).write_text(text)
-    git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", "init")
-    return path
-
-
-def fact(
-    text: str,
-    evidence: str,
-    *,
-    files: list[str] | None = None,
-    category: str = "environment",
-    confidence: float = 0.9,
-) -> dict[str, Any]:
-    return {
-        "fact": text,
-        "category": category,
-        "files": files or [],
-        "confidence": confidence,
-        "evidence": evidence,
-    }
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fakeapi import Facts, FakeMessagesAPI
-from test_pipeline import make_repo
+from helpers import make_repo
 from test_secrets_everywhere import Transcript
 
 from capture.pipeline import capture_now

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 from fakeapi import Error, Facts, FakeMessagesAPI, requests_text
+from helpers import make_repo
 from secret_corpus import SECRETS, Secret, leaked, render, secret_values
-from test_pipeline import make_repo
 
 from capture.candidate import CATEGORIES
 from reviewer.sanitize.redact import MARKER_RE

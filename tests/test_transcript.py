@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from records import assistant, base, user, write_jsonl
 
 from capture import transcript
 from capture.transcript import (
@@ -83,13 +84,6 @@ def blocks(rec: dict[str, Any]) -> list[dict[str, Any]]:
 
 def texts(turns: list[Turn], kind: str | None = None) -> list[str]:
     return [t.text for t in turns if kind is None or t.kind == kind]
-
-
-def write_jsonl(path: Path, records: list[Any], *, tail: bytes = b"") -> Path:
-    path.write_bytes(
-        b"".join(json.dumps(r).encode() + b"\n" for r in records) + tail,
-    )
-    return path
 
 
 # --------------------------------------------------------------------------- real files
@@ -381,35 +375,6 @@ def test_sidechains_are_excluded_by_default(transcripts: Path) -> None:
 # --------------------------------------------------------------------------- synthetic
 
 SECRET_CONTEXT = "The staging database password rotates every Tuesday at noon."
-
-
-def base(kind: str, **extra: Any) -> dict[str, Any]:
-    rec = {
-        "parentUuid": None,
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/home/u/proj",
-        "sessionId": "s1",
-        "version": "2.1.332",
-        "gitBranch": "main",
-        "type": kind,
-        "uuid": "u",
-        "timestamp": "2026-03-01T10:00:00.000Z",
-    }
-    rec.update(extra)
-    return rec
-
-
-def user(content: Any, **extra: Any) -> dict[str, Any]:
-    return base("user", message={"role": "user", "content": content}, **extra)
-
-
-def assistant(content: Any, msg_id: str = "msg_1", **extra: Any) -> dict[str, Any]:
-    rec = base("assistant", **extra)
-    del rec["type"]  # as Claude Code writes it: "type" after the message
-    rec["message"] = {"id": msg_id, "type": "message", "role": "assistant", "content": content}
-    rec["type"] = "assistant"
-    return rec
 
 
 def attachment(att: dict[str, Any]) -> dict[str, Any]:

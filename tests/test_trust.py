@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 from fakeapi import Facts, FakeMessagesAPI, requests_text
-from test_pipeline import make_repo
+from helpers import make_repo
 
 from reviewer.claude_code.inject import INJECT_END, INJECT_HEADER, session_start
 from reviewer.store import db

@@ -9,25 +9,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from records import convo
 
 from capture import verify as v
-from capture.transcript import Turn
 from capture.verify import Verdict, verify
-
-
-def convo(*specs: tuple[str, str]) -> list[Turn]:
-    """Turns from (who, text): user, assistant, call (a tool call), fail, summary."""
-    kinds = {
-        "user": ("user", "prompt", None), "assistant": ("assistant", "prose", None),
-        "call": ("assistant", "tool_call", "Bash"), "fail": ("user", "tool_error", "Bash"),
-        "summary": ("user", "summary", None),
-    }
-    out = []
-    for i, (who, text) in enumerate(specs):
-        role, kind, tool = kinds[who]
-        out.append(Turn(role, kind, text, i + 1, i * 100, tool=tool))  # type: ignore[arg-type]
-    return out
-
 
 CHAT = convo(
     ("user", "The dev server doesn't start when PORT is unset; set PORT=4000 in .env first."),

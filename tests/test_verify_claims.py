@@ -10,10 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from records import call, convo, result, user, write_jsonl
 from test_condense_results import say
-from test_condense_value import call, result
-from test_transcript import user, write_jsonl
-from test_verify import convo
 
 from capture import claims as c
 from capture import verify as v

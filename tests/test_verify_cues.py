@@ -6,7 +6,7 @@ languages that must stay unflagged and unhinted."""
 from __future__ import annotations
 
 import pytest
-from test_verify import convo
+from records import convo
 
 from capture.ground import normalise
 from capture.verify import cues, verify

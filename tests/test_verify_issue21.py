@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_condense_value import call, result
-from test_transcript import assistant, user, write_jsonl
-from test_verify import convo
+from records import assistant, call, convo, result, user, write_jsonl
 
 from capture import verify as v
 from capture.transcript import Turn, read_turns

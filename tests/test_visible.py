@@ -19,7 +19,8 @@ from pathlib import Path
 import httpx2
 import pytest
 from fakeapi import Facts, mock_transport, requests_text
-from test_pipeline import CFG, claim, make_repo
+from helpers import make_repo
+from test_pipeline import CFG, claim
 
 from capture import pipeline
 from reviewer.claude_code.inject import session_start

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakeapi import Facts, FakeMessagesAPI
-from test_pipeline import fact, make_repo
+from helpers import fact, make_repo
 from test_worker import enqueue, job, rows
 
 from capture import worker

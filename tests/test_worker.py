@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 from fakeapi import Error, Facts, FakeMessagesAPI, Hang
-from helpers import wait_for, worker_cmd
-from test_pipeline import PY_ERROR, fact, git, make_repo
+from helpers import fact, make_repo, wait_for, worker_cmd
+from test_pipeline import PY_ERROR, git
 
 from capture import pipeline, worker
 from capture.extractors import api as api_extractor
