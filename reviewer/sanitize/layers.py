@@ -166,7 +166,7 @@ _TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
 
 
 _PASSPHRASE_RE = re.compile(r"[A-Za-z]{3,12}(?:[-_.][A-Za-z]{3,12}){2,7}[-_.]?\d{1,6}")
-_REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?")
+_REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?|\.[*+]\??[\w|]")
 
 
 def _near_password(v: str) -> bool:
@@ -285,6 +285,8 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         end = _word_end(low, m)
         if end is None or low[end : end + 1] in ("[", "(", "."):
             continue  # a name indexed, called or dotted: code, not a sentence
+        if _list_item(low, m.start(), end):
+            continue  # '"names": ["token", "secret"]': a word as data, naming nothing
         token_word = w in _TOKEN_SET
         prev = _prev_word(low, m.start())
         if token_word and prev in _NOT_SECRET_KEY_PREV:
@@ -305,6 +307,10 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
             if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
                 break  # another key's value is that key's to judge ("hashed_secret": …)
             v = after[ps:pe]
+            if _other_key_before(after, ps):
+                break  # '…"mappings": "…"': the value is another key's, named for what it is
+            if _CODE_EXPR_RE.match(v):
+                continue  # "token = process.argv[2]": an expression, not a value
             if not token_word and _PRODUCT_RE.fullmatch(v) and _PLACE_BEFORE_RE.search(
                     after, 0, ps):
                 continue  # "stored in 1Password", "kept under KeePassXC": where, not what
@@ -319,6 +325,24 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         for n, (ps, pe) in enumerate(reversed(pieces)):
             if _near_value(before[ps:pe], token_word, n, back=True):
                 yield line_start + ps, line_start + pe, kind
+
+
+def _list_item(low: str, s: int, e: int) -> bool:
+    """The word is a quoted item of a list (``["token", "secret"]``): data, not a label."""
+    if not (low[s - 1 : s] in ('"', "'") and low[e : e + 1] == low[s - 1]):
+        return False
+    return low[max(0, s - 3) : s - 1].rstrip()[-1:] in ("[", ",") or low[e + 1 : e + 3].lstrip()[
+        :1] in (",", "]")
+
+
+_KEY_BEFORE_PIECE_RE = re.compile(r"[\"'](?P<k>[A-Za-z_][\w.\-]{0,60})[\"'][ \t]*:[ \t]*[\"']?\Z")
+_CODE_EXPR_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[\[(]")
+
+
+def _other_key_before(after: str, ps: int) -> bool:
+    """A quoted key that names no secret stands right before the piece at ``ps``."""
+    m = _KEY_BEFORE_PIECE_RE.search(after, max(0, ps - 70), ps)
+    return m is not None and _redact._key_strength(m.group("k")) is None
 
 
 # "the wifi password is 'Ab3 cd5 Ef7 gh9'", "Passwort: „blaue Tasse 42“": a password word,
@@ -349,7 +373,7 @@ def _quoted_after(text: str, low: str, end: int) -> tuple[int, int] | None:
 _NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
     "upload download object s3 bucket storage file files ssh public host known foreign "
     "composite natural surrogate partition sort cache dedup dedupe lookup request trace "
-    "correlation music map hash registry keyboard hot the"
+    "correlation music map hash registry keyboard hot the unexpected"
 )) - {"the"}
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
 _NEXT_KEY_RE = re.compile(r"[\"'][ \t]*:|[ \t]*=[^=]")  # a quoted key, or an assignment

@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from reviewer.sanitize import providers as _providers
+from reviewer.sanitize import public as _public
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 
@@ -1512,7 +1513,8 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
         ]
     if spans:
         spans = [sp for sp in spans
-                 if not placeholder(text[sp[0] : sp[1]]) and not public_name(text, *sp[:2])]
+                 if not placeholder(text[sp[0] : sp[1]])
+                 and not public_name(text, sp[0], sp[1], sp[3])]
     spans.sort()
     return spans
 
@@ -1534,17 +1536,43 @@ _PGP_BEFORE_RE = re.compile(r"\b(?:gpg|pgp|openpgp|fingerprint|keyid|key id|sign
                             r"|keyserver|recv-keys?|apt-key)\b[^\n]{0,32}\Z", re.I)
 
 
-def public_name(text: str, start: int, end: int) -> bool:
+def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
     """A span that names something public, not a secret: a type (`secret: Uint8Array`), an
     OpenPGP key id or fingerprint (`pub rsa4096/1140AF8F639E0C39`, "GPG key
-    `24B3…778E`"). Seen redacted in the project's real transcripts."""
+    `24B3…778E`", "using EDDSA key C5AD…"), a secret manager's reference to where a value
+    is kept (the span lies inside `arn:aws:secretsmanager:…`). A value found by its shape
+    alone (``_SHAPE_KINDS``) is public too when it stands under a key naming an identifier
+    (`x-amz-id-2: …`, `"lineage": …`) or is base64 of a file format (a PNG)."""
     value = text[start:end].strip().strip("`'\"")
     if _TYPE_NAME_RE.fullmatch(value):
         return True
     if _PGP_KEY_ID_RE.fullmatch(value):
         return True
-    return bool(_HEX_ID_RE.fullmatch(value)) and bool(
-        _PGP_BEFORE_RE.search(text, max(0, start - 60), start))
+    if _HEX_ID_RE.fullmatch(value) and (
+            _PGP_BEFORE_RE.search(text, max(0, start - 60), start)
+            or _public.key_id_context(text, start)):
+        return True
+    if _in_secret_ref(text, start, end):
+        return True
+    if kind in _SHAPE_KINDS:
+        bare = value.rstrip(".…")
+        return (_public.under_id_key(text, start) or _public.binary_base64(value)
+                or _public.jose_header(bare) or _public.chain_address(text, start, value))
+    return False
+
+
+# Kinds a value gets for its shape or a nearby word, not for a provider's format.
+_SHAPE_KINDS = frozenset(_words("high-entropy secret-value password secret-assignment url-secret"))
+_REF_TOKEN_STOP = " \t\n\"'`<>()[]{},;"
+
+
+def _in_secret_ref(text: str, start: int, end: int) -> bool:
+    """The span lies inside a reference to a secret manager's entry (``op://…``,
+    ``arn:aws:secretsmanager:…:secret:name-AbC123``): where a value is kept, not it."""
+    i = start
+    while i > 0 and start - i < 200 and text[i - 1] not in _REF_TOKEN_STOP:
+        i -= 1
+    return bool(_SECRET_REF_RE.match(text, i, end))
 
 
 _PLACEHOLDER_PREFIX_RE = re.compile(r"[A-Za-z]{1,10}[_\-](?:[A-Za-z0-9]{1,10}[_\-]){0,2}")
@@ -1588,7 +1616,54 @@ def placeholder(value: str) -> bool:
     m = _PLACEHOLDER_PREFIX_RE.match(v)
     tail = v[m.end() :] if m is not None and m.end() < len(v) else v
     body = tail.rstrip(".…")
-    return len(body) >= 4 and len(set(body.lower())) == 1 and body[0].lower() in "x*#0."
+    if len(body) >= 4 and len(set(body.lower())) == 1 and body[0].lower() in "x*#0.":
+        return True
+    if "redacted" in v.lower():
+        return True  # "sk-a***REDACTED***123": a value another tool masked
+    return _mostly_mask(body) or _placeholder_words(v) or _prefix_and_words(v)
+
+
+def _mostly_mask(body: str) -> bool:
+    """``AGE-SECRET-KEY-1XXXX…X``, ``pk_1xxxxxxxxxxxxxxxx``, ``xxx...xxx``: a version digit
+    or two among mask characters; no generated key repeats one that much."""
+    if len(body) < 6:
+        return False
+    masks = sum(c in "xX*#.…•" for c in body)
+    return masks >= 0.85 * len(body) and (len(body) >= 12 or "." in body or "…" in body)
+
+
+# A provider's prefix, then words: ``sk-ant-api03-real-secret``, ``ghp_my_test_token``,
+# ``xoxb-not-a-real-one``: what documentation and tests write for a key.
+_TOKEN_PREFIXES = frozenset(_words(
+    "sk pk rk ghp gho ghs ghu github glpat xoxb xoxp xoxa xapp npm pypi hf sg whsec dp hvs "
+    "tskey lsv2 pat key api shpat sntrys sntryu dapi"))
+_DOC_WORD_RE = re.compile(r"[a-z]{2,12}\d{0,3}")
+
+
+def _prefix_and_words(v: str) -> bool:
+    parts = [p for p in _WORD_SEP_RE.split(v) if p]
+    if len(parts) < 3 or parts[0].lower() not in _TOKEN_PREFIXES:
+        return False
+    words = parts[1:]
+    tags = [w for w in words if re.fullmatch(r"[a-z]{2,6}\d{1,3}", w)]  # "api03", "v2"
+    return all(_DOC_WORD_RE.fullmatch(w) for w in words) and len(words) - len(tags) >= 1 and (
+        sum(len(w) >= 4 and w.isalpha() for w in words) >= 1)
+
+
+# Words that say "put yours here": a value made of words alone, one of them one of these
+# (``changeme-in-prod``, ``xoxb-your-token``, ``<paste-your-key-here>``, ``my_api_key_here``).
+_FILL_IN_WORDS = frozenset(_words(
+    "your yours changeme replace replaceme placeholder example sample dummy fake todo tbd "
+    "xxx xxxx redacted yourkey yourtoken"
+))
+_WORD_SEP_RE = re.compile(r"[-_.\s/:]+")
+
+
+def _placeholder_words(v: str) -> bool:
+    parts = [p for p in _WORD_SEP_RE.split(v.lower()) if p]
+    if not 2 <= len(parts) <= 8 or not any(p in _FILL_IN_WORDS for p in parts):
+        return False
+    return all(p.isalpha() or (p.isdigit() and len(p) <= 2) for p in parts)
 
 
 _MAX_PASSES = 8

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from reviewer.sanitize import gitleaks
+from reviewer.sanitize import public as _public
 from reviewer.sanitize import redact as _redact
 
 Span = tuple[int, int, str]
@@ -466,7 +467,8 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
         before = text[max(0, s - 40) : s]
         if _NOT_BEFORE_RE.search(before) or before.endswith(("://", "@", "data:")):
             continue
-        if _NOT_SECRET_KEY_RE.search(before):
+        if _NOT_SECRET_KEY_RE.search(before) and not _public.names_a_credential(
+                _public.key_before(text, s)):
             continue  # "signature": "…" of a thinking block, "etag": "…", "id": "…"
         if _public_material(text, s, v):
             continue
@@ -476,7 +478,33 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
             continue
         if before.rstrip().endswith(("/", "#")) and "://" in before:
             continue  # a URL's path or anchor: the URL rules judge those
+        if before[-1:] in ("'", '"', "`") and _code_literal(text, s):
+            continue
         yield s, s + len(v), "high-entropy"
+
+
+# A string literal that code hands to a string operation (the replacement of ``replace``,
+# a separator, a prefix to test): data the code works with, not a credential.
+_STR_OP_BEFORE_RE = re.compile(
+    r"\.(?:replace(?:All)?|split|join|pad(?:Start|End)|(?:last)?[iI]ndexOf|includes|"
+    r"startsWith|endsWith|concat|test|match(?:All)?|search|localeCompare|normalize|"
+    r"translate|maketrans|strip|lstrip|rstrip|removeprefix|removesuffix|format)"
+    r"\((?:[^()\n]{0,120},)?[ \t]*[\"'`]\Z")
+_MINIFIED_REACH = 300
+
+
+def _code_literal(text: str, s: int) -> bool:
+    """A quoted run at ``s`` that is a string operation's argument, or a literal in
+    minified code (a long line with almost no spaces, functions and statements): bundled
+    code is full of random-looking literals, and a credential in it is named by its key
+    (``apiKey:"…"``, the assignment rules) or carries its provider's prefix."""
+    if _STR_OP_BEFORE_RE.search(text, max(0, s - 160), s) is not None:
+        return True
+    ls, le = _line_bounds(text, s)
+    seg = text[max(ls, s - _MINIFIED_REACH) : min(le, s + _MINIFIED_REACH)]
+    if len(seg) < 60 or seg.count(" ") > 0.05 * len(seg):
+        return False
+    return ("function(" in seg or "=>" in seg) and seg.count(";") + seg.count("}") >= 2
 
 
 # --------------------------------------------------------------------------- typed passwords
@@ -515,6 +543,10 @@ _SIGN_NEAR_RE = re.compile(r"[A-Za-z0-9][!@#$%^&*~?]|[!@#$%^&*~?][A-Za-z0-9]")
 _RUN_STOP = frozenset(" \t\r\n\"'`<>()[]{}=,;|\\/")
 
 
+_PROMPT_AFTER_RE = re.compile(r":[ \t]?[~/]|[ \t]*[$#%>][ \t]|\]")
+_USER_AT_HOST_RE = re.compile(r"[a-z_][a-z0-9_.\-]{0,31}@[A-Za-z0-9][A-Za-z0-9\-]{0,62}")
+
+
 def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
     done = 0
     for sm in _SIGN_NEAR_RE.finditer(text):
@@ -531,6 +563,9 @@ def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
         if m is None or (s and (text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
             continue
         v = m.group()
+        if "@" in v and _PROMPT_AFTER_RE.match(text, e - v.endswith(":")) and \
+                _USER_AT_HOST_RE.fullmatch(v.rstrip(":")):
+            continue  # "jim@DESKTOP-8QDMK8N:/mnt/c$": a shell prompt's user and host
         if typed_password(v):
             lead = len(v) - len(v.lstrip(".,:;!?*_-"))
             core = v.strip(".,:;!?*_-")
