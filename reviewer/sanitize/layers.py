@@ -123,7 +123,7 @@ _PASSWORD_NEAR = (
     # Tatar, Pashto, Uyghur, Igbo, Xhosa, Sesotho, Maori, Haitian, Javanese, Kinyarwanda,
     # Somali, Malagasy, Sinhala, Odia, Assamese) and words for an access code or PIN
     "kalmar sirri", "kalmar sirrin", "nywila", "neno la siri", "kontrasenya", "pasvorto",
-    "wachtwurd", "loyniorð", "ger-tremen", "açar sözi", "серсүз", "پټنوم", "ئىم",
+    "wachtwurd", "loyniorð", "ger-tremen", "açar sözi", "серсүз", "پټنوم", "ئىم", "پارول", "پاسورد", "پسورد",
     "okwuntughe", "igama lokugqitha", "phasewete", "kupuhipa", "modpas", "tembung sandhi",
     "ijambo ry'ibanga", "ijambobanga", "furaha sirta", "erayga sirta", "teny miafina",
     "මුරපදය", "ପାସୱାର୍ଡ", "পাছৱৰ্ড", "pincode", "pin code", "passcode", "zugangscode",
@@ -701,7 +701,12 @@ def _cli_value_ok(text: str, m: re.Match[str]) -> bool:
         return False  # a file or variable that holds it, not the value
     if v.startswith("-") or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
         return False
+    if _PORT_MAP_RE.fullmatch(v):
+        return False  # "docker run -p 8080:80": a port mapping, not docker login's password
     return not (_redact._METAVAR_RE.match(v) or v.startswith(("$", "%")))
+
+
+_PORT_MAP_RE = re.compile(r"(?:[\d.]+:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:/(?:tcp|udp|sctp))?")
 
 
 # --------------------------------------------------------------------------- URLs and DSNs
@@ -813,5 +818,38 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
                 yield *m.span("v"), "private-key"
 
 
+# Any client's ``-u USER -p PASSWORD`` (smbmap, hydra, crackmapexec, sqlcmd-likes…): a
+# password flag beside a user flag on one command line, whatever the command. Not a port
+# (``-p 2222``, ``-p 8080:80``), a path, a flag, a variable, a JSON patch; not mysql's
+# ``-p DATABASE`` (its password is glued: ``-pSECRET``, redact's own rule).
+_USER_FLAG_RE = re.compile(r"[ \t](?:-u|-U|-l|--user|--username|--login)(?:[ \t]+|=)[\"']?"
+                           r"[^\s\"'|;&\-][^\s\"'|;&]{0,63}")
+_PASS_FLAG_RE = re.compile(r"[ \t](?:-p|-P|--pass|--password|--pw|--pwd)(?:[ \t]+|=)"
+                           r"(?P<q>[\"']?)(?P<v>[^\s\"'|;&`]{3,256})")
+_PORTISH_RE = re.compile(r"[\d:.,\-]+(?:/(?:tcp|udp))?")
+_LINE_CMD_RE = re.compile(r"[^\n;|&`]+")
+
+
+def find_user_password_flags(text: str, low: str) -> Iterator[Span]:
+    if "-p" not in text and "-P" not in text and "--pass" not in text and "--pw" not in text:
+        return
+    for p in _PASS_FLAG_RE.finditer(text):
+        ls = max(text.rfind("\n", 0, p.start()), text.rfind(";", 0, p.start()),
+                 text.rfind("|", 0, p.start()), text.rfind("`", 0, p.start()))
+        le = _LINE_CMD_RE.match(text, p.start())
+        seg = text[ls + 1 : le.end() if le else len(text)]
+        if _USER_FLAG_RE.search(seg) is None or re.search(r"\b(?:mysql|mariadb)\w*", seg):
+            continue
+        v = p.group("v")
+        if p.group("q"):
+            v = v.rstrip(p.group("q"))
+        if (_PORTISH_RE.fullmatch(v) or v.startswith(("-", "$", "%", "{", "[", "<"))
+                or not _redact._is_literal(v) or _redact.MARKER_RE.search(v)
+                or _redact.placeholder(v) or _redact._METAVAR_RE.match(v)):
+            continue
+        yield p.start("v"), p.start("v") + len(v), "cli-password"
+
+
 FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
-           find_xml_values, find_cli_flags, find_query_secrets, find_odd_places)
+           find_xml_values, find_cli_flags, find_query_secrets, find_odd_places,
+           find_user_password_flags)

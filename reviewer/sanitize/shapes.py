@@ -553,14 +553,19 @@ def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
         if sm.start() < done:
             continue
         s = sm.start()
-        while s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP:
+        # a password is typed in ASCII: the run ends where another script's letter or
+        # sign begins ("…#02، ھېچ…": an Arabic comma; "用…作为": CJK on either side)
+        while (s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP
+               and text[s - 1].isascii()):
             s -= 1
         e = sm.end()
-        while e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP:
+        while (e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP
+               and text[e].isascii()):
             e += 1
         done = e
         m = _TYPED_RE.fullmatch(text, s, e)
-        if m is None or (s and (text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
+        if m is None or (s and text[s - 1].isascii() and (
+                text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
             continue
         v = m.group()
         if "@" in v and _PROMPT_AFTER_RE.match(text, e - v.endswith(":")) and \

@@ -1,0 +1,100 @@
+"""Credentials in the transcripts of wire protocols and their files: what a client sends
+to log in, shown by a debug log, ``openssl s_client``, ``telnet`` or a capture.
+
+Each finder takes ``(text, text.lower())`` and yields ``(start, end, kind)`` spans, like
+redact's own; ``reviewer.sanitize.detect`` registers them (never a hook's path). Each is
+gated on a literal the protocol cannot do without (``AUTH``, ``PASS``, ``LOGIN``, the
+cookie file's tab-separated ``TRUE``/``FALSE``), so a text without one costs an ``in``.
+
+- **SASL in SMTP, IMAP, POP3, XMPP** (``AUTH PLAIN <base64>``, ``AUTHENTICATE PLAIN``):
+  PLAIN's base64 holds ``authzid\\0user\\0password``; LOGIN sends the password base64'd on
+  the line after the server's ``334 UGFzc3dvcmQ6`` ("Password:").
+- **Plain-text logins**: IMAP ``a1 LOGIN user password``, POP3/FTP ``PASS password``,
+  Redis ``AUTH [user] password`` (a client's prompt before it, or a ``C:`` mark).
+- **Cookie jars** (Netscape/curl format): seven tab-separated fields a line; the value of
+  a session, auth or token cookie, or any random-looking value.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from reviewer.sanitize import redact as _redact
+
+Span = tuple[int, int, str]
+
+# A protocol line may carry a client mark: "C: ", "> ", ">>> ", "127.0.0.1:6379> ", "1> ".
+_MARK = r"(?:[ \t]*(?:[CS]:|>{1,3}|<{1,3}|[\w.\-]*(?::\d+)?>|\d+>)?[ \t]*)"
+_SASL_PLAIN_RE = re.compile(
+    r"(?m)^" + _MARK + r"(?:[\w.]+[ \t]+)?(?:AUTH|AUTHENTICATE)[ \t]+PLAIN[ \t]+"
+    r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})", re.IGNORECASE)
+_PASSWORD_PROMPT_RE = re.compile(r"334[ \t]+UGFzc3dvcmQ6[ \t]*\r?\n" + _MARK +
+                                 r"(?P<v>[A-Za-z0-9+/]{4,}={0,2})")
+# Commands as clients send them: upper case (IMAP's may be lower), after an IMAP tag.
+_PLAIN_LOGIN_RE = re.compile(
+    r"(?m)^" + _MARK + r"(?:"
+    r"(?:[A-Za-z]{0,3}\d{1,6}|\.)[ \t]+(?:LOGIN|login)[ \t]+[\"']?[^\s\"']+[\"']?[ \t]+"
+    r"(?P<imap>\"[^\"\n]{3,200}\"|[^\s\"]{3,200})"
+    r"|PASS[ \t]+(?P<pass>[^\s]{3,200})"
+    r"|AUTH[ \t]+(?:[^\s]+[ \t]+)?(?P<auth>[^\s]{3,200})[ \t]*$"
+    r")")
+
+
+def _sasl_plain(v: str) -> bool:
+    try:
+        raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    parts = raw.split(b"\0")
+    return len(parts) == 3 and len(parts[2]) >= 3
+
+
+def find_protocol_logins(text: str, low: str) -> Iterator[Span]:
+    if "auth" not in low and "pass" not in low and "login" not in low:
+        return
+    hay = text.replace("\\n", "\n ")  # a JSON-escaped break too (two characters for two)
+    if "plain" in low:
+        for m in _SASL_PLAIN_RE.finditer(hay):
+            if _sasl_plain(m.group("v")):
+                yield *m.span("v"), "password"
+    if "UGFzc3dvcmQ6" in text:
+        for m in _PASSWORD_PROMPT_RE.finditer(hay):
+            yield *m.span("v"), "password"
+    for m in _PLAIN_LOGIN_RE.finditer(hay):
+        g = next(k for k in ("imap", "pass", "auth") if m.group(k) is not None)
+        s, e = m.span(g)
+        v = hay[s:e]
+        if v.startswith('"') and v.endswith('"'):
+            s, e, v = s + 1, e - 1, v[1:-1]
+        if g == "auth" and v.upper() in ("PLAIN", "LOGIN", "CRAM-MD5", "XOAUTH2", "OK"):
+            continue
+        if (_redact._is_literal(v) and not _redact.MARKER_RE.search(v)
+                and not _redact.placeholder(v) and not v.startswith(("$", "%", "-"))
+                and (g != "auth" or any(c.isdigit() for c in v) or not v.isalpha())):
+            yield s, e, "password"
+
+
+# --------------------------------------------------------------------------- cookie jars
+
+_JAR_LINE_RE = re.compile(
+    r"(?m)^#?(?:HttpOnly_)?[^\t\n]{1,253}\t(?:TRUE|FALSE)\t[^\t\n]{1,1024}\t(?:TRUE|FALSE)\t"
+    r"\d{1,20}\t(?P<name>[^\t\n]{1,256})\t(?P<v>[^\t\n]{6,4096})$")
+_SESSION_NAME_RE = re.compile(r"sess|sid|auth|token|login|remember|jwt|csrf|xsrf|key|secret",
+                              re.IGNORECASE)
+
+
+def find_cookie_jar(text: str, low: str) -> Iterator[Span]:
+    if "\t" not in text or ("TRUE" not in text and "FALSE" not in text):
+        return
+    for m in _JAR_LINE_RE.finditer(text):
+        v = m.group("v").rstrip("\r")
+        if not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
+            continue
+        if _SESSION_NAME_RE.search(m.group("name")) or _redact._looks_random(v):
+            yield m.start("v"), m.start("v") + len(v), "cookie"
+
+
+FINDERS = (find_protocol_logins, find_cookie_jar)

@@ -1,0 +1,116 @@
+"""Carriers of a secret the detector did not read (recall by class, issue 20): a password
+glued to another script's punctuation, any client's ``-u USER -p PASSWORD``, wire
+protocols' logins (SASL PLAIN/LOGIN, IMAP, POP3/FTP, Redis), cookie jars. Values are made
+here; the ordinary look-alikes beside each stay untouched."""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+
+import pytest
+
+from reviewer.sanitize.detect import redact
+
+RNG = random.Random(777)
+
+
+def pw(n: int = 8) -> str:
+    """A typed password: short runs (no random-token layer can see it whole), a sign."""
+    body = "".join(RNG.choice(string.ascii_letters + string.digits) for _ in range(n))
+    return f"{body[:4]}Q7x{body[4:]}#{RNG.randrange(10, 99)}"
+
+
+def alnum(n: int = 12) -> str:
+    """A password of letters and digits, too short for the random-token layer."""
+    body = "".join(RNG.choice(string.ascii_letters + string.digits) for _ in range(n - 3))
+    return f"k{body}7Q"
+
+
+def b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def hidden(text: str, *values: str) -> None:
+    red = redact(text)
+    assert "[REDACTED:" in red, red
+    assert all(v not in red for v in values), red
+
+
+def unchanged(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("shape", [
+    "مۇلازىمېتىرنىڭ پارولى {pw}، ھېچكىمگە دېمە.",
+    "رمز عبور سرور {pw}، را به کسی نگو",
+    "新密码是 {pw}，别告诉别人。",
+])
+def test_a_password_glued_to_another_scripts_punctuation(shape: str) -> None:
+    p = pw()
+    hidden(shape.format(pw=p), p)
+
+
+@pytest.mark.parametrize("shape", [
+    "ran `smbmap -H 10.1.1.5 -u Administrator -p '{pw}' -d ACME` and it fails",
+    "hydra -l admin -p {pw} ssh://10.0.0.7",
+    "crackmapexec smb 10.0.0.0/24 -u svc_backup -p {pw} --shares",
+    "somecli --user deploy --password={pw} sync",
+])
+def test_any_clients_user_and_password_flags(shape: str) -> None:
+    p = alnum()
+    hidden(shape.format(pw=p), p)
+
+
+@pytest.mark.parametrize("text", [
+    "ssh -l deploy -p 2222 bastion.example.com",
+    "docker run -u 1000 -p 8080:80 -p 127.0.0.1:5432:5432 postgres:16",
+    "mysql -u root -p mydb < dump.sql",
+    "psql -U app -p 5432 -h db.internal",
+    "cp -u -p src/a.txt dst/",
+    "kubectl patch deploy web -p '{\"spec\":{\"replicas\":2}}' -u admin",
+])
+def test_ports_paths_and_prompts_are_no_passwords(text: str) -> None:
+    unchanged(text)
+
+
+def test_sasl_plain_and_login() -> None:
+    p1, p2 = pw(), pw()
+    plain = b64(b"\0mailer@example.com\0" + p1.encode())
+    hidden(f"S: 250-AUTH PLAIN LOGIN\nC: AUTH PLAIN {plain}\nS: 235 2.7.0 ok", plain)
+    user, secret = b64(b"mailer@example.com"), b64(p2.encode())
+    text = (f"C: AUTH LOGIN\nS: 334 VXNlcm5hbWU6\nC: {user}\nS: 334 UGFzc3dvcmQ6\n"
+            f"C: {secret}\nS: 235 OK")
+    red = redact(text)
+    assert secret not in red and user in red
+
+
+@pytest.mark.parametrize("shape", [
+    'a001 LOGIN ana "{pw}"',
+    ". login ana {pw}",
+    "USER ana\nPASS {pw}\n+OK logged in",
+    "127.0.0.1:6379> AUTH {pw}\nOK",
+    "127.0.0.1:6379> AUTH default {pw}",
+])
+def test_plain_text_protocol_logins(shape: str) -> None:
+    p = alnum()
+    hidden(shape.format(pw=p), p)
+
+
+@pytest.mark.parametrize("text", [
+    "please login admin now",
+    "pass the tests first\nthen auth works",
+    "S: 250-AUTH PLAIN LOGIN\nC: AUTH LOGIN\nS: 334 VXNlcm5hbWU6",
+])
+def test_prose_about_logins_is_untouched(text: str) -> None:
+    unchanged(text)
+
+
+def test_a_cookie_jars_session_value() -> None:
+    v = "".join(RNG.choice(string.ascii_lowercase + string.digits) for _ in range(32))
+    jar = ("# Netscape HTTP Cookie File\n"
+           f".example.com\tTRUE\t/\tTRUE\t1796000000\tapp_session\t{v}\n"
+           ".example.com\tTRUE\t/\tFALSE\t1796000000\ttheme\tdark")
+    red = redact(jar)
+    assert v not in red and "theme\tdark" in red
