@@ -123,7 +123,8 @@ _PASSWORD_NEAR = (
     # Tatar, Pashto, Uyghur, Igbo, Xhosa, Sesotho, Maori, Haitian, Javanese, Kinyarwanda,
     # Somali, Malagasy, Sinhala, Odia, Assamese) and words for an access code or PIN
     "kalmar sirri", "kalmar sirrin", "nywila", "neno la siri", "kontrasenya", "pasvorto",
-    "wachtwurd", "loyniorð", "ger-tremen", "açar sözi", "серсүз", "پټنوم", "ئىم", "پارول", "پاسورد", "پسورد",
+    "wachtwurd", "loyniorð", "ger-tremen", "açar sözi", "серсүз", "پټنوم", "ئىم",
+    "پارول", "پاسورد", "پسورد",
     "okwuntughe", "igama lokugqitha", "phasewete", "kupuhipa", "modpas", "tembung sandhi",
     "ijambo ry'ibanga", "ijambobanga", "furaha sirta", "erayga sirta", "teny miafina",
     "මුරපදය", "ପାସୱାର୍ଡ", "পাছৱৰ্ড", "pincode", "pin code", "passcode", "zugangscode",
@@ -706,7 +707,8 @@ def _cli_value_ok(text: str, m: re.Match[str]) -> bool:
     return not (_redact._METAVAR_RE.match(v) or v.startswith(("$", "%")))
 
 
-_PORT_MAP_RE = re.compile(r"(?:[\d.]+:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:/(?:tcp|udp|sctp))?")
+_PORT_MAP_RE = re.compile(
+    r"(?:[\d.]+:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:/(?:tcp|udp|sctp))?")
 
 
 # --------------------------------------------------------------------------- URLs and DSNs
