@@ -129,7 +129,7 @@ _PASSWORD_NEAR = (
     "ijambo ry'ibanga", "ijambobanga", "furaha sirta", "erayga sirta", "teny miafina",
     "මුරපදය", "ପାସୱାର୍ଡ", "পাছৱৰ্ড", "pincode", "pin code", "passcode", "zugangscode",
     "toegangscode", "code d'accès", "código de acceso", "codice di accesso", "код доступа",
-    "mã pin", "暗証番号", "접속 코드",
+    "mã pin", "暗証番号", "접속 코드", "locked with", "unlock with", "protected with",
 )
 # Words for a key or token: a token-like value after them, or just before them ("use …
 # as the key", "usa … como clave", "nimm … als Schlüssel").
@@ -147,7 +147,7 @@ _TOKEN_NEAR = (
     # a "secret" in other languages
     "sirri", "geheim", "segreto", "secreto", "segredo", "sekret", "tajný", "titok",
     "salaisuus", "hemlighet", "hemmelighed", "hemmelighet", "秘密", "機密", "비밀", "गुप्त",
-    "rahasia", "bí mật", "ความลับ", "סוד", "راز", "sır",
+    "rahasia", "bí mật", "ความลับ", "סוד", "راز", "sır", "κλειδ", "μυστικ", "کلید",
 )
 _NEAR_TOKENS = 6
 _BACK_TOKENS = 5
@@ -170,6 +170,9 @@ _PASSPHRASE_RE = re.compile(r"[A-Za-z]{3,12}(?:[-_.][A-Za-z]{3,12}){2,7}[-_.]?\d
 _REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?|\.[*+]\??[\w|]")
 
 
+_ENV_REF_RE = re.compile(r"%[A-Za-z_]\w*%")
+
+
 def _near_password(v: str) -> bool:
     """A strong password as a person types one: 8–128 characters, a letter, a digit, and
     a capital or a sign; not a URL, e-mail, path, reference, version, option or key."""
@@ -177,8 +180,10 @@ def _near_password(v: str) -> bool:
         return False
     if _REGEX_SYNTAX_RE.search(v):
         return False  # a pattern that matches secrets, not one
-    if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA", "%")) or "${" in v or "$(" in v:
+    if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA")) or "${" in v or "$(" in v:
         return False
+    if v.startswith("%") and (_redact._FORMAT_RE.match(v) or _ENV_REF_RE.match(v)):
+        return False  # "%s", "%(name)s", "%APPDATA%\\x": a format or a variable
     if "=" in v.rstrip("=") or ("&" in v and "=" in v):
         return False  # "q=password+reset&page=2": a query string, not a password
     if _KWARG_RE.match(v) or _EMAILISH_RE.search(v) or _PROTOCOL_RE.match(v):
@@ -513,8 +518,13 @@ def _value_ok(key: str, value: str) -> str | None:
             return None  # a name ("password = db_password") rather than a password
         return _redact._refine(key, "secret-assignment")
     if strength == "strong":
+        if _ESCAPED_BYTES_RE.fullmatch(value):
+            return _redact._refine(key, "secret-assignment")  # b'\x4f\xba…': key bytes
         return None if _redact._not_a_token(value) else _redact._refine(key, "secret-assignment")
     return _redact._refine(key, "high-entropy") if _redact._looks_random(value) else None
+
+
+_ESCAPED_BYTES_RE = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}){8,}")
 
 
 def find_code_assignments(text: str, low: str) -> Iterator[Span]:
@@ -852,6 +862,27 @@ def find_user_password_flags(text: str, low: str) -> Iterator[Span]:
         yield p.start("v"), p.start("v") + len(v), "cli-password"
 
 
+# A user and a password handed to code that logs in: ``auth=("bot", "…")``,
+# ``s.login("a@x.io", "…")``, ``HTTPBasicAuth(user, "…")``, ``NetworkCredential("u", "…")``:
+# the second literal is the password whatever either is called.
+_CRED_CALL_RE = re.compile(
+    r"(?:\bauth[ \t]*=[ \t]*[(\[]|(?:\blogin|[Bb]asic_?[Aa]uth|HTTP(?:Basic|Digest|Proxy)Auth"
+    r"|DigestAuth|\.authenticate|set_credentials|NetworkCredential|PasswordAuthentication"
+    r"|UsernamePasswordCredentials?|with_basic_auth|basicAuth)[ \t]*\()[ \t]*"
+    r"(?P<u>\"[^\"\n]{1,120}\"|'[^'\n]{1,120}'|[A-Za-z_][\w.]{0,80})[ \t]*,[ \t]*"
+    r"(?P<q>[\"'])(?P<v>[^\"'\n]{3,200})(?P=q)")
+
+
+def find_credential_calls(text: str, low: str) -> Iterator[Span]:
+    if "auth" not in low and "login" not in low and "credential" not in low:
+        return
+    for m in _CRED_CALL_RE.finditer(text):
+        v = m.group("v")
+        if (_redact._is_literal(v) and not _redact.MARKER_RE.search(v)
+                and not _redact.placeholder(v) and not v.startswith(("$", "%", "{"))):
+            yield *m.span("v"), "password"
+
+
 FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
            find_xml_values, find_cli_flags, find_query_secrets, find_odd_places,
-           find_user_password_flags)
+           find_user_password_flags, find_credential_calls)

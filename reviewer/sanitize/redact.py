@@ -1227,7 +1227,7 @@ _SECRET_TAILS = frozenset(_words(
     "prod production dev development staging stage test qa uat live local sandbox value "
     "val raw plain str string text new old current override default main primary backup "
     "base encoded b64 base64 env v secondary alt fallback real actual db database admin "
-    "root smtp ldap redis mysql postgres pg mongo hex b32 base32 bytes"
+    "root smtp ldap redis mysql postgres pg mongo hex b32 base32 bytes private"
 ))
 
 

@@ -121,7 +121,8 @@ _BASE32_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,128}={0,6}(?![A-Za-z0-9])"
 # One recovery code: 6-24 characters, digits among them or two parts joined by "-" or " ".
 _CODE_RE = re.compile(r"[A-Za-z0-9]{3,12}(?:[\- ][A-Za-z0-9]{3,12}){0,3}")
 _CODE_LINE_RE = re.compile(
-    r"[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*(?P<c>[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})"
+    r"[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*(?:\[[ xX]\][ \t]*)?"
+    r"(?P<c>[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})"
     r"(?P<more>(?:[ \t,;]+[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})*)[ \t,;]*"
 )
 _MAX_CODE_LINES = 24
@@ -201,8 +202,11 @@ _URL_RE = re.compile(r"[a-z][a-z0-9+.\-]{1,20}://[^\s\"'`<>\\|]{3,2048}")
 _PATH_KEYS = frozenset(_redact._words(
     "key keys apikey api_key api-key token tokens access_token secret secrets integration "
     "integrations hook hooks webhook webhooks trigger catch password passwd pass auth "
-    "signature sig credential credentials private capability"
+    "signature sig credential credentials private capability invite shared_invite"
 ))
+# "/calendar/ical/<id>/private-<token>/basic.ics": a segment named for the token it holds
+_NAMED_SEGMENT_RE = re.compile(r"(?:private|secret|token|key|auth|access)[-_]"
+                               r"(?P<t>[A-Za-z0-9_\-]{16,512})")
 _HOOK_HOST_RE = re.compile(r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?)[.\-]")
 _SEGMENT_RE = re.compile(r"[^/?#]+")
 _ACTION_SEGMENT_RE = re.compile(r"[A-Za-z][A-Za-z_\-]{1,40}")  # "edit", "view", "Design"
@@ -257,8 +261,11 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             v = seg.group()
             tg = _TG_BOT_RE.fullmatch(v)
             named = _path_key(prev[-1]) or (_path_key(prev[-2]) and prev[-1].isdigit())
+            ns = _NAMED_SEGMENT_RE.fullmatch(v)
             if tg is not None:
                 yield seg.start() + tg.start(1), seg.end(), "telegram-bot-token"
+            elif ns is not None and any(c.isdigit() for c in ns.group("t")):
+                yield seg.start() + ns.start("t"), seg.end(), "url-secret"
             elif _segment_token(v, named or hooky) and (
                     named or hooky or i + 1 >= len(segs)
                     or not _ACTION_SEGMENT_RE.fullmatch(segs[i + 1].group())):
