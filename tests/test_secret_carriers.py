@@ -114,3 +114,91 @@ def test_a_cookie_jars_session_value() -> None:
            ".example.com\tTRUE\t/\tFALSE\t1796000000\ttheme\tdark")
     red = redact(jar)
     assert v not in red and "theme\tdark" in red
+
+
+def hexs(n: int) -> str:
+    return "".join(RNG.choice("0123456789abcdef") for _ in range(n))
+
+
+def test_a_tables_secret_column() -> None:
+    k1, k2 = hexs(40), alnum(20)
+    psql = ("$ psql -c 'select id, provider, api_key from integrations'\n"
+            " id | provider  | api_key\n----+-----------+---------\n"
+            f"  1 | crm       | {k1}\n  2 | helpdesk  | {k2}\n(2 rows)")
+    red = redact(psql)
+    assert k1 not in red and k2 not in red and "helpdesk" in red
+    box = ("┌──────────┬───────────┬──────────┐\n│ id       │ label     │ token    │\n"
+           f"├──────────┼───────────┼──────────┤\n│ 41229873 │ terraform │ {k1} │\n"
+           "└──────────┴───────────┴──────────┘")
+    red = redact(box)
+    assert k1 not in red and "41229873" in red and "terraform" in red
+
+
+def test_a_table_without_a_secret_column_is_untouched() -> None:
+    unchanged("| name | token_count | cost |\n|---|---|---|\n| a | 1234567 | 3 |")
+
+
+@pytest.mark.parametrize("shape", [
+    'r = requests.get(url, auth=("export-bot", "{pw}"), timeout=30)',
+    '    s.login("alerts@example.com", "{pw}")',
+    "client = HTTPBasicAuth(user, '{pw}')",
+    'var cred = new NetworkCredential("svc", "{pw}");',
+])
+def test_a_user_and_password_handed_to_code_that_logs_in(shape: str) -> None:
+    p = alnum()
+    hidden(shape.format(pw=p), p)
+
+
+def test_a_value_stored_as_a_secret_whatever_its_name() -> None:
+    v = alnum(16).upper()
+    hidden("aws ssm put-parameter --name /prod/quotes/vendor --type SecureString "
+           f"--overwrite --value {v}", v)
+    unchanged("aws ssm put-parameter --name /prod/host --type String --value db.internal")
+
+
+def test_escaped_key_bytes_under_a_secrets_name() -> None:
+    raw = "".join(f"\\x{RNG.randrange(256):02x}" for _ in range(24))
+    hidden(f"app.secret_key = b'{raw}'", raw)
+
+
+def test_a_path_segment_named_for_its_token() -> None:
+    t = hexs(32)
+    hidden(f"url: https://calendar.example.com/ical/team%40example.com/private-{t}/basic.ics",
+           t)
+    unchanged("https://example.com/docs/private-networking-guide/setup.html")
+
+
+def test_recovery_codes_in_a_checkbox_list() -> None:
+    codes = [f"{alnum(5).lower()}-{alnum(5).lower()}" for _ in range(4)]
+    text = "backup codes for the admin account:\n" + "\n".join(f"- [ ] {c}" for c in codes)
+    hidden(text, *codes)
+
+
+@pytest.mark.parametrize("shape", [
+    "Το μυστικό κλειδί του παρόχου είναι {hex}.",
+    "کلید سرویس این است: {hex}",
+])
+def test_key_words_in_greek_and_persian(shape: str) -> None:
+    h = hexs(32)
+    hidden(shape.format(hex=h), h)
+
+
+def test_a_value_starting_with_a_percent_sign() -> None:
+    p = f"%{alnum(8)}_X-{alnum(6)}"
+    hidden(f"pw for the nas is {p} btw", p)
+    unchanged("the password field is %s and the token is %(token)s")
+
+
+def test_an_archive_locked_with_a_password() -> None:
+    p = f"Yarrow_{alnum(6).lower()}2967"
+    hidden(f"zip is locked with {p}", p)
+
+
+def test_a_secret_word_then_private() -> None:
+    h = hexs(32)
+    hidden(f"MJ_APIKEY_PRIVATE:         {h}", h)
+
+
+def test_a_word_after_a_services_value_does_not_make_it_a_digest() -> None:
+    h = hexs(64)
+    hidden(f"mailgun one is {h} lol dont commit it this time", h)
