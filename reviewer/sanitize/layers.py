@@ -306,10 +306,15 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         cut = _EOL_RE.search(after)
         if cut is not None:
             after = after[: cut.start()]  # a word speaks for its own line only
+        if "(" in after:  # "the pw backwards (so it's not plain text) is …": an aside
+            after = _ASIDE_RE.sub(_blank_aside, after)
         # every value judged below holds a digit or a capital: without one, nothing to
         # judge (and a text dense with "key"/"password" costs a search a word, no more)
         hint = _VALUE_HINT_RE.search(after) or (not token_word and _DICEWARE_HINT_RE.search(after))
-        for n, (ps, pe) in enumerate(_pieces(after) if hint else ()):
+        pieces = _pieces(after) if hint else []
+        if cut is not None and not pieces:
+            yield from _value_below(text, end + cut.start(), kind)
+        for n, (ps, pe) in enumerate(pieces):
             if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
                 break  # another key's value is that key's to judge ("hashed_secret": …)
             v = after[ps:pe]
@@ -322,6 +327,9 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
                 continue  # "stored in 1Password", "kept under KeePassXC": where, not what
             if _near_value(v, token_word, n) or (w in _PASSWORD_SET and _near_password(v)):
                 yield end + ps, end + pe, kind
+            elif (not token_word and n and after[pieces[n - 1][0] : pieces[n - 1][1]].lower()
+                  in _COPULAS and _redact._password_like(v)):
+                yield end + ps, end + pe, kind  # "… pw … is fygw6o45fbfg": said to be it
         line_start = max(0, m.start() - _NEAR_CHARS)
         before = text[line_start : m.start()]
         cut_at = max(before.rfind("\n"), before.rfind("\\n") + 1)
@@ -331,6 +339,40 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         for n, (ps, pe) in enumerate(reversed(pieces)):
             if _near_value(before[ps:pe], token_word, n, back=True):
                 yield line_start + ps, line_start + pe, kind
+
+
+_ASIDE_RE = re.compile(r"\([^()\n]{1,80}\)")
+_VALUEISH_RE = re.compile(r"[A-Za-z0-9+/=_\-]*\d[A-Za-z0-9+/=_\-]*")
+
+
+def _blank_aside(a: re.Match[str]) -> str:
+    """Words in brackets become spaces; a value in brackets ("secret (`AB12…`)") stays."""
+    inner = a.group()
+    if " " not in inner.strip("() ") or any(len(t) >= 8 for t in _VALUEISH_RE.findall(inner)):
+        return inner
+    return " " * len(inner)
+
+
+_COPULAS = frozenset(_redact._words("is was = : ist war est était es era é är er on jest je"))
+# A value wrapped over the lines under its word's line ("api secret (it wrapped):" then
+# "f1876637ce07", "1da3bcde4fba"): each line one piece, the pieces joined a token.
+_BELOW_LINE_RE = re.compile(r"(?:\r?\n|\\n)[ \t>]*(?P<p>[A-Za-z0-9+/=_\-.~!@#$%^&*]{6,128})"
+                            r"[ \t]*(?=\r?\n|\\n|\Z)")
+_MAX_BELOW = 4
+
+
+def _value_below(text: str, eol: int, kind: str) -> Iterator[Span]:
+    spans: list[tuple[int, int]] = []
+    pos = eol
+    while len(spans) < _MAX_BELOW and (m := _BELOW_LINE_RE.match(text, pos)) is not None:
+        spans.append(m.span("p"))
+        pos = m.end()
+    if not spans:
+        return
+    joined = "".join(text[a:b] for a, b in spans)
+    if len(joined) >= 16 and (_near_token(joined) or _near_password(joined)):
+        for a, b in spans:
+            yield a, b, kind
 
 
 def _list_item(low: str, s: int, e: int) -> bool:

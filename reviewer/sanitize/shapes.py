@@ -718,6 +718,33 @@ def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
             pos = nl.end()
 
 
+# --------------------------------------------------------------------------- spelled out
+
+# A value read aloud in the phonetic alphabet ("zero zulu seven sierra alfa …"): six or
+# more letter and digit words in a row, three distinct letters among them. Prose does not
+# string call signs together; a person reading a password off a sticker does.
+_NATO = ("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo "
+         "lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey "
+         "whisky xray x-ray yankee zulu").split()
+_DIGIT_WORDS = "zero one two three four five six seven eight nine niner".split()
+_SPELLED_WORD = r"(?:" + "|".join(sorted(_NATO + _DIGIT_WORDS, key=len, reverse=True)) + r")"
+_SPELLED_RE = re.compile(r"(?<![a-z])" + _SPELLED_WORD + r"(?:(?:[ \t,]+|[ \t]*-[ \t]*)"
+                         + _SPELLED_WORD + r"){5,63}(?![a-z])")
+_NATO_GATE = tuple(w for w in _NATO if "-" not in w)
+
+
+def find_spelled_out(text: str, low: str) -> Iterator[Span]:
+    if sum(gitleaks.has_word(low, w) for w in _NATO_GATE) < 3:
+        return
+    for m in _SPELLED_RE.finditer(low):
+        words = re.findall(r"[a-z\-]+", m.group())
+        letters = [w[0] for w in words if w in _NATO]
+        if letters == sorted(letters) and len(set(letters)) == len(letters):
+            continue  # "alfa, bravo, charlie, delta…": the alphabet listed, not a value
+        if len(set(letters)) >= 3:
+            yield *m.span(), "password"
+
+
 FINDERS = (find_listed_credentials, find_config_lines, find_key_files, find_mfa,
            find_url_path_secrets, find_parts, find_random_tokens, find_typed_passwords,
-           find_bare_userinfo)
+           find_bare_userinfo, find_spelled_out)
