@@ -878,7 +878,7 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
 # ``-p DATABASE`` (its password is glued: ``-pSECRET``, redact's own rule).
 _USER_FLAG_RE = re.compile(r"[ \t](?:-u|-U|-l|--user|--username|--login)(?:[ \t]+|=)[\"']?"
                            r"[^\s\"'|;&\-][^\s\"'|;&]{0,63}")
-_PASS_FLAG_RE = re.compile(r"[ \t](?:-p|-P|--pass|--password|--pw|--pwd)(?:[ \t]+|=)"
+_PASS_FLAG_RE = re.compile(r"-(?:p|P|-pass|-password|-pw|-pwd)(?:[ \t]+|=)"
                            r"(?P<q>[\"']?)(?P<v>[^\s\"'|;&`]{3,256})")
 _PORTISH_RE = re.compile(r"[\d:.,\-]+(?:/(?:tcp|udp))?")
 _LINE_CMD_RE = re.compile(r"[^\n;|&`]+")
@@ -888,6 +888,8 @@ def find_user_password_flags(text: str, low: str) -> Iterator[Span]:
     if "-p" not in text and "-P" not in text and "--pass" not in text and "--pw" not in text:
         return
     for p in _PASS_FLAG_RE.finditer(text):
+        if p.start() == 0 or text[p.start() - 1] not in " \t":
+            continue
         ls = max(text.rfind("\n", 0, p.start()), text.rfind(";", 0, p.start()),
                  text.rfind("|", 0, p.start()), text.rfind("`", 0, p.start()))
         le = _LINE_CMD_RE.match(text, p.start())

@@ -369,17 +369,15 @@ def find_table_columns(text: str, low: str) -> Iterator[Span]:
     bar = next((b for b in _BARS if b in text), None)
     if bar is None:
         return
-    done = 0
-    for g in _TABLE_GATE_RE.finditer(low):  # a header names a secret column: start there
-        if g.start() < done:
-            continue
-        hs = text.rfind("\n", 0, g.start()) + 1
-        he = text.find("\n", g.start())
+    at = text.find(bar)
+    while at >= 0:  # only lines with bars: a header's, naming a secret column
+        hs = text.rfind("\n", 0, at) + 1
+        he = text.find("\n", at)
         if he < 0:
             return
-        done = he
+        at = text.find(bar, he)
         head = text[hs:he]
-        if head.count(bar) < 2:
+        if head.count(bar) < 2 or _TABLE_GATE_RE.search(low, hs, he) is None:
             continue
         cells = _cells(head, bar)
         names = [head[a:b] for a, b in cells]
@@ -409,7 +407,8 @@ def find_table_columns(text: str, low: str) -> Iterator[Span]:
             if end >= len(text):
                 break
             pos = end + 1
-        done = max(done, pos)
+        if pos > he + 1:
+            at = text.find(bar, pos)
 
 
 FINDERS = (*FINDERS, find_table_columns)

@@ -33,14 +33,27 @@ _SASL_PLAIN_RE = re.compile(
     r"(?P<v>[A-Za-z0-9+/]{8,}={0,2})", re.IGNORECASE)
 _PASSWORD_PROMPT_RE = re.compile(r"334[ \t]+UGFzc3dvcmQ6[ \t]*\r?\n" + _MARK +
                                  r"(?P<v>[A-Za-z0-9+/]{4,}={0,2})")
-# Commands as clients send them: upper case (IMAP's may be lower), after an IMAP tag.
-_PLAIN_LOGIN_RE = re.compile(
-    r"(?m)^" + _MARK + r"(?:"
-    r"(?:[A-Za-z]{0,3}\d{1,6}|\.)[ \t]+(?:LOGIN|login)[ \t]+[\"']?[^\s\"']+[\"']?[ \t]+"
-    r"(?P<imap>\"[^\"\n]{3,200}\"|[^\s\"]{3,200})"
-    r"|PASS[ \t]+(?P<pass>[^\s]{3,200})"
-    r"|AUTH[ \t]+(?:[^\s]+[ \t]+)?(?P<auth>[^\s]{3,200})[ \t]*$"
-    r")")
+# Commands as clients send them: upper case (IMAP's may be lower), after an IMAP tag;
+# each found from its literal, then what stands before it on its line is checked.
+_LOGIN_TAIL = r"[ \t]+[\"']?[^\s\"']+[\"']?[ \t]+(?P<v>\"[^\"\n]{3,200}\"|[^\s\"]{3,200})"
+_LOGIN_RE = re.compile(r"LOGIN" + _LOGIN_TAIL)
+_LOGIN_LOW_RE = re.compile(r"login" + _LOGIN_TAIL)
+_PASS_RE = re.compile(r"PASS[ \t]+(?P<v>[^\s]{3,200})")
+_AUTH_RE = re.compile(r"AUTH[ \t]+(?:[^\s]+[ \t]+)?(?P<v>[^\s]{3,200})[ \t]*(?=\r?\n|\\n|\Z)")
+_MARK_ONLY_RE = re.compile(_MARK)
+_MARK_TAG_RE = re.compile(_MARK + r"(?:[A-Za-z]{0,3}\d{1,6}|\.)[ \t]+")
+
+
+def _line_head(text: str, at: int) -> str:
+    """What stands before ``at`` on its line (at most 120 characters)."""
+    lo = max(0, at - 120)
+    nl, esc = text.rfind("\n", lo, at), text.rfind("\\n", lo, at)
+    start = max(nl + 1 if nl >= 0 else lo, esc + 2 if esc >= 0 else lo)
+    return text[start:at]
+
+
+_COMMANDS = ((_LOGIN_RE, _MARK_TAG_RE, "imap"), (_LOGIN_LOW_RE, _MARK_TAG_RE, "imap"),
+             (_PASS_RE, _MARK_ONLY_RE, "pass"), (_AUTH_RE, _MARK_ONLY_RE, "auth"))
 
 
 def _sasl_plain(v: str) -> bool:
@@ -53,28 +66,31 @@ def _sasl_plain(v: str) -> bool:
 
 
 def find_protocol_logins(text: str, low: str) -> Iterator[Span]:
-    if "auth" not in low and "pass" not in low and "login" not in low:
-        return
-    hay = text.replace("\\n", "\n ")  # a JSON-escaped break too (two characters for two)
-    if "plain" in low:
-        for m in _SASL_PLAIN_RE.finditer(hay):
+    sasl = "PLAIN" in text
+    if sasl or "UGFzc3dvcmQ6" in text:
+        hay = text.replace("\\n", "\n ")  # a JSON-escaped break (two characters for two)
+        for m in _SASL_PLAIN_RE.finditer(hay) if sasl else ():
             if _sasl_plain(m.group("v")):
                 yield *m.span("v"), "password"
-    if "UGFzc3dvcmQ6" in text:
-        for m in _PASSWORD_PROMPT_RE.finditer(hay):
+        for m in _PASSWORD_PROMPT_RE.finditer(hay) if "UGFzc3dvcmQ6" in text else ():
             yield *m.span("v"), "password"
-    for m in _PLAIN_LOGIN_RE.finditer(hay):
-        g = next(k for k in ("imap", "pass", "auth") if m.group(k) is not None)
-        s, e = m.span(g)
-        v = hay[s:e]
-        if v.startswith('"') and v.endswith('"'):
-            s, e, v = s + 1, e - 1, v[1:-1]
-        if g == "auth" and v.upper() in ("PLAIN", "LOGIN", "CRAM-MD5", "XOAUTH2", "OK"):
-            continue
-        if (_redact._is_literal(v) and not _redact.MARKER_RE.search(v)
-                and not _redact.placeholder(v) and not v.startswith(("$", "%", "-"))
-                and (g != "auth" or any(c.isdigit() for c in v) or not v.isalpha())):
-            yield s, e, "password"
+    for rx, head, g in _COMMANDS:
+        cmd = rx.pattern[:5].rstrip("[")
+        if cmd + " " not in text and cmd + "\t" not in text:
+            continue  # each pattern starts with its command's literal, then a blank
+        for m in rx.finditer(text):
+            if head.fullmatch(_line_head(text, m.start())) is None:
+                continue
+            s, e = m.span("v")
+            v = text[s:e]
+            if v.startswith('"') and v.endswith('"'):
+                s, e, v = s + 1, e - 1, v[1:-1]
+            if g == "auth" and v.upper() in ("PLAIN", "LOGIN", "CRAM-MD5", "XOAUTH2", "OK"):
+                continue
+            if (_redact._is_literal(v) and not _redact.MARKER_RE.search(v)
+                    and not _redact.placeholder(v) and not v.startswith(("$", "%", "-"))
+                    and (g != "auth" or any(c.isdigit() for c in v) or not v.isalpha())):
+                yield s, e, "password"
 
 
 # --------------------------------------------------------------------------- cookie jars

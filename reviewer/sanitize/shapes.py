@@ -723,20 +723,45 @@ def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
 # A value read aloud in the phonetic alphabet ("zero zulu seven sierra alfa …"): six or
 # more letter and digit words in a row, three distinct letters among them. Prose does not
 # string call signs together; a person reading a password off a sticker does.
-_NATO = ("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo "
-         "lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey "
-         "whisky xray x-ray yankee zulu").split()
-_DIGIT_WORDS = "zero one two three four five six seven eight nine niner".split()
-_SPELLED_WORD = r"(?:" + "|".join(sorted(_NATO + _DIGIT_WORDS, key=len, reverse=True)) + r")"
+_NATO = _redact._words(
+    "alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima "
+    "mike november oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray "
+    "x-ray yankee zulu")
+_DIGIT_WORDS = _redact._words("zero one two three four five six seven eight nine niner")
+_SPELLED_WORD = r"(?:" + "|".join(sorted((*_NATO, *_DIGIT_WORDS), key=len, reverse=True)) + r")"
 _SPELLED_RE = re.compile(r"(?<![a-z])" + _SPELLED_WORD + r"(?:(?:[ \t,]+|[ \t]*-[ \t]*)"
                          + _SPELLED_WORD + r"){5,63}(?![a-z])")
 _NATO_GATE = tuple(w for w in _NATO if "-" not in w)
+_NATO_HEADS = frozenset(w[:2] for w in _NATO_GATE)
+_MAX_OCCURRENCES = 64
+
+
+def _occurrences(low: str, needle: str) -> Iterator[int]:
+    at = low.find(needle)
+    n = 0
+    while at >= 0 and n < _MAX_OCCURRENCES:
+        yield at
+        at = low.find(needle, at + 1)
+        n += 1
 
 
 def find_spelled_out(text: str, low: str) -> Iterator[Span]:
-    if sum(gitleaks.has_word(low, w) for w in _NATO_GATE) < 3:
+    heads = gitleaks.word_starts(low)
+    if len(_NATO_HEADS & heads) < 3:
         return
-    for m in _SPELLED_RE.finditer(low):
+    present = [w for w in _NATO_GATE if w[:2] in heads and gitleaks.has_word(low, w)]
+    if len(present) < 3:
+        return
+    # looked for only around each call sign followed by another word (a run needs six)
+    done = 0
+    starts = sorted(p for w in present for p in _occurrences(low, w + " "))
+    for at in starts:
+        if at < done:
+            continue
+        m = _SPELLED_RE.search(low, max(done, at - 160), at + 700)
+        if m is None or m.start() > at:
+            continue
+        done = m.end()
         words = re.findall(r"[a-z\-]+", m.group())
         letters = [w[0] for w in words if w in _NATO]
         if letters == sorted(letters) and len(set(letters)) == len(letters):
