@@ -202,3 +202,75 @@ def test_a_secret_word_then_private() -> None:
 def test_a_word_after_a_services_value_does_not_make_it_a_digest() -> None:
     h = hexs(64)
     hidden(f"mailgun one is {h} lol dont commit it this time", h)
+
+
+NATO = ("alfa bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike "
+        "november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee "
+        "zulu").split()
+
+
+def test_a_value_read_aloud_in_the_phonetic_alphabet() -> None:
+    words = [RNG.choice(NATO + ["zero", "seven", "four"]) for _ in range(8)]
+    while len({w for w in words if w in NATO}) < 3 or [w for w in words if w in NATO] == sorted(
+            w for w in words if w in NATO):
+        words = [RNG.choice(NATO + ["zero", "seven", "four"]) for _ in range(8)]
+    spoken = " ".join(words)
+    hidden(f"reading it off the sticker: {spoken}. that's the wifi password", spoken)
+    unchanged("the NATO alphabet starts alfa, bravo, charlie, delta, echo, foxtrot")
+    unchanged("we met Mike and Oscar at the Hotel India in Lima")
+
+
+def test_a_value_wrapped_over_the_lines_under_its_word() -> None:
+    a, b = hexs(12), hexs(12)
+    hidden(f"api secret (it wrapped when I copied it)\n{a}\n{b}\nwhy is it rejected", a, b)
+    unchanged("Token usage:\nprompt_tokens\ncompletion_tokens_total")
+
+
+def test_an_aside_between_a_password_word_and_its_value() -> None:
+    v = "".join(RNG.choice(string.ascii_lowercase + string.digits) for _ in range(12))
+    v = "x7" + v
+    hidden(f"the admin pw backwards (so it's not in plain text lol) is {v}", v)
+
+
+def test_a_password_inside_a_percent_encoded_connection_string() -> None:
+    p = alnum()
+    text = ('URL = "mssql+pyodbc:///?odbc_connect=DRIVER%3D%7BODBC+Driver+18%7D%3B'
+            f'SERVER%3Dsql01%3BUID%3Dapp%3BPWD%3D{p}"')
+    hidden(text, p)
+    unchanged("https://example.com/search?q=a%3Db%26c%3Dd&page=2")
+
+
+def test_a_user_and_password_under_an_auth_key() -> None:
+    p = alnum()
+    hidden(f"filebeat setup -E cloud.id=prod:abc -E cloud.auth=elastic:{p}", p)
+    unchanged("oauth: client:abc")
+
+
+def test_a_signature_parameter_behind_a_vendors_prefix() -> None:
+    h = hexs(40)
+    text = ("https://bucket.cos.example.com/a.mp4?q-sign-algorithm=sha1&q-sign-time="
+            f"1764800000;1764900000&q-key-time=1764800000;1764900000&q-signature={h}")
+    red = redact(text)
+    assert h not in red and "q-key-time=1764800000;1764900000" in red
+
+
+def test_a_url_in_brackets_keeps_its_token_path_rule() -> None:
+    t = f"zt-{alnum(6).lower()}-{alnum(24)}"
+    hidden(f"- shared an invite link (https://chat.example.com/join/shared_invite/{t}) today", t)
+
+
+def test_a_bitlocker_recovery_key() -> None:
+    key = "-".join(f"{RNG.randrange(10**5, 10**6)}" for _ in range(8))
+    hidden(f"BitLocker Drive Encryption\n    Numerical Password:\n      Password:\n        {key}",
+           key)
+
+
+def test_a_ping_hosts_path_token() -> None:
+    t = alnum(22)
+    hidden(f"HC_PING=https://hc-ping.example.com/{t}/backup-nightly", t)
+
+
+def test_a_file_named_for_its_secret_in_a_secrets_folder() -> None:
+    t = alnum(14)
+    hidden(f"volumes:\n  - ./secrets/{t}:/run/pw:ro", t)
+    unchanged("see ./secrets/db_password.txt and keys/id_ed25519 and tokens/GithubActionsRunner")

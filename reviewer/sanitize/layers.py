@@ -171,6 +171,7 @@ _REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?|\.[*+]
 
 
 _ENV_REF_RE = re.compile(r"%[A-Za-z_]\w*%")
+_REL_PATH_RE = re.compile(r"(?:[a-z][a-z0-9_.\-]*/)+[a-z][a-z0-9_.\-]*")
 
 
 def _near_password(v: str) -> bool:
@@ -186,6 +187,8 @@ def _near_password(v: str) -> bool:
         return False  # "%s", "%(name)s", "%APPDATA%\\x": a format or a variable
     if "=" in v.rstrip("=") or ("&" in v and "=" in v):
         return False  # "q=password+reset&page=2": a query string, not a password
+    if "/" in v and _REL_PATH_RE.fullmatch(v):
+        return False  # "keys/id_ed25519": a relative path
     if _KWARG_RE.match(v) or _EMAILISH_RE.search(v) or _PROTOCOL_RE.match(v):
         return False
     if _redact._FORMAT_RE.search(v) or re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
@@ -217,6 +220,8 @@ def _near_token(v: str) -> bool:
         return False  # "Linux-pip-<sha256>": a cache key's name and digest; a regex
     if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
         return False
+    if "/" in v and _REL_PATH_RE.fullmatch(v):
+        return False  # "keys/id_ed25519", "certs/ca_v2.pem": a relative path of names
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
         return False
     if _redact._HEX_RE.match(v):  # a key word's value in hex: 20+ digits, not a word
@@ -783,13 +788,17 @@ def find_query_secrets(text: str, low: str) -> Iterator[Span]:
     for m in _QUERY_RE.finditer(text):
         k = m.group("k").lower()
         v = m.group("v")
-        if k not in _QUERY_NAMES and _redact._key_strength(m.group("k")) not in (
-                "password", "strong"):
-            continue
+        last = re.split(r"[-_.]", k)[-1]
+        if k not in _QUERY_NAMES and last not in _QUERY_NAMES and _redact._key_strength(
+                m.group("k")) not in ("password", "strong"):
+            continue  # "q-signature", "x-sig": a vendor's prefix on a credential's name
         if not _redact._is_literal(v) or _redact.MARKER_RE.search(v) or _redact.placeholder(v):
             continue
-        if k in ("key", "code", "session") and not (_near_token(v) or _redact._looks_random(v)):
+        if (k in ("key", "code", "session") or (k not in _QUERY_NAMES and last in (
+                "key", "code", "session"))) and not (_near_token(v) or _redact._looks_random(v)):
             continue
+        if k not in _QUERY_NAMES and (v.isdigit() or _PORT_MAP_RE.fullmatch(v)):
+            continue  # "q-key-time=1764800000;…": a time, not a key
         yield *m.span("v"), "url-secret"
 
 
@@ -927,6 +936,67 @@ def find_credential_calls(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), "password"
 
 
+# A connection string or form percent-encoded inside another (``odbc_connect=DRIVER%3D…
+# %3BPWD%3D…``, a URL-encoded JSON body): decoded, scanned once, spans mapped back.
+_PCT_RUN_RE = re.compile(r"[A-Za-z0-9%+._~\-!*'()]*%(?:3[dDbBaA]|40|26|2[cC]|22|7[bB])"
+                         r"[A-Za-z0-9%+._~\-!*'()]*")
+_PCT_RE = re.compile(r"%([0-9A-Fa-f]{2})")
+_pct_depth = 0
+
+
+def find_percent_encoded(text: str, low: str) -> Iterator[Span]:
+    global _pct_depth
+    if _pct_depth or "%3" not in text.upper():
+        return
+    for m in _PCT_RUN_RE.finditer(text):
+        run = m.group()
+        if len(run) < 16 or len(_PCT_RE.findall(run)) < 3:
+            continue
+        out: list[str] = []
+        where: list[int] = []
+        i = 0
+        while i < len(run):  # decoded text and each character's offset in the run
+            if run[i] == "%" and _PCT_RE.match(run, i):
+                out.append(chr(int(run[i + 1 : i + 3], 16)))
+                where.append(i)
+                i += 3
+            else:
+                out.append(" " if run[i] == "+" else run[i])
+                where.append(i)
+                i += 1
+        where.append(len(run))
+        decoded = "".join(out)
+        _pct_depth += 1
+        try:
+            spans = _redact._spans(decoded)
+        finally:
+            _pct_depth -= 1
+        for s, e, _, kind in spans:
+            yield m.start() + where[s], m.start() + where[e], kind
+
+
+# ``cloud.auth=elastic:…``, ``--auth user:pw``, ``http_auth: "u:p"``: a key naming auth,
+# its value a user and a password; the password goes.
+_AUTH_PAIR_RE = re.compile(
+    r"(?:auth|userpass|user_pass|credentials?|basic_auth|http_auth)[\"']?[ \t]*(?:[:=]|[ \t])"
+    r"[ \t]*[\"']?(?P<u>[A-Za-z0-9_.@\-]{1,64}):(?P<v>[^\s\"'@/,;]{3,128})")
+
+
+def find_auth_pairs(text: str, low: str) -> Iterator[Span]:
+    if "auth" not in low and "cred" not in low and "userpass" not in low and "user_pass" not in low:
+        return
+    for m in _AUTH_PAIR_RE.finditer(low):
+        s, e = m.span("v")
+        v = text[s:e]
+        if m.start() and low[m.start() - 1].isalnum():
+            continue  # "oauth", "preauth": another word
+        if (_redact._is_literal(v) and not v.isdigit() and not _redact.MARKER_RE.search(v)
+                and not _redact.placeholder(v) and any(c.isdigit() for c in v)
+                and any(c.isalpha() for c in v) and not v.startswith(("$", "{", "%"))):
+            yield s, e, "password"
+
+
 FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
            find_xml_values, find_cli_flags, find_query_secrets, find_odd_places,
-           find_user_password_flags, find_credential_calls)
+           find_user_password_flags, find_credential_calls, find_percent_encoded,
+           find_auth_pairs)

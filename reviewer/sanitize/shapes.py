@@ -207,7 +207,8 @@ _PATH_KEYS = frozenset(_redact._words(
 # "/calendar/ical/<id>/private-<token>/basic.ics": a segment named for the token it holds
 _NAMED_SEGMENT_RE = re.compile(r"(?:private|secret|token|key|auth|access)[-_]"
                                r"(?P<t>[A-Za-z0-9_\-]{16,512})")
-_HOOK_HOST_RE = re.compile(r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?)[.\-]")
+_HOOK_HOST_RE = re.compile(
+    r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?|ping|heartbeats?)[.\-]")
 _SEGMENT_RE = re.compile(r"[^/?#]+")
 _ACTION_SEGMENT_RE = re.compile(r"[A-Za-z][A-Za-z_\-]{1,40}")  # "edit", "view", "Design"
 _TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
@@ -237,6 +238,8 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
         return
     for u in _URL_RE.finditer(text):
         url = u.group()
+        if url.endswith(")") and url.count(")") > url.count("("):
+            url = url.rstrip(").,;")  # "(https://…/<token>)": the prose's bracket
         rest = url.split("://", 1)[1]
         base = u.start() + len(url) - len(rest)
         auth, _, _ = rest.partition("/")
@@ -718,6 +721,29 @@ def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
             pos = nl.end()
 
 
+# --------------------------------------------------------------------------- odd carriers
+
+# A BitLocker recovery key (manage-bde's "Numerical Password"): eight groups of six digits.
+_BITLOCKER_RE = re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])")
+# A file whose name is the credential, in a folder for them (``./secrets/<token>:/run/pw``).
+_SECRET_DIR_FILE_RE = re.compile(
+    r"(?:secrets?|tokens?|credentials?|creds|keys)/(?P<v>[A-Za-z0-9_%+\-]{12,128})"
+    r"(?=[:\s\"'`,]|\Z)")
+
+
+def find_odd_carriers(text: str, low: str) -> Iterator[Span]:
+    if "recovery" in low or "bitlocker" in low or "numerical password" in low:
+        for m in _BITLOCKER_RE.finditer(text):
+            yield *m.span(), "password"
+    if "/" in text and ("secret" in low or "token" in low or "cred" in low or "keys/" in low):
+        for m in _SECRET_DIR_FILE_RE.finditer(text):
+            v = m.group("v")
+            if (any(c.isdigit() for c in v) and any(c.isupper() for c in v)
+                    and any(c.islower() for c in v) and "_" not in v.strip("_")[1:-1]
+                    and not _redact._NAMED_DIGEST_RE.match(v)):
+                yield *m.span("v"), "secret-value"
+
+
 # --------------------------------------------------------------------------- spelled out
 
 # A value read aloud in the phonetic alphabet ("zero zulu seven sierra alfa …"): six or
@@ -772,4 +798,4 @@ def find_spelled_out(text: str, low: str) -> Iterator[Span]:
 
 FINDERS = (find_listed_credentials, find_config_lines, find_key_files, find_mfa,
            find_url_path_secrets, find_parts, find_random_tokens, find_typed_passwords,
-           find_bare_userinfo, find_spelled_out)
+           find_bare_userinfo, find_spelled_out, find_odd_carriers)
