@@ -204,16 +204,19 @@ def test_a_word_after_a_services_value_does_not_make_it_a_digest() -> None:
     hidden(f"mailgun one is {h} lol dont commit it this time", h)
 
 
-NATO = ("alfa bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike "
-        "november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee "
-        "zulu").split()
+NATO = [
+    "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett",
+    "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+    "uniform", "victor", "whiskey", "xray", "yankee", "zulu",
+]
+SPOKEN = [*NATO, "zero", "seven", "four"]
 
 
 def test_a_value_read_aloud_in_the_phonetic_alphabet() -> None:
-    words = [RNG.choice(NATO + ["zero", "seven", "four"]) for _ in range(8)]
+    words = [RNG.choice(SPOKEN) for _ in range(8)]
     while len({w for w in words if w in NATO}) < 3 or [w for w in words if w in NATO] == sorted(
             w for w in words if w in NATO):
-        words = [RNG.choice(NATO + ["zero", "seven", "four"]) for _ in range(8)]
+        words = [RNG.choice(SPOKEN) for _ in range(8)]
     spoken = " ".join(words)
     hidden(f"reading it off the sticker: {spoken}. that's the wifi password", spoken)
     unchanged("the NATO alphabet starts alfa, bravo, charlie, delta, echo, foxtrot")
