@@ -277,3 +277,16 @@ def test_a_file_named_for_its_secret_in_a_secrets_folder() -> None:
     t = alnum(14)
     hidden(f"volumes:\n  - ./secrets/{t}:/run/pw:ro", t)
     unchanged("see ./secrets/db_password.txt and keys/id_ed25519 and tokens/GithubActionsRunner")
+
+
+def test_a_cookie_jar_after_condensing_collapsed_its_tabs() -> None:
+    v = "".join(RNG.choice(string.ascii_lowercase + string.digits) for _ in range(32))
+    hidden("    ┆ → # Netscape HTTP Cookie File\n"
+           f"    ┆ → .example.com TRUE / TRUE 1796000000 app_session {v}", v)
+    unchanged("set DEBUG TRUE and FALSE flags")
+
+
+def test_the_rest_of_a_value_sent_after_an_early_enter() -> None:
+    rest = f"{alnum(5)}_{RNG.randrange(10, 99)}"
+    hidden(f"{rest} sorry hit enter", rest)
+    unchanged("sorry, hit enter too early - anyway the build passed")

@@ -4,15 +4,15 @@ to log in, shown by a debug log, ``openssl s_client``, ``telnet`` or a capture.
 Each finder takes ``(text, text.lower())`` and yields ``(start, end, kind)`` spans, like
 redact's own; ``reviewer.sanitize.detect`` registers them (never a hook's path). Each is
 gated on a literal the protocol cannot do without (``AUTH``, ``PASS``, ``LOGIN``, the
-cookie file's tab-separated ``TRUE``/``FALSE``), so a text without one costs an ``in``.
+cookie file's ``TRUE``/``FALSE`` fields), so a text without one costs an ``in``.
 
 - **SASL in SMTP, IMAP, POP3, XMPP** (``AUTH PLAIN <base64>``, ``AUTHENTICATE PLAIN``):
   PLAIN's base64 holds ``authzid\\0user\\0password``; LOGIN sends the password base64'd on
   the line after the server's ``334 UGFzc3dvcmQ6`` ("Password:").
 - **Plain-text logins**: IMAP ``a1 LOGIN user password``, POP3/FTP ``PASS password``,
   Redis ``AUTH [user] password`` (a client's prompt before it, or a ``C:`` mark).
-- **Cookie jars** (Netscape/curl format): seven tab-separated fields a line; the value of
-  a session, auth or token cookie, or any random-looking value.
+- **Cookie jars** (Netscape/curl format): seven fields a line (tabs, or spaces once
+  condensed); the value of a session, auth or token cookie, or any random-looking value.
 """
 
 from __future__ import annotations
@@ -95,15 +95,17 @@ def find_protocol_logins(text: str, low: str) -> Iterator[Span]:
 
 # --------------------------------------------------------------------------- cookie jars
 
+# Seven fields a line (domain, subdomains, path, secure, expiry, name, value), split by tabs
+# or, once a transcript's condenser has collapsed them, by spaces.
 _JAR_LINE_RE = re.compile(
-    r"(?m)^#?(?:HttpOnly_)?[^\t\n]{1,253}\t(?:TRUE|FALSE)\t[^\t\n]{1,1024}\t(?:TRUE|FALSE)\t"
-    r"\d{1,20}\t(?P<name>[^\t\n]{1,256})\t(?P<v>[^\t\n]{6,4096})$")
+    r"(?:TRUE|FALSE)[ \t]+\S{1,1024}[ \t]+(?:TRUE|FALSE)[ \t]+\d{1,20}[ \t]+(?P<name>\S{1,256})"
+    r"[ \t]+(?P<v>\S{6,4096})[ \t]*(?=\r?\n|\\n|\Z)")
 _SESSION_NAME_RE = re.compile(r"sess|sid|auth|token|login|remember|jwt|csrf|xsrf|key|secret",
                               re.IGNORECASE)
 
 
 def find_cookie_jar(text: str, low: str) -> Iterator[Span]:
-    if "\t" not in text or ("TRUE" not in text and "FALSE" not in text):
+    if not any(f"{c}{w}{c}" in text for w in ("TRUE", "FALSE") for c in " \t"):
         return
     for m in _JAR_LINE_RE.finditer(text):
         v = m.group("v").rstrip("\r")

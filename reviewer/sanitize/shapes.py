@@ -302,6 +302,9 @@ _PART_WORDS: tuple[str, ...] = (
     "de rest", "zaczyna się od", "reszta", "начинается с", "остальное", "остаток",
     "вторая часть", "первая часть", "前半", "後半", "残り", "后半", "剩下", "开头是",
     "앞부분", "나머지", "başlıyor", "devamı", "kalanı",
+    # a value cut by an Enter pressed too early, its rest in the next message
+    "hit enter", "pressed enter", "hit return", "sent too early", "sent too soon",
+    "enter too early", "enter too soon",
 )
 
 _FRAG_RE = re.compile(r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{6,256}")
