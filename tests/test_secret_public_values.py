@@ -225,3 +225,54 @@ def test_words_or_masks_around_a_real_value_stay_caught(shape: str) -> None:
     text = shape.format(tok=t, digits=RNG.randrange(10**11, 10**12))
     red = redact(text)
     assert "[REDACTED:" in red and t not in red and "correct-horse" not in red
+
+
+# ------------------------------------------------------------------ made to be public
+
+def b58check_address() -> str:
+    import hashlib
+
+    payload = b"\0" + RNG.randbytes(20)
+    raw = payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
+    n = int.from_bytes(raw, "big")
+    out = ""
+    while n:
+        n, r = divmod(n, 58)
+        out = B58[r] + out
+    return "1" * (len(raw) - len(raw.lstrip(b"\0"))) + out
+
+
+def test_a_bitcoin_address_is_public_by_its_checksum() -> None:
+    unchanged(f"donate: {b58check_address()}")
+
+
+def test_a_base58_value_without_the_checksum_is_still_judged() -> None:
+    v = "1" + tok(33, B58)
+    hidden(f"the api key is {v}", v)
+
+
+@pytest.mark.parametrize("shape", [
+    '<div class="g-recaptcha" data-sitekey="6Lc{tok}"></div>',
+    "RECAPTCHA_SITE_KEY={tok}",
+    'algolia: {{appId: "B1G2GM9NG0", searchOnlyApiKey: "{hex}"}}',
+    "NEXT_PUBLIC_ANALYTICS_KEY={tok}",
+    "const stripe = Stripe('pk_live_{tok}');",
+    "Message-ID: <CAF={tok}@mail.example.com>",
+    "Cf-Ray: {hex16}-FRA",
+    "x-amzn-trace-id: Root=1-{hex8}-{hex24}",
+])
+def test_keys_and_ids_made_to_be_public(shape: str) -> None:
+    unchanged(shape.format(tok=tok(37), hex=hexs(32), hex16=hexs(16), hex8=hexs(8),
+                           hex24=hexs(24)))
+
+
+@pytest.mark.parametrize("shape", [
+    "RECAPTCHA_SECRET_KEY={tok}",
+    "ALGOLIA_ADMIN_API_KEY={hex}",
+    "const stripe = Stripe('sk_live_{tok}');",
+])
+def test_their_secret_counterparts_stay_caught(shape: str) -> None:
+    t, h = tok(37), hexs(32)
+    text = shape.format(tok=t, hex=h)
+    red = redact(text)
+    assert t not in red and h not in red

@@ -298,6 +298,9 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
             continue  # a name indexed, called or dotted: code, not a sentence
         if _list_item(low, m.start(), end):
             continue  # '"names": ["token", "secret"]': a word as data, naming nothing
+        if low[m.start() - 1 : m.start()] in ("_", "-", ".") and _public_name_before(
+                low, m.start()):
+            continue  # NEXT_PUBLIC_ANALYTICS_KEY: a key shipped to browsers by design
         token_word = w in _TOKEN_SET
         prev = _prev_word(low, m.start())
         if token_word and prev in _NOT_SECRET_KEY_PREV:
@@ -378,6 +381,17 @@ def _value_below(text: str, eol: int, kind: str) -> Iterator[Span]:
     if len(joined) >= 16 and (_near_token(joined) or _near_password(joined)):
         for a, b in spans:
             yield a, b, kind
+
+
+_PUBLIC_NAME_RE = re.compile(r"(?:^|[_.\-])(?:public|publishable)[_.\-][a-z0-9_.\-]*\Z")
+
+
+def _public_name_before(low: str, at: int) -> bool:
+    """The name the word ends says the value is public (``next_public_…_key``)."""
+    i = at
+    while i > 0 and at - i < 80 and (low[i - 1].isalnum() or low[i - 1] in "_.-"):
+        i -= 1
+    return _PUBLIC_NAME_RE.search(low, i, at) is not None
 
 
 def _list_item(low: str, s: int, e: int) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from itertools import pairwise
 
 # --------------------------------------------------------------------------- identifier keys
 
@@ -28,7 +29,8 @@ def _words(text: str) -> frozenset[str]:
 
 _ID_SEGMENTS = _words(
     "id ids uid uuid guid lineage digest hash checksum sha sha1 sha256 sha384 sha512 md5 "
-    "etag fingerprint nonce integrity commit revision rev serial kid buildid")
+    "etag fingerprint nonce integrity commit revision rev serial kid buildid ray trace "
+    "traceparent span correlation sitekey")
 _SECRET_SEGMENTS = _words(
     "key token secret password passwd pass pwd passphrase auth session cookie credential "
     "credentials cred creds signature sig private api access bearer jwt otp pin")
@@ -55,12 +57,31 @@ def names_a_credential(key: str) -> bool:
     return bool(segs & (_SECRET_SEGMENTS - {"signature", "sig"}))
 
 
+def site_key(key: str) -> bool:
+    """``data-sitekey``, ``siteKey``, ``RECAPTCHA_SITE_KEY``: a captcha's key for the page,
+    public by design (its secret is the "secret key")."""
+    segs = [s.lower() for s in _SEG_RE.findall(key)]
+    return "sitekey" in segs or any(a == "site" and b == "key" for a, b in pairwise(segs))
+
+
 def under_id_key(text: str, start: int) -> bool:
     """The value at ``start`` stands right after a key that names an identifier."""
     lo = max(0, start - 80)
     nl = text.rfind("\n", lo, start)
     m = _KEY_BEFORE_RE.search(text, nl + 1 if nl >= 0 else lo, start)
-    return m is not None and names_an_id(m.group("k"))
+    return m is not None and (names_an_id(m.group("k")) or site_key(m.group("k")))
+
+
+# ``<CAF=x9Ym…@mail.gmail.com>``: a Message-ID or Content-ID, an id in angle brackets.
+_ANGLE_ID_RE = re.compile(r"<[^<>\s@]{8,200}@[A-Za-z0-9.\-]{3,253}>")
+
+
+def in_angle_id(text: str, start: int, end: int) -> bool:
+    lt = text.rfind("<", max(0, start - 200), start + 1)
+    if lt < 0:
+        return False
+    m = _ANGLE_ID_RE.match(text, lt)
+    return m is not None and m.end() >= end
 
 
 # --------------------------------------------------------------------------- binary base64
@@ -128,7 +149,7 @@ def jose_header(v: str) -> bool:
 # speaks of a chain. (A private key is 64 bytes: 87-88 characters, not this.)
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {c: i for i, c in enumerate(_B58)}
-_B58_ADDRESS_RE = re.compile(r"[1-9A-HJ-NP-Za-km-z]{32,44}")
+_B58_ADDRESS_RE = re.compile(r"[1-9A-HJ-NP-Za-km-z]{26,44}")
 _CHAIN_WORDS_RE = re.compile(
     r"(?<![a-z])(?:solana|devnet|mainnet(?:-beta)?|testnet|lamports?|pubkey|pda|ata|spl|b58|base58|"
     r"program[ _]?id|mint|explorer|anchor|wallet address|token account)\b", re.IGNORECASE)
@@ -142,9 +163,32 @@ def _b58_bytes(v: str) -> int:
     return (n.bit_length() + 7) // 8 + len(v) - len(v.lstrip("1"))
 
 
+def _b58check(v: str) -> bool:
+    """A Bitcoin-style address: base58 of 25 bytes whose last four are its checksum."""
+    import hashlib
+
+    n = 0
+    for c in v:
+        n = n * 58 + _B58_INDEX[c]
+    lead = len(v) - len(v.lstrip("1"))
+    try:
+        raw = b"\0" * lead + n.to_bytes((n.bit_length() + 7) // 8, "big")
+    except OverflowError:
+        return False
+    if len(raw) != 25:
+        return False
+    check = hashlib.sha256(hashlib.sha256(raw[:21]).digest()).digest()[:4]
+    return check == raw[21:]
+
+
 def chain_address(text: str, start: int, v: str) -> bool:
-    """``3iusaL6ys79Dsbpw…`` beside "devnet", "Program", "PDA": a public address."""
-    if _B58_ADDRESS_RE.fullmatch(v) is None or _b58_bytes(v) != 32:
+    """``3iusaL6ys79Dsbpw…`` beside "devnet", "Program", "PDA": a public address; a
+    Bitcoin address anywhere (its checksum says what it is)."""
+    if _B58_ADDRESS_RE.fullmatch(v) is None:
+        return False
+    if v[0] in "123mn" and 26 <= len(v) <= 35 and _b58check(v):
+        return True
+    if _b58_bytes(v) != 32:
         return False
     lo = max(0, start - _CHAIN_REACH)
     return _CHAIN_WORDS_RE.search(text, lo, start + len(v) + _CHAIN_REACH) is not None

@@ -1204,6 +1204,8 @@ def _key_strength(key: str) -> str | None:
     segs = [s.lower() for s in _SEG_RE.findall(key)]
     if not segs:
         return None
+    if "public" in segs or "publishable" in segs or ("search" in segs and "only" in segs):
+        return None  # NEXT_PUBLIC_…, searchOnlyApiKey: shipped to browsers by design
     last, prev = segs[-1], (segs[-2] if len(segs) > 1 else "")
     if prev in _NOT_SECRET_PREV:
         return None
@@ -1557,8 +1559,15 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
     if kind in _SHAPE_KINDS:
         bare = value.rstrip(".…")
         return (_public.under_id_key(text, start) or _public.binary_base64(value)
-                or _public.jose_header(bare) or _public.chain_address(text, start, value))
+                or _public.jose_header(bare) or _public.chain_address(text, start, value)
+                or _public.in_angle_id(text, start, end) or _publishable(value))
     return False
+
+
+def _publishable(v: str) -> bool:
+    """A key made to be shipped to browsers: Stripe's ``pk_live_…``/``pk_test_…``, Mapbox's
+    public ``pk.eyJ…`` (the secret ones are ``sk_…``/``sk.…``)."""
+    return v.startswith(("pk_live_", "pk_test_", "pk.eyJ"))
 
 
 # Kinds a value gets for its shape or a nearby word, not for a provider's format.
