@@ -276,3 +276,17 @@ def test_their_secret_counterparts_stay_caught(shape: str) -> None:
     text = shape.format(tok=t, hex=h)
     red = redact(text)
     assert t not in red and h not in red
+
+
+@pytest.mark.parametrize("shape", [
+    "cosign: tlog entry created with index: 12345678; signature MEUCIQD{tok}",
+    "the totp period is 30 and digits 6, algorithm SHA1",
+    "Sentry DSN host: o{num}.ingest.example.io/{num}",
+])
+def test_signatures_settings_and_hosts_are_no_secrets(shape: str) -> None:
+    unchanged(shape.format(tok=tok(40), num=RNG.randrange(10**5, 10**7)))
+
+
+def test_recovery_codes_in_groups_stay_caught() -> None:
+    codes = [f"{tok(4).lower()}7-{tok(4).lower()}2" for _ in range(3)]
+    hidden("2fa recovery codes:\n" + "\n".join(codes), *codes)

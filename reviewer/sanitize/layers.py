@@ -172,6 +172,8 @@ _REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?|\.[*+]
 
 _ENV_REF_RE = re.compile(r"%[A-Za-z_]\w*%")
 _REL_PATH_RE = re.compile(r"(?:[a-z][a-z0-9_.\-]*/)+[a-z][a-z0-9_.\-]*")
+_HOST_PATH_RE = re.compile(
+    r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,24}(?::\d{1,5})?(?:/[\w.\-/]*)?")
 
 
 def _near_password(v: str) -> bool:
@@ -187,8 +189,8 @@ def _near_password(v: str) -> bool:
         return False  # "%s", "%(name)s", "%APPDATA%\\x": a format or a variable
     if "=" in v.rstrip("=") or ("&" in v and "=" in v):
         return False  # "q=password+reset&page=2": a query string, not a password
-    if "/" in v and _REL_PATH_RE.fullmatch(v):
-        return False  # "keys/id_ed25519": a relative path
+    if ("/" in v and _REL_PATH_RE.fullmatch(v)) or ("." in v and _HOST_PATH_RE.fullmatch(v)):
+        return False  # "keys/id_ed25519": a relative path; "db.example.io/x": a host
     if _KWARG_RE.match(v) or _EMAILISH_RE.search(v) or _PROTOCOL_RE.match(v):
         return False
     if _redact._FORMAT_RE.search(v) or re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
@@ -222,6 +224,8 @@ def _near_token(v: str) -> bool:
         return False
     if "/" in v and _REL_PATH_RE.fullmatch(v):
         return False  # "keys/id_ed25519", "certs/ca_v2.pem": a relative path of names
+    if "." in v and _HOST_PATH_RE.fullmatch(v):
+        return False  # "o123.ingest.example.io/78": a host and its path
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
         return False
     if _redact._HEX_RE.match(v):  # a key word's value in hex: 20+ digits, not a word

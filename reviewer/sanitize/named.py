@@ -71,6 +71,7 @@ _GENERIC = frozenset(_redact._words(
 
 
 _HEX_DIGEST_LENGTHS = frozenset({40, 64, 128})
+_HOSTISH_RE = re.compile(r"[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[a-z]{2,24}(?:[:/][^\s]*)?")
 _DIGEST_WORDS_RE = re.compile(
     r"commit|sha|hash|digest|checksum|revision|\brev\b|build|release|version|image")
 _SERVICE_REACH = 4  # words after the name
@@ -79,8 +80,8 @@ _SERVICE_REACH = 4  # words after the name
 def _service_value(v: str, line_low: str) -> bool:
     """A key a service issued: token-like, not an object id (``cus_…``), a UUID (request
     ids), nor a commit or digest in hex beside a word saying so."""
-    if not layers._near_token(v) or _redact._UUID_RE.match(v):
-        return False
+    if not layers._near_token(v) or _redact._UUID_RE.match(v) or _HOSTISH_RE.fullmatch(v):
+        return False  # a host or a URL's host and path ("o123.ingest.example.io/78")
     from reviewer.sanitize import shapes
 
     if shapes._PUBLIC_ID_RE.match(v):

@@ -138,6 +138,8 @@ def _code_ok(code: str) -> bool:
     """A recovery code rather than a word: a digit in it, or parts joined by a dash."""
     if len(code.replace("-", "")) < 6:
         return False
+    if " " in code and any(p.isalpha() and len(p) >= 5 for p in code.split()):
+        return False  # "algorithm SHA1": words, not a code's groups
     return any(c.isdigit() for c in code) or ("-" in code and not code.isalpha())
 
 
@@ -389,7 +391,8 @@ _NOT_SECRET_KEY_RE = re.compile(
 # Words that say nearby random-looking text is public or derived: a key to verify with, a
 # digest, a nonce, an entity tag, ciphertext (sops' ENC[…], its iv and tag).
 _PUBLIC_WORDS_RE = re.compile(
-    r"verif|public|pubkey|fingerprint|checksum|digest|hash|etag|nonce|integrity|"
+    r"verif|public|pubkey|fingerprint|checksum|digest|hash|etag|nonce|integrity|signature|"
+    r"nodekey:|discokey:|machinekey:|"
     r"\bh1:|enc\[|\biv:|\btag:|ciphertext|encrypted", re.IGNORECASE)
 _JWK_PUBLIC_RE = re.compile(r"[\"'](?:n|e|x|y|crv|kid|x5c|x5t|x5t#S256|alg|use)[\"'][ \t]*:[ \t]*"
                             r"\[?[ \t]*[\"']\Z")
