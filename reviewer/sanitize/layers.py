@@ -324,13 +324,14 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         # judge (and a text dense with "key"/"password" costs a search a word, no more)
         hint = _VALUE_HINT_RE.search(after) or (not token_word and _DICEWARE_HINT_RE.search(after))
         pieces = _pieces(after) if hint else []
+        quoted_key = '":' in after or "':" in after or '" :' in after
         if cut is not None and not pieces:
             yield from _value_below(text, end + cut.start(), kind)
         for n, (ps, pe) in enumerate(pieces):
             if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
                 break  # another key's value is that key's to judge ("hashed_secret": …)
             v = after[ps:pe]
-            if _other_key_before(after, ps):
+            if quoted_key and _other_key_before(after, ps):
                 break  # '…"mappings": "…"': the value is another key's, named for what it is
             if _CODE_EXPR_RE.match(v):
                 continue  # "token = process.argv[2]": an expression, not a value
@@ -912,9 +913,7 @@ _LINE_CMD_RE = re.compile(r"[^\n;|&`]+")
 
 
 def find_user_password_flags(text: str, low: str) -> Iterator[Span]:
-    if "-p" not in text and "-P" not in text and "--pass" not in text and "--pw" not in text:
-        return
-    for p in _PASS_FLAG_RE.finditer(text):
+    for p in _PASS_FLAG_RE.finditer(text):  # starts with "-": re skips to each
         if p.start() == 0 or text[p.start() - 1] not in " \t":
             continue
         ls = max(text.rfind("\n", 0, p.start()), text.rfind(";", 0, p.start()),
@@ -964,7 +963,7 @@ _pct_depth = 0
 
 def find_percent_encoded(text: str, low: str) -> Iterator[Span]:
     global _pct_depth
-    if _pct_depth or "%3" not in text.upper():
+    if _pct_depth or "%3" not in text:
         return
     for m in _PCT_RUN_RE.finditer(text):
         run = m.group()
@@ -995,15 +994,15 @@ def find_percent_encoded(text: str, low: str) -> Iterator[Span]:
 
 # ``cloud.auth=elastic:…``, ``--auth user:pw``, ``http_auth: "u:p"``: a key naming auth,
 # its value a user and a password; the password goes.
-_AUTH_PAIR_RE = re.compile(
-    r"(?:auth|userpass|user_pass|credentials?|basic_auth|http_auth)[\"']?[ \t]*(?:[:=]|[ \t])"
-    r"[ \t]*[\"']?(?P<u>[A-Za-z0-9_.@\-]{1,64}):(?P<v>[^\s\"'@/,;]{3,128})")
+_AUTH_PAIR_TAIL = (r"[\"']?[ \t]*(?:[:=]|[ \t])[ \t]*[\"']?(?P<u>[A-Za-z0-9_.@\-]{1,64}):"
+                   r"(?P<v>[^\s\"'@/,;]{3,128})")
+# each from its literal ("basic_auth", "http_auth" end with "auth")
+_AUTH_PAIR_RES = tuple((w, re.compile(w + r"s?" + _AUTH_PAIR_TAIL))
+                       for w in ("auth", "credential", "userpass", "user_pass"))
 
 
 def find_auth_pairs(text: str, low: str) -> Iterator[Span]:
-    if "auth" not in low and "cred" not in low and "userpass" not in low and "user_pass" not in low:
-        return
-    for m in _AUTH_PAIR_RE.finditer(low):
+    for m in (m for w, rx in _AUTH_PAIR_RES if w in low for m in rx.finditer(low)):
         s, e = m.span("v")
         v = text[s:e]
         if m.start() and low[m.start() - 1].isalnum():
@@ -1014,7 +1013,16 @@ def find_auth_pairs(text: str, low: str) -> Iterator[Span]:
             yield s, e, "password"
 
 
+def find_handed_over(text: str, low: str) -> Iterator[Span]:
+    """A user and a password handed over together (flags, a login call, an auth key), and
+    what a percent-encoded carrier holds: one finder, one call a text."""
+    yield from find_user_password_flags(text, low)
+    if "auth" in low or "login" in low or "credential" in low or "user" in low:
+        yield from find_credential_calls(text, low)
+        yield from find_auth_pairs(text, low)
+    yield from find_percent_encoded(text, low)
+
+
 FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
            find_xml_values, find_cli_flags, find_query_secrets, find_odd_places,
-           find_user_password_flags, find_credential_calls, find_percent_encoded,
-           find_auth_pairs)
+           find_handed_over)

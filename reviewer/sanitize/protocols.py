@@ -97,17 +97,16 @@ def find_protocol_logins(text: str, low: str) -> Iterator[Span]:
 
 # Seven fields a line (domain, subdomains, path, secure, expiry, name, value), split by tabs
 # or, once a transcript's condenser has collapsed them, by spaces.
-_JAR_LINE_RE = re.compile(
-    r"(?:TRUE|FALSE)[ \t]+\S{1,1024}[ \t]+(?:TRUE|FALSE)[ \t]+\d{1,20}[ \t]+(?P<name>\S{1,256})"
-    r"[ \t]+(?P<v>\S{6,4096})[ \t]*(?=\r?\n|\\n|\Z)")
+_JAR_TAIL = (r"[ \t]+\S{1,1024}[ \t]+(?:TRUE|FALSE)[ \t]+\d{1,20}[ \t]+(?P<name>\S{1,256})"
+             r"[ \t]+(?P<v>\S{6,4096})[ \t]*(?=\r?\n|\\n|\Z)")
+_JAR_LINE_RES = (("TRUE", re.compile("TRUE" + _JAR_TAIL)),
+                 ("FALSE", re.compile("FALSE" + _JAR_TAIL)))
 _SESSION_NAME_RE = re.compile(r"sess|sid|auth|token|login|remember|jwt|csrf|xsrf|key|secret",
                               re.IGNORECASE)
 
 
 def find_cookie_jar(text: str, low: str) -> Iterator[Span]:
-    if not any(f"{c}{w}{c}" in text for w in ("TRUE", "FALSE") for c in " \t"):
-        return
-    for m in _JAR_LINE_RE.finditer(text):
+    for m in (m for w, rx in _JAR_LINE_RES if w in text for m in rx.finditer(text)):
         v = m.group("v").rstrip("\r")
         if not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
             continue
@@ -115,4 +114,15 @@ def find_cookie_jar(text: str, low: str) -> Iterator[Span]:
             yield m.start("v"), m.start("v") + len(v), "cookie"
 
 
-FINDERS = (find_protocol_logins, find_cookie_jar)
+# The literals the finders above need (most texts have none): one ``in`` each.
+_NEEDS = ("PLAIN", "UGFzc3dvcmQ6", "LOGIN", "PASS", "AUTH", "TRUE", "FALSE", "login")
+
+
+def find_protocol_secrets(text: str, low: str) -> Iterator[Span]:
+    if not any(n in text for n in _NEEDS):
+        return
+    yield from find_protocol_logins(text, low)
+    yield from find_cookie_jar(text, low)
+
+
+FINDERS = (find_protocol_secrets,)

@@ -563,22 +563,31 @@ _PROMPT_AFTER_RE = re.compile(r":[ \t]?[~/]|[ \t]*[$#%>][ \t]|\]")
 _USER_AT_HOST_RE = re.compile(r"[a-z_][a-z0-9_.\-]{0,31}@[A-Za-z0-9][A-Za-z0-9\-]{0,62}")
 
 
+_ASCII_RUN_RE = re.compile(r"[\x00-\x7f]+")
+
+
 def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
     done = 0
+    ascii_text = text.isascii()  # O(1): most texts, and no run to cut at another script
     for sm in _SIGN_NEAR_RE.finditer(text):
         if sm.start() < done:
             continue
         s = sm.start()
-        # a password is typed in ASCII: the run ends where another script's letter or
-        # sign begins ("…#02، ھېچ…": an Arabic comma; "用…作为": CJK on either side)
-        while (s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP
-               and text[s - 1].isascii()):
+        while s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP:
             s -= 1
         e = sm.end()
-        while (e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP
-               and text[e].isascii()):
+        while e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP:
             e += 1
         done = e
+        if not ascii_text and not text[s:e].isascii():
+            # a password is typed in ASCII: the run ends where another script's letter or
+            # sign begins ("…#02، ھېچ…": an Arabic comma; "用…作为": CJK on either side)
+            run = _ASCII_RUN_RE.search(text, s, e)
+            while run is not None and run.end() <= sm.start():
+                run = _ASCII_RUN_RE.search(text, run.end(), e)
+            if run is None or run.start() > sm.start():
+                continue
+            s, e = run.span()
         m = _TYPED_RE.fullmatch(text, s, e)
         if m is None or (s and text[s - 1].isascii() and (
                 text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
@@ -732,17 +741,23 @@ def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
 # A BitLocker recovery key (manage-bde's "Numerical Password"): eight groups of six digits.
 _BITLOCKER_RE = re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])")
 # A file whose name is the credential, in a folder for them (``./secrets/<token>:/run/pw``).
-_SECRET_DIR_FILE_RE = re.compile(
-    r"(?:secrets?|tokens?|credentials?|creds|keys)/(?P<v>[A-Za-z0-9_%+\-]{12,128})"
-    r"(?=[:\s\"'`,]|\Z)")
+_SECRET_DIRS = ("secrets", "tokens", "credentials", "creds", "keys")
+_DIR_FILE_RE = re.compile(r"(?P<v>[A-Za-z0-9_%+\-]{12,128})(?=[:\s\"'`,]|\Z)")
 
 
 def find_odd_carriers(text: str, low: str) -> Iterator[Span]:
-    if "recovery" in low or "bitlocker" in low or "numerical password" in low:
+    """A BitLocker key, a file named for its secret, a value spelled out: one call a text."""
+    yield from find_spelled_out(text, low)
+    if "recovery" in low or "numerical password" in low:
         for m in _BITLOCKER_RE.finditer(text):
             yield *m.span(), "password"
-    if "/" in text and ("secret" in low or "token" in low or "cred" in low or "keys/" in low):
-        for m in _SECRET_DIR_FILE_RE.finditer(text):
+    at = low.find("s/")  # every folder above ends so: one scan, then each is checked
+    while at >= 0:
+        d_end, at = at + 2, low.find("s/", at + 2)
+        if not any(low.endswith(d, 0, d_end - 1) for d in _SECRET_DIRS):
+            continue
+        m = _DIR_FILE_RE.match(text, d_end)
+        if m is not None:
             v = m.group("v")
             if (any(c.isdigit() for c in v) and any(c.isupper() for c in v)
                     and any(c.islower() for c in v) and "_" not in v.strip("_")[1:-1]
@@ -765,6 +780,8 @@ _SPELLED_RE = re.compile(r"(?<![a-z])" + _SPELLED_WORD + r"(?:(?:[ \t,]+|[ \t]*-
                          + _SPELLED_WORD + r"){5,63}(?![a-z])")
 _NATO_GATE = tuple(w for w in _NATO if "-" not in w)
 _NATO_HEADS = frozenset(w[:2] for w in _NATO_GATE)
+_SPELLED_SET = frozenset((*_NATO, *_DIGIT_WORDS))
+_NEXT_WORD_RE = re.compile(r"[ \t,\-]*([a-z\-]{3,9})")
 _MAX_OCCURRENCES = 64
 
 
@@ -790,6 +807,9 @@ def find_spelled_out(text: str, low: str) -> Iterator[Span]:
     for at in starts:
         if at < done:
             continue
+        nxt = _NEXT_WORD_RE.match(low, low.index(" ", at) + 1)
+        if nxt is None or nxt.group(1) not in _SPELLED_SET:
+            continue  # "echo $PATH": a call sign, but no run of them
         m = _SPELLED_RE.search(low, max(done, at - 160), at + 700)
         if m is None or m.start() > at:
             continue
@@ -804,4 +824,4 @@ def find_spelled_out(text: str, low: str) -> Iterator[Span]:
 
 FINDERS = (find_listed_credentials, find_config_lines, find_key_files, find_mfa,
            find_url_path_secrets, find_parts, find_random_tokens, find_typed_passwords,
-           find_bare_userinfo, find_spelled_out, find_odd_carriers)
+           find_bare_userinfo, find_odd_carriers)
