@@ -935,19 +935,18 @@ def find_user_password_flags(text: str, low: str) -> Iterator[Span]:
 # A user and a password handed to code that logs in: ``auth=("bot", "…")``,
 # ``s.login("a@x.io", "…")``, ``HTTPBasicAuth(user, "…")``, ``NetworkCredential("u", "…")``:
 # the second literal is the password whatever either is called.
-_CRED_CALL_RE = re.compile(
-    r"(?:\bauth[ \t]*=[ \t]*[(\[]|(?:\blogin|[Bb]asic_?[Aa]uth|HTTP(?:Basic|Digest|Proxy)Auth"
-    r"|DigestAuth|\.authenticate|set_credentials|NetworkCredential|PasswordAuthentication"
-    r"|UsernamePasswordCredentials?|with_basic_auth|basicAuth)[ \t]*\()[ \t]*"
-    r"(?P<u>\"[^\"\n]{1,120}\"|'[^'\n]{1,120}'|[A-Za-z_][\w.]{0,80})[ \t]*,[ \t]*"
-    r"(?P<q>[\"'])(?P<v>[^\"'\n]{3,200})(?P=q)")
+_CALL_TAIL = (r"[ \t]*(?:=[ \t]*[(\[]|\()[ \t]*"
+              r"(?P<u>\"[^\"\n]{1,120}\"|'[^'\n]{1,120}'|[a-z_][\w.]{0,80})[ \t]*,[ \t]*"
+              r"(?P<q>[\"'])(?P<v>[^\"'\n]{3,200})(?P=q)")
+# Found in the lowercased text from each name's literal ("auth" ends BasicAuth, HTTPBasicAuth,
+# with_basic_auth, auth=; "credential" NetworkCredential, UsernamePasswordCredentials).
+_CRED_CALL_RES = tuple((w, re.compile(w + r"(?:s|entication)?" + _CALL_TAIL))
+                       for w in ("auth", "login", "credential"))
 
 
 def find_credential_calls(text: str, low: str) -> Iterator[Span]:
-    if "auth" not in low and "login" not in low and "credential" not in low:
-        return
-    for m in _CRED_CALL_RE.finditer(text):
-        v = m.group("v")
+    for m in (m for w, rx in _CRED_CALL_RES if w in low for m in rx.finditer(low)):
+        v = text[m.start("v") : m.end("v")]
         if (_redact._is_literal(v) and not _redact.MARKER_RE.search(v)
                 and not _redact.placeholder(v) and not v.startswith(("$", "%", "{"))):
             yield *m.span("v"), "password"
@@ -1017,9 +1016,8 @@ def find_handed_over(text: str, low: str) -> Iterator[Span]:
     """A user and a password handed over together (flags, a login call, an auth key), and
     what a percent-encoded carrier holds: one finder, one call a text."""
     yield from find_user_password_flags(text, low)
-    if "auth" in low or "login" in low or "credential" in low or "user" in low:
-        yield from find_credential_calls(text, low)
-        yield from find_auth_pairs(text, low)
+    yield from find_credential_calls(text, low)
+    yield from find_auth_pairs(text, low)
     yield from find_percent_encoded(text, low)
 
 

@@ -122,12 +122,20 @@ def _label_ok(w: str) -> bool:
     return w.lower() not in _NOT_LABELS and not (w.isupper() and len(w) <= 4)
 
 
+@functools.lru_cache(maxsize=4)
+def _services_in(low: str) -> tuple[str, ...]:
+    names = _service_set()
+    return tuple(w for w in gitleaks.words(low) if w in names)
+
+
 def find_named_tokens(text: str, low: str) -> Iterator[Span]:
     """A token-like value with a service's name a few words before it ("the Infura one
     is 3c85…"), or a random one labelled by any product's name ("Ably: nEmtq1…"). Found
     from the values (few in a text), then the words before each are read."""
     from reviewer.sanitize import shapes
 
+    names = _service_set()
+    present = _services_in(low)  # the names this text holds: most hold none
     for c in _CANDIDATE_RE.finditer(text):
         v = c.group().rstrip(".-~=")
         if not (any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v)):
@@ -143,10 +151,10 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
         if len(v) >= 16 and _LABEL_MARK_RE.search(text, max(ls, s - 12), s) is not None:
             label = _LABEL_BEFORE_RE.search(text, ls, s)
         named = None
-        names = _service_set()
-        for m in _WORD_RE.finditer(before_low):
-            if m.group() in names and before_low[m.end() : m.end() + 1] not in (".", "/"):
-                named = m
+        if present and any(n in before_low for n in present):
+            for m in _WORD_RE.finditer(before_low):
+                if m.group() in names and before_low[m.end() : m.end() + 1] not in (".", "/"):
+                    named = m
         if (label is None and named is None) or "enc[" in before_low or not _service_value(
                 v, before_low):  # "… lol dont commit it": a word after it says nothing
             continue  # the words before say nothing (most values), or not a key's shape
