@@ -122,6 +122,10 @@ def _label_ok(w: str) -> bool:
     return w.lower() not in _NOT_LABELS and not (w.isupper() and len(w) <= 4)
 
 
+_HAS_DIGIT = re.compile(r"\d").search
+_HAS_LETTER = re.compile(r"[A-Za-z]").search
+
+
 @functools.lru_cache(maxsize=4)
 def _services_in(low: str) -> tuple[str, ...]:
     names = _service_set()
@@ -138,7 +142,7 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
     present = _services_in(low)  # the names this text holds: most hold none
     for c in _CANDIDATE_RE.finditer(text):
         v = c.group().rstrip(".-~=")
-        if not (any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v)):
+        if _HAS_DIGIT(v) is None or _HAS_LETTER(v) is None:
             continue
         s = c.start()
         lo = max(0, s - _LOOK_BACK)

@@ -754,7 +754,7 @@ def find_odd_carriers(text: str, low: str) -> Iterator[Span]:
     at = low.find("s/")  # every folder above ends so: one scan, then each is checked
     while at >= 0:
         d_end, at = at + 2, low.find("s/", at + 2)
-        if not any(low.endswith(d, 0, d_end - 1) for d in _SECRET_DIRS):
+        if not low.endswith(_SECRET_DIRS, 0, d_end - 1):
             continue
         m = _DIR_FILE_RE.match(text, d_end)
         if m is not None:
