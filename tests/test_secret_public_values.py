@@ -290,3 +290,38 @@ def test_signatures_settings_and_hosts_are_no_secrets(shape: str) -> None:
 def test_recovery_codes_in_groups_stay_caught() -> None:
     codes = [f"{tok(4).lower()}7-{tok(4).lower()}2" for _ in range(3)]
     hidden("2fa recovery codes:\n" + "\n".join(codes), *codes)
+
+
+@pytest.mark.parametrize("shape", [
+    "pbkdf2_sha256$600000${salt}${b64}",
+    "scrypt:32768:8:1${salt}${hex}",
+    "$6${salt}${b64}",
+])
+def test_a_password_hash_and_its_salt_are_no_secret(shape: str) -> None:
+    salt = tok(22)
+    unchanged(f"users.password = '{shape.format(salt=salt, b64=tok(43), hex=hexs(64))}'")
+
+
+def test_an_armoured_signature_is_public() -> None:
+    body = b64_of(RNG.randbytes(48))
+    unchanged(f"-----BEGIN PGP SIGNATURE-----\n\n{body}\n-----END PGP SIGNATURE-----")
+
+
+@pytest.mark.parametrize("text", [
+    'fixtures: user_token = "test-token-123" and api_key="dummy-key"',
+    "the secret name is db-credentials-7f9k2 in namespace prod",
+    "password policy: min 12 chars, 1 upper, 1 digit, 1 symbol (e.g. Tr0ub4dor&3)",
+])
+def test_names_examples_and_self_describing_values(text: str) -> None:
+    unchanged(text)
+
+
+@pytest.mark.parametrize("shape", [
+    "the password for root is {pw}",
+    'user_token = "{pw}"',
+    "DB_PASSWORD=secret-password-{n}",
+])
+def test_a_real_value_beside_the_same_words_stays_caught(shape: str) -> None:
+    pw = f"Xk{tok(8)}!2"
+    text = shape.format(pw=pw, n=RNG.randrange(100, 999))
+    assert "[REDACTED:" in redact(text)

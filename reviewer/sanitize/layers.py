@@ -302,6 +302,8 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
             continue  # a name indexed, called or dotted: code, not a sentence
         if _list_item(low, m.start(), end):
             continue  # '"names": ["token", "secret"]': a word as data, naming nothing
+        if _ABOUT_NAME_RE.match(low, end):
+            continue  # "the secret name is db-credentials-7f9k2": its name, not its value
         if low[m.start() - 1 : m.start()] in ("_", "-", ".") and _public_name_before(
                 low, m.start()):
             continue  # NEXT_PUBLIC_ANALYTICS_KEY: a key shipped to browsers by design
@@ -388,6 +390,8 @@ def _value_below(text: str, eol: int, kind: str) -> Iterator[Span]:
             yield a, b, kind
 
 
+_ABOUT_NAME_RE = re.compile(r"[ \t_\-]?(?:name|names|id|ids|file|path|type|length|field|"
+                            r"variable|ref|reference|arn)\b")
 _PUBLIC_NAME_RE = re.compile(r"(?:^|[_.\-])(?:public|publishable)[_.\-][a-z0-9_.\-]*\Z")
 
 

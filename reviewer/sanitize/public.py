@@ -192,3 +192,44 @@ def chain_address(text: str, start: int, v: str) -> bool:
         return False
     lo = max(0, start - _CHAIN_REACH)
     return _CHAIN_WORDS_RE.search(text, lo, start + len(v) + _CHAIN_REACH) is not None
+
+
+# --------------------------------------------------------------------------- hashes, examples
+
+# A password hash in a modular-crypt or framework format (``pbkdf2_sha256$600000$salt$hash``,
+# ``scrypt:32768:8:1$salt$hash``, ``$6$salt$hash``, ``{SSHA}…``): what a store keeps instead
+# of the password, not the password; its salt looks random and is not a secret either.
+_CRYPT_HEAD_RE = re.compile(
+    r"(?:[\w\-]*(?:pbkdf2|scrypt|argon2\w*|bcrypt|sha\d*|md5|yescrypt|sha256_crypt)[\w:\-]*"
+    r"|\$(?:1|2[abxy]?|5|6|7|y|gy|argon2\w*|scrypt|pbkdf2[\w\-]*)|\{S?SHA\d*\}|\{CRYPT\})"
+    r"\$?", re.IGNORECASE)
+_TOKEN_STOP = " \t\n\"'`<>()[]{},;="
+
+
+_CRYPT_FULL_RE = re.compile(
+    r"(?:(?:pbkdf2_\w+|scrypt[:\w]*|argon2\w*|bcrypt\w*|sha\d+|md5)(?:\$[^\s$]+){2,4}"
+    r"|\$(?:1|2[abxy]|5|6|7|y|gy|argon2\w*)\$[^\s]{8,}|\{S?SHA\d*\}[A-Za-z0-9+/=]{20,})",
+    re.IGNORECASE)
+
+
+def crypt_hash(text: str, start: int, value: str = "") -> bool:
+    """The span is a password hash, or a salt or digest inside one."""
+    if value and _CRYPT_FULL_RE.fullmatch(value):
+        return True
+    i = start
+    while i > 0 and start - i < 80 and text[i - 1] not in _TOKEN_STOP:
+        i -= 1
+    if i == start or ("$" not in text[i:start + 1] and "}" not in text[i - 1 : start + 1]):
+        return False
+    head = text[i:start]
+    return _CRYPT_HEAD_RE.match(head) is not None and head.count("$") + head.count("}") >= 1
+
+
+# "(e.g. Tr0ub4dor&3)", "for example sk_test_…": a value given as an example.
+_EXAMPLE_BEFORE_RE = re.compile(
+    r"(?:\be\.g\.|\bi\.e\.|for example|for instance|such as|example:|examples:|sample:)"
+    r"[ \t:,]*[\"'`]?\Z", re.IGNORECASE)
+
+
+def example_value(text: str, start: int) -> bool:
+    return _EXAMPLE_BEFORE_RE.search(text, max(0, start - 24), start) is not None

@@ -799,6 +799,7 @@ def _phrase_rxs(word: str) -> tuple[re.Pattern[str], ...]:
     return (re.compile(head + tail),)
 
 
+_ABOUT_WORDS = frozenset(_words("name names id ids file path type length field variable ref arn"))
 _FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(](?![a-z])")
 # "the password is SHA256-hashed": how it is stored, not what it is
 _TECH_RE = re.compile(
@@ -881,6 +882,8 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
         sep = m.group("sep").strip()
         if mid and sep in ("", "-", ":", "="):
             continue  # words in between only with a verb ("the password for root is …")
+        if mid and mid.split()[0] in _ABOUT_WORDS:
+            continue  # "the secret name is db-creds-7f9k2": what it is called, not it
         bare_space = not sep and "\n" not in m.group("sep")  # "use password Xy9-hunter2 …"
         if bare_space and w not in _PW_SET:
             continue
@@ -1560,7 +1563,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
         bare = value.rstrip(".…")
         return (_public.under_id_key(text, start) or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
-                or _public.in_angle_id(text, start, end) or _publishable(value))
+                or _public.in_angle_id(text, start, end) or _publishable(value)
+                or _public.crypt_hash(text, start, value) or _public.example_value(text, start))
     return False
 
 
@@ -1668,11 +1672,21 @@ _FILL_IN_WORDS = frozenset(_words(
 _WORD_SEP_RE = re.compile(r"[-_.\s/:]+")
 
 
+# A value that only says what it stands for: "test-token-123", "my_secret_key", "foo-bar".
+_SELF_WORDS = frozenset(_words(
+    "token key secret password pass passwd api auth value access client id"))
+_FILLER_WORDS = frozenset(_words("test testing dummy fake sample example my some foo bar baz"))
+
+
 def _placeholder_words(v: str) -> bool:
     parts = [p for p in _WORD_SEP_RE.split(v.lower()) if p]
-    if not 2 <= len(parts) <= 8 or not any(p in _FILL_IN_WORDS for p in parts):
+    if not 2 <= len(parts) <= 8:
         return False
-    return all(p.isalpha() or (p.isdigit() and len(p) <= 2) for p in parts)
+    if any(p in _FILL_IN_WORDS for p in parts):
+        return all(p.isalpha() or (p.isdigit() and len(p) <= 2) for p in parts)
+    words = [p for p in parts if not (p.isdigit() and len(p) <= 3)]
+    return (len(words) >= 2 and all(p in _SELF_WORDS or p in _FILLER_WORDS for p in words)
+            and any(p in _FILLER_WORDS for p in words))
 
 
 _MAX_PASSES = 8

@@ -377,7 +377,9 @@ _PUBLIC_ID_RE = re.compile(
     r"[A-Za-z0-9]{8,}\Z"
 )
 _DIGEST_HEAD_RE = re.compile(r"(?:sha\d{0,3}|md5|blake2[bs]?|nonce|h1)[\-:]", re.IGNORECASE)
-_CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?)-----")
+_CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?"
+                      r"|(?:NEW )?CERTIFICATE REQUEST|X509 CRL|(?:PGP |SSH )?SIGNATURE"
+                      r"|PGP MESSAGE)-----")
 
 
 # A key that names a value which is not a credential, just before it (JSON, YAML, k=v).
