@@ -325,3 +325,20 @@ def test_a_real_value_beside_the_same_words_stays_caught(shape: str) -> None:
     pw = f"Xk{tok(8)}!2"
     text = shape.format(pw=pw, n=RNG.randrange(100, 999))
     assert "[REDACTED:" in redact(text)
+
+
+@pytest.mark.parametrize("shape", [
+    "posthog.init('phc_{tok}', {{api_host: 'https://eu.posthog.com'}})",
+    "accessor: {tok}",
+    "state={tok}&code_challenge={tok}&code_challenge_method=S256",
+    'webpack chunk: {{"main": "main.{tok}.js"}}',
+    "Lighthouse run id lhr-{tok}",
+    "Mixpanel project token (public, goes in the browser): {hex}",
+])
+def test_more_values_public_by_context(shape: str) -> None:
+    unchanged(shape.format(tok=tok(24), hex=hexs(32)))
+
+
+def test_a_public_word_about_something_else_keeps_the_key_secret() -> None:
+    t = tok(24)
+    hidden(f"the repo is public, and the key is {t}", t)

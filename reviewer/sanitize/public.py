@@ -30,7 +30,7 @@ def _words(text: str) -> frozenset[str]:
 _ID_SEGMENTS = _words(
     "id ids uid uuid guid lineage digest hash checksum sha sha1 sha256 sha384 sha512 md5 "
     "etag fingerprint nonce integrity commit revision rev serial kid buildid ray trace "
-    "traceparent span correlation sitekey")
+    "traceparent span correlation sitekey accessor challenge state")
 _SECRET_SEGMENTS = _words(
     "key token secret password passwd pass pwd passphrase auth session cookie credential "
     "credentials cred creds signature sig private api access bearer jwt otp pin")
@@ -64,12 +64,26 @@ def site_key(key: str) -> bool:
     return "sitekey" in segs or any(a == "site" and b == "key" for a, b in pairwise(segs))
 
 
+# "run id lhr-…", "commit hash 3f9a…": an id named in prose right before its value.
+_PROSE_ID_BEFORE_RE = re.compile(
+    r"(?P<k>(?:[A-Za-z][\w\-]{0,30}[ \t])?(?:id|ids|uuid|guid|hash|digest|checksum|sha|"
+    r"fingerprint))[ \t]+[`\"']?\Z", re.IGNORECASE)
+# "(public, goes in the browser)", "publishable", "public token": the text says the value
+# is public ("the repo is public, the key is …" does not: that is about the repo).
+_SAID_PUBLIC_RE = re.compile(r"\((?:it'?s )?public\b|\bpublishable\b|"
+                             r"\bpublic[ \t]+(?:token|id|identifier)\b", re.IGNORECASE)
+
+
 def under_id_key(text: str, start: int) -> bool:
-    """The value at ``start`` stands right after a key that names an identifier."""
+    """The value at ``start`` stands right after a key that names an identifier, or the
+    line before it says the value is public."""
     lo = max(0, start - 80)
     nl = text.rfind("\n", lo, start)
-    m = _KEY_BEFORE_RE.search(text, nl + 1 if nl >= 0 else lo, start)
-    return m is not None and (names_an_id(m.group("k")) or site_key(m.group("k")))
+    ls = nl + 1 if nl >= 0 else lo
+    m = _KEY_BEFORE_RE.search(text, ls, start) or _PROSE_ID_BEFORE_RE.search(text, ls, start)
+    if m is not None and (names_an_id(m.group("k")) or site_key(m.group("k"))):
+        return True
+    return _SAID_PUBLIC_RE.search(text, ls, start) is not None
 
 
 # ``<CAF=x9Ym…@mail.gmail.com>``: a Message-ID or Content-ID, an id in angle brackets.

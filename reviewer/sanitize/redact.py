@@ -1570,8 +1570,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
 
 def _publishable(v: str) -> bool:
     """A key made to be shipped to browsers: Stripe's ``pk_live_…``/``pk_test_…``, Mapbox's
-    public ``pk.eyJ…`` (the secret ones are ``sk_…``/``sk.…``)."""
-    return v.startswith(("pk_live_", "pk_test_", "pk.eyJ"))
+    public ``pk.eyJ…`` (the secret ones are ``sk_…``/``sk.…``), PostHog's project ``phc_…``."""
+    return v.startswith(("pk_live_", "pk_test_", "pk.eyJ", "phc_"))
 
 
 # Kinds a value gets for its shape or a nearby word, not for a provider's format.

@@ -430,6 +430,11 @@ def _decodes_to_text(v: str) -> bool:
     return printable >= 0.95 * len(raw)
 
 
+_FILE_NAME_RE = re.compile(
+    r"\.(?:m?js|cjs|css|map|png|jpe?g|gif|svg|webp|woff2?|ttf|html?|json|wasm|gz|zip|tar|"
+    r"txt|md|py|tsx?|jsx|ico|pdf|xml|ya?ml|lock|whl|so|dll|exe)\Z")
+
+
 @functools.lru_cache(maxsize=65536)
 def random_token(v: str) -> bool:
     """Generated, not written: capitals, small letters and digits, changing class often,
@@ -441,6 +446,8 @@ def random_token(v: str) -> bool:
         return False  # a path
     if _PUBLIC_ID_RE.match(v) or core.startswith("AAAA") or _DIGEST_HEAD_RE.match(v):
         return False
+    if _FILE_NAME_RE.search(v):
+        return False  # "main.4f8a9b2c1d3eXk9Q.js": a bundle's file name and its hash
     upper = lower = digit = 0
     for c in core:
         if c.isupper():
