@@ -142,8 +142,8 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
     present = _services_in(low)  # the names this text holds: most hold none
     for c in _CANDIDATE_RE.finditer(text):
         v = c.group().rstrip(".-~=")
-        if _HAS_DIGIT(v) is None or _HAS_LETTER(v) is None:
-            continue
+        if (not present and len(v) < 16) or _HAS_DIGIT(v) is None or _HAS_LETTER(v) is None:
+            continue  # no service named in the text, and too short for a label's value
         s = c.start()
         lo = max(0, s - _LOOK_BACK)
         ls = max(lo, text.rfind("\n", lo, s) + 1)
