@@ -566,6 +566,7 @@ def typed_password(v: str) -> bool:
 # ``re`` in C; the run around it is then taken, at most 64 characters each way).
 _SIGN_NEAR_RE = re.compile(r"[A-Za-z0-9][!@#$%^&*~?]|[!@#$%^&*~?][A-Za-z0-9]")
 _RUN_STOP = frozenset(" \t\r\n\"'`<>()[]{}=,;|\\/")
+_RUN_RIGHT_RE = re.compile(r"[^ \t\r\n\"'`<>()\[\]{}=,;|\\/]*")
 
 
 _PROMPT_AFTER_RE = re.compile(r":[ \t]?[~/]|[ \t]*[$#%>][ \t]|\]")
@@ -584,9 +585,7 @@ def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
         s = sm.start()
         while s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP:
             s -= 1
-        e = sm.end()
-        while e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP:
-            e += 1
+        e = _RUN_RIGHT_RE.match(text, sm.end(), sm.end() + 64).end()  # in C
         done = e
         if not ascii_text and not text[s:e].isascii():
             # a password is typed in ASCII: the run ends where another script's letter or
