@@ -66,19 +66,26 @@ def _sasl_plain(v: str) -> bool:
     return len(parts) == 3 and len(parts[2]) >= 3
 
 
+def _has(text: str, low: str, word: str, literal: str) -> bool:
+    """``literal`` (a command's case) is in ``text``: scanned for only when its word is
+    among the text's words (a lookup in the sorted list every finder shares)."""
+    return gitleaks.has_word(low, word) and literal in text
+
+
 def find_protocol_logins(text: str, low: str) -> Iterator[Span]:
-    sasl = "PLAIN" in text
-    if sasl or "UGFzc3dvcmQ6" in text:
+    sasl = _has(text, low, "plain", "PLAIN")
+    prompt = _has(text, low, "ugfzc3dvcmq6", "UGFzc3dvcmQ6")
+    if sasl or prompt:
         hay = text.replace("\\n", "\n ")  # a JSON-escaped break (two characters for two)
         for m in _SASL_PLAIN_RE.finditer(hay) if sasl else ():
             if _sasl_plain(m.group("v")):
                 yield *m.span("v"), "password"
-        for m in _PASSWORD_PROMPT_RE.finditer(hay) if "UGFzc3dvcmQ6" in text else ():
+        for m in _PASSWORD_PROMPT_RE.finditer(hay) if prompt else ():
             yield *m.span("v"), "password"
     for rx, head, g in _COMMANDS:
         cmd = rx.pattern[:5].rstrip("[")
-        if cmd + " " not in text and cmd + "\t" not in text:
-            continue  # each pattern starts with its command's literal, then a blank
+        if not _has(text, low, cmd.lower(), cmd):
+            continue  # each pattern starts with its command's literal
         for m in rx.finditer(text):
             if head.fullmatch(_line_head(text, m.start())) is None:
                 continue
@@ -107,7 +114,8 @@ _SESSION_NAME_RE = re.compile(r"sess|sid|auth|token|login|remember|jwt|csrf|xsrf
 
 
 def find_cookie_jar(text: str, low: str) -> Iterator[Span]:
-    for m in (m for w, rx in _JAR_LINE_RES if w in text for m in rx.finditer(text)):
+    for m in (m for w, rx in _JAR_LINE_RES if _has(text, low, w.lower(), w)
+              for m in rx.finditer(text)):
         v = m.group("v").rstrip("\r")
         if not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
             continue
@@ -122,7 +130,7 @@ _NEEDS = ("plain", "ugfzc3dvcmq6", "login", "pass", "auth", "true", "false")
 
 def find_protocol_secrets(text: str, low: str) -> Iterator[Span]:
     if not any(gitleaks.has_word(low, n) for n in _NEEDS):
-        return
+        return  # (a cheap first look; each finder then asks for its own words)
     yield from find_protocol_logins(text, low)
     yield from find_cookie_jar(text, low)
 

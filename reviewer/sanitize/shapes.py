@@ -756,9 +756,11 @@ _DIR_FILE_RE = re.compile(r"(?P<v>[A-Za-z0-9_%+\-]{12,128})(?=[:\s\"'`,]|\Z)")
 def find_odd_carriers(text: str, low: str) -> Iterator[Span]:
     """A BitLocker key, a file named for its secret, a value spelled out: one call a text."""
     yield from find_spelled_out(text, low)
-    if "recovery" in low or "numerical password" in low:
+    if gitleaks.has_word(low, "recovery") or gitleaks.has_word(low, "numerical"):
         for m in _BITLOCKER_RE.finditer(text):
             yield *m.span(), "password"
+    if not any(gitleaks.has_word(low, d) for d in _SECRET_DIRS):
+        return
     at = low.find("s/")  # every folder above ends so: one scan, then each is checked
     while at >= 0:
         d_end, at = at + 2, low.find("s/", at + 2)
