@@ -342,3 +342,12 @@ def test_more_values_public_by_context(shape: str) -> None:
 def test_a_public_word_about_something_else_keeps_the_key_secret() -> None:
     t = tok(24)
     hidden(f"the repo is public, and the key is {t}", t)
+
+
+def test_a_url_on_the_line_after_a_token_word_is_no_token() -> None:
+    """Found by hypothesis (tests/test_redact.py::test_mixed_documents) on the code before
+    this round too: two ordinary strings joined by a line break."""
+    unchanged("Authorization: Bearer $API_TOKEN\n"
+              "https://sentry.io/organizations/acme/issues/?project=42&query=is%3Aunresolved")
+    t = tok(32)
+    hidden(f"API_TOKEN:\n{t}", t)

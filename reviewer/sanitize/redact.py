@@ -903,7 +903,8 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
             ok = _password_like(v) and (not bare_space or _strong_password(v))
             kind = "password"
         else:
-            ok = _looks_random(v) or (len(v) >= 20 and _tokenish(v) and _is_literal(v))
+            ok = "://" not in v and (  # a URL is the URL rules' to judge, not a token
+                _looks_random(v) or (len(v) >= 20 and _tokenish(v) and _is_literal(v)))
             kind = "secret-value"
         if ok:
             yield vs, ve, kind
