@@ -124,11 +124,12 @@ _PASSWORD_NEAR = (
     # Somali, Malagasy, Sinhala, Odia, Assamese) and words for an access code or PIN
     "kalmar sirri", "kalmar sirrin", "nywila", "neno la siri", "kontrasenya", "pasvorto",
     "wachtwurd", "loyniorð", "ger-tremen", "açar sözi", "серсүз", "پټنوم", "ئىم",
+    "پارول", "پاسورد", "پسورد",
     "okwuntughe", "igama lokugqitha", "phasewete", "kupuhipa", "modpas", "tembung sandhi",
     "ijambo ry'ibanga", "ijambobanga", "furaha sirta", "erayga sirta", "teny miafina",
     "මුරපදය", "ପାସୱାର୍ଡ", "পাছৱৰ্ড", "pincode", "pin code", "passcode", "zugangscode",
     "toegangscode", "code d'accès", "código de acceso", "codice di accesso", "код доступа",
-    "mã pin", "暗証番号", "접속 코드",
+    "mã pin", "暗証番号", "접속 코드", "locked with", "unlock with", "protected with",
 )
 # Words for a key or token: a token-like value after them, or just before them ("use …
 # as the key", "usa … como clave", "nimm … als Schlüssel").
@@ -146,7 +147,7 @@ _TOKEN_NEAR = (
     # a "secret" in other languages
     "sirri", "geheim", "segreto", "secreto", "segredo", "sekret", "tajný", "titok",
     "salaisuus", "hemlighet", "hemmelighed", "hemmelighet", "秘密", "機密", "비밀", "गुप्त",
-    "rahasia", "bí mật", "ความลับ", "סוד", "راز", "sır",
+    "rahasia", "bí mật", "ความลับ", "סוד", "راز", "sır", "κλειδ", "μυστικ", "کلید",
 )
 _NEAR_TOKENS = 6
 _BACK_TOKENS = 5
@@ -166,7 +167,13 @@ _TOKENISH_RE = re.compile(r"[A-Za-z0-9_\-+/=.~]{12,512}")
 
 
 _PASSPHRASE_RE = re.compile(r"[A-Za-z]{3,12}(?:[-_.][A-Za-z]{3,12}){2,7}[-_.]?\d{1,6}")
-_REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?")
+_REGEX_SYNTAX_RE = re.compile(r"a-z|A-Z|0-9|\\[sdwSDWbB]|\]\{\d|\)\?|\(\?|\.[*+]\??[\w|]")
+
+
+_ENV_REF_RE = re.compile(r"%[A-Za-z_]\w*%")
+_REL_PATH_RE = re.compile(r"(?:[a-z][a-z0-9_.\-]*/)+[a-z][a-z0-9_.\-]*")
+_HOST_PATH_RE = re.compile(
+    r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,24}(?::\d{1,5})?(?:/[\w.\-/]*)?")
 
 
 def _near_password(v: str) -> bool:
@@ -176,10 +183,14 @@ def _near_password(v: str) -> bool:
         return False
     if _REGEX_SYNTAX_RE.search(v):
         return False  # a pattern that matches secrets, not one
-    if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA", "%")) or "${" in v or "$(" in v:
+    if v.startswith(("$", "/", "~", "./", "-", "+", "AAAA")) or "${" in v or "$(" in v:
         return False
+    if v.startswith("%") and (_redact._FORMAT_RE.match(v) or _ENV_REF_RE.match(v)):
+        return False  # "%s", "%(name)s", "%APPDATA%\\x": a format or a variable
     if "=" in v.rstrip("=") or ("&" in v and "=" in v):
         return False  # "q=password+reset&page=2": a query string, not a password
+    if ("/" in v and _REL_PATH_RE.fullmatch(v)) or ("." in v and _HOST_PATH_RE.fullmatch(v)):
+        return False  # "keys/id_ed25519": a relative path; "db.example.io/x": a host
     if _KWARG_RE.match(v) or _EMAILISH_RE.search(v) or _PROTOCOL_RE.match(v):
         return False
     if _redact._FORMAT_RE.search(v) or re.fullmatch(r"v?\d+(?:\.\d+)+[\w.\-]*", v):
@@ -211,6 +222,10 @@ def _near_token(v: str) -> bool:
         return False  # "Linux-pip-<sha256>": a cache key's name and digest; a regex
     if _redact._PATH_RE.match(v) or _KWARG_RE.match(v) or re.fullmatch(r"v?\d+(?:\.\d+)+", v):
         return False
+    if "/" in v and _REL_PATH_RE.fullmatch(v):
+        return False  # "keys/id_ed25519", "certs/ca_v2.pem": a relative path of names
+    if "." in v and _HOST_PATH_RE.fullmatch(v):
+        return False  # "o123.ingest.example.io/78": a host and its path
     if _redact._TECH_RE.search(v.lower()) and not _redact._looks_random(v):
         return False
     if _redact._HEX_RE.match(v):  # a key word's value in hex: 20+ digits, not a word
@@ -285,6 +300,13 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         end = _word_end(low, m)
         if end is None or low[end : end + 1] in ("[", "(", "."):
             continue  # a name indexed, called or dotted: code, not a sentence
+        if _list_item(low, m.start(), end):
+            continue  # '"names": ["token", "secret"]': a word as data, naming nothing
+        if _ABOUT_NAME_RE.match(low, end):
+            continue  # "the secret name is db-credentials-7f9k2": its name, not its value
+        if low[m.start() - 1 : m.start()] in ("_", "-", ".") and _public_name_before(
+                low, m.start()):
+            continue  # NEXT_PUBLIC_ANALYTICS_KEY: a key shipped to browsers by design
         token_word = w in _TOKEN_SET
         prev = _prev_word(low, m.start())
         if token_word and prev in _NOT_SECRET_KEY_PREV:
@@ -298,18 +320,31 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         cut = _EOL_RE.search(after)
         if cut is not None:
             after = after[: cut.start()]  # a word speaks for its own line only
+        if "(" in after:  # "the pw backwards (so it's not plain text) is …": an aside
+            after = _ASIDE_RE.sub(_blank_aside, after)
         # every value judged below holds a digit or a capital: without one, nothing to
         # judge (and a text dense with "key"/"password" costs a search a word, no more)
         hint = _VALUE_HINT_RE.search(after) or (not token_word and _DICEWARE_HINT_RE.search(after))
-        for n, (ps, pe) in enumerate(_pieces(after) if hint else ()):
+        pieces = _pieces(after) if hint else []
+        quoted_key = '":' in after or "':" in after or '" :' in after
+        if cut is not None and not pieces:
+            yield from _value_below(text, end + cut.start(), kind)
+        for n, (ps, pe) in enumerate(pieces):
             if n >= _NEAR_TOKENS or (n and _NEXT_KEY_RE.match(after, pe)):
                 break  # another key's value is that key's to judge ("hashed_secret": …)
             v = after[ps:pe]
+            if quoted_key and _other_key_before(after, ps):
+                break  # '…"mappings": "…"': the value is another key's, named for what it is
+            if _CODE_EXPR_RE.match(v):
+                continue  # "token = process.argv[2]": an expression, not a value
             if not token_word and _PRODUCT_RE.fullmatch(v) and _PLACE_BEFORE_RE.search(
                     after, 0, ps):
                 continue  # "stored in 1Password", "kept under KeePassXC": where, not what
             if _near_value(v, token_word, n) or (w in _PASSWORD_SET and _near_password(v)):
                 yield end + ps, end + pe, kind
+            elif (not token_word and n and after[pieces[n - 1][0] : pieces[n - 1][1]].lower()
+                  in _COPULAS and _redact._password_like(v)):
+                yield end + ps, end + pe, kind  # "… pw … is fygw6o45fbfg": said to be it
         line_start = max(0, m.start() - _NEAR_CHARS)
         before = text[line_start : m.start()]
         cut_at = max(before.rfind("\n"), before.rfind("\\n") + 1)
@@ -319,6 +354,71 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
         for n, (ps, pe) in enumerate(reversed(pieces)):
             if _near_value(before[ps:pe], token_word, n, back=True):
                 yield line_start + ps, line_start + pe, kind
+
+
+_ASIDE_RE = re.compile(r"\([^()\n]{1,80}\)")
+_VALUEISH_RE = re.compile(r"[A-Za-z0-9+/=_\-]*\d[A-Za-z0-9+/=_\-]*")
+
+
+def _blank_aside(a: re.Match[str]) -> str:
+    """Words in brackets become spaces; a value in brackets ("secret (`AB12…`)") stays."""
+    inner = a.group()
+    if " " not in inner.strip("() ") or any(len(t) >= 8 for t in _VALUEISH_RE.findall(inner)):
+        return inner
+    return " " * len(inner)
+
+
+_COPULAS = frozenset(_redact._words("is was = : ist war est était es era é är er on jest je"))
+# A value wrapped over the lines under its word's line ("api secret (it wrapped):" then
+# "f1876637ce07", "1da3bcde4fba"): each line one piece, the pieces joined a token.
+_BELOW_LINE_RE = re.compile(r"(?:\r?\n|\\n)[ \t>]*(?P<p>[A-Za-z0-9+/=_\-.~!@#$%^&*]{6,128})"
+                            r"[ \t]*(?=\r?\n|\\n|\Z)")
+_MAX_BELOW = 4
+
+
+def _value_below(text: str, eol: int, kind: str) -> Iterator[Span]:
+    spans: list[tuple[int, int]] = []
+    pos = eol
+    while len(spans) < _MAX_BELOW and (m := _BELOW_LINE_RE.match(text, pos)) is not None:
+        spans.append(m.span("p"))
+        pos = m.end()
+    if not spans:
+        return
+    joined = "".join(text[a:b] for a, b in spans)
+    if len(joined) >= 16 and (_near_token(joined) or _near_password(joined)):
+        for a, b in spans:
+            yield a, b, kind
+
+
+_ABOUT_NAME_RE = re.compile(r"[ \t_\-]?(?:name|names|id|ids|file|path|type|length|field|"
+                            r"variable|ref|reference|arn)\b")
+_PUBLIC_NAME_RE = re.compile(r"(?:^|[_.\-])(?:public|publishable)[_.\-][a-z0-9_.\-]*\Z")
+
+
+def _public_name_before(low: str, at: int) -> bool:
+    """The name the word ends says the value is public (``next_public_…_key``)."""
+    i = at
+    while i > 0 and at - i < 80 and (low[i - 1].isalnum() or low[i - 1] in "_.-"):
+        i -= 1
+    return _PUBLIC_NAME_RE.search(low, i, at) is not None
+
+
+def _list_item(low: str, s: int, e: int) -> bool:
+    """The word is a quoted item of a list (``["token", "secret"]``): data, not a label."""
+    if not (low[s - 1 : s] in ('"', "'") and low[e : e + 1] == low[s - 1]):
+        return False
+    return low[max(0, s - 3) : s - 1].rstrip()[-1:] in ("[", ",") or low[e + 1 : e + 3].lstrip()[
+        :1] in (",", "]")
+
+
+_KEY_BEFORE_PIECE_RE = re.compile(r"[\"'](?P<k>[A-Za-z_][\w.\-]{0,60})[\"'][ \t]*:[ \t]*[\"']?\Z")
+_CODE_EXPR_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[\[(]")
+
+
+def _other_key_before(after: str, ps: int) -> bool:
+    """A quoted key that names no secret stands right before the piece at ``ps``."""
+    m = _KEY_BEFORE_PIECE_RE.search(after, max(0, ps - 70), ps)
+    return m is not None and _redact._key_strength(m.group("k")) is None
 
 
 # "the wifi password is 'Ab3 cd5 Ef7 gh9'", "Passwort: „blaue Tasse 42“": a password word,
@@ -349,7 +449,7 @@ def _quoted_after(text: str, low: str, end: int) -> tuple[int, int] | None:
 _NOT_SECRET_KEY_PREV = _redact._NOT_SECRET_PREV | frozenset(_redact._words(
     "upload download object s3 bucket storage file files ssh public host known foreign "
     "composite natural surrogate partition sort cache dedup dedupe lookup request trace "
-    "correlation music map hash registry keyboard hot the"
+    "correlation music map hash registry keyboard hot the unexpected"
 )) - {"the"}
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]+")
 _NEXT_KEY_RE = re.compile(r"[\"'][ \t]*:|[ \t]*=[^=]")  # a quoted key, or an assignment
@@ -488,8 +588,13 @@ def _value_ok(key: str, value: str) -> str | None:
             return None  # a name ("password = db_password") rather than a password
         return _redact._refine(key, "secret-assignment")
     if strength == "strong":
+        if _ESCAPED_BYTES_RE.fullmatch(value):
+            return _redact._refine(key, "secret-assignment")  # b'\x4f\xba…': key bytes
         return None if _redact._not_a_token(value) else _redact._refine(key, "secret-assignment")
     return _redact._refine(key, "high-entropy") if _redact._looks_random(value) else None
+
+
+_ESCAPED_BYTES_RE = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}){8,}")
 
 
 def find_code_assignments(text: str, low: str) -> Iterator[Span]:
@@ -677,7 +782,13 @@ def _cli_value_ok(text: str, m: re.Match[str]) -> bool:
         return False  # a file or variable that holds it, not the value
     if v.startswith("-") or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
         return False
+    if _PORT_MAP_RE.fullmatch(v):
+        return False  # "docker run -p 8080:80": a port mapping, not docker login's password
     return not (_redact._METAVAR_RE.match(v) or v.startswith(("$", "%")))
+
+
+_PORT_MAP_RE = re.compile(
+    r"(?:[\d.]+:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:/(?:tcp|udp|sctp))?")
 
 
 # --------------------------------------------------------------------------- URLs and DSNs
@@ -700,13 +811,17 @@ def find_query_secrets(text: str, low: str) -> Iterator[Span]:
     for m in _QUERY_RE.finditer(text):
         k = m.group("k").lower()
         v = m.group("v")
-        if k not in _QUERY_NAMES and _redact._key_strength(m.group("k")) not in (
-                "password", "strong"):
-            continue
+        last = re.split(r"[-_.]", k)[-1]
+        if k not in _QUERY_NAMES and last not in _QUERY_NAMES and _redact._key_strength(
+                m.group("k")) not in ("password", "strong"):
+            continue  # "q-signature", "x-sig": a vendor's prefix on a credential's name
         if not _redact._is_literal(v) or _redact.MARKER_RE.search(v) or _redact.placeholder(v):
             continue
-        if k in ("key", "code", "session") and not (_near_token(v) or _redact._looks_random(v)):
+        if (k in ("key", "code", "session") or (k not in _QUERY_NAMES and last in (
+                "key", "code", "session"))) and not (_near_token(v) or _redact._looks_random(v)):
             continue
+        if k not in _QUERY_NAMES and (v.isdigit() or _PORT_MAP_RE.fullmatch(v)):
+            continue  # "q-key-time=1764800000;…": a time, not a key
         yield *m.span("v"), "url-secret"
 
 
@@ -789,5 +904,127 @@ def find_odd_places(text: str, low: str) -> Iterator[Span]:
                 yield *m.span("v"), "private-key"
 
 
+# Any client's ``-u USER -p PASSWORD`` (smbmap, hydra, crackmapexec, sqlcmd-likes…): a
+# password flag beside a user flag on one command line, whatever the command. Not a port
+# (``-p 2222``, ``-p 8080:80``), a path, a flag, a variable, a JSON patch; not mysql's
+# ``-p DATABASE`` (its password is glued: ``-pSECRET``, redact's own rule).
+_USER_FLAG_RE = re.compile(r"[ \t](?:-u|-U|-l|--user|--username|--login)(?:[ \t]+|=)[\"']?"
+                           r"[^\s\"'|;&\-][^\s\"'|;&]{0,63}")
+_PASS_FLAG_RE = re.compile(r"-(?:p|P|-pass|-password|-pw|-pwd)(?:[ \t]+|=)"
+                           r"(?P<q>[\"']?)(?P<v>[^\s\"'|;&`]{3,256})")
+_PORTISH_RE = re.compile(r"[\d:.,\-]+(?:/(?:tcp|udp))?")
+_LINE_CMD_RE = re.compile(r"[^\n;|&`]+")
+
+
+def find_user_password_flags(text: str, low: str) -> Iterator[Span]:
+    for p in _PASS_FLAG_RE.finditer(text):  # starts with "-": re skips to each
+        if p.start() == 0 or text[p.start() - 1] not in " \t":
+            continue
+        ls = max(text.rfind("\n", 0, p.start()), text.rfind(";", 0, p.start()),
+                 text.rfind("|", 0, p.start()), text.rfind("`", 0, p.start()))
+        le = _LINE_CMD_RE.match(text, p.start())
+        seg = text[ls + 1 : le.end() if le else len(text)]
+        if _USER_FLAG_RE.search(seg) is None or re.search(r"\b(?:mysql|mariadb)\w*", seg):
+            continue
+        v = p.group("v")
+        if p.group("q"):
+            v = v.rstrip(p.group("q"))
+        if (_PORTISH_RE.fullmatch(v) or v.startswith(("-", "$", "%", "{", "[", "<"))
+                or not _redact._is_literal(v) or _redact.MARKER_RE.search(v)
+                or _redact.placeholder(v) or _redact._METAVAR_RE.match(v)):
+            continue
+        yield p.start("v"), p.start("v") + len(v), "cli-password"
+
+
+# A user and a password handed to code that logs in: ``auth=("bot", "…")``,
+# ``s.login("a@x.io", "…")``, ``HTTPBasicAuth(user, "…")``, ``NetworkCredential("u", "…")``:
+# the second literal is the password whatever either is called.
+_CALL_TAIL = (r"[ \t]*(?:=[ \t]*[(\[]|\()[ \t]*"
+              r"(?P<u>\"[^\"\n]{1,120}\"|'[^'\n]{1,120}'|[a-z_][\w.]{0,80})[ \t]*,[ \t]*"
+              r"(?P<q>[\"'])(?P<v>[^\"'\n]{3,200})(?P=q)")
+# Found in the lowercased text from each name's literal ("auth" ends BasicAuth, HTTPBasicAuth,
+# with_basic_auth, auth=; "credential" NetworkCredential, UsernamePasswordCredentials).
+_CRED_CALL_RES = tuple((w, re.compile(w + r"(?:s|entication)?" + _CALL_TAIL))
+                       for w in ("auth", "login", "credential"))
+
+
+def find_credential_calls(text: str, low: str) -> Iterator[Span]:
+    for m in (m for w, rx in _CRED_CALL_RES if w in low for m in rx.finditer(low)):
+        v = text[m.start("v") : m.end("v")]
+        if (_redact._is_literal(v) and not _redact.MARKER_RE.search(v)
+                and not _redact.placeholder(v) and not v.startswith(("$", "%", "{"))):
+            yield *m.span("v"), "password"
+
+
+# A connection string or form percent-encoded inside another (``odbc_connect=DRIVER%3D…
+# %3BPWD%3D…``, a URL-encoded JSON body): decoded, scanned once, spans mapped back.
+_PCT_RUN_RE = re.compile(r"[A-Za-z0-9%+._~\-!*'()]*%(?:3[dDbBaA]|40|26|2[cC]|22|7[bB])"
+                         r"[A-Za-z0-9%+._~\-!*'()]*")
+_PCT_RE = re.compile(r"%([0-9A-Fa-f]{2})")
+_pct_depth = 0
+
+
+def find_percent_encoded(text: str, low: str) -> Iterator[Span]:
+    global _pct_depth
+    if _pct_depth or "%3" not in text:
+        return
+    for m in _PCT_RUN_RE.finditer(text):
+        run = m.group()
+        if len(run) < 16 or len(_PCT_RE.findall(run)) < 3:
+            continue
+        out: list[str] = []
+        where: list[int] = []
+        i = 0
+        while i < len(run):  # decoded text and each character's offset in the run
+            if run[i] == "%" and _PCT_RE.match(run, i):
+                out.append(chr(int(run[i + 1 : i + 3], 16)))
+                where.append(i)
+                i += 3
+            else:
+                out.append(" " if run[i] == "+" else run[i])
+                where.append(i)
+                i += 1
+        where.append(len(run))
+        decoded = "".join(out)
+        _pct_depth += 1
+        try:
+            spans = _redact._spans(decoded)
+        finally:
+            _pct_depth -= 1
+        for s, e, _, kind in spans:
+            yield m.start() + where[s], m.start() + where[e], kind
+
+
+# ``cloud.auth=elastic:…``, ``--auth user:pw``, ``http_auth: "u:p"``: a key naming auth,
+# its value a user and a password; the password goes.
+_AUTH_PAIR_TAIL = (r"[\"']?[ \t]*(?:[:=]|[ \t])[ \t]*[\"']?(?P<u>[A-Za-z0-9_.@\-]{1,64}):"
+                   r"(?P<v>[^\s\"'@/,;]{3,128})")
+# each from its literal ("basic_auth", "http_auth" end with "auth")
+_AUTH_PAIR_RES = tuple((w, re.compile(w + r"s?" + _AUTH_PAIR_TAIL))
+                       for w in ("auth", "credential", "userpass", "user_pass"))
+
+
+def find_auth_pairs(text: str, low: str) -> Iterator[Span]:
+    for m in (m for w, rx in _AUTH_PAIR_RES if w in low for m in rx.finditer(low)):
+        s, e = m.span("v")
+        v = text[s:e]
+        if m.start() and low[m.start() - 1].isalnum():
+            continue  # "oauth", "preauth": another word
+        if (_redact._is_literal(v) and not v.isdigit() and not _redact.MARKER_RE.search(v)
+                and not _redact.placeholder(v) and any(c.isdigit() for c in v)
+                and any(c.isalpha() for c in v) and not v.startswith(("$", "{", "%"))):
+            yield s, e, "password"
+
+
+def find_handed_over(text: str, low: str) -> Iterator[Span]:
+    """A user and a password handed over together (flags, a login call, an auth key), and
+    what a percent-encoded carrier holds: one finder, one call a text."""
+    yield from find_user_password_flags(text, low)
+    yield from find_credential_calls(text, low)
+    yield from find_auth_pairs(text, low)
+    yield from find_percent_encoded(text, low)
+
+
 FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
-           find_xml_values, find_cli_flags, find_query_secrets, find_odd_places)
+           find_xml_values, find_cli_flags, find_query_secrets, find_odd_places,
+           find_handed_over)

@@ -71,6 +71,7 @@ _GENERIC = frozenset(_redact._words(
 
 
 _HEX_DIGEST_LENGTHS = frozenset({40, 64, 128})
+_HOSTISH_RE = re.compile(r"[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[a-z]{2,24}(?:[:/][^\s]*)?")
 _DIGEST_WORDS_RE = re.compile(
     r"commit|sha|hash|digest|checksum|revision|\brev\b|build|release|version|image")
 _SERVICE_REACH = 4  # words after the name
@@ -79,8 +80,8 @@ _SERVICE_REACH = 4  # words after the name
 def _service_value(v: str, line_low: str) -> bool:
     """A key a service issued: token-like, not an object id (``cus_…``), a UUID (request
     ids), nor a commit or digest in hex beside a word saying so."""
-    if not layers._near_token(v) or _redact._UUID_RE.match(v):
-        return False
+    if not layers._near_token(v) or _redact._UUID_RE.match(v) or _HOSTISH_RE.fullmatch(v):
+        return False  # a host or a URL's host and path ("o123.ingest.example.io/78")
     from reviewer.sanitize import shapes
 
     if shapes._PUBLIC_ID_RE.match(v):
@@ -121,16 +122,28 @@ def _label_ok(w: str) -> bool:
     return w.lower() not in _NOT_LABELS and not (w.isupper() and len(w) <= 4)
 
 
+_HAS_DIGIT = re.compile(r"\d").search
+_HAS_LETTER = re.compile(r"[A-Za-z]").search
+
+
+@functools.lru_cache(maxsize=4)
+def _services_in(low: str) -> tuple[str, ...]:
+    names = _service_set()
+    return tuple(w for w in gitleaks.words(low) if w in names)
+
+
 def find_named_tokens(text: str, low: str) -> Iterator[Span]:
     """A token-like value with a service's name a few words before it ("the Infura one
     is 3c85…"), or a random one labelled by any product's name ("Ably: nEmtq1…"). Found
     from the values (few in a text), then the words before each are read."""
     from reviewer.sanitize import shapes
 
+    names = _service_set()
+    present = _services_in(low)  # the names this text holds: most hold none
     for c in _CANDIDATE_RE.finditer(text):
         v = c.group().rstrip(".-~=")
-        if not (any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v)):
-            continue
+        if (not present and len(v) < 16) or _HAS_DIGIT(v) is None or _HAS_LETTER(v) is None:
+            continue  # no service named in the text, and too short for a label's value
         s = c.start()
         lo = max(0, s - _LOOK_BACK)
         ls = max(lo, text.rfind("\n", lo, s) + 1)
@@ -142,12 +155,12 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
         if len(v) >= 16 and _LABEL_MARK_RE.search(text, max(ls, s - 12), s) is not None:
             label = _LABEL_BEFORE_RE.search(text, ls, s)
         named = None
-        names = _service_set()
-        for m in _WORD_RE.finditer(before_low):
-            if m.group() in names and before_low[m.end() : m.end() + 1] not in (".", "/"):
-                named = m
+        if present and any(n in before_low for n in present):
+            for m in _WORD_RE.finditer(before_low):
+                if m.group() in names and before_low[m.end() : m.end() + 1] not in (".", "/"):
+                    named = m
         if (label is None and named is None) or "enc[" in before_low or not _service_value(
-                v, low[ls:_line_end(text, c.end())]):
+                v, before_low):  # "… lol dont commit it": a word after it says nothing
             continue  # the words before say nothing (most values), or not a key's shape
         if (label is not None and _label_ok(label.group("w"))
                 and (shapes.random_token(v) or (_redact._HEX_RE.match(v) and len(v) >= 20))
@@ -161,11 +174,6 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
                 p in _NOT_LABELS or p in _ID_WORDS for p in between):
             continue  # too far, or "Twilio SID AC…": an id the name is about
         yield s, s + len(v), "secret-value"
-
-
-def _line_end(text: str, at: int) -> int:
-    nl = text.find("\n", at, at + 400)
-    return nl if nl >= 0 else min(len(text), at + 400)
 
 
 # --------------------------------------------------------------------------- name, then value
@@ -192,6 +200,12 @@ _CLI_PAIR_RE = re.compile(
     r"(?:--value|--body|--secret-string|--secret-value|--data|-b)[ \t=]+"
     r"(?P<q>[\"']?)(?P<v>[^\s\"'|;&]{3,512})"
 )
+# A command that stores its value as a secret, whatever the name: SSM's ``--type
+# SecureString … --value …``, Secrets Manager's ``--secret-string …``.
+_STORED_SECRET_RE = re.compile(
+    r"(?:--type[ \t=]+SecureString\b[^\n|;&]{0,200}?--value|--secret-string)[ \t=]+"
+    r"[\"']?(?P<v>[^\s\"'|;&]{3,512})"
+    r"|--value[ \t=]+[\"']?(?P<w>[^\s\"'|;&]{3,512})(?=[^\n|;&]{0,200}?--type[ \t=]+SecureString)")
 _LITERAL_RE = re.compile(r"--from-literal=(?P<name>[\w.\-]{1,80})=(?P<q>[\"']?)"
                          r"(?P<v>[^\s\"'|;&]{3,512})")
 
@@ -229,6 +243,13 @@ def find_named_pairs(text: str, low: str) -> Iterator[Span]:
         for m in _CLI_PAIR_RE.finditer(text):
             if _named_value(m.group("name"), m.group("v")):
                 yield *m.span("v"), "cli-password"
+    if "SecureString" in text or "secretsmanager" in low:
+        for m in _STORED_SECRET_RE.finditer(text):
+            g = "v" if m.group("v") is not None else "w"
+            v = m.group(g)
+            if _redact._is_literal(v) and not _redact.placeholder(v) and not v.startswith(
+                    ("$", "file://", "fileb://")):
+                yield *m.span(g), "cli-password"
     if "--from-literal" in text:
         for m in _LITERAL_RE.finditer(text):
             if _named_value(m.group("name"), m.group("v")):
@@ -332,3 +353,75 @@ def find_csv_columns(text: str, low: str) -> Iterator[Span]:
 
 
 FINDERS = (*FINDERS, find_csv_columns)
+
+
+# --------------------------------------------------------------------------- table columns
+
+# A query's or a CLI's table (psql, mysql, a box-drawn listing): a header row of names
+# between bars, and the values under ``api_key``, ``token``, ``password``… are secrets.
+_BARS = ("|", "│", "┃")
+_RULE_LINE_RE = re.compile(r"[\s\-+=:─━┼╋├┤┬┴┌┐└┘│┃|╭╮╰╯]*")
+_TABLE_GATE_RE = re.compile(r"pass|pwd|secret|token|key|auth|cred|otp|pin")
+
+
+def _cells(line: str, bar: str) -> list[tuple[int, int]]:
+    """Spans of a row's cells, trimmed (the empty cells outside the edge bars dropped)."""
+    out, pos = [], 0
+    parts = line.split(bar)
+    for i, part in enumerate(parts):
+        a, b = pos, pos + len(part)
+        pos = b + 1
+        if (i == 0 or i == len(parts) - 1) and not part.strip():
+            continue
+        lead = len(part) - len(part.lstrip())
+        out.append((a + lead, a + len(part.rstrip())))
+    return out
+
+
+def find_table_columns(text: str, low: str) -> Iterator[Span]:
+    bar = next((b for b in _BARS if b in text), None)
+    if bar is None:
+        return
+    at = text.find(bar)
+    while at >= 0:  # only lines with bars: a header's, naming a secret column
+        hs = text.rfind("\n", 0, at) + 1
+        he = text.find("\n", at)
+        if he < 0:
+            return
+        at = text.find(bar, he)
+        head = text[hs:he]
+        if head.count(bar) < 2 or _TABLE_GATE_RE.search(low, hs, he) is None:
+            continue
+        cells = _cells(head, bar)
+        names = [head[a:b] for a, b in cells]
+        if len(cells) < 2 or not all(_COLUMN_NAME_RE.fullmatch(n) for n in names):
+            continue
+        cols = [j for j, n in enumerate(names) if _secret_column(n)]
+        if not cols:
+            continue
+        pos = he + 1
+        for _ in range(_MAX_ROWS):
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            row = text[pos:end]
+            if _RULE_LINE_RE.fullmatch(row) and row.strip():
+                pos = end + 1
+                continue
+            if row.count(bar) != head.count(bar):
+                break
+            rc = _cells(row, bar)
+            for j in cols:
+                if j < len(rc):
+                    a, b = rc[j]
+                    v = row[a:b]
+                    if (len(v) >= 4 and " " not in v and _redact._is_literal(v)
+                            and not _redact.placeholder(v) and not _redact.MARKER_RE.search(v)):
+                        yield pos + a, pos + b, "secret-value"
+            if end >= len(text):
+                break
+            pos = end + 1
+        if pos > he + 1:
+            at = text.find(bar, pos)
+
+
+FINDERS = (*FINDERS, find_table_columns)

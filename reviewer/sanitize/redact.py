@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from reviewer.sanitize import providers as _providers
+from reviewer.sanitize import public as _public
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 
@@ -798,6 +799,7 @@ def _phrase_rxs(word: str) -> tuple[re.Pattern[str], ...]:
     return (re.compile(head + tail),)
 
 
+_ABOUT_WORDS = frozenset(_words("name names id ids file path type length field variable ref arn"))
 _FORMAT_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdrifxg(](?![a-z])")
 # "the password is SHA256-hashed": how it is stored, not what it is
 _TECH_RE = re.compile(
@@ -880,6 +882,8 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
         sep = m.group("sep").strip()
         if mid and sep in ("", "-", ":", "="):
             continue  # words in between only with a verb ("the password for root is …")
+        if mid and mid.split()[0] in _ABOUT_WORDS:
+            continue  # "the secret name is db-creds-7f9k2": what it is called, not it
         bare_space = not sep and "\n" not in m.group("sep")  # "use password Xy9-hunter2 …"
         if bare_space and w not in _PW_SET:
             continue
@@ -899,7 +903,8 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
             ok = _password_like(v) and (not bare_space or _strong_password(v))
             kind = "password"
         else:
-            ok = _looks_random(v) or (len(v) >= 20 and _tokenish(v) and _is_literal(v))
+            ok = "://" not in v and (  # a URL is the URL rules' to judge, not a token
+                _looks_random(v) or (len(v) >= 20 and _tokenish(v) and _is_literal(v)))
             kind = "secret-value"
         if ok:
             yield vs, ve, kind
@@ -1203,6 +1208,8 @@ def _key_strength(key: str) -> str | None:
     segs = [s.lower() for s in _SEG_RE.findall(key)]
     if not segs:
         return None
+    if "public" in segs or "publishable" in segs or ("search" in segs and "only" in segs):
+        return None  # NEXT_PUBLIC_…, searchOnlyApiKey: shipped to browsers by design
     last, prev = segs[-1], (segs[-2] if len(segs) > 1 else "")
     if prev in _NOT_SECRET_PREV:
         return None
@@ -1226,7 +1233,7 @@ _SECRET_TAILS = frozenset(_words(
     "prod production dev development staging stage test qa uat live local sandbox value "
     "val raw plain str string text new old current override default main primary backup "
     "base encoded b64 base64 env v secondary alt fallback real actual db database admin "
-    "root smtp ldap redis mysql postgres pg mongo hex b32 base32 bytes"
+    "root smtp ldap redis mysql postgres pg mongo hex b32 base32 bytes private"
 ))
 
 
@@ -1512,7 +1519,8 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
         ]
     if spans:
         spans = [sp for sp in spans
-                 if not placeholder(text[sp[0] : sp[1]]) and not public_name(text, *sp[:2])]
+                 if not placeholder(text[sp[0] : sp[1]])
+                 and not public_name(text, sp[0], sp[1], sp[3])]
     spans.sort()
     return spans
 
@@ -1534,17 +1542,51 @@ _PGP_BEFORE_RE = re.compile(r"\b(?:gpg|pgp|openpgp|fingerprint|keyid|key id|sign
                             r"|keyserver|recv-keys?|apt-key)\b[^\n]{0,32}\Z", re.I)
 
 
-def public_name(text: str, start: int, end: int) -> bool:
+def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
     """A span that names something public, not a secret: a type (`secret: Uint8Array`), an
     OpenPGP key id or fingerprint (`pub rsa4096/1140AF8F639E0C39`, "GPG key
-    `24B3…778E`"). Seen redacted in the project's real transcripts."""
+    `24B3…778E`", "using EDDSA key C5AD…"), a secret manager's reference to where a value
+    is kept (the span lies inside `arn:aws:secretsmanager:…`). A value found by its shape
+    alone (``_SHAPE_KINDS``) is public too when it stands under a key naming an identifier
+    (`x-amz-id-2: …`, `"lineage": …`) or is base64 of a file format (a PNG)."""
     value = text[start:end].strip().strip("`'\"")
     if _TYPE_NAME_RE.fullmatch(value):
         return True
     if _PGP_KEY_ID_RE.fullmatch(value):
         return True
-    return bool(_HEX_ID_RE.fullmatch(value)) and bool(
-        _PGP_BEFORE_RE.search(text, max(0, start - 60), start))
+    if _HEX_ID_RE.fullmatch(value) and (
+            _PGP_BEFORE_RE.search(text, max(0, start - 60), start)
+            or _public.key_id_context(text, start)):
+        return True
+    if _in_secret_ref(text, start, end):
+        return True
+    if kind in _SHAPE_KINDS:
+        bare = value.rstrip(".…")
+        return (_public.under_id_key(text, start) or _public.binary_base64(value)
+                or _public.jose_header(bare) or _public.chain_address(text, start, value)
+                or _public.in_angle_id(text, start, end) or _publishable(value)
+                or _public.crypt_hash(text, start, value) or _public.example_value(text, start))
+    return False
+
+
+def _publishable(v: str) -> bool:
+    """A key made to be shipped to browsers: Stripe's ``pk_live_…``/``pk_test_…``, Mapbox's
+    public ``pk.eyJ…`` (the secret ones are ``sk_…``/``sk.…``), PostHog's project ``phc_…``."""
+    return v.startswith(("pk_live_", "pk_test_", "pk.eyJ", "phc_"))
+
+
+# Kinds a value gets for its shape or a nearby word, not for a provider's format.
+_SHAPE_KINDS = frozenset(_words("high-entropy secret-value password secret-assignment url-secret"))
+_REF_TOKEN_STOP = " \t\n\"'`<>()[]{},;"
+
+
+def _in_secret_ref(text: str, start: int, end: int) -> bool:
+    """The span lies inside a reference to a secret manager's entry (``op://…``,
+    ``arn:aws:secretsmanager:…:secret:name-AbC123``): where a value is kept, not it."""
+    i = start
+    while i > 0 and start - i < 200 and text[i - 1] not in _REF_TOKEN_STOP:
+        i -= 1
+    return bool(_SECRET_REF_RE.match(text, i, end))
 
 
 _PLACEHOLDER_PREFIX_RE = re.compile(r"[A-Za-z]{1,10}[_\-](?:[A-Za-z0-9]{1,10}[_\-]){0,2}")
@@ -1588,7 +1630,64 @@ def placeholder(value: str) -> bool:
     m = _PLACEHOLDER_PREFIX_RE.match(v)
     tail = v[m.end() :] if m is not None and m.end() < len(v) else v
     body = tail.rstrip(".…")
-    return len(body) >= 4 and len(set(body.lower())) == 1 and body[0].lower() in "x*#0."
+    if len(body) >= 4 and len(set(body.lower())) == 1 and body[0].lower() in "x*#0.":
+        return True
+    if "redacted" in v.lower():
+        return True  # "sk-a***REDACTED***123": a value another tool masked
+    return _mostly_mask(body) or _placeholder_words(v) or _prefix_and_words(v)
+
+
+def _mostly_mask(body: str) -> bool:
+    """``AGE-SECRET-KEY-1XXXX…X``, ``pk_1xxxxxxxxxxxxxxxx``, ``xxx...xxx``: a version digit
+    or two among mask characters; no generated key repeats one that much."""
+    if len(body) < 6:
+        return False
+    masks = sum(c in "xX*#.…•" for c in body)
+    return masks >= 0.85 * len(body) and (len(body) >= 12 or "." in body or "…" in body)
+
+
+# A provider's prefix, then words: ``sk-ant-api03-real-secret``, ``ghp_my_test_token``,
+# ``xoxb-not-a-real-one``: what documentation and tests write for a key.
+_TOKEN_PREFIXES = frozenset(_words(
+    "sk pk rk ghp gho ghs ghu github glpat xoxb xoxp xoxa xapp npm pypi hf sg whsec dp hvs "
+    "tskey lsv2 pat key api shpat sntrys sntryu dapi"))
+_DOC_WORD_RE = re.compile(r"[a-z]{2,12}\d{0,3}")
+
+
+def _prefix_and_words(v: str) -> bool:
+    parts = [p for p in _WORD_SEP_RE.split(v) if p]
+    if len(parts) < 3 or parts[0].lower() not in _TOKEN_PREFIXES:
+        return False
+    words = parts[1:]
+    tags = [w for w in words if re.fullmatch(r"[a-z]{2,6}\d{1,3}", w)]  # "api03", "v2"
+    return all(_DOC_WORD_RE.fullmatch(w) for w in words) and len(words) - len(tags) >= 1 and (
+        sum(len(w) >= 4 and w.isalpha() for w in words) >= 1)
+
+
+# Words that say "put yours here": a value made of words alone, one of them one of these
+# (``changeme-in-prod``, ``xoxb-your-token``, ``<paste-your-key-here>``, ``my_api_key_here``).
+_FILL_IN_WORDS = frozenset(_words(
+    "your yours changeme replace replaceme placeholder example sample dummy fake todo tbd "
+    "xxx xxxx redacted yourkey yourtoken"
+))
+_WORD_SEP_RE = re.compile(r"[-_.\s/:]+")
+
+
+# A value that only says what it stands for: "test-token-123", "my_secret_key", "foo-bar".
+_SELF_WORDS = frozenset(_words(
+    "token key secret password pass passwd api auth value access client id"))
+_FILLER_WORDS = frozenset(_words("test testing dummy fake sample example my some foo bar baz"))
+
+
+def _placeholder_words(v: str) -> bool:
+    parts = [p for p in _WORD_SEP_RE.split(v.lower()) if p]
+    if not 2 <= len(parts) <= 8:
+        return False
+    if any(p in _FILL_IN_WORDS for p in parts):
+        return all(p.isalpha() or (p.isdigit() and len(p) <= 2) for p in parts)
+    words = [p for p in parts if not (p.isdigit() and len(p) <= 3)]
+    return (len(words) >= 2 and all(p in _SELF_WORDS or p in _FILLER_WORDS for p in words)
+            and any(p in _FILLER_WORDS for p in words))
 
 
 _MAX_PASSES = 8

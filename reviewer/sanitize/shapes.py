@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from reviewer.sanitize import gitleaks
+from reviewer.sanitize import public as _public
 from reviewer.sanitize import redact as _redact
 
 Span = tuple[int, int, str]
@@ -120,7 +121,8 @@ _BASE32_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,128}={0,6}(?![A-Za-z0-9])"
 # One recovery code: 6-24 characters, digits among them or two parts joined by "-" or " ".
 _CODE_RE = re.compile(r"[A-Za-z0-9]{3,12}(?:[\- ][A-Za-z0-9]{3,12}){0,3}")
 _CODE_LINE_RE = re.compile(
-    r"[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*(?P<c>[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})"
+    r"[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*(?:\[[ xX]\][ \t]*)?"
+    r"(?P<c>[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})"
     r"(?P<more>(?:[ \t,;]+[A-Za-z0-9]{3,12}(?:[\-][A-Za-z0-9]{3,12}){0,3})*)[ \t,;]*"
 )
 _MAX_CODE_LINES = 24
@@ -136,6 +138,8 @@ def _code_ok(code: str) -> bool:
     """A recovery code rather than a word: a digit in it, or parts joined by a dash."""
     if len(code.replace("-", "")) < 6:
         return False
+    if " " in code and any(p.isalpha() and len(p) >= 5 for p in code.split()):
+        return False  # "algorithm SHA1": words, not a code's groups
     return any(c.isdigit() for c in code) or ("-" in code and not code.isalpha())
 
 
@@ -200,9 +204,13 @@ _URL_RE = re.compile(r"[a-z][a-z0-9+.\-]{1,20}://[^\s\"'`<>\\|]{3,2048}")
 _PATH_KEYS = frozenset(_redact._words(
     "key keys apikey api_key api-key token tokens access_token secret secrets integration "
     "integrations hook hooks webhook webhooks trigger catch password passwd pass auth "
-    "signature sig credential credentials private capability"
+    "signature sig credential credentials private capability invite shared_invite"
 ))
-_HOOK_HOST_RE = re.compile(r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?)[.\-]")
+# "/calendar/ical/<id>/private-<token>/basic.ics": a segment named for the token it holds
+_NAMED_SEGMENT_RE = re.compile(r"(?:private|secret|token|key|auth|access)[-_]"
+                               r"(?P<t>[A-Za-z0-9_\-]{16,512})")
+_HOOK_HOST_RE = re.compile(
+    r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?|ping|heartbeats?)[.\-]")
 _SEGMENT_RE = re.compile(r"[^/?#]+")
 _ACTION_SEGMENT_RE = re.compile(r"[A-Za-z][A-Za-z_\-]{1,40}")  # "edit", "view", "Design"
 _TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
@@ -232,6 +240,8 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
         return
     for u in _URL_RE.finditer(text):
         url = u.group()
+        if url.endswith(")") and url.count(")") > url.count("("):
+            url = url.rstrip(").,;")  # "(https://…/<token>)": the prose's bracket
         rest = url.split("://", 1)[1]
         base = u.start() + len(url) - len(rest)
         auth, _, _ = rest.partition("/")
@@ -256,8 +266,11 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             v = seg.group()
             tg = _TG_BOT_RE.fullmatch(v)
             named = _path_key(prev[-1]) or (_path_key(prev[-2]) and prev[-1].isdigit())
+            ns = _NAMED_SEGMENT_RE.fullmatch(v)
             if tg is not None:
                 yield seg.start() + tg.start(1), seg.end(), "telegram-bot-token"
+            elif ns is not None and any(c.isdigit() for c in ns.group("t")):
+                yield seg.start() + ns.start("t"), seg.end(), "url-secret"
             elif _segment_token(v, named or hooky) and (
                     named or hooky or i + 1 >= len(segs)
                     or not _ACTION_SEGMENT_RE.fullmatch(segs[i + 1].group())):
@@ -291,6 +304,9 @@ _PART_WORDS: tuple[str, ...] = (
     "de rest", "zaczyna się od", "reszta", "начинается с", "остальное", "остаток",
     "вторая часть", "первая часть", "前半", "後半", "残り", "后半", "剩下", "开头是",
     "앞부분", "나머지", "başlıyor", "devamı", "kalanı",
+    # a value cut by an Enter pressed too early, its rest in the next message
+    "hit enter", "pressed enter", "hit return", "sent too early", "sent too soon",
+    "enter too early", "enter too soon",
 )
 
 _FRAG_RE = re.compile(r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{6,256}")
@@ -361,7 +377,9 @@ _PUBLIC_ID_RE = re.compile(
     r"[A-Za-z0-9]{8,}\Z"
 )
 _DIGEST_HEAD_RE = re.compile(r"(?:sha\d{0,3}|md5|blake2[bs]?|nonce|h1)[\-:]", re.IGNORECASE)
-_CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?)-----")
+_CERT_RE = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|[A-Z ]*PUBLIC KEY(?: BLOCK)?"
+                      r"|(?:NEW )?CERTIFICATE REQUEST|X509 CRL|(?:PGP |SSH )?SIGNATURE"
+                      r"|PGP MESSAGE)-----")
 
 
 # A key that names a value which is not a credential, just before it (JSON, YAML, k=v).
@@ -375,7 +393,8 @@ _NOT_SECRET_KEY_RE = re.compile(
 # Words that say nearby random-looking text is public or derived: a key to verify with, a
 # digest, a nonce, an entity tag, ciphertext (sops' ENC[…], its iv and tag).
 _PUBLIC_WORDS_RE = re.compile(
-    r"verif|public|pubkey|fingerprint|checksum|digest|hash|etag|nonce|integrity|"
+    r"verif|public|pubkey|fingerprint|checksum|digest|hash|etag|nonce|integrity|signature|"
+    r"nodekey:|discokey:|machinekey:|"
     r"\bh1:|enc\[|\biv:|\btag:|ciphertext|encrypted", re.IGNORECASE)
 _JWK_PUBLIC_RE = re.compile(r"[\"'](?:n|e|x|y|crv|kid|x5c|x5t|x5t#S256|alg|use)[\"'][ \t]*:[ \t]*"
                             r"\[?[ \t]*[\"']\Z")
@@ -411,6 +430,11 @@ def _decodes_to_text(v: str) -> bool:
     return printable >= 0.95 * len(raw)
 
 
+_FILE_NAME_RE = re.compile(
+    r"\.(?:m?js|cjs|css|map|png|jpe?g|gif|svg|webp|woff2?|ttf|html?|json|wasm|gz|zip|tar|"
+    r"txt|md|py|tsx?|jsx|ico|pdf|xml|ya?ml|lock|whl|so|dll|exe)\Z")
+
+
 @functools.lru_cache(maxsize=65536)
 def random_token(v: str) -> bool:
     """Generated, not written: capitals, small letters and digits, changing class often,
@@ -422,6 +446,8 @@ def random_token(v: str) -> bool:
         return False  # a path
     if _PUBLIC_ID_RE.match(v) or core.startswith("AAAA") or _DIGEST_HEAD_RE.match(v):
         return False
+    if _FILE_NAME_RE.search(v):
+        return False  # "main.4f8a9b2c1d3eXk9Q.js": a bundle's file name and its hash
     upper = lower = digit = 0
     for c in core:
         if c.isupper():
@@ -466,7 +492,8 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
         before = text[max(0, s - 40) : s]
         if _NOT_BEFORE_RE.search(before) or before.endswith(("://", "@", "data:")):
             continue
-        if _NOT_SECRET_KEY_RE.search(before):
+        if _NOT_SECRET_KEY_RE.search(before) and not _public.names_a_credential(
+                _public.key_before(text, s)):
             continue  # "signature": "…" of a thinking block, "etag": "…", "id": "…"
         if _public_material(text, s, v):
             continue
@@ -476,7 +503,33 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
             continue
         if before.rstrip().endswith(("/", "#")) and "://" in before:
             continue  # a URL's path or anchor: the URL rules judge those
+        if before[-1:] in ("'", '"', "`") and _code_literal(text, s):
+            continue
         yield s, s + len(v), "high-entropy"
+
+
+# A string literal that code hands to a string operation (the replacement of ``replace``,
+# a separator, a prefix to test): data the code works with, not a credential.
+_STR_OP_BEFORE_RE = re.compile(
+    r"\.(?:replace(?:All)?|split|join|pad(?:Start|End)|(?:last)?[iI]ndexOf|includes|"
+    r"startsWith|endsWith|concat|test|match(?:All)?|search|localeCompare|normalize|"
+    r"translate|maketrans|strip|lstrip|rstrip|removeprefix|removesuffix|format)"
+    r"\((?:[^()\n]{0,120},)?[ \t]*[\"'`]\Z")
+_MINIFIED_REACH = 300
+
+
+def _code_literal(text: str, s: int) -> bool:
+    """A quoted run at ``s`` that is a string operation's argument, or a literal in
+    minified code (a long line with almost no spaces, functions and statements): bundled
+    code is full of random-looking literals, and a credential in it is named by its key
+    (``apiKey:"…"``, the assignment rules) or carries its provider's prefix."""
+    if _STR_OP_BEFORE_RE.search(text, max(0, s - 160), s) is not None:
+        return True
+    ls, le = _line_bounds(text, s)
+    seg = text[max(ls, s - _MINIFIED_REACH) : min(le, s + _MINIFIED_REACH)]
+    if len(seg) < 60 or seg.count(" ") > 0.05 * len(seg):
+        return False
+    return ("function(" in seg or "=>" in seg) and seg.count(";") + seg.count("}") >= 2
 
 
 # --------------------------------------------------------------------------- typed passwords
@@ -513,24 +566,44 @@ def typed_password(v: str) -> bool:
 # ``re`` in C; the run around it is then taken, at most 64 characters each way).
 _SIGN_NEAR_RE = re.compile(r"[A-Za-z0-9][!@#$%^&*~?]|[!@#$%^&*~?][A-Za-z0-9]")
 _RUN_STOP = frozenset(" \t\r\n\"'`<>()[]{}=,;|\\/")
+_RUN_RIGHT_RE = re.compile(r"[^ \t\r\n\"'`<>()\[\]{}=,;|\\/]*")
+
+
+_PROMPT_AFTER_RE = re.compile(r":[ \t]?[~/]|[ \t]*[$#%>][ \t]|\]")
+_USER_AT_HOST_RE = re.compile(r"[a-z_][a-z0-9_.\-]{0,31}@[A-Za-z0-9][A-Za-z0-9\-]{0,62}")
+
+
+_ASCII_RUN_RE = re.compile(r"[\x00-\x7f]+")
 
 
 def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
     done = 0
+    ascii_text = text.isascii()  # O(1): most texts, and no run to cut at another script
     for sm in _SIGN_NEAR_RE.finditer(text):
         if sm.start() < done:
             continue
         s = sm.start()
         while s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP:
             s -= 1
-        e = sm.end()
-        while e < len(text) and e - sm.end() < 64 and text[e] not in _RUN_STOP:
-            e += 1
+        e = _RUN_RIGHT_RE.match(text, sm.end(), sm.end() + 64).end()  # in C
         done = e
+        if not ascii_text and not text[s:e].isascii():
+            # a password is typed in ASCII: the run ends where another script's letter or
+            # sign begins ("…#02، ھېچ…": an Arabic comma; "用…作为": CJK on either side)
+            run = _ASCII_RUN_RE.search(text, s, e)
+            while run is not None and run.end() <= sm.start():
+                run = _ASCII_RUN_RE.search(text, run.end(), e)
+            if run is None or run.start() > sm.start():
+                continue
+            s, e = run.span()
         m = _TYPED_RE.fullmatch(text, s, e)
-        if m is None or (s and (text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
+        if m is None or (s and text[s - 1].isascii() and (
+                text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
             continue
         v = m.group()
+        if "@" in v and _PROMPT_AFTER_RE.match(text, e - v.endswith(":")) and \
+                _USER_AT_HOST_RE.fullmatch(v.rstrip(":")):
+            continue  # "jim@DESKTOP-8QDMK8N:/mnt/c$": a shell prompt's user and host
         if typed_password(v):
             lead = len(v) - len(v.lstrip(".,:;!?*_-"))
             core = v.strip(".,:;!?*_-")
@@ -671,6 +744,97 @@ def find_listed_credentials(text: str, low: str) -> Iterator[Span]:
             pos = nl.end()
 
 
+# --------------------------------------------------------------------------- odd carriers
+
+# A BitLocker recovery key (manage-bde's "Numerical Password"): eight groups of six digits.
+_BITLOCKER_RE = re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])")
+# A file whose name is the credential, in a folder for them (``./secrets/<token>:/run/pw``).
+_SECRET_DIRS = ("secrets", "tokens", "credentials", "creds", "keys")
+_DIR_FILE_RE = re.compile(r"(?P<v>[A-Za-z0-9_%+\-]{12,128})(?=[:\s\"'`,]|\Z)")
+
+
+def find_odd_carriers(text: str, low: str) -> Iterator[Span]:
+    """A BitLocker key, a file named for its secret, a value spelled out: one call a text."""
+    yield from find_spelled_out(text, low)
+    if gitleaks.has_word(low, "recovery") or gitleaks.has_word(low, "numerical"):
+        for m in _BITLOCKER_RE.finditer(text):
+            yield *m.span(), "password"
+    if not any(gitleaks.has_word(low, d) for d in _SECRET_DIRS):
+        return
+    at = low.find("s/")  # every folder above ends so: one scan, then each is checked
+    while at >= 0:
+        d_end, at = at + 2, low.find("s/", at + 2)
+        if not low.endswith(_SECRET_DIRS, 0, d_end - 1):
+            continue
+        m = _DIR_FILE_RE.match(text, d_end)
+        if m is not None:
+            v = m.group("v")
+            if (any(c.isdigit() for c in v) and any(c.isupper() for c in v)
+                    and any(c.islower() for c in v) and "_" not in v.strip("_")[1:-1]
+                    and not _redact._NAMED_DIGEST_RE.match(v)):
+                yield *m.span("v"), "secret-value"
+
+
+# --------------------------------------------------------------------------- spelled out
+
+# A value read aloud in the phonetic alphabet ("zero zulu seven sierra alfa …"): six or
+# more letter and digit words in a row, three distinct letters among them. Prose does not
+# string call signs together; a person reading a password off a sticker does.
+_NATO = _redact._words(
+    "alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima "
+    "mike november oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray "
+    "x-ray yankee zulu")
+_DIGIT_WORDS = _redact._words("zero one two three four five six seven eight nine niner")
+_SPELLED_WORD = r"(?:" + "|".join(sorted((*_NATO, *_DIGIT_WORDS), key=len, reverse=True)) + r")"
+_SPELLED_RE = re.compile(r"(?<![a-z])" + _SPELLED_WORD + r"(?:(?:[ \t,]+|[ \t]*-[ \t]*)"
+                         + _SPELLED_WORD + r"){5,63}(?![a-z])")
+_RARE_NATO = _redact._words("alfa bravo foxtrot juliet juliett kilo oscar papa quebec romeo "
+                            "sierra uniform whiskey whisky xray yankee zulu")
+_RARE_HEADS = frozenset(w[:2] for w in _RARE_NATO)
+_SPELLED_SET = frozenset((*_NATO, *_DIGIT_WORDS))
+_NEXT_WORD_RE = re.compile(r"[ \t,\-]*([a-z\-]{3,9})")
+_MAX_OCCURRENCES = 64
+
+
+def _occurrences(low: str, needle: str) -> Iterator[int]:
+    at = low.find(needle)
+    n = 0
+    while at >= 0 and n < _MAX_OCCURRENCES:
+        yield at
+        at = low.find(needle, at + 1)
+        n += 1
+
+
+def find_spelled_out(text: str, low: str) -> Iterator[Span]:
+    heads = gitleaks.word_starts(low)
+    if _RARE_HEADS.isdisjoint(heads):
+        return
+    # a run is looked for around the call signs prose rarely holds ("echo", "delta",
+    # "alpha" fill transcripts; a run of six or more holds one of these but 1% of the time)
+    present = [w for w in _RARE_NATO if w[:2] in heads and gitleaks.has_word(low, w)]
+    if not present:
+        return
+    # looked for only around each call sign followed by another word (a run needs six)
+    done = 0
+    starts = sorted(p for w in present for p in _occurrences(low, w + " "))
+    for at in starts:
+        if at < done:
+            continue
+        nxt = _NEXT_WORD_RE.match(low, low.index(" ", at) + 1)
+        if nxt is None or nxt.group(1) not in _SPELLED_SET:
+            continue  # "echo $PATH": a call sign, but no run of them
+        m = _SPELLED_RE.search(low, max(done, at - 160), at + 700)
+        if m is None or m.start() > at:
+            continue
+        done = m.end()
+        words = re.findall(r"[a-z\-]+", m.group())
+        letters = [w[0] for w in words if w in _NATO]
+        if letters == sorted(letters) and len(set(letters)) == len(letters):
+            continue  # "alfa, bravo, charlie, delta…": the alphabet listed, not a value
+        if len(set(letters)) >= 3:
+            yield *m.span(), "password"
+
+
 FINDERS = (find_listed_credentials, find_config_lines, find_key_files, find_mfa,
            find_url_path_secrets, find_parts, find_random_tokens, find_typed_passwords,
-           find_bare_userinfo)
+           find_bare_userinfo, find_odd_carriers)
