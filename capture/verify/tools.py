@@ -208,20 +208,34 @@ def _from_tools(
                            detail="the pieces come from different tool outputs")
         return None
     which, text = found
-    at = text.find(pieces[0])
-    near = text[max(0, at - 600): at + len(quote) + 600]
-    idents, nums = missing_terms(fact, near)
-    if flips_negation(fact, quote) or flips_meaning(fact, quote):
-        return Verdict(False, "negation_flip", speaker="tool",
-                       detail="the fact says the opposite of its quote")
-    if nums:
-        return Verdict(False, "number_mismatch", speaker="tool",
-                       detail="not near the quote: " + ", ".join(nums))
+    near = _near(text, pieces[0], quote)
+    idents = missing_terms(fact, near)[0]
+    if wrong := _known_wrong(fact, quote, near, "tool"):
+        return wrong
     if idents:
         return Verdict(True, None, speaker="tool", hint="identifier_missing",
                        hint_detail="not near the quote in the tool's output: "
                        + ", ".join(idents))
     return Verdict(True, None, speaker="tool")
+
+
+def _near(text: str, piece: str, quote: str) -> str:
+    """The text around where `piece` of the quote stands: what the fact's numbers and
+    names are checked against."""
+    at = text.find(piece)
+    return text[max(0, at - 600): at + len(quote) + 600]
+
+
+def _known_wrong(fact: str, quote: str, near: str, speaker: str) -> Verdict | None:
+    """What is known wrong of a fact against its quote in a tool's output or the thinking:
+    the opposite said, or a number the text around the quote does not hold."""
+    if flips_negation(fact, quote) or flips_meaning(fact, quote):
+        return Verdict(False, "negation_flip", speaker=speaker,
+                       detail="the fact says the opposite of its quote")
+    if nums := missing_terms(fact, near)[1]:
+        return Verdict(False, "number_mismatch", speaker=speaker,
+                       detail="not near the quote: " + ", ".join(nums))
+    return None
 
 
 # A fact that says something was done (run, used, deployed), not what a file says.
@@ -234,15 +248,8 @@ def _from_thinking(fact: str, quote: str, text: str) -> Verdict:
     """A quote of the assistant's thinking (never sent, but in the transcript): what is
     known wrong against it, else supported, said by the assistant, with the suspicions
     a spoken quote gets."""
-    at = text.find(quote)
-    near = text[max(0, at - 600): at + len(quote) + 600]
-    nums = missing_terms(fact, near)[1]
-    if flips_negation(fact, quote) or flips_meaning(fact, quote):
-        return Verdict(False, "negation_flip", speaker="assistant",
-                       detail="the fact says the opposite of its quote")
-    if nums:
-        return Verdict(False, "number_mismatch", speaker="assistant",
-                       detail="not near the quote: " + ", ".join(nums))
+    if wrong := _known_wrong(fact, quote, _near(text, quote, quote), "assistant"):
+        return wrong
     if fact_speaker(fact) == "user":
         return Verdict(True, None, speaker="assistant", hint="speaker",
                        hint_detail="the quote is the assistant's thinking, not the user's")
