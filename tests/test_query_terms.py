@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import insert_fact
 
 from reviewer.claude_code import query_terms, recall
 from reviewer.store import db
@@ -22,16 +23,18 @@ def test_identifier_forms_and_synonyms_come_apart() -> None:
                               frozenset({"for"})) == forms + synonyms
 
 
-def test_a_synonym_only_match_scores_at_the_synonym_weight(
+def test_a_synonym_only_match_scores_below_the_question_s_own_word(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A fact holding only a synonym of the question's word ("settings" for "config") is
+    found, and ranks below the same sentence holding the word itself: a synonym is a
+    guess (it scores SYNONYM_WEIGHT in the index, half a word in the coverage share)."""
     monkeypatch.setenv("MEM_REVIEW_HOME", str(tmp_path / "home"))
     conn = db.connect()
-    conn.execute(
-        "INSERT INTO fact (project, text, norm, category, files, confidence, status, anchors, "
-        "created_at, updated_at, decided_at) VALUES ('/p', 'Settings are read once at start.', "
-        "'x', 'decision', '[]', 0.5, 'approved', '{}', 1, 1, 1)")
-    [hit] = recall.recall(conn, "/p", "config").results
-    assert hit.score == round(recall.SYNONYM_WEIGHT + recall.CONFIDENCE_WEIGHT * 0.5, 4)
+    own = insert_fact(conn, "/p", "The config is read once at start.")
+    synonym = insert_fact(conn, "/p", "Settings are read once at start.")
+    hits = recall.recall(conn, "/p", "config").results
+    assert [h.id for h in hits] == [own, synonym]
+    assert 0 < hits[1].score < hits[0].score
     assert recall.SYNONYM_WEIGHT < recall.EXPANSION_WEIGHT
     conn.close()
