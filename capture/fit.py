@@ -98,47 +98,33 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     # Looks (Read, Grep, `cat`, `ls`, `git log`) go whatever the room: a quarter to half
     # of what was sent, saying nothing durable (issue 21).
     turns = [t for t in turns if not _look(t)]
-    turns = _bound_pastes(turns, max_bytes)
-    turns = _bound_summaries(turns, max_bytes)
-    if _size(turns) <= max_bytes:
-        return turns
-    turns = _without_documentation(turns, max_bytes)
-    if _size(turns) <= max_bytes:
-        return turns
-    # A script's further commands: before any of the session's words are cut (the
-    # lines of a result the next answer drew on go with the bodies, largest first).
-    turns = _drop_until_fits(turns, max_bytes, _script)
-    if _size(turns) <= max_bytes:
-        return turns
-    turns = _fit_summaries(turns, max_bytes)
-    if _size(turns) <= max_bytes:
-        return turns
-    turns = _shorten_narration(turns, max_bytes, narration)
-    if _size(turns) <= max_bytes:
-        return turns
-    turns = _older_versions(turns, max_bytes)
-    if _size(turns) <= max_bytes:
-        return turns
-    turns = _without_repeated_calls(turns, retries)
-    if _size(turns) <= max_bytes:
-        return turns
-    turns = _shorten_written(turns, max_bytes)
-    if _size(turns) <= max_bytes:
-        return turns
-    # Still over: what was written or reported by a subagent goes before the prose is
-    # cut below a paragraph (the session's own words come first).
-    # Each only as far as needed, the largest first: a one-line fix or a small read
-    # holds as much as a long body, in a fraction of the bytes (issue 21: dropping every
-    # body at once for a few bytes over lost them all).
-    turns = _drop_until_fits(turns, max_bytes, lambda t: _written(t) and t.tool == "Read")
-    if _size(turns) <= max_bytes:
-        return turns
-    # A command's short output (a status line: what a check found) stays with its call
-    # line until the calls go: a finding in a few bytes.
-    turns = _drop_until_fits(turns, max_bytes, lambda t: _written(t) and not _output(t)
-                             and not is_landmark(t.text))
-    if _size(turns) <= max_bytes:
-        return turns
+    # Then, in this order, each only until the text fits (the module's docstring says why).
+    stages: tuple[Callable[[list[Turn]], list[Turn]], ...] = (
+        lambda ts: _bound_summaries(_bound_pastes(ts, max_bytes), max_bytes),
+        lambda ts: _drop_until_fits(ts, max_bytes, _documentation),
+        # A script's further commands: before any of the session's words are cut (the
+        # lines of a result the next answer drew on go with the bodies, largest first).
+        lambda ts: _drop_until_fits(ts, max_bytes, _script),
+        lambda ts: _fit_summaries(ts, max_bytes),
+        lambda ts: _shorten_narration(ts, max_bytes, narration),
+        lambda ts: _older_versions(ts, max_bytes),
+        lambda ts: _without_repeated_calls(ts, retries),
+        lambda ts: _shorten_written(ts, max_bytes),
+        # Still over: what was written or reported by a subagent goes before the prose
+        # is cut below a paragraph (the session's own words come first). Each only as
+        # far as needed, the largest first: a one-line fix or a small read holds as much
+        # as a long body, in a fraction of the bytes (issue 21: dropping every body at
+        # once for a few bytes over lost them all).
+        lambda ts: _drop_until_fits(ts, max_bytes, lambda t: _written(t) and t.tool == "Read"),
+        # A command's short output (a status line: what a check found) stays with its
+        # call line until the calls go: a finding in a few bytes.
+        lambda ts: _drop_until_fits(ts, max_bytes, lambda t: _written(t) and not _output(t)
+                                    and not is_landmark(t.text)),
+    )
+    for stage in stages:
+        turns = stage(turns)
+        if _size(turns) <= max_bytes:
+            return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
     if shared is not None:
         return shared
@@ -182,21 +168,11 @@ def _drop_until_fits(turns: list[Turn], max_bytes: int,
     return [t for i, t in enumerate(turns) if i not in gone]
 
 
-def _without_documentation(turns: list[Turn], max_bytes: int) -> list[Turn]:
-    """What the doc comments of code that was read say (`x.go documents:`), largest
-    first, until the text fits: sent only where the room allows (the session's own
-    words and what it did come first)."""
-    docs = sorted((i for i, t in enumerate(turns) if t.kind == "detail" and t.tool == "Read"
-                   and t.text.partition("\n")[0].endswith(DOCUMENTS)),
-                  key=lambda i: -_bytes(turns[i].text))
-    over = _size(turns) - max_bytes
-    gone: set[int] = set()
-    for i in docs:
-        if over <= 0:
-            break
-        gone.add(i)
-        over -= _bytes(turns[i].text) + 2
-    return [t for i, t in enumerate(turns) if i not in gone]
+def _documentation(t: Turn) -> bool:
+    """What the doc comments of code that was read say (`x.go documents:`): sent only
+    where the room allows (the session's own words and what it did come first)."""
+    return t.kind == "detail" and t.tool == "Read" \
+        and t.text.partition("\n")[0].endswith(DOCUMENTS)
 
 
 def _look(t: Turn) -> bool:
