@@ -19,6 +19,15 @@ from collections.abc import Iterator
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
 
 
+def ends(text: str, most: int) -> str:
+    """`text` when it is at most `most` characters, else its first and last halves of
+    that joined by a line break: a long output's command echo and its verdict, read
+    in bounded time."""
+    if len(text) <= most:
+        return text
+    return text[: most // 2] + "\n" + text[-most // 2:]
+
+
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
@@ -145,8 +154,7 @@ _OUTPUT_ERROR_M = re.compile(_OUTPUT_ERROR.pattern, re.M)
 def output_errors(body: str) -> list[str]:
     """Up to OUTPUT_LINES distinct lines of a successful result that name an error (one
     pass over the whole text: most results have none)."""
-    if len(body) > _OUTPUT_SCAN:
-        body = body[: _OUTPUT_SCAN // 2] + "\n" + body[-_OUTPUT_SCAN // 2:]
+    body = ends(body, _OUTPUT_SCAN)
     if not any(k in body for k in _CUES):  # memchr-fast: most outputs name no error
         return []
     out: list[str] = []
@@ -219,8 +227,7 @@ def output_warnings(body: str) -> list[str]:
     another line number once)."""
     if "arn" not in body and "ARN" not in body and "⚠" not in body:
         return []
-    if len(body) > _OUTPUT_SCAN:
-        body = body[: _OUTPUT_SCAN // 2] + "\n" + body[-_OUTPUT_SCAN // 2:]
+    body = ends(body, _OUTPUT_SCAN)
     out: list[str] = []
     shapes: set[str] = set()
     for m in _warning_lines(body):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from capture.noise import ends
 from reviewer.shell_words import command_lines
 
 QUOTED_PREFIX = "» "  # a result's line the next answer relies on, hung under its call
@@ -80,8 +81,7 @@ def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
     mine = answer_words(answer) if words is None else words
     if not mine or not body.strip():
         return []
-    if len(body) > RESULT_SCAN:
-        body = body[: RESULT_SCAN // 2] + "\n" + body[-RESULT_SCAN // 2:]
+    body = ends(body, RESULT_SCAN)
     low = body.lower()  # as _words lowers the answer's (casefold: several times slower)
     if len(low) != len(body):  # a letter that lowers to two: offsets would not match
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in body)

@@ -36,6 +36,7 @@ from typing import Any, Literal
 from capture.noise import (
     SIBLING,
     WARNING_LINES,
+    ends,
     output_errors,
     output_warnings,
     reads_files,
@@ -752,8 +753,7 @@ def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
     """Remember what a tool was given or gave back, bounded (see ReadStats.tool_texts)."""
     if st.tool_chars >= TOOL_TEXT_CHARS or not text.strip():
         return
-    if len(text) > TOOL_TEXT_EACH:
-        text = text[: TOOL_TEXT_EACH // 2] + "\n" + text[-TOOL_TEXT_EACH // 2:]
+    text = ends(text, TOOL_TEXT_EACH)
     st.tool_texts.append((which, name, text))
     st.tool_chars += len(text)
 

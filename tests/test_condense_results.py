@@ -290,3 +290,10 @@ def test_warning_lines_found_from_their_cues_are_the_anchored_pattern_s() -> Non
         body = "\n".join(rng.choice(parts) for _ in range(rng.randint(1, 12)))
         assert [m.group() for m in noise._warning_lines(body)] == \
             [m.group() for m in noise._WARNING.finditer(body)], body
+
+
+def test_a_long_output_is_read_by_its_ends() -> None:
+    from capture.noise import ends
+
+    assert ends("short", 10) == "short"
+    assert ends("a" * 6 + "b" * 6, 6) == "aaa\nbbb"
