@@ -29,6 +29,17 @@ def write_old(root: Path, rel: str, text: str, mtime: float | None = None) -> No
     os.utime(path, (stamp, stamp))
 
 
+def worker_env(home: Path, url: str, **extra: str) -> dict[str, str]:
+    """The environment of a worker (or any CLI) process talking to a fake Messages API at
+    `url`: this machine's variables without any ANTHROPIC_/MEM_REVIEW_ one it may carry,
+    no spawned worker, no retries, the API extractor. `extra` overrides or adds."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MEM_REVIEW_"))}
+    env.update(MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1", MEM_REVIEW_MAX_RETRIES="0",
+               MEM_REVIEW_EXTRACTOR="api", ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="test-key")
+    env.update(extra)
+    return env
+
+
 @contextmanager
 def processes_started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     """Every process started inside the block (`subprocess.run` goes through Popen too)."""

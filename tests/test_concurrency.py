@@ -10,7 +10,6 @@ no process may see "database is locked"; the reader never errors.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 from fakeapi import Facts, FakeMessagesAPI, Hang
-from helpers import fact, make_repo
+from helpers import fact, make_repo, worker_env
 
 from reviewer.store import db, queue
 from reviewer.tui.rows import count_facts, load_rows, queue_counts
@@ -39,14 +38,6 @@ def transcript(d: Path, name: str) -> Path:
         + "\n"
     )
     return path
-
-
-def env_for(home: Path, url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MEM_REVIEW_"))}
-    env.update(MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1", MEM_REVIEW_MAX_RETRIES="0",
-               MEM_REVIEW_EXTRACTOR="api", MEM_REVIEW_DAILY_SPEND_CAP="0",
-               ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="test-key")
-    return env
 
 
 class Reader(threading.Thread):
@@ -106,7 +97,7 @@ def test_fifty_hooks_at_once_while_the_worker_writes_and_the_tui_reads(
         return Hang(0.05, Facts([fact(f"Service {n} listens on port {8000 + n}.", "port")]))
 
     with FakeMessagesAPI(extract=[answer() for _ in range(BACKLOG + HOOKS)]) as api:
-        env = env_for(home, api.url)
+        env = worker_env(home, api.url, MEM_REVIEW_DAILY_SPEND_CAP="0")
         reader = Reader(str(repo))
         reader.start()
         work = subprocess.Popen([sys.executable, "-m", "reviewer.cli", "worker", "--once"],

@@ -19,6 +19,7 @@ those tests skip.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -39,7 +40,7 @@ from fakeapi import (
     Raw,
     Refusal,
 )
-from helpers import fact, make_repo, wait_for, worker_cmd
+from helpers import fact, make_repo, wait_for, worker_cmd, worker_env
 
 from capture import pipeline, worker
 from reviewer.config import Config
@@ -115,13 +116,8 @@ def make_due(job_id: int) -> None:
         conn.close()
 
 
-def worker_env(home: Path, url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MEM_REVIEW_"))}
-    env.update(MEM_REVIEW_HOME=str(home), MEM_REVIEW_NO_SPAWN="1", MEM_REVIEW_MAX_RETRIES="0",
-               MEM_REVIEW_EXTRACTOR="api", MEM_REVIEW_API_TIMEOUT="120",
-               ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="test-key")
-    env.update(extra)
-    return env
+# A request may hang longer than a test waits: the worker is killed mid-request, not timed out.
+faults_env = functools.partial(worker_env, MEM_REVIEW_API_TIMEOUT="120")
 
 
 def run_worker(env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
@@ -148,7 +144,7 @@ def test_a_worker_killed_at_any_stage_loses_nothing_and_doubles_nothing(
     behaviours = [Hang(300)] if stage == "api" else []
     with FakeMessagesAPI(extract=behaviours, default_extract=Facts(GOOD)) as api:
         pause = {} if stage == "api" else {"MEM_REVIEW_TEST_PAUSE": stage}
-        proc = subprocess.Popen(worker_cmd(), env=worker_env(home, api.url, **pause), cwd=ROOT,
+        proc = subprocess.Popen(worker_cmd(), env=faults_env(home, api.url, **pause), cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             if stage == "api":
@@ -166,7 +162,7 @@ def test_a_worker_killed_at_any_stage_loses_nothing_and_doubles_nothing(
         assert fact_texts() == []  # nothing half-written is visible
         assert not worker.is_running()  # the dead worker's lock went with it
 
-        again = run_worker(worker_env(home, api.url))
+        again = run_worker(faults_env(home, api.url))
         assert again.returncode == 0, again.stderr.decode()[-2000:]
 
     first, second = job(job_id), job(other)
@@ -202,7 +198,7 @@ def test_two_workers_started_at_once_one_works_the_other_exits_or_waits(
     slow = [Hang(1.0, Facts([fact(f"Fact number {i} of the race.", "Session")])) for i in range(3)]
     cmd = worker_cmd() + (["--wait", wait] if wait is not None else [])
     with FakeMessagesAPI(extract=slow) as api:
-        env = worker_env(home, api.url)
+        env = faults_env(home, api.url)
         procs = [subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE) for _ in range(2)]
         outs = [p.communicate(timeout=WAIT) for p in procs]
@@ -395,7 +391,7 @@ def test_retry_puts_failed_jobs_back_and_they_finish(
     other = enqueue(session(tmp_path, "other", "Other."), repo)
     with FakeMessagesAPI(extract=[Error(401, message="invalid x-api-key sk-ant-api03-"
                                         + "A" * 40), Facts([F1])]) as api:
-        env = worker_env(home, api.url)
+        env = faults_env(home, api.url)
         assert run_worker(env).returncode == 0
         assert job(bad)["state"] == "failed" and job(other)["state"] == "done"
         cli = [sys.executable, "-m", "reviewer.cli", "retry"]
@@ -582,7 +578,7 @@ def test_a_disk_that_fills_while_the_worker_waits_on_the_api_loses_nothing(
         job_id = enqueue(session(tmp_path), repo)
         with FakeMessagesAPI(extract=[Hang(1.5, Facts(GOOD))],
                              default_extract=Facts(GOOD)) as api:
-            env = worker_env(home, api.url)
+            env = faults_env(home, api.url)
             proc = subprocess.Popen(worker_cmd(), env=env, cwd=ROOT, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
             wait_for("the extraction request", lambda: api.messages("extract"))
@@ -621,7 +617,7 @@ def test_a_read_only_store_fails_hooks_and_worker_open_and_nothing_is_lost(
             context = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
             assert F1["fact"] in context
             with FakeMessagesAPI(default_extract=Facts(GOOD)) as api:
-                out = run_worker(worker_env(home, api.url))
+                out = run_worker(faults_env(home, api.url))
                 assert out.returncode in (0, 1) and out.stdout == b""
                 assert b"Traceback" not in out.stderr
                 assert api.messages("extract") == []
@@ -629,7 +625,7 @@ def test_a_read_only_store_fails_hooks_and_worker_open_and_nothing_is_lost(
             remount(disk, "rw")
         assert job(job_id)["state"] == "queued"
         with FakeMessagesAPI(default_extract=Facts(GOOD)) as api:
-            assert run_worker(worker_env(home, api.url)).returncode == 0
+            assert run_worker(faults_env(home, api.url)).returncode == 0
         assert job(job_id)["state"] == "done"
         assert fact_texts() == sorted([F1["fact"], F2["fact"]])  # F1 was approved: seen again
 

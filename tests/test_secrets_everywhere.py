@@ -13,7 +13,6 @@ value, nor any 24-character piece of one, may be there.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from typing import Any
 
 import pytest
 from fakeapi import Error, Facts, FakeMessagesAPI, requests_text
-from helpers import make_repo
+from helpers import make_repo, worker_env
 from secret_corpus import SECRETS, Secret, leaked, render, secret_values
 
 from capture.candidate import CATEGORIES
@@ -201,20 +200,6 @@ def api() -> Iterator[FakeMessagesAPI]:
         yield fake
 
 
-def env_for(home: Path, api: FakeMessagesAPI, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MEM_REVIEW_"))}
-    env.update(
-        MEM_REVIEW_HOME=str(home),
-        MEM_REVIEW_NO_SPAWN="1",
-        MEM_REVIEW_MAX_RETRIES="0",
-        MEM_REVIEW_EXTRACTOR="api",
-        ANTHROPIC_BASE_URL=api.url,
-        ANTHROPIC_API_KEY="test-key",
-    )
-    env.update(extra)
-    return env
-
-
 def cli(env: dict[str, str], *args: str, stdin: bytes | None = None,
         cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
@@ -241,7 +226,7 @@ def test_no_planted_secret_lands_anywhere(
     )
     assert partial_leaks(transcript.read_bytes())  # the file really is full of secrets
     api.script(Facts(careless_facts()), lane="extract")
-    env = env_for(home, api)
+    env = worker_env(home, api.url)
 
     hook = cli(env, "hook", "session-end", stdin=hook_payload(transcript, repo))
     assert (hook.returncode, hook.stdout) == (0, b"")
@@ -376,9 +361,10 @@ def test_what_a_person_typed_is_redacted_before_it_is_sent(
     t = Transcript(repo)
     t.user("Remember that releases are cut on Mondays.")
     transcript = t.write(tmp_path / "p" / f"{SESSION}.jsonl")
-    hook = cli(env_for(home, api), "hook", "session-end", stdin=hook_payload(transcript, repo))
+    env = worker_env(home, api.url)
+    hook = cli(env, "hook", "session-end", stdin=hook_payload(transcript, repo))
     assert hook.returncode == 0
-    assert cli(env_for(home, api), "worker", "--once").returncode == 0
+    assert cli(env, "worker", "--once").returncode == 0
     (request,) = api.messages("extract")
     body = requests_text(api)
     assert "CI publishes with" in body and "wrong, the key is" in body
@@ -403,7 +389,7 @@ def test_an_error_message_echoing_a_secret_is_not_stored(
         Error(500, message=f"upstream said {SECRETS[8].snippet}"),
         lane="extract",
     )
-    env = env_for(home, api)
+    env = worker_env(home, api.url)
     for path in (first, other):
         out = cli(env, "hook", "session-end", stdin=hook_payload(path, repo).replace(
             SESSION.encode(), path.stem.encode()))
@@ -459,7 +445,7 @@ def test_a_model_echoing_new_kinds_stores_none_of_them(
         for i, s in enumerate(new)
     ]
     api.script(Facts(facts), lane="extract")
-    env = env_for(home, api)
+    env = worker_env(home, api.url)
     assert cli(env, "hook", "session-end", stdin=hook_payload(transcript, repo)).returncode == 0
     work = cli(env, "worker", "--once")
     assert work.returncode == 0, work.stderr.decode()[-2000:]
