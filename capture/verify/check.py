@@ -17,6 +17,7 @@ from capture.claims import (
     moved_from,
     number_beside_changed,
     setting_changed,
+    state_flipped,
 )
 from capture.ground import normalise
 from capture.transcript import Turn
@@ -46,6 +47,7 @@ from capture.verify.values import (
     _bare,
     code_variant,
     missing_terms,
+    old_value_as_current,
     slipped_name,
     swapped_name,
     transition_changed,
@@ -118,6 +120,8 @@ def verify(
     elif beyond := comparison_flipped(fact, quote):
         failed = _fail("negation_flip", hit, turns, f"the fact says “{beyond}”; the quote "
                        "gives that value itself")
+    elif switched := state_flipped(fact, evidence):
+        failed = _fail("negation_flip", hit, turns, f"{switched}; the fact says the opposite")
     elif changed_units:
         failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
                        + ", ".join(changed_units))
@@ -136,7 +140,7 @@ def verify(
     elif slip := _slip_near(fact, turns, hit.turn, tool_texts):
         failed = _fail("identifier_mismatch", hit, turns, "the fact's name is nowhere in the "
                        f"session; beside the quote it reads {slip[1]}, not {slip[0]}")
-    elif moved := transition_changed(fact, quote):
+    elif moved := transition_changed(fact, quote) or old_value_as_current(fact, quote):
         failed = _fail("number_mismatch", hit, turns, moved)
     elif moved := moved_from(fact, evidence):
         failed = _fail("identifier_mismatch", hit, turns, moved + "; the fact names the old "

@@ -9,7 +9,7 @@ import re
 
 from capture.ground import normalise
 from capture.verify.cues import HEDGES, find, says
-from capture.verify.words import _SENTENCE, _SENTENCE_BREAK, _STOP, _WORD, _stem
+from capture.verify.words import _SENTENCE, _SENTENCE_BREAK, _STOP, _WORD, _expand, _stem
 
 # Words that say a claim is a guess or an opinion, not something found.
 _HEDGE = re.compile(
@@ -178,3 +178,30 @@ def _borrowed_from_a_guess(
             if not plain:
                 return sorted(words_)[0], sentence
     return None
+
+
+# An absence bounded by a look ("No vulnerabilities detected", "didn't find any leaks"):
+# what a check saw, which a fact stating there are none ("has no vulnerabilities") turns
+# into a guarantee.
+_SEEN_NONE = re.compile(
+    r"\bno\s+(?P<noun>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:were\s+|was\s+|are\s+|is\s+)?"
+    r"(?:detected|found|seen|observed|reported|identified|spotted|visible|shown|flagged)\b"
+    r"|\b(?:did not|didn't|could not|couldn't|can not|cannot) (?:find|see|detect|spot|observe"
+    r"|identify) (?:any )?(?P<noun2>[\w-]+)"
+    r"|\b(?:found|detected|saw|observed|identified|spotted) no (?P<noun3>[\w-]+)")
+_LOOKED = re.compile(r"\b(?:detect\w*|found|find\w*|seen|see|saw|observ\w*|report\w*"
+                     r"|identif\w*|spott\w*|visible|shown|flag\w*|scan\w*|check\w*|test\w*"
+                     r"|audit\w*|look\w*|search\w*|review\w*|analy\w*|so far|yet)\b")
+
+
+def seen_none(fact: str, quote: str) -> str:
+    """The quote says a look found none of something; the fact, naming the same thing,
+    says there is none, with no word of a look: the quote's words, or ""."""
+    f = _expand(normalise(fact))
+    if _LOOKED.search(f) or not re.search(r"\b(?:no|not|none|never|without|zero)\b", f):
+        return ""
+    for m in _SEEN_NONE.finditer(_expand(normalise(quote))):
+        noun = (m.group("noun") or m.group("noun2") or m.group("noun3") or "").split()[-1]
+        if len(noun) >= 4 and _stem(noun) in {_stem(w) for w in _WORD.findall(f)}:
+            return m.group()
+    return ""

@@ -35,6 +35,7 @@ from capture.verify.hedges import (
     fact_speaker,
     hedged,
     opinion,
+    seen_none,
 )
 from capture.verify.inversion import dropped_negation, limited_after, negated_before, object_flip
 from capture.verify.turns import _texts, is_summary, speaker_of
@@ -124,6 +125,9 @@ def _with_hint(
     if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a judgement; the fact states it as found, not as someone's view"))
+    if looked := seen_none(fact, quote):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote says “{looked}”: what a look found; the fact says there is none"))
     if denied := dropped_negation(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote says “{denied}”; the fact, restating it, denies nothing"))

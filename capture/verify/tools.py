@@ -17,7 +17,12 @@ from capture.transcript import Turn
 from capture.verify.hedges import _ATTRIBUTED, fact_speaker, hedged, opinion
 from capture.verify.inversion import dropped_negation, flips_meaning, flips_negation
 from capture.verify.turns import _TOOL_NORM, _tool_norm
-from capture.verify.values import dropped_words, missing_terms, unit_changed
+from capture.verify.values import (
+    dropped_words,
+    missing_terms,
+    old_value_as_current,
+    unit_changed,
+)
 from capture.verify.verdict import Verdict
 from capture.verify.words import _ELLIPSIS, _predicate_negations
 
@@ -137,9 +142,11 @@ def _changed_against(
     if flips_negation(fact, quote) or flips_meaning(fact, quote):
         return Verdict(False, "negation_flip", speaker="tool",
                        detail="the fact says the opposite of its quote")
-    if unit_changed(fact, quote):
+    if changed := unit_changed(fact, quote):
         return Verdict(False, "number_mismatch", speaker="tool", detail=(
-            "the quote gives another value: " + ", ".join(unit_changed(fact, quote))))
+            "the quote gives another value: " + ", ".join(changed)))
+    if moved := old_value_as_current(fact, quote):
+        return Verdict(False, "number_mismatch", speaker="tool", detail=moved)
     first = text.find(pieces[0])
     near = text[max(0, first - 600): first + len(quote) + 600]
     idents, nums = missing_terms(fact, near)

@@ -15,23 +15,81 @@ from capture.verify.words import _CUT_MARKER, _WORD, _expand, negations
 
 _UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)\s?(ms|us|ns|s|sec|secs|min|mins"
                    r"|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%)(?![\w])", re.I)
+# A rate: "10/second", "10 per minute", "5/s", "100 requests per hour" (a word or two
+# between the number and "per").
+_RATE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(?:[a-z]+\s){0,2}?(?:/|per\s+|an?\s+)"
+                   r"(ns|us|ms|s|sec|secs?|seconds?|m|min|mins?|minutes?|h|hr|hrs?|hours?|d"
+                   r"|days?)(?![\w])", re.I)
+_RATE_BASE = {"ns": "ns", "us": "us", "ms": "ms", "s": "s", "sec": "s", "secs": "s",
+              "second": "s", "seconds": "s", "m": "min", "min": "min", "mins": "min",
+              "minute": "min", "minutes": "min", "h": "h", "hr": "h", "hrs": "h", "hour": "h",
+              "hours": "h", "d": "d", "day": "d", "days": "d"}
+# Units of one kind: a number given in the wrong one is a changed value. The scale says
+# which are the same amount ("sec" and "s").
+_UNIT_SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
+               "min": 60.0, "mins": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0,
+               "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024.0,
+               "mib": 1024.0 ** 2, "gib": 1024.0 ** 3, "tib": 1024.0 ** 4,
+               **{f"/{b}": 1 / v for b, v in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3),
+                                              ("s", 1.0), ("min", 60.0), ("h", 3600.0),
+                                              ("d", 86400.0))}}
+_UNIT_KIND = {**dict.fromkeys(("ns", "us", "ms", "s", "sec", "secs", "min", "mins", "h", "hr",
+                               "hrs"), "time"),
+              **dict.fromkeys(("kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"), "size"),
+              **dict.fromkeys(("/ns", "/us", "/ms", "/s", "/min", "/h", "/d"), "rate")}
 
 
 def unit_numbers(text: str) -> dict[str, set[str]]:
-    """Numbers with a unit, by unit (`0.6s`, `10MB`, `500 ms`): {"s": {"0.6"}, …}."""
+    """Numbers with a unit, by unit (`0.6s`, `10MB`, `500 ms`, a rate `10/second` as
+    "/s"): {"s": {"0.6"}, …}."""
     out: dict[str, set[str]] = {}
-    for value, unit in _UNIT.findall(text):
-        number = float(value.replace(",", "."))  # "100.00 MB" is "100 MB"
-        out.setdefault(unit.casefold(), set()).add(f"{number:g}")
+    rates = list(_RATE.finditer(text))
+    for m in rates:
+        number = float(m.group(1).replace(",", "."))
+        out.setdefault("/" + _RATE_BASE[m.group(2).casefold()], set()).add(f"{number:g}")
+    taken = [m.span() for m in rates]
+    for m in _UNIT.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue  # "10/s" is a rate, not ten seconds
+        number = float(m.group(1).replace(",", "."))  # "100.00 MB" is "100 MB"
+        out.setdefault(m.group(2).casefold(), set()).add(f"{number:g}")
     return out
+
+
+# A value the fact denies or sets aside ("not the 145% shown by top", "instead of 30s"):
+# the fact does not claim it, so it is no value changed.
+_DENIED_VALUE = re.compile(r"\b(?:not|never|rather than|instead of|unlike|no longer|vs\.?"
+                           r"|versus)\s+(?:the\s+|a\s+|an\s+)?(?:[~≈]\s?)?\d[\w.,%/]*")
+
+
+def claimed(fact: str) -> str:
+    """The fact without the values it denies ("… 77.7 MB, not the 145% shown")."""
+    return _DENIED_VALUE.sub(" ", normalise(fact))
 
 
 def unit_changed(fact: str, quote: str) -> list[str]:
     """The fact's quantities whose unit the quote also gives, with none of the quote's
-    values for it: "1MB" where the quote says "10MB", "0.3s" where it says "0.6s"."""
+    values for it: "1MB" where the quote says "10MB", "0.3s" where it says "0.6s"; and
+    a rate or size whose number the quote gives in another unit of its kind ("10 per
+    minute" where the quote says "10/second", "128 MB" where it says "128 KB")."""
     q = unit_numbers(quote)
-    return [f"{v}{u}" for u, vs in unit_numbers(fact).items() if u in q
-            for v in sorted(vs - q[u])]
+    f = unit_numbers(claimed(fact))
+    out = [f"{v}{u}" for u, vs in f.items() if u in q for v in sorted(vs - q[u])]
+    for u, vs in f.items():
+        kind = _UNIT_KIND.get(u)
+        if kind is None:
+            continue
+        for v in sorted(vs):
+            elsewhere = [qu for qu, qvs in q.items() if qu != u and v in qvs
+                         and _UNIT_KIND.get(qu) == kind and not _same_amount(v, u, qu)]
+            if elsewhere and v not in q.get(u, ()):
+                out.append(f"{v}{u} where the quote has {v}{elsewhere[0]}")
+    return out
+
+
+def _same_amount(v: str, u: str, other: str) -> bool:
+    """`v` in unit `u` is the same amount as `v` in `other` ("sec" and "s")."""
+    return _UNIT_SCALE.get(u) == _UNIT_SCALE.get(other)
 
 
 _TRANSITION = re.compile(r"\bfrom\s+v?(\d+(?:\.\d+)*)\s+(?:to|→|->)\s+v?(\d+(?:\.\d+)*)")
@@ -48,6 +106,43 @@ def transition_changed(fact: str, quote: str) -> str:
     for m in _TO_VALUE.finditer(normalise(fact)):
         if m.group(1) not in targets:
             return f"the quote moves it to {', '.join(sorted(targets))}, not {m.group(1)}"
+    return ""
+
+
+_QTY = r"(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4}\b)?"
+# A quantity moved: "128 KB → 512 KB", "1000 -> 5000 entries", "increased the cap from
+# 30 to 90" (an arrow, or "from … to" after a verb of change: "from 1 to 5" alone may be a
+# range).
+_QTY_MOVE = re.compile(
+    r"(?<![\w.])" + _QTY + r"\s*(?:→|->|=>|⟶)\s*" + _QTY
+    + r"|\b(?:increas\w*|decreas\w*|rais\w*|lower\w*|chang\w*|bump\w*|reduc\w*|grew|grow\w*"
+    r"|went|moved?|dropp\w*|cut|doubl\w*|halv\w*|shrank|shrunk|updat\w*|set)\b[^.;:\n]{0,40}?"
+    r"\bfrom\s+" + _QTY + r"\s+to\s+" + _QTY)
+# A fact that tells of a change, or of the old value as old.
+_TELLS_CHANGE = re.compile(r"\b(?:from|was|were|previously|formerly|used to|old|before|no longer"
+                           r"|increas\w*|decreas\w*|rais\w*|lower\w*|chang\w*|bump\w*|reduc\w*"
+                           r"|replac\w*|instead|→)|→|->")
+
+
+def old_value_as_current(fact: str, quote: str) -> str:
+    """The quote moves a quantity ("log buffer size: 128 KB → 512 KB"); the fact gives
+    the old one as the value, never the new one, and tells of no change: what it gets
+    wrong, or ""."""
+    f = claimed(fact)
+    if _TELLS_CHANGE.search(f):
+        return ""
+    for m in _QTY_MOVE.finditer(normalise(quote)):
+        g = m.groups()
+        (old, ou, new, nu) = g[0:4] if g[0] is not None else g[4:8]
+        if old == new:
+            continue
+        unit = ou or nu or ""
+        def said(n: str) -> bool:
+            return bool(re.search(r"(?<![\d.,])" + re.escape(n) + r"(?![\d]|[.,]\d)"
+                                  + (r"\s?" + re.escape(unit) if unit else ""), f))
+        if said(old) and not said(new):
+            return (f"the quote moves it from {old}{' ' + unit if unit else ''} to {new}"
+                    f"{' ' + unit if unit else ''}; the fact gives the old value")
     return ""
 
 
