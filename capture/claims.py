@@ -186,7 +186,8 @@ _QUESTION_END = re.compile(r"\?\s*$")
 # Here's how:"): what follows it is instructions, not something done.
 _OFFER_SENTENCE = re.compile(
     r"(?:^|[.!:]\s+)(?P<ask>(?:(?:do|would) you )?(?:want|like|need)(?: me)? to|ready to"
-    r"|shall (?:i|we)|should (?:i|we)|care to|interested in)\b(?![^.!?\n]{0,30}\bwhy\?)[^.!?\n]{0,120}\?")
+    r"|shall (?:i|we)|should (?:i|we)|care to|interested in)\b"
+    r"(?![^.!?\n]{0,30}\bwhy\?)[^.!?\n]{0,120}\?")
 
 
 def asks(quote: str) -> str:

@@ -26,7 +26,7 @@ from capture.verify.failures import (
     _next_words_report_a_problem,
 )
 from capture.verify.hedges import hedged
-from capture.verify.names import _names_shared, _shared_terms, identifiers, key_values
+from capture.verify.names import _names_shared, _present, _shared_terms, identifiers, key_values
 from capture.verify.tools import _now_side
 from capture.verify.turns import _texts, is_summary, speaker_of
 from capture.verify.words import _STOP, _WORD, _clip, _sentence_of, _stem
@@ -413,3 +413,40 @@ def _replied_against(turns: Sequence[Turn], at: int) -> int | None:
         if t.kind == "prompt" and not is_summary(t):
             return j if _AGAINST.match(normalise(t.text)[:200]) else None
     return None
+
+
+# A proposal the person turned down: the plan they chose not to accept, a call they
+# rejected. What the fact names from it and nobody names again did not happen.
+_TURNED_DOWN = re.compile(r"\b(?:rejected by the user|user chose to stay in plan mode"
+                          r"|user (?:doesn't|does not) want to proceed|user declined)\b", re.I)
+DOWN_TURNS = 8  # a plan's rejection follows its presentation at once
+
+
+def _turned_down(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | None:
+    """The quote is part of what the assistant proposed (its prose, a plan it wrote)
+    and the person turned the proposal down before speaking again (a plan not accepted,
+    a call rejected); the names the fact takes from the quote are never said again
+    after that: the person's next words (or the rejection), or None."""
+    if speaker_of(turns[at]) != "assistant":
+        return None
+    names = [normalise(i) for i in identifiers(fact) if _present(i, normalise(quote))]
+    if not names:
+        return None
+    down = None
+    for j in range(at + 1, min(len(turns), at + DOWN_TURNS)):
+        t = turns[j]
+        if t.kind == "prompt" and not is_summary(t):
+            return None  # the person spoke first: no rejection of this proposal
+        if t.kind == "tool_error" and (_TURNED_DOWN.search(t.text) or t.tool == "ExitPlanMode"):
+            down = j
+            break
+    if down is None:
+        return None
+    for t in turns[down + 1:]:
+        if is_summary(t):
+            continue
+        said = normalise(_now_side(t))
+        if any(_present(n, said) for n in names):
+            return None
+    return next((j for j in range(down + 1, min(len(turns), down + 4))
+                 if turns[j].kind == "prompt" and not is_summary(turns[j])), down)

@@ -183,12 +183,11 @@ def _borrowed_from_a_guess(
 # An absence bounded by a look ("No vulnerabilities detected", "didn't find any leaks"):
 # what a check saw, which a fact stating there are none ("has no vulnerabilities") turns
 # into a guarantee.
+# (A report's line, "No X detected": not "I couldn't find any X in the client", a search
+# of the code that says what the code holds.)
 _SEEN_NONE = re.compile(
     r"\bno\s+(?P<noun>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:were\s+|was\s+|are\s+|is\s+)?"
-    r"(?:detected|found|seen|observed|reported|identified|spotted|visible|shown|flagged)\b"
-    r"|\b(?:did not|didn't|could not|couldn't|can not|cannot) (?:find|see|detect|spot|observe"
-    r"|identify) (?:any )?(?P<noun2>[\w-]+)"
-    r"|\b(?:found|detected|saw|observed|identified|spotted) no (?P<noun3>[\w-]+)")
+    r"(?:detected|found|seen|observed|reported|identified|spotted|flagged)\b")
 _LOOKED = re.compile(r"\b(?:detect\w*|found|find\w*|seen|see|saw|observ\w*|report\w*"
                      r"|identif\w*|spott\w*|visible|shown|flag\w*|scan\w*|check\w*|test\w*"
                      r"|audit\w*|look\w*|search\w*|review\w*|analy\w*|so far|yet)\b")
@@ -201,7 +200,30 @@ def seen_none(fact: str, quote: str) -> str:
     if _LOOKED.search(f) or not re.search(r"\b(?:no|not|none|never|without|zero)\b", f):
         return ""
     for m in _SEEN_NONE.finditer(_expand(normalise(quote))):
-        noun = (m.group("noun") or m.group("noun2") or m.group("noun3") or "").split()[-1]
+        noun = m.group("noun").split()[-1]
         if len(noun) >= 4 and _stem(noun) in {_stem(w) for w in _WORD.findall(f)}:
             return m.group()
     return ""
+
+
+_ALTERNATIVE_AFTER = re.compile(r"^\W{0,3}(?:,\s*)?or\b")
+
+
+def guessed_alternative(text: str, quote: str, *, normalised: bool = False) -> str:
+    """The quote is one of the alternatives a guessing sentence offers ("likely because
+    A, or B"): it starts with "or" / "either", or an "or" follows it, and its sentence
+    guesses. The guess's words, or ""."""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    end = _SENTENCE_BREAK.search(low, at + len(quote))
+    hi = end.start() + 1 if end else len(low)
+    before, after = low[lo:at], low[at + len(quote): hi]
+    alternative = re.match(r"(?:or|either)\b", quote) or _ALTERNATIVE_AFTER.match(after) or (
+        re.search(r"\beither\b", before) and re.search(r"\bor\b", quote + after))
+    if not alternative:
+        return ""
+    m = _GUESS_WORDS.search(before) or _GUESS_WORDS.search(after)
+    return m.group() if m else ""

@@ -20,6 +20,7 @@ from capture.verify.corrections import (
     _overruled,
     _replied_against,
     _set_otherwise_later,
+    _turned_down,
 )
 from capture.verify.failures import _failed_just_before, _later_not_found, _rechecked
 from capture.verify.hedges import (
@@ -33,6 +34,7 @@ from capture.verify.hedges import (
     _borrowed_from_a_guess,
     _hedge_around,
     fact_speaker,
+    guessed_alternative,
     hedged,
     opinion,
     seen_none,
@@ -90,6 +92,8 @@ def _with_hint(
     if later is None:
         later = _overruled(turns, at, quote, fact)
     if later is None:
+        later = _turned_down(turns, at, fact, quote)
+    if later is None:
         later = _answered_otherwise(turns, at, quote)
     if later is None:
         later = _rechecked(turns, at, fact, quote, tool_texts)
@@ -115,6 +119,11 @@ def _with_hint(
             normalise(fact)) and (around := _hedge_around(here, quote, normalised=True)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote's own sentence says “{around}”; the fact states it as found"))
+    if speaker != "tool" and not hedged(fact) and (
+            guess := guessed_alternative(here, quote, normalised=True)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote is one of the alternatives its sentence guesses between (“{guess}”); "
+            "the fact states it as found"))
     if not too_short(quote) and _YES_NO.match(quote) and not _ASKED_IN_FACT.search(
             normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(

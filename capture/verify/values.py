@@ -124,6 +124,12 @@ _TELLS_CHANGE = re.compile(r"\b(?:from|was|were|previously|formerly|used to|old|
                            r"|replac\w*|instead|→)|→|->")
 
 
+def _said(n: str, unit: str, text: str) -> bool:
+    """The number `n` (with its unit, when it has one) stands in `text`."""
+    return bool(re.search(r"(?<![\d.,])" + re.escape(n) + r"(?![\d]|[.,]\d)"
+                          + (r"\s?" + re.escape(unit) if unit else ""), text))
+
+
 def old_value_as_current(fact: str, quote: str) -> str:
     """The quote moves a quantity ("log buffer size: 128 KB → 512 KB"); the fact gives
     the old one as the value, never the new one, and tells of no change: what it gets
@@ -137,10 +143,7 @@ def old_value_as_current(fact: str, quote: str) -> str:
         if old == new:
             continue
         unit = ou or nu or ""
-        def said(n: str) -> bool:
-            return bool(re.search(r"(?<![\d.,])" + re.escape(n) + r"(?![\d]|[.,]\d)"
-                                  + (r"\s?" + re.escape(unit) if unit else ""), f))
-        if said(old) and not said(new):
+        if _said(old, unit, f) and not _said(new, unit, f):
             return (f"the quote moves it from {old}{' ' + unit if unit else ''} to {new}"
                     f"{' ' + unit if unit else ''}; the fact gives the old value")
     return ""
