@@ -74,7 +74,9 @@ def hedged(text: str) -> bool:
 _FACT_SPEAKER = re.compile(
     r"\b(?:(?P<user>the user|the person|the developer|the human|user's)|(?P<assistant>"
     r"claude|the assistant|the agent|the model))\b"
-    r"(?:'s)?\s+(?:\w+ly\s+)?(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
+    r"(?:'s)?\s+(?:\w+ly\s+)?(?:(?:also|then|later|first|finally|initially|originally"
+    r"|ultimately|already|eventually|himself|herself|themselves|itself|itself|who|that)\s+)?"
+    r"(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
     r"diagnosed|found|noticed|noted|reported|prefers|preferred|chose|requested|insisted|"
     r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
     r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed|"
@@ -99,7 +101,9 @@ def fact_speaker(fact: str) -> str | None:
         m = _SPEAKER_PHRASE.search(low)
         if m is None:
             return None
-    return "user" if m.group("user") or m.groupdict().get("user2") else "assistant"
+    groups = m.groupdict()
+    return "user" if groups.get("user") or groups.get("user2") or groups.get("user3") \
+        else "assistant"
 
 
 # "According to the user, …", "per Claude", "as the user put it", "user-requested"
@@ -107,7 +111,17 @@ _SPEAKER_PHRASE = re.compile(
     r"\b(?:according to|per|as|in the words of|at the request of)\s+(?:(?P<user>the user|the "
     r"person|the developer)|(?P<assistant>claude|the assistant|the agent|the model))\b"
     r"|\b(?:(?P<user2>user)|(?P<assistant2>assistant|claude))-(?:requested|suggested|proposed"
-    r"|reported|specified|chosen|approved)\b")
+    r"|reported|specified|chosen|approved)\b"
+    # "chosen by the user", "a workaround found by Claude"
+    r"|\b(?:decided|chosen|requested|suggested|proposed|found|identified|diagnosed|reported"
+    r"|specified|picked|confirmed|asked|noticed|stated|said|set|written|researched|discovered"
+    r"|recommended|approved|rejected|insisted on|pointed out|explained|dictated|mandated"
+    r"|required|supplied|provided|given)\s+by\s+(?:(?P<user3>the user|the person|the developer"
+    r"|the human)|(?P<assistant3>claude|the assistant|the agent|the model))\b"
+    # (not "by the user script", "by the model config": the speaker ends the phrase)
+    r"(?=\s*(?:[.,;:!?)]|$|(?:and|to|in|on|at|for|as|when|after|before|because|during|with"
+    r"|while|since|so|but|earlier|later|first|explicitly|directly|instead|itself|himself"
+    r"|herself|themselves)\b))")
 
 
 def opinion(text: str) -> bool:
@@ -227,3 +241,30 @@ def guessed_alternative(text: str, quote: str, *, normalised: bool = False) -> s
         return ""
     m = _GUESS_WORDS.search(before) or _GUESS_WORDS.search(after)
     return m.group() if m else ""
+
+
+# The quote says what is about to be done ("Let me add …", "I'll run …", "Here's how to
+# test …"); the fact says it was done.
+_INTENT = re.compile(
+    r"(?:^|[.!?:;]\s+|\n)\W*(?P<intent>let me|let's|let us|i'll|i will|we'll|we will"
+    r"|i'm going to|we're going to|i am going to|next,? (?:i|we)(?:'ll| will)|i need to"
+    r"|we need to|now (?:i|we)(?:'ll| will| need to)|here's how|here is how|to test (?:it|this)"
+    r"|you can (?:test|verify|check|try|run)|try (?:running|this))\b")
+_DONE = re.compile(
+    r"\b(?:was|were|has been|have been|got|is now|are now)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|un|t)\b"
+    r"|\b(?:tested|verified|confirmed|validated|checked|ran|fixed|resolved)\b")
+
+
+def intended(fact: str, quote: str, text: str, *, normalised: bool = False) -> str:
+    """The quote's sentence says what is about to be done; the fact says it was done
+    (tested, fixed, added): the words of intent, or ""."""
+    f = normalise(fact)
+    if not _DONE.search(f) or _INTENT.search(f) or re.search(r"\b(?:plan\w*|will|to be)\b", f):
+        return ""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    m = _INTENT.search(low[lo: at + len(quote)])
+    return m.group("intent") if m else ""

@@ -36,6 +36,7 @@ from capture.verify.hedges import (
     fact_speaker,
     guessed_alternative,
     hedged,
+    intended,
     opinion,
     seen_none,
 )
@@ -131,6 +132,10 @@ def _with_hint(
     if speaker == "assistant" and (asked := asks(quote)) and not asks(fact):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote asks or offers (“{asked}”); the fact states it as done"))
+    if speaker == "assistant" and (intent := intended(fact, quote, here, normalised=True)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote says what is about to be done (“{intent}”); the fact states it as "
+            "done"))
     if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a judgement; the fact states it as found, not as someone's view"))
