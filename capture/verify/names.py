@@ -27,7 +27,7 @@ _TICKED = re.compile(r"`([^`\n]{2,80})`")
 # A name numbered like an interface or a device (`wgclient1`, `eth0`, `sda1`), and a
 # namespaced slash command (`/session-share:publish`): names, though no dot or case says so.
 # (lower case: a brand written "Quad9" or "Win32" is a word, not a device's name)
-_NUMBERED = re.compile(r"(?<![\w./-])[a-z][a-z-]{2,}[0-9]+(?![\w-])")
+_NUMBERED = re.compile(r"(?<![\w./-])[a-z][a-z-]{2,}[0-9]+(?:[a-z]+[0-9]+)*(?![\w-])")
 _SLASH_COMMAND = re.compile(r"(?<![\w./~-])/[a-z][\w-]*(?::[\w-]+)+")
 _NOT_IDENTS = {"e.g", "i.e", "etc", "vs"}
 # Names whose value a later turn may change ("port 8080" ... "port 8081").

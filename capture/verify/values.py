@@ -117,7 +117,10 @@ _QTY_MOVE = re.compile(
     r"(?<![\w.])" + _QTY + r"\s*(?:→|->|=>|⟶)\s*" + _QTY
     + r"|\b(?:increas\w*|decreas\w*|rais\w*|lower\w*|chang\w*|bump\w*|reduc\w*|grew|grow\w*"
     r"|went|moved?|dropp\w*|cut|doubl\w*|halv\w*|shrank|shrunk|updat\w*|set)\b[^.;:\n]{0,40}?"
-    r"\bfrom\s+" + _QTY + r"\s+to\s+" + _QTY)
+    r"\bfrom\s+" + _QTY + r"\s+to\s+" + _QTY
+    # "the chunk size from 8 MB to 32 MB": both sides with a unit, and no range
+    + r"|(?<!range)(?<!ranges)(?<!ranging)(?<!ranged)(?<!varies)(?<!vary)(?<!anywhere)(?<!between)\s"
+    r"from\s+(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4})\s+to\s+(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4})\b")
 # A fact that tells of a change, or of the old value as old.
 _TELLS_CHANGE = re.compile(r"\b(?:from|was|were|previously|formerly|used to|old|before|no longer"
                            r"|increas\w*|decreas\w*|rais\w*|lower\w*|chang\w*|bump\w*|reduc\w*"
@@ -139,7 +142,8 @@ def old_value_as_current(fact: str, quote: str) -> str:
         return ""
     for m in _QTY_MOVE.finditer(normalise(quote)):
         g = m.groups()
-        (old, ou, new, nu) = g[0:4] if g[0] is not None else g[4:8]
+        k = next(i for i in (0, 4, 8) if g[i] is not None)
+        (old, ou, new, nu) = g[k: k + 4]
         if old == new:
             continue
         unit = ou or nu or ""

@@ -1,0 +1,161 @@
+"""Verifier mechanisms of issue 21 found on a fourth held-out set, each on a small
+conversation of its own words (not the set's): what the checks know (a rate or size in
+another unit, the old side of a moved quantity, a numbered name the session never says,
+a switch set the other way) marks a candidate ungrounded; what they suspect (a plan the
+person turned down, one alternative of a guess, an absence only a report saw, an offer
+or an intention stated as done, a speaker named by "by the user") is a hint. Each case
+has a true twin the same check must leave alone."""
+
+from __future__ import annotations
+
+from capture.transcript import Turn
+from capture.verify import verify
+from capture.verify.values import unit_changed
+from records import convo
+
+
+def test_a_rate_or_size_in_another_unit_is_a_changed_value() -> None:
+    chat = convo(("call", "Bash: nft add rule inet filter input limit rate 25/second accept"),
+                 ("assistant", "The API cache now holds 64 MB; requests are throttled to "
+                               "25 per second."))
+    quote = "requests are throttled to 25 per second"
+    wrong = verify("API requests are throttled to 25 per minute.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch")
+    assert verify("API requests are throttled to 25 per second.", quote, chat).supported
+    assert verify("API requests are throttled to 25/s.", quote, chat).supported
+    size = "The API cache now holds 64 MB"
+    assert verify("The API cache holds 64 KB.", size, chat).check == "number_mismatch"
+    assert unit_changed("a 2 minute wait", "waits 2 min") == []  # the same unit, spelt out
+
+
+def test_a_value_the_fact_denies_is_not_a_changed_value() -> None:
+    chat = convo(("assistant", "top shows 212% CPU for the indexer, but that counts every "
+                               "core: it really uses 0.9 cores (45%) on this 2-core box."))
+    quote = "it really uses 0.9 cores (45%)"
+    got = verify("The indexer really uses 45% of the machine, not the 212% top shows.",
+                 quote, chat)
+    assert (got.supported, got.check) == (True, None)
+    assert verify("The indexer really uses 212% of the machine.", quote,
+                  chat).check == "number_mismatch"
+
+
+def test_the_old_side_of_a_moved_quantity_stated_as_current() -> None:
+    chat = convo(("assistant", "Raised the journal's retention: 14 days → 90 days, and the "
+                               "upload chunk size from 8 MB to 32 MB."))
+    quote = "Raised the journal's retention: 14 days → 90 days"
+    wrong = verify("The journal keeps 14 days of entries.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch")
+    assert verify("The journal keeps 90 days of entries.", quote, chat).supported
+    told = verify("Journal retention was raised from 14 days to 90 days.", quote, chat)
+    assert told.supported
+    chunk = "the upload chunk size from 8 MB to 32 MB"
+    assert verify("Uploads are sent in 8 MB chunks.", chunk, chat).check == "number_mismatch"
+
+
+def test_a_numbered_name_the_session_never_says_is_known_wrong() -> None:
+    chat = convo(("call", "Bash: ip -s link show enp3s0"),
+                 ("assistant", "The drops are on enp3s0: 4,112 RX errors since boot."))
+    quote = "The drops are on enp3s0"
+    wrong = verify("The packet drops are on enp4s0.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "identifier_missing")
+    assert verify("The packet drops are on enp3s0.", quote, chat).supported
+    # A brand written with a digit is a word, not a device's name.
+    assert verify("The packet drops are on enp3s0 (a Quad9 resolver is unrelated).",
+                  quote, chat).check is None
+
+
+def test_a_switch_set_the_other_way_is_an_inversion() -> None:
+    chat = convo(("call", "Bash: uci set dhcp.lan_ipv6_ra.enabled='0' && uci commit"),
+                 ("assistant", "Done: `uci set dhcp.lan_ipv6_ra.enabled='0'` applied."))
+    quote = "uci set dhcp.lan_ipv6_ra.enabled='0'"
+    wrong = verify("IPv6 router advertisements on the LAN were enabled.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "negation_flip")
+    right = verify("IPv6 router advertisements on the LAN were disabled.", quote, chat)
+    assert right.check != "negation_flip"
+    # A fact about something the key does not name is no inversion of it.
+    other = verify("The guest Wi-Fi stays enabled.", quote, chat)
+    assert other.check != "negation_flip"
+
+
+def _planned(answer: Turn | None = None) -> list[Turn]:
+    turns = convo(
+        ("assistant", "Plan summary:\n- **Export**: `/notes:dump` writes every note to "
+                      "NOTES_DIR as Markdown\n- **Sync**: a cron entry every 15 minutes"),
+    )
+    turns.append(Turn("assistant", "tool_call", "ExitPlanMode: # Plan", 2, 100,
+                      tool="ExitPlanMode"))
+    turns.append(Turn("user", "tool_error", "ExitPlanMode failed: User chose to stay in plan "
+                      "mode and continue planning", 3, 200, tool="ExitPlanMode"))
+    turns.append(Turn("user", "prompt", "- call it /notes:export\n- keep the cron entry", 4,
+                      300))
+    turns.append(answer or Turn("assistant", "prose", "Updated: `/notes:export` writes every "
+                                "note as Markdown; the cron entry stays.", 5, 400))
+    return turns
+
+
+def test_what_a_turned_down_plan_named_and_nobody_names_again_is_suspected() -> None:
+    turns = _planned()
+    quote = "`/notes:dump` writes every note to NOTES_DIR as Markdown"
+    got = verify("The export command is /notes:dump.", quote, turns)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert "/notes:export" in got.hint_detail  # the person's words it rests on
+    # The plan's other part, named again after the rejection, is not suspected.
+    kept = verify("Notes are synced by a cron entry every 15 minutes.",
+                  "a cron entry every 15 minutes", turns)
+    assert kept.hint is None
+    # Named again (the person kept it): no suspicion.
+    again = _planned(Turn("assistant", "prose", "Kept `/notes:dump` as the name.", 5, 400))
+    assert verify("The export command is /notes:dump.", quote, again).hint is None
+
+
+def test_one_alternative_of_a_guess_is_suspected() -> None:
+    chat = convo(("assistant", "The cache was empty (probably because the warm-up job never "
+                               "ran, or the volume was mounted after the service started)."))
+    quote = "or the volume was mounted after the service started"
+    got = verify("The cache was empty because the volume was mounted after the service "
+                 "started.", quote, chat)
+    assert got.hint == "hedged"
+    plain = convo(("assistant", "Run it with the flag, or the volume is mounted read-only."))
+    assert verify("The volume is mounted read-only without the flag.",
+                  "or the volume is mounted read-only", plain).hint is None
+
+
+def test_an_absence_a_report_saw_stated_as_none() -> None:
+    chat = convo(("assistant", "Scan results:\n- **Dependencies:** No known CVEs found\n"
+                               "- **Lint:** clean"))
+    quote = "No known CVEs found"
+    got = verify("The project's dependencies have no CVEs.", quote, chat)
+    assert got.hint == "hedged"
+    assert verify("The dependency scan found no known CVEs.", quote, chat).hint is None
+
+
+def test_an_offer_or_an_intention_stated_as_done() -> None:
+    chat = convo(("assistant", "Want to try the failover? Here's how: stop the primary with "
+                               "`systemctl stop pg-primary` and watch the replica promote."),
+                 ("assistant", "Let me add the retry wrapper to the upload client."))
+    offer = "Want to try the failover? Here's how: stop the primary"
+    got = verify("The failover was tested by stopping the primary.", offer, chat)
+    assert got.hint == "hedged"
+    intent = "add the retry wrapper to the upload client"
+    assert verify("The retry wrapper was added to the upload client.", intent,
+                  chat).hint == "hedged"
+    assert verify("The upload client is to get a retry wrapper.", intent, chat).hint is None
+
+
+def test_a_speaker_named_by_the_passive_is_checked() -> None:
+    chat = convo(("user", "Use port 5433, 5432 is taken by the old cluster."),
+                 ("assistant", "The old cluster still listens on 5432, so I moved the new "
+                               "one to 5433."))
+    quote = "The old cluster still listens on 5432"
+    got = verify("Port 5433 was chosen by the user because the old cluster holds 5432.",
+                 "Use port 5433, 5432 is taken by the old cluster", chat)
+    assert got.hint is None
+    wrong = verify("That the old cluster listens on 5432 was reported by the user.", quote,
+                   chat)
+    assert wrong.hint == "speaker"
+
+
+def test_a_range_is_no_move() -> None:
+    chat = convo(("assistant", "Chunk sizes range from 8 MB to 32 MB depending on the link."))
+    got = verify("Chunks can be 8 MB.", "Chunk sizes range from 8 MB to 32 MB", chat)
+    assert got.check is None
