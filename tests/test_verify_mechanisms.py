@@ -8,10 +8,11 @@ has a true twin the same check must leave alone."""
 
 from __future__ import annotations
 
+from records import convo
+
 from capture.transcript import Turn
 from capture.verify import verify
 from capture.verify.values import unit_changed
-from records import convo
 
 
 def test_a_rate_or_size_in_another_unit_is_a_changed_value() -> None:
