@@ -119,7 +119,8 @@ _QTY_MOVE = re.compile(
     r"|went|moved?|dropp\w*|cut|doubl\w*|halv\w*|shrank|shrunk|updat\w*|set)\b[^.;:\n]{0,40}?"
     r"\bfrom\s+" + _QTY + r"\s+to\s+" + _QTY
     # "the chunk size from 8 MB to 32 MB": both sides with a unit, and no range
-    + r"|(?<!range)(?<!ranges)(?<!ranging)(?<!ranged)(?<!varies)(?<!vary)(?<!anywhere)(?<!between)\s"
+    + r"|(?<!range)(?<!ranges)(?<!ranging)(?<!ranged)(?<!varies)(?<!vary)(?<!anywhere)"
+    r"(?<!between)\s"
     r"from\s+(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4})\s+to\s+(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4})\b")
 # A fact that tells of a change, or of the old value as old.
 _TELLS_CHANGE = re.compile(r"\b(?:from|was|were|previously|formerly|used to|old|before|no longer"
