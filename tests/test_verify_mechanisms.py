@@ -160,3 +160,16 @@ def test_a_range_is_no_move() -> None:
     chat = convo(("assistant", "Chunk sizes range from 8 MB to 32 MB depending on the link."))
     got = verify("Chunks can be 8 MB.", "Chunk sizes range from 8 MB to 32 MB", chat)
     assert got.check is None
+
+
+def test_a_state_claimed_reached_then_the_person_pastes_a_failure() -> None:
+    def chat(reply: str) -> list[Turn]:
+        return convo(("assistant", "✅ The formatter hook is now installed and enabled. Your "
+                                   "next commit runs it automatically."),
+                     ("user", reply))
+    quote = "The formatter hook is now installed and enabled"
+    fact = "The formatter hook runs on every commit."
+    got = verify(fact, quote, chat("git commit said: ⛔ hook rejected the commit, "
+                                   "formatter not found"))
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert verify(fact, quote, chat("thanks, now update the README")).hint is None
