@@ -173,3 +173,13 @@ def test_a_state_claimed_reached_then_the_person_pastes_a_failure() -> None:
                                    "formatter not found"))
     assert (got.supported, got.hint) == (True, "corrected_later")
     assert verify(fact, quote, chat("thanks, now update the README")).hint is None
+
+
+def test_a_quote_cut_after_a_negation_that_governs_its_clause() -> None:
+    chat = convo(("assistant", "I don't think the importer drops duplicate rows; the counts "
+                               "match before and after."))
+    quote = "the importer drops duplicate rows"
+    got = verify("The importer drops duplicate rows.", quote, chat)
+    assert got.hint == "negation_flip"
+    said = convo(("assistant", "I checked: the importer drops duplicate rows before insert."))
+    assert verify("The importer drops duplicate rows.", quote, said).hint is None

@@ -171,6 +171,15 @@ _NEGATED_LEAD = re.compile(r"(?:\b(?:not|never|no longer|don't|do not|doesn't|do
                            r"|didn't|did not|isn't|aren't|wasn't|won't|cannot|can't|shouldn't"
                            r"|should not|must not|mustn't|avoid|stop)\s+(?:\w+\s+){0,1})$")
 
+# A negation that governs a clause over a few words that carry no content of their own:
+# "it's not true that | X", "I don't think | X", "not because | X", "this doesn't mean | X".
+_NEGATED_CLAUSE = re.compile(
+    r"\b(?:not|never|no longer|n't|don't|do not|doesn't|does not|didn't|did not|isn't|wasn't"
+    r"|aren't|won't|cannot|can't)\s+(?:(?:true|the case|clear|sure|think|believe|mean|means"
+    r"|say|saying|suggest|imply|necessarily|always|because|since|that|it|this|is|was|that's"
+    r"|due to|caused by|assume|expect|the|a|an|really|actually|just|seem|seems|appear"
+    r"|appears|look|looks|like)\s+){1,4}$")
+
 
 def negated_before(text: str, quote: str, *, normalised: bool = False) -> str:
     """The quote starts right after a negation its sentence puts on it ("Don't | use npm
@@ -179,7 +188,7 @@ def negated_before(text: str, quote: str, *, normalised: bool = False) -> str:
     at = low.find(quote)
     while at >= 0:
         lead = low[max(0, at - 24): at]
-        m = _NEGATED_LEAD.search(lead)
+        m = _NEGATED_LEAD.search(lead) or _NEGATED_CLAUSE.search(low[max(0, at - 60): at])
         if m and not re.search(r"\bnot only\s*$|\bno,?\s*$", lead):
             return m.group().strip()
         if at == 0 or not m:
