@@ -350,9 +350,21 @@ def number_beside_changed(fact: str, quote: str) -> str:
     for word, said in _beside(fact).items():
         if word in q and not said & q[word]:
             n = sorted(said)[0]
-            if not re.search(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", nq):
+            # The fact's number may stand in the quote, counting something else ("178
+            # succeeded of 180 attempts" / "180 succeeded"): numbers swapped, not a
+            # number of the quote's.
+            elsewhere = {w for w, ns in q.items() if n in ns}
+            if not re.search(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", nq) or (
+                    elsewhere and word not in elsewhere and len(said) == 1
+                    and len(q[word]) == 1 and not _SHARED_COUNT.search(nq)):
                 return f"{n} {word} where the quote has {', '.join(sorted(q[word]))}"
     return ""
+
+
+# A quote that relates its numbers ("178 of 180", "180 total, 178 ok"): a count of one
+# thing may also be the count of the other.
+_SHARED_COUNT = re.compile(r"\d\s*(?:of|out of|/)\s*\d|\btotal\b|\ball\b|\beach\b|\bevery\b"
+                           r"|\bper\b|\bboth\b|=")
 
 
 # A setting that switches a thing on or off (`x.enabled='1'`, `disable_ipv6: true`,

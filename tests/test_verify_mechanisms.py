@@ -183,3 +183,13 @@ def test_a_quote_cut_after_a_negation_that_governs_its_clause() -> None:
     assert got.hint == "negation_flip"
     said = convo(("assistant", "I checked: the importer drops duplicate rows before insert."))
     assert verify("The importer drops duplicate rows.", quote, said).hint is None
+
+
+def test_two_counts_of_the_quote_swapped_in_the_fact() -> None:
+    chat = convo(("assistant", "The pool now runs 4 workers and 12 queues on the box."))
+    quote = "The pool now runs 4 workers and 12 queues"
+    wrong = verify("The pool runs 12 workers.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch")
+    assert verify("The pool runs 4 workers.", quote, chat).supported
+    shared = convo(("assistant", "All 6 jobs passed: 6 of 6 green."))
+    assert verify("6 jobs passed.", "All 6 jobs passed: 6 of 6 green", shared).supported
