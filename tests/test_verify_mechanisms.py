@@ -193,3 +193,13 @@ def test_two_counts_of_the_quote_swapped_in_the_fact() -> None:
     assert verify("The pool runs 4 workers.", quote, chat).supported
     shared = convo(("assistant", "All 6 jobs passed: 6 of 6 green."))
     assert verify("6 jobs passed.", "All 6 jobs passed: 6 of 6 green", shared).supported
+
+
+def test_a_command_written_without_backticks_with_one_word_changed() -> None:
+    chat = convo(("call", "Bash: restic forget --keep-daily 7 --prune"),
+                 ("assistant", "The nightly job runs restic forget --keep-daily 7 --prune."))
+    quote = "The nightly job runs restic forget --keep-daily 7 --prune"
+    wrong = verify("The nightly job runs restic prune --keep-daily 7.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "identifier_mismatch")
+    assert verify("The nightly job runs restic forget --keep-daily 7 with pruning.", quote,
+                  chat).supported

@@ -165,7 +165,7 @@ def code_variant(fact: str, quote: str) -> str:
     slip away (`current-profiles` / `current-profile`). What differs, or ""."""
     q = normalise(quote)
     q_tokens = _CODE_TOKEN.findall(q)
-    for span in _TICKED.findall(fact):
+    for span in _TICKED.findall(fact) or _flag_runs(fact):
         low = normalise(span)
         if _PLACEHOLDER.search(span) or low in q:
             continue
@@ -200,6 +200,15 @@ def code_variant(fact: str, quote: str) -> str:
                 continue
             return f"`{span}` where the quote has `{' '.join(win)}`"
     return ""
+
+
+def _flag_runs(fact: str) -> list[str]:
+    """A fact's command written without backticks, as the three words that end in a
+    long flag ("gitleaks detect --staged"): what `code_variant` compares. (Not the words
+    after it: they may be the fact's prose.)"""
+    toks = _CODE_TOKEN.findall(normalise(fact))
+    return [" ".join(toks[i - 2: i + 1]) for i, t in enumerate(toks)
+            if i >= 2 and t.startswith("--") and len(t) > 3 and not toks[i - 1].startswith("-")]
 
 
 SLIP_RATIO = 0.85  # a name this close to one beside the quote, but said nowhere: a slip
