@@ -201,7 +201,9 @@ def _borrowed_from_a_guess(
 # of the code that says what the code holds.)
 _SEEN_NONE = re.compile(
     r"\bno\s+(?P<noun>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:were\s+|was\s+|are\s+|is\s+)?"
-    r"(?:detected|found|seen|observed|reported|identified|spotted|flagged)\b")
+    r"(?:detected|found|seen|observed|reported|identified|spotted|flagged)\b"
+    r"|\bnothing\s+(?P<noun2>[\w-]+)\s+(?:was\s+)?(?:detected|found|seen|observed|reported"
+    r"|identified|spotted|flagged)\b")
 _LOOKED = re.compile(r"\b(?:detect\w*|found|find\w*|seen|see|saw|observ\w*|report\w*"
                      r"|identif\w*|spott\w*|visible|shown|flag\w*|scan\w*|check\w*|test\w*"
                      r"|audit\w*|look\w*|search\w*|review\w*|analy\w*|so far|yet)\b")
@@ -211,10 +213,10 @@ def seen_none(fact: str, quote: str) -> str:
     """The quote says a look found none of something; the fact, naming the same thing,
     says there is none, with no word of a look: the quote's words, or ""."""
     f = _expand(normalise(fact))
-    if _LOOKED.search(f) or not re.search(r"\b(?:no|not|none|never|without|zero)\b", f):
+    if _LOOKED.search(f) or not re.search(r"\b(?:no|not|none|nothing|never|without|zero)\b", f):
         return ""
     for m in _SEEN_NONE.finditer(_expand(normalise(quote))):
-        noun = m.group("noun").split()[-1]
+        noun = (m.group("noun") or m.group("noun2")).split()[-1]
         if len(noun) >= 4 and _stem(noun) in {_stem(w) for w in _WORD.findall(f)}:
             return m.group()
     return ""
