@@ -12,6 +12,7 @@ from records import convo
 
 from capture.transcript import Turn
 from capture.verify import verify
+from capture.verify.inversion import denied_value
 from capture.verify.values import unit_changed
 
 
@@ -203,3 +204,40 @@ def test_a_command_written_without_backticks_with_one_word_changed() -> None:
     assert (wrong.supported, wrong.check) == (False, "identifier_mismatch")
     assert verify("The nightly job runs restic forget --keep-daily 7 with pruning.", quote,
                   chat).supported
+
+
+def test_a_value_the_quote_states_and_the_fact_denies() -> None:
+    chat = convo(("assistant", "The bundle is 4.2 MB after minification; the CDN caps "
+                               "files at 5 MB."))
+    quote = "The bundle is 4.2 MB after minification"
+    wrong = verify("The minified bundle is not 4.2 MB.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "negation_flip")
+    # A value the session changed is not denied against the quote that gave it.
+    assert denied_value("The bundle is not 4.2 MB any more.", "The bundle was 4.2 MB") == ""
+    assert denied_value("The bundle is not 4.2 MB.", quote) == "4.2"
+
+
+def test_unable_and_a_participle_deny_and_affirm_the_verb() -> None:
+    chat = convo(("assistant", "I'm unable to resolve the hostname buildhost from the "
+                               "container."),
+                 ("assistant", "Rows older than the cutoff will show in the archive view."))
+    resolve = verify("The container resolves the hostname buildhost.",
+                     "I'm unable to resolve the hostname buildhost", chat)
+    assert resolve.check == "negation_flip"
+    shown = verify("Rows older than the cutoff are not shown in the archive view.",
+                   "Rows older than the cutoff will show in the archive view", chat)
+    assert shown.check == "negation_flip"
+
+
+def test_a_tool_output_quoted_as_the_users_words() -> None:
+    from capture.transcript import Turn as T
+
+    turns = [T("user", "prompt", "Check the version.", 1, 0),
+             T("assistant", "tool_call", "Bash: cat VERSION", 2, 100, tool="Bash")]
+    tools = [("input", "Bash", "cat VERSION"), ("output", "Bash", "release 7.3.1 (lts)")]
+    got = verify("The user decided the release is 7.3.1 (lts).", "release 7.3.1 (lts)", turns,
+                 tool_texts=tools)
+    assert (got.supported, got.hint) == (True, "speaker")
+    plain = verify("The release is 7.3.1 (lts).", "release 7.3.1 (lts)", turns,
+                   tool_texts=tools)
+    assert plain.hint is None

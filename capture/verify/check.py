@@ -22,7 +22,7 @@ from capture.claims import (
 from capture.ground import normalise
 from capture.transcript import Turn
 from capture.verify.hints import _with_hint
-from capture.verify.inversion import flips_meaning, flips_negation
+from capture.verify.inversion import denied_value, flips_meaning, flips_negation
 from capture.verify.locate import _fail, _find_all, _pick, clean_quote, locate
 from capture.verify.names import identifiers
 from capture.verify.tools import (
@@ -117,6 +117,9 @@ def verify(
                        "what it says is the wrong way")
     elif flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif denied := denied_value(fact, quote):
+        failed = _fail("negation_flip", hit, turns, f"the fact says it is not {denied}; the "
+                       "quote says it is")
     elif beyond := comparison_flipped(fact, quote):
         failed = _fail("negation_flip", hit, turns, f"the fact says “{beyond}”; the quote "
                        "gives that value itself")

@@ -212,3 +212,31 @@ def limited_after(text: str, quote: str, *, normalised: bool = False) -> str:
         return ""
     m = _LIMIT_AFTER.search(low[at + len(quote): at + len(quote) + 60])
     return m.group().strip(" ,;:-") if m else ""
+
+
+_BE = r"(?:is|are|was|were|be|been|stays?|remains?)"
+_CHANGED = re.compile(r"\b(?:any ?more|no longer|now|since|after|before|until|anymore|was|were"
+                      r"|changed?|raised|lowered|increased|decreased|bumped|moved|replaced"
+                      r"|updated|from|instead)\b|→|->")
+# "is not 103.31 MB", "isn't `zfs.ko`": a value or a name the fact's predicate denies.
+_DENIES_VALUE = re.compile(
+    r"\b" + _BE + r"\s+not\s+(?:the\s+|a\s+|an\s+|exactly\s+|about\s+|only\s+|set\s+to\s+)?"
+    r"(?P<v>\d[\w.,%]*|`[^`]{2,60}`|[\w-]*[._/][\w./-]+)")
+_STATES_VALUE = r"(?:\b" + _BE + r"|:|=|\bset to)\s+(?:the\s+|a\s+|an\s+|exactly\s+|only\s+)?"
+
+
+def denied_value(fact: str, quote: str) -> str:
+    """The fact denies that something is a value or a name ("is not 103.31 MB") which
+    its quote states it is ("is 103.31 MB"), with no negation of its own: the value, or
+    ""."""
+    f = _expand(normalise(fact))
+    q = _expand(normalise(quote))
+    if negations(quote) or _CHANGED.search(f) or _CHANGED.search(q):
+        return ""  # "is not 10s any more": a value the session changed
+    for m in _DENIES_VALUE.finditer(f):
+        v = m.group("v").strip("`.,")
+        if len(v) < 2:
+            continue
+        if re.search(_STATES_VALUE + r"`?" + re.escape(v) + r"(?![\w.]*\d)", q):
+            return v
+    return ""

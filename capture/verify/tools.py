@@ -192,6 +192,9 @@ def _from_tools(
                 if replaced := _edited_away(tool_texts, texts, k, pieces[0]):
                     return Verdict(True, None, speaker="tool", hint="corrected_later",
                                    hint_detail=replaced)
+                if fact_speaker(fact) == "user":
+                    return Verdict(True, None, speaker="tool", hint="speaker", hint_detail=(
+                        "the quote is a file the assistant wrote, not the user's words"))
                 if _in_a_comment(tool_texts[k][2], pieces[0]):
                     return Verdict(True, None, speaker="tool", hint="tool_line", hint_detail=(
                         "only a comment in the written code says so, not the code itself"))
@@ -219,6 +222,9 @@ def _from_tools(
     idents = missing_terms(fact, near)[0]
     if wrong := _known_wrong(fact, quote, near, "tool"):
         return wrong
+    if fact_speaker(fact) == "user":
+        return Verdict(True, None, speaker="tool", hint="speaker", hint_detail=(
+            "the quote is what a tool gave back, not the user's words"))
     if idents:
         return Verdict(True, None, speaker="tool", hint="identifier_missing",
                        hint_detail="not near the quote in the tool's output: "

@@ -20,7 +20,8 @@ _TOOL_PREFIX = re.compile(r"^\s*(?:[·!]\s+)")
 _WORD = re.compile(r"[\w']+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
-_NEGATORS = {"not", "no", "never", "without", "none", "nothing", "nor", "neither", "nobody"}
+_NEGATORS = {"not", "no", "never", "without", "none", "nothing", "nor", "neither", "nobody",
+             "unable"}  # "unable to resolve" denies what "resolves" says
 _DETERMINERS = {"no", "none", "nothing", "nobody"}
 # A negation's scope ends at a clause or a preposition: "is not referenced from any
 # template" negates "referenced", not "template".
@@ -86,6 +87,8 @@ def _stem(word: str) -> str:
     """Crude, on purpose: `starts`/`started`/`starting` and `start` compare equal."""
     if len(word) > 4:
         word = re.sub(r"(?:ing|ed|es|s)$", "", word)
+    if len(word) > 4 and word.endswith("wn"):
+        word = word[:-1]  # "shown", "known", "grown": the participle is the verb
     return word[:5]
 
 
