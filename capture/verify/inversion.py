@@ -218,6 +218,8 @@ _BE = r"(?:is|are|was|were|be|been|stays?|remains?)"
 _CHANGED = re.compile(r"\b(?:any ?more|no longer|now|since|after|before|until|anymore|was|were"
                       r"|changed?|raised|lowered|increased|decreased|bumped|moved|replaced"
                       r"|updated|from|instead)\b|→|->")
+_MOVED = re.compile(r"\b(?:changed?|raised|lowered|increased|decreased|bumped|moved|replaced"
+                    r"|updated|from)\b|→|->")
 # "is not 103.31 MB", "isn't `zfs.ko`": a value or a name the fact's predicate denies.
 _DENIES_VALUE = re.compile(
     r"\b" + _BE + r"\s+not\s+(?:the\s+|a\s+|an\s+|exactly\s+|about\s+|only\s+|set\s+to\s+)?"
@@ -231,7 +233,7 @@ def denied_value(fact: str, quote: str) -> str:
     ""."""
     f = _expand(normalise(fact))
     q = _expand(normalise(quote))
-    if negations(quote) or _CHANGED.search(f) or _CHANGED.search(q):
+    if negations(quote) or _CHANGED.search(f) or _MOVED.search(q):
         return ""  # "is not 10s any more": a value the session changed
     for m in _DENIES_VALUE.finditer(f):
         v = m.group("v").strip("`.,")
