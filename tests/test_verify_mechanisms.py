@@ -241,3 +241,14 @@ def test_a_tool_output_quoted_as_the_users_words() -> None:
     plain = verify("The release is 7.3.1 (lts).", "release 7.3.1 (lts)", turns,
                    tool_texts=tools)
     assert plain.hint is None
+
+
+def test_a_unit_spelt_out_is_compared_like_its_short_form() -> None:
+    chat = convo(("assistant", "The smoke suite completes in ~40 seconds, well under its "
+                               "90-second budget."))
+    quote = "The smoke suite completes in ~40 seconds"
+    wrong = verify("The smoke suite takes about 40 minutes.", quote, chat)
+    assert (wrong.supported, wrong.check) == (False, "number_mismatch")
+    assert verify("The smoke suite takes about 40s.", quote, chat).supported
+    # A number the quote gives without a unit may be the fact's value with one.
+    assert unit_changed("redraws every 2 seconds", "timeout 6s status.py --every 2") == []

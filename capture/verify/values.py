@@ -13,8 +13,15 @@ from capture.ground import normalise
 from capture.verify.names import _PLACEHOLDER, _TICKED, _kind_of, _present, identifiers, numbers
 from capture.verify.words import _CUT_MARKER, _WORD, _expand, negations
 
-_UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)\s?(ms|us|ns|s|sec|secs|min|mins"
-                   r"|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%)(?![\w])", re.I)
+_UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)(?:\s?|-)(ms|us|ns|s|sec|secs|min"
+                   r"|mins|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%|milliseconds?|seconds?"
+                   r"|minutes?|hours?|days?|bytes?|kilobytes?|megabytes?|gigabytes?)(?![\w])",
+                   re.I)
+# A unit spelt out is its short form: "5 seconds" and "5s" say the same.
+_SPELT = {"millisecond": "ms", "milliseconds": "ms", "second": "s", "seconds": "s",
+          "minute": "min", "minutes": "min", "hour": "h", "hours": "h", "day": "d", "days": "d",
+          "byte": "b", "bytes": "b", "kilobyte": "kb", "kilobytes": "kb", "megabyte": "mb",
+          "megabytes": "mb", "gigabyte": "gb", "gigabytes": "gb"}
 # A rate: "10/second", "10 per minute", "5/s", "100 requests per hour" (a word or two
 # between the number and "per").
 _RATE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(?:[a-z]+\s){0,2}?(?:/|per\s+|an?\s+)"
@@ -28,14 +35,14 @@ _RATE_BASE = {"ns": "ns", "us": "us", "ms": "ms", "s": "s", "sec": "s", "secs": 
 # which are the same amount ("sec" and "s").
 _UNIT_SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
                "min": 60.0, "mins": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0,
-               "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024.0,
+               "d": 86400.0, "b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024.0,
                "mib": 1024.0 ** 2, "gib": 1024.0 ** 3, "tib": 1024.0 ** 4,
                **{f"/{b}": 1 / v for b, v in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3),
                                               ("s", 1.0), ("min", 60.0), ("h", 3600.0),
                                               ("d", 86400.0))}}
 _UNIT_KIND = {**dict.fromkeys(("ns", "us", "ms", "s", "sec", "secs", "min", "mins", "h", "hr",
-                               "hrs"), "time"),
-              **dict.fromkeys(("kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"), "size"),
+                               "hrs", "d"), "time"),
+              **dict.fromkeys(("b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"), "size"),
               **dict.fromkeys(("/ns", "/us", "/ms", "/s", "/min", "/h", "/d"), "rate")}
 
 
@@ -52,7 +59,8 @@ def unit_numbers(text: str) -> dict[str, set[str]]:
         if any(a <= m.start() < b for a, b in taken):
             continue  # "10/s" is a rate, not ten seconds
         number = float(m.group(1).replace(",", "."))  # "100.00 MB" is "100 MB"
-        out.setdefault(m.group(2).casefold(), set()).add(f"{number:g}")
+        unit = m.group(2).casefold()
+        out.setdefault(_SPELT.get(unit, unit), set()).add(f"{number:g}")
     return out
 
 
@@ -74,7 +82,11 @@ def unit_changed(fact: str, quote: str) -> list[str]:
     minute" where the quote says "10/second", "128 MB" where it says "128 KB")."""
     q = unit_numbers(quote)
     f = unit_numbers(claimed(fact))
-    out = [f"{v}{u}" for u, vs in f.items() if u in q for v in sorted(vs - q[u])]
+    # A number the quote gives without a unit ("--update 2" for "every 2 seconds") may be
+    # the same value: not known changed.
+    bare = set(re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.%/]|\s?(?:[a-z%]))",
+                          normalise(quote)))
+    out = [f"{v}{u}" for u, vs in f.items() if u in q for v in sorted(vs - q[u] - bare)]
     for u, vs in f.items():
         kind = _UNIT_KIND.get(u)
         if kind is None:
