@@ -252,3 +252,16 @@ def test_a_unit_spelt_out_is_compared_like_its_short_form() -> None:
     assert verify("The smoke suite takes about 40s.", quote, chat).supported
     # A number the quote gives without a unit may be the fact's value with one.
     assert unit_changed("redraws every 2 seconds", "timeout 6s status.py --every 2") == []
+
+
+def test_a_name_swapped_for_another_of_the_session_goes_before_a_vaguer_suspicion() -> None:
+    chat = convo(("assistant", "Events are posted with `POST /v2/events/:id/ack`; the old "
+                               "route is gone."),
+                 ("user", "Actually, make the retry count 3."),
+                 ("assistant", "The old route is actually removed in the router config."))
+    quote = "Events are posted with `POST /v2/events/:id/ack`"
+    got = verify("Events are acknowledged with `POST /v1/events/:id/ack`.", quote, chat)
+    assert got.hint == "identifier_mismatch" or got.check in ("identifier_mismatch",
+                                                               "identifier_missing")
+    assert verify("Events are acknowledged with `POST /v2/events/:id/ack`.", quote,
+                  chat).check is None

@@ -186,7 +186,10 @@ def verify(
             return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
                 f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
     verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence, tool_texts)
-    if verdict.hint is None and hint is not None:
+    if hint is not None and (verdict.hint is None or (
+            hint[0] == "identifier_mismatch" and verdict.hint != "speaker")):
+        # A name or flag value the fact changes against its own quote is nearer knowledge
+        # than a later turn's or a hedge's suspicion: it goes first.
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
     if verdict.hint is None and short and (rule := _rule_words(fact, quote)):
         verdict = dataclasses.replace(verdict, hint="too_short", hint_detail=(

@@ -205,10 +205,12 @@ def code_variant(fact: str, quote: str) -> str:
             # Two tokens: a flag and its value (`--output-format json`). More: all but
             # one the same, one of them a name, and the other argument nowhere in the
             # quote (a command with one argument changed).
-            if n == 2 and not (d == 1 and toks[0].startswith("-")):
+            # (or a method and its path: `POST /v1/jobs` / `POST /v2/jobs`)
+            if n == 2 and not (d == 1 and (toks[0].startswith("-") or "/" in toks[1])):
                 continue
-            if toks[d] in q_tokens or not any(re.search(r"[-_./]|\d", x) or len(x) >= 8
-                                              for i, x in enumerate(toks) if i != d):
+            if toks[d] in q_tokens or ((n > 2 or toks[0].startswith("-")) and not any(
+                    re.search(r"[-_./]|\d", x) or len(x) >= 8
+                    for i, x in enumerate(toks) if i != d)):
                 continue
             return f"`{span}` where the quote has `{' '.join(win)}`"
     return ""
