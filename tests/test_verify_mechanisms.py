@@ -255,13 +255,21 @@ def test_a_unit_spelt_out_is_compared_like_its_short_form() -> None:
 
 
 def test_a_name_swapped_for_another_of_the_session_goes_before_a_vaguer_suspicion() -> None:
-    chat = convo(("assistant", "Events are posted with `POST /v2/events/:id/ack`; the old "
-                               "route is gone."),
-                 ("user", "Actually, make the retry count 3."),
-                 ("assistant", "The old route is actually removed in the router config."))
+    chat = convo(("assistant", "The parser lives in `reader.py`."),
+                 ("assistant", "The cache loader lives in `loader.py` and runs at startup."),
+                 ("user", "Wait, the cache loader is actually too slow at startup."))
+    quote = "The cache loader lives in `loader.py`"
+    got = verify("The cache loader lives in `reader.py`.", quote, chat)
+    assert (got.supported, got.hint) == (True, "identifier_mismatch")
+    assert verify("The cache loader lives in `loader.py`.", quote,
+                  chat).hint == "corrected_later"
+
+
+def test_a_method_and_its_path_compared_as_a_command() -> None:
+    chat = convo(("assistant", "Alerts are acknowledged with `POST /v2/alerts/:id/ack`."),
+                 ("assistant", "Events are posted with `POST /v2/events/:id/ack` by the "
+                               "worker."))
     quote = "Events are posted with `POST /v2/events/:id/ack`"
-    got = verify("Events are acknowledged with `POST /v1/events/:id/ack`.", quote, chat)
-    assert got.hint == "identifier_mismatch" or got.check in ("identifier_mismatch",
-                                                               "identifier_missing")
-    assert verify("Events are acknowledged with `POST /v2/events/:id/ack`.", quote,
-                  chat).check is None
+    got = verify("Events are posted with `POST /v2/alerts/:id/ack`.", quote, chat)
+    assert (got.supported, got.check) == (False, "identifier_mismatch")
+    assert verify("Events are posted with `POST /v2/events/:id/ack`.", quote, chat).supported
