@@ -177,8 +177,8 @@ def test_a_state_claimed_reached_then_the_person_pastes_a_failure() -> None:
 
 
 def test_a_quote_cut_after_a_negation_that_governs_its_clause() -> None:
-    chat = convo(("assistant", "I don't think the importer drops duplicate rows; the counts "
-                               "match before and after."))
+    chat = convo(("assistant", "It is not true that the importer drops duplicate rows; the "
+                               "counts match before and after."))
     quote = "the importer drops duplicate rows"
     got = verify("The importer drops duplicate rows.", quote, chat)
     assert got.hint == "negation_flip"
