@@ -25,7 +25,7 @@ _HEDGE = re.compile(
     r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
     r"|unsure|untested|unverified|tends? to|apparently|supposedly|in principle|i'd expect"
     r"|would expect|expected to)\b"
-    r"|~\s?\d"
+    r"|~\s?\d|[約约大]\s?[\d$¥]"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without
 # a hedge ("X is cleaner than Y"), so it is a suspicion unless the fact says whose it is.
@@ -42,7 +42,10 @@ _OPINION = re.compile(
     r"|practice)|high[- ]quality|well[- ](?:designed|structured|organi[sz]ed|written|tested)"
     # a generalisation is a belief about the world, not a finding in this session
     r"|(?:more |most |less )?commonly|typical|typically|usually|generally|normally"
-    r"|in most cases)\b")
+    r"|in most cases"
+    # a verdict of safety or health ("**Still secure:**", "is now safe", "stays healthy")
+    r"|(?:still|is|are|remains?|stays?|fully|completely|now|keeps? \w+(?: \w+)?) (?:secure"
+    r"|safe|healthy|optimal|bulletproof|reliable))\b")
 _ATTRIBUTED = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
     r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
@@ -91,16 +94,21 @@ _FACT_SPEAKER = re.compile(
     r"finding|conclusion|choice|view|opinion|words|question|complaint|report|claim|advice|"
     r"recommendation|recommends|recommended|advised|advises|guessed|guesses|assumed|assumes)\b"
 )
+# Any act of the speaker in the past tense ("the user worked out", "Claude spotted"): not
+# after "'s" ("the user's shared config" is a thing, not an act).
+_FACT_ACT = re.compile(
+    r"\b(?:(?P<user>the user|the person|the developer|the human)|(?P<assistant>claude|the "
+    r"assistant|the agent|the model))\s+(?:\w+ly\s+)?(?:[a-z]{2,}(?<!e)ed|worked out"
+    r"|came up with|figured out|thought|knew|wrote|made|saw|spotted|caught|gave|took|ran"
+    r"|found out)\b")
 
 
 def fact_speaker(fact: str) -> str | None:
     """Who the fact says spoke, when it says so ("The user decided …")."""
     low = normalise(fact)
-    m = _FACT_SPEAKER.search(low)
+    m = _FACT_SPEAKER.search(low) or _SPEAKER_PHRASE.search(low) or _FACT_ACT.search(low)
     if m is None:
-        m = _SPEAKER_PHRASE.search(low)
-        if m is None:
-            return None
+        return None
     groups = m.groupdict()
     return "user" if groups.get("user") or groups.get("user2") or groups.get("user3") \
         else "assistant"

@@ -59,6 +59,16 @@ def identifiers(text: str) -> set[str]:
     return {t for t in found if not any(t != o and t in o for o in found)}
 
 
+def same_kind(a: str, b: str) -> bool:
+    """Two names of one kind: the same shape (`_kind_of`), or two files of one
+    directory (`Docs/a.json`, `Docs/b.md`)."""
+    if _kind_of(a) == _kind_of(b) != "other":
+        return True
+    da, _, fa = a.rpartition("/")
+    db, _, fb = b.rpartition("/")
+    return bool(da) and da.casefold() == db.casefold() and bool(fa) and bool(fb)
+
+
 def _kind_of(name: str) -> str:
     """The shape of a name, for comparing like with like: a file by its extension, a
     flag, a path, an ALL_CAPS, snake_case, CamelCase or dotted name."""

@@ -10,7 +10,14 @@ import re
 from difflib import SequenceMatcher
 
 from capture.ground import normalise
-from capture.verify.names import _PLACEHOLDER, _TICKED, _kind_of, _present, identifiers, numbers
+from capture.verify.names import (
+    _PLACEHOLDER,
+    _TICKED,
+    _present,
+    identifiers,
+    numbers,
+    same_kind,
+)
 from capture.verify.words import _CUT_MARKER, _WORD, _expand, negations
 
 _UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)(?:\s?|-)(ms|us|ns|s|sec|secs|min"
@@ -262,11 +269,10 @@ def swapped_name(fact: str, quote: str) -> tuple[str, str] | None:
     f_names = [i for i in identifiers(fact) if not _present(i, nq)]
     q_names = [i for i in identifiers(quote) if not _present(i, nf)]
     for x in f_names:
-        kind = _kind_of(x)
-        if kind == "other" or _PLACEHOLDER.search(x):
+        if _PLACEHOLDER.search(x):
             continue  # `<session-uuid>.json` generalises the quote's name, it is no swap
         for y in q_names:
-            if _kind_of(y) == kind and normalise(x) != normalise(y):
+            if same_kind(x, y) and normalise(x) != normalise(y):
                 return x, y
     return None
 

@@ -41,9 +41,18 @@ _STOP = {
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[。！？]")
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
 def words(text: str) -> list[str]:
-    """Words that say something: speaker labels do not count."""
-    return _WORD.findall(_LABEL.sub(" ", text))
+    """Words that say something: speaker labels do not count. A run of Japanese,
+    Chinese or Korean characters (written without spaces) counts as a word every two
+    characters: "単純合計だと回数が水増しされます" is a sentence, not one word."""
+    out = []
+    for w in _WORD.findall(_LABEL.sub(" ", text)):
+        cjk = sum(len(r) for r in _CJK.findall(w))
+        out += [w] * max(1, cjk // 2) if cjk else [w]
+    return out
 
 
 _BARE_NT = re.compile(
@@ -53,6 +62,8 @@ _BARE_NT = re.compile(
 def _expand(text: str) -> str:
     """`doesn't` (and a typed `doesnt`) → `does not`, so negations compare as words."""
     text = re.sub(r"\bcannot\b", "can not", text)
+    # A name that says "not" (`NOT_INSTALLED`, `no-cache`, `not_found`) says it too.
+    text = re.sub(r"(?<![\w-])(not|no)[_-](?=[a-z])", r"\1 ", text)
     text = re.sub(r"\bwon'?t\b", "will not", text)
     text = _BARE_NT.sub(r"\1 not", text)
     return re.sub(r"n't\b", " not", text)
