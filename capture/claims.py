@@ -308,9 +308,16 @@ _NOT_COUNTED = {"the", "and", "for", "with", "from", "that", "this", "are", "was
                 "of", "is", "at", "to", "in", "on", "or", "by", "but"}
 
 
-_TOKEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\w)|[a-z][a-z0-9_-]*")
+# (a run of Japanese, Chinese or Korean characters is a word: "40 回" counts 回)
+_TOKEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\w)|[a-z][a-z0-9_-]*"
+                    r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 _LINKS = {"on", "at", "to", "of", "is", "are", "was", "were", "be", "by", "in", "its", "the",
           "a", "an", "set", "uses", "use", "with", "has", "have", "every", "each", "about"}
+
+
+def beside(text: str) -> dict[str, set[str]]:
+    """Numbers by the word they count (`_beside`), for the verifier's later turns."""
+    return _beside(text)
 
 
 def _beside(text: str) -> dict[str, set[str]]:
@@ -337,7 +344,8 @@ def _beside(text: str) -> dict[str, set[str]]:
                 words.append(toks[k])
                 break
         for word in words:
-            if word not in _NOT_COUNTED and word not in _LINKS and len(word) >= 3:
+            if word not in _NOT_COUNTED and word not in _LINKS and (
+                    len(word) >= 3 or not word.isascii()):
                 out.setdefault(word.rstrip("s"), set()).add(tok)
     return out
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from capture.claims import settings
+from capture.claims import beside, settings
 from capture.condense import render_turn
 from capture.ground import normalise
 from capture.transcript import Turn
@@ -26,7 +26,14 @@ from capture.verify.failures import (
     _next_words_report_a_problem,
 )
 from capture.verify.hedges import hedged
-from capture.verify.names import _names_shared, _present, _shared_terms, identifiers, key_values
+from capture.verify.names import (
+    _names_shared,
+    _present,
+    _shared_terms,
+    identifiers,
+    key_values,
+    numbers,
+)
 from capture.verify.tools import _now_side
 from capture.verify.turns import _texts, is_summary, speaker_of
 from capture.verify.words import _STOP, _WORD, _clip, _sentence_of, _stem
@@ -450,3 +457,49 @@ def _turned_down(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int |
             return None
     return next((j for j in range(down + 1, min(len(turns), down + 4))
                  if turns[j].kind == "prompt" and not is_summary(turns[j])), down)
+
+
+COUNT_TURNS = 60  # how far on an answer may count the same thing again
+
+
+def _counted_otherwise_later(turns: Sequence[Turn], at: int, fact: str,
+                             quote: str) -> int | None:
+    """The quote counts something ("40 回", "12 retries") with the number the fact gives;
+    after the person spoke again, an answer counts the same thing with other numbers
+    only ("178 回（成功）／ 180 回"): that answer's turn, or None. The last count wins."""
+    said = set(numbers(fact))
+    counted = {w: ns for w, ns in beside(quote).items() if ns & said and w not in _MEASURES}
+    if not counted or speaker_of(turns[at]) != "assistant":
+        return None
+    spoke = False
+    for j in range(at + 1, min(len(turns), at + COUNT_TURNS)):
+        t = turns[j]
+        if t.kind == "prompt" and not is_summary(t):
+            spoke = True
+            continue
+        if not spoke or t.kind != "prose" or is_summary(t):
+            continue
+        later = beside(t.text)
+        for w, ns in counted.items():
+            if w in later and not later[w] & ns and not later[w] & said and \
+                    _about_the_same(t.text, w, quote):
+                return j
+    return None
+
+
+# Units of measure count no thing: "10 seconds" here and "2 seconds" there are two times.
+_MEASURES = {"second", "sec", "minute", "min", "hour", "day", "week", "month", "year", "ms",
+             "byte", "kb", "mb", "gb", "tb", "px", "percent", "line", "char", "character",
+             "time", "version", "step", "item", "thing", "way"}
+
+
+def _about_the_same(text: str, word: str, quote: str) -> bool:
+    """A sentence of `text` that counts `word` also names another term of the quote (a
+    long word, a name, a run of CJK): the same thing counted, not another."""
+    low, q = normalise(text), normalise(quote)
+    terms = {w for w in _WORD.findall(q) if (len(w) >= 5 and w not in _STOP) or (
+        not w.isascii() and len(w) >= 2)} - {word}
+    for sentence in re.split(r"(?<=[.!?。！？\n])", low):
+        if word in sentence and any(t in sentence for t in terms):
+            return True
+    return False

@@ -278,3 +278,22 @@ def intended(fact: str, quote: str, text: str, *, normalised: bool = False) -> s
     lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
     m = _INTENT.search(low[lo: at + len(quote)])
     return m.group("intent") if m else ""
+
+
+# A fact that names one cause; a quote that lists several ("A, B or C", "A・B・C 等",
+# "such as A and B"): the fact picked one of the possibilities.
+_CAUSAL = re.compile(r"\b(?:because|caused by|due to|the cause|the reason|root cause"
+                     r"|stems from|results from|resulted from)\b")
+_LISTED = re.compile(r"・[^・]+・|(?:等|など|といった)が?(?:含まれ|あり|考えられ)"
+                     r"|\b(?:such as|e\.g\.|for example|including|among them|etc\.?|and so on"
+                     r"|or other)\b"
+                     r"|,[^,.;]{2,60},? or\b")
+
+
+def one_of_listed(fact: str, quote: str) -> str:
+    """The fact states one cause where its quote lists several possible ones: the
+    quote's listing words, or ""."""
+    if not _CAUSAL.search(normalise(fact)):
+        return ""
+    m = _LISTED.search(normalise(quote))
+    return m.group().strip(" ,") if m else ""

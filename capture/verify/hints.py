@@ -17,6 +17,7 @@ from capture.verify.corrections import (
     _actual_variant,
     _answered_otherwise,
     _correction,
+    _counted_otherwise_later,
     _overruled,
     _replied_against,
     _set_otherwise_later,
@@ -37,6 +38,7 @@ from capture.verify.hedges import (
     guessed_alternative,
     hedged,
     intended,
+    one_of_listed,
     opinion,
     seen_none,
 )
@@ -94,6 +96,7 @@ def _with_hint(
         later = _overruled(turns, at, quote, fact)
     if later is None:
         later = _turned_down(turns, at, fact, quote)
+
     if later is None:
         later = _answered_otherwise(turns, at, quote)
     if later is None:
@@ -125,6 +128,10 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote is one of the alternatives its sentence guesses between (“{guess}”); "
             "the fact states it as found"))
+    if speaker != "tool" and (listed := one_of_listed(fact, quote)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote lists possibilities (“{_clip(listed, 40)}”); the fact states one as "
+            "the cause"))
     if not too_short(quote) and _YES_NO.match(quote) and not _ASKED_IN_FACT.search(
             normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
@@ -160,4 +167,9 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote holds only “{condition.group().strip()}”; the fact drops the "
             "condition"))
+    # The weakest: a count the session gives otherwise after the person spoke again.
+    if (recount := _counted_otherwise_later(turns, at, fact, quote)) is not None:
+        said = " ".join(render_turn(turns[recount]).split())
+        return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
+            f"turn {recount} counts it otherwise: “{_clip(said, 200)}”"))
     return verdict
