@@ -273,3 +273,83 @@ def test_a_method_and_its_path_compared_as_a_command() -> None:
     got = verify("Events are posted with `POST /v2/alerts/:id/ack`.", quote, chat)
     assert (got.supported, got.check) == (False, "identifier_mismatch")
     assert verify("Events are posted with `POST /v2/events/:id/ack`.", quote, chat).supported
+
+
+def test_a_name_that_says_not_is_a_negation() -> None:
+    turns = [Turn("assistant", "tool_call", "Bash: command -v terraform || echo MISSING_BINARY "
+                  "&& test -f .tfstate || echo NOT_PRESENT", 1, 0, tool="Bash"),
+             Turn("user", "detail", "NOT_PRESENT", 2, 100, tool="Bash")]
+    got = verify("The .tfstate file is present, so the plan can be applied.", "NOT_PRESENT",
+                 turns)
+    assert got.check == "negation_flip"
+
+
+def test_two_files_of_one_directory_are_names_of_one_kind() -> None:
+    chat = convo(("assistant", "The findings JSON is reports/scan_2026-02-01.json."),
+                 ("user", "Findings:\n  File:   reports/SECURITY-NOTES.md\n  Line: 12"))
+    quote = "File:   reports/SECURITY-NOTES.md"
+    got = verify("The finding came from reports/scan_2026-02-01.json.", quote, chat)
+    assert got.hint == "identifier_mismatch"
+    assert verify("The finding came from reports/SECURITY-NOTES.md.", quote,
+                  chat).hint is None
+
+
+def test_a_verdict_of_safety_stated_as_fact() -> None:
+    chat = convo(("assistant", "## Result\n**Still safe:** every token is masked before "
+                               "upload."))
+    quote = "**Still safe:** every token is masked before upload"
+    got = verify("Uploads are safe: every token is masked before upload.", quote, chat)
+    assert got.hint == "hedged"
+
+
+def test_any_past_tense_act_of_a_named_speaker() -> None:
+    chat = convo(("user", "The deploy is slow, can you look?"),
+                 ("assistant", "Pin the base image to a digest so layers are cached."))
+    quote = "Pin the base image to a digest so layers are cached"
+    got = verify("The user worked out that pinning the base image to a digest caches "
+                 "layers.", quote, chat)
+    assert got.hint == "speaker"
+    assert verify("Pinning the base image to a digest caches layers.", quote,
+                  chat).hint != "speaker"
+
+
+def test_a_japanese_sentence_is_not_a_short_quote() -> None:
+    chat = convo(("assistant", "全部のアドレスを単純合計すると回数が水増しされます。"))
+    quote = "単純合計すると回数が水増しされます"
+    got = verify("Summing every address's count always inflates the total.", quote, chat)
+    assert got.hint != "too_short"
+
+
+def test_an_approximate_number_and_a_reading_under_a_condition_are_hedges() -> None:
+    chat = convo(("assistant", "両方とも約 $2.50 で一致しています。"),
+                 ("assistant", "失敗した2件は再送だと解釈すれば、合計は一致します。"))
+    assert verify("Both vaults settled exactly $2.50.", "両方とも約 $2.50 で一致しています",
+                  chat).hint == "hedged"
+    assert verify("The 2 failed ones were resends.", "失敗した2件は再送だと解釈すれば",
+                  chat).hint == "hedged"
+
+
+def test_one_cause_picked_from_a_list_of_possible_ones() -> None:
+    chat = convo(("assistant", "Unsettled jobs include cases such as the worker dying "
+                               "mid-batch, the broker rejecting the ack, or a full disk."))
+    quote = "cases such as the worker dying mid-batch, the broker rejecting the ack"
+    got = verify("The jobs stayed unsettled because the worker died mid-batch.", quote, chat)
+    assert got.hint == "hedged"
+    plain = convo(("assistant", "The jobs stayed unsettled: the worker died mid-batch."))
+    assert verify("The jobs stayed unsettled because the worker died mid-batch.",
+                  "the worker died mid-batch", plain).hint is None
+
+
+def test_a_count_the_session_gives_otherwise_after_the_person_spoke() -> None:
+    def chat(reply: str) -> list[Turn]:
+        return convo(("assistant", "The migration touched 40 tenants in total."),
+                     ("user", "Are you sure? Check the audit log."),
+                     ("assistant", reply))
+    quote = "The migration touched 40 tenants in total"
+    fact = "The migration touched 40 tenants."
+    got = verify(fact, quote, chat("The audit log shows the migration touched 178 tenants "
+                                   "(180 attempted)."))
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert verify(fact, quote, chat("Confirmed: 40 tenants, per the audit log.")).hint is None
+    # Another thing counted, or a unit, is no recount.
+    assert verify(fact, quote, chat("The audit log has 12 entries for 3 admins.")).hint is None
