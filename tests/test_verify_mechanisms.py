@@ -353,3 +353,15 @@ def test_a_count_the_session_gives_otherwise_after_the_person_spoke() -> None:
     assert verify(fact, quote, chat("Confirmed: 40 tenants, per the audit log.")).hint is None
     # Another thing counted, or a unit, is no recount.
     assert verify(fact, quote, chat("The audit log has 12 entries for 3 admins.")).hint is None
+
+
+def test_a_denial_of_what_the_quote_states_of_the_same_names() -> None:
+    chat = convo(("assistant", "`libfoo-dev` stays installed (a dependency of "
+                               "`foo-runtime`)."))
+    quote = "`libfoo-dev` stays installed (a dependency of `foo-runtime`)"
+    got = verify("libfoo-dev was not kept because foo-runtime depends on it.", quote, chat)
+    assert (got.supported, got.hint) == (True, "negation_flip")
+    # A denial the fact infers from the quote ("…, so it is not …") is no inversion.
+    infer = convo(("assistant", "The CSS lives in `static/assets/`, which is gitignored."))
+    assert verify("The CSS in static/assets/ is gitignored, so it is not tracked.",
+                  "The CSS lives in `static/assets/`, which is gitignored", infer).hint is None

@@ -42,7 +42,13 @@ from capture.verify.hedges import (
     opinion,
     seen_none,
 )
-from capture.verify.inversion import dropped_negation, limited_after, negated_before, object_flip
+from capture.verify.inversion import (
+    denied_outright,
+    dropped_negation,
+    limited_after,
+    negated_before,
+    object_flip,
+)
 from capture.verify.turns import _texts, is_summary, speaker_of
 from capture.verify.verdict import SPEAKERS, Verdict
 from capture.verify.words import _clip, _expand, _predicate_negations, too_short
@@ -115,6 +121,9 @@ def _with_hint(
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
                                    hint_detail=f"turn {later}: “{_clip(said, 200)}”")
+    if denial := denied_outright(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the fact says “{denial}”; its quote, naming the same things, denies nothing"))
     if hedged(quote) and not hedged(fact) and not _KEPT_AS_VIEW.search(normalise(fact)):
         # "The user judged that … is probably fine" keeps the guess as someone's view.
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(

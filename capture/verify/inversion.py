@@ -242,3 +242,40 @@ def denied_value(fact: str, quote: str) -> str:
         if re.search(_STATES_VALUE + r"`?" + re.escape(v) + r"(?![\w.]*\d)", q):
             return v
     return ""
+
+
+_DENIED_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|must)"
+    r" not\b(?! only\b)")
+# Words by which a quote denies without "not": a fact's "not" may restate them.
+_DENIES_OTHERWISE = re.compile(
+    r"\b(?:redundant|unnecessary|unneeded|removed?|deleted?|dropped|disabled?|skip\w*"
+    r"|ignor\w*|exclud\w*|only|except|rather|instead|unused|deprecated|obsolete|lacks?"
+    r"|absent|missing|fail\w*|errors?|broken|invalid|wrong|refus\w*|reject\w*|denied|blocked"
+    r"|avoid\w*|prevent\w*|stop\w*|never|nothing|none|neither|nor|too|exceeds?|over|beyond"
+    r"|limit\w*|cannot|unable|unavailable|without|no longer|instead|replac\w*|revert\w*"
+    r"|outside|against|but|however|unlike|whereas|doesn't|isn't|won't|can't|don't)\b|[<>≠]")
+
+
+_INFERRED = re.compile(r"\b(?:so|therefore|thus|hence|which means|meaning|because)\b")
+
+
+def denied_outright(fact: str, quote: str) -> str:
+    """The fact denies ("is not kept", "are not stored") what its quote, naming the same
+    things (two names, or every name the fact gives), states with no negation and no
+    word that denies otherwise: the fact's denial, or "". A suspicion: a paraphrase may
+    deny what the quote says in other words."""
+    f = _expand(normalise(fact))
+    m = _DENIED_PREDICATE.search(f)
+    # "X is gitignored, so it is not tracked": a denial the fact infers, not restates.
+    if m is None or _INFERRED.search(f[: m.start()]) or negations(fact) != 1 or \
+            _predicate_negations(quote) or _DENIES_OTHERWISE.search(_expand(normalise(quote))):
+        return ""
+    names = [i for i in identifiers(fact) if len(i) >= 4] + [
+        w for w in re.findall(r"(?<![\w-])[a-z][a-z0-9]+(?:-[a-z0-9]+)+(?![\w-])", f)
+        if len(w) >= 6 and not any(w in i for i in identifiers(fact))]
+    q = normalise(quote)
+    shared = [i for i in names if normalise(i).strip("`'\"()") in q]
+    if len(shared) >= 2 or (shared and len(shared) == len(names)):
+        return m.group()
+    return ""
