@@ -1,0 +1,127 @@
+"""What the verifier knows, probed on any text (issue 21): each TRUE candidate of the
+held-out sessions (MEM_REVIEW_HELDOUT_DIR), its fact changed one way at a time while its
+quote stays, the way a misleading candidate is made. A check that holds for any text
+flags every change for its reason; one read off a few examples does not.
+
+- number: a number of the fact that its quote gives, changed (`number_mismatch`);
+- unit: a quantity's unit changed (5 s → 5 ms, 10 MB → 10 GB);
+- name: a letter of a name the quote gives, changed (a slip);
+- swap: a name the quote gives, swapped for another name of its kind from the session;
+- negation: "not" added to or taken from the fact's predicate (`negation_flip`);
+- speaker: the fact attributed to the other speaker ("The user decided that …").
+
+Counts per half, never pooled; which ones were missed only for the tune half (or with
+MEM_REVIEW_HELDOUT_SHOW=1), as in the held-out section. A change that leaves the fact
+true (a swapped name the quote also supports) counts as missed: the figures are a floor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from bench.eval.common import Row
+from bench.eval.sections.heldout import HALVES, SHOW_ENV, heldout_dir, label_files
+
+SECTION = "mutated true candidates"
+EXPECT = {
+    "number": {"number_mismatch", "identifier_mismatch", "identifier_missing"},
+    "unit": {"number_mismatch", "identifier_mismatch"},
+    "name": {"identifier_mismatch", "identifier_missing", "number_mismatch"},
+    "swap": {"identifier_mismatch", "identifier_missing", "number_mismatch"},
+    "negation": {"negation_flip"},
+    "speaker": {"speaker"},
+}
+_UNITS = {"ms": "s", "s": "ms", "sec": "min", "seconds": "minutes", "min": "s",
+          "minutes": "seconds", "kb": "mb", "mb": "gb", "gb": "mb", "KB": "MB", "MB": "GB",
+          "GB": "MB"}
+_NUM = re.compile(r"(?<![\w.])(\d+)(?![\d.])")
+_QTY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(ms|s|sec|seconds|min|minutes|kb|mb|gb|KB|MB"
+                  r"|GB)\b")
+_NOT = re.compile(r"\b(is|are|was|were|does|do|can|will|should|has|must)\s+not\b")
+_BE = re.compile(r"\b(is|are|was|were|can|will|should|must)\b")
+
+
+def mutations(fact: str, quote: str, speaker: str | None,
+              names: Callable[[str], list[str]]) -> Iterator[tuple[str, str]]:
+    """(kind, changed fact) for each change that applies to this candidate."""
+    from capture.verify.names import identifiers
+
+    if (m := _NUM.search(fact)) and m.group(1) in quote:
+        n = int(m.group(1))
+        yield "number", fact[:m.start()] + str(n + (1 if n < 9 else 7)) + fact[m.end():]
+    if (m := _QTY.search(fact)) and m.group(0) in quote:
+        yield "unit", fact[:m.start(2)] + _UNITS[m.group(2)] + fact[m.end(2):]
+    ids = sorted(x for x in identifiers(fact) if x in quote and len(x) >= 5
+                 and re.search(r"[a-z]", x))
+    if ids:
+        x = ids[0]
+        at = max(i for i, ch in enumerate(x) if ch.isalpha())
+        yield "name", fact.replace(x, x[:at] + ("x" if x[at] != "x" else "y") + x[at + 1:])
+        pool = names(x)
+        if pool:
+            yield "swap", fact.replace(x, random.Random(x).choice(pool))
+    if m := _NOT.search(fact):
+        yield "negation", fact[:m.start()] + m.group(1) + fact[m.end():]
+    elif m := _BE.search(fact):
+        yield "negation", fact[:m.end()] + " not" + fact[m.end():]
+    if speaker in ("assistant", "tool", "user"):
+        lead = "Claude found that " if speaker == "user" else "The user decided that "
+        yield "speaker", lead + fact[0].lower() + fact[1:]
+
+
+def run() -> list[Row]:
+    root = heldout_dir()
+    files = label_files(root)
+    if not files:
+        return [Row(SECTION, "skipped", {}, f"no labelled sessions under {root}")]
+    from bench.eval.sections.heldout import _kind, _prepared, _text, _transcript_of
+    from capture.verify import verify
+    from capture.verify.names import _kind_of, identifiers
+
+    tally: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    missed: dict[str, list[str]] = defaultdict(list)
+    for lf in files:
+        data: dict[str, Any] = json.loads(lf.read_text(encoding="utf-8"))
+        half = str(data.get("half", "?"))
+        path = _transcript_of(lf, data)
+        if not path.is_file():
+            continue
+        sent = _prepared(str(path))
+        said = sorted({i for t in sent.turns for i in identifiers(t.text) if len(i) >= 5})
+
+        def names(x: str, said: list[str] = said) -> list[str]:
+            kind = _kind_of(x)
+            return [i for i in said if _kind_of(i) == kind and x not in i and i not in x]
+
+        for k, c in enumerate(data.get("candidates") or []):
+            fact, quote = _text(c, "fact", "text"), _text(c, "evidence", "quote")
+            if _kind(c) != "true" or not fact or not quote:
+                continue
+            base = verify(fact, quote, sent.turns, tool_texts=sent.tool_texts)
+            for kind, changed in mutations(fact, quote, base.speaker, names):
+                vd = verify(changed, quote, sent.turns, tool_texts=sent.tool_texts)
+                caught = bool({vd.check, vd.hint} & EXPECT[kind])
+                tally[half][kind][0] += 1
+                tally[half][kind][1] += caught
+                if not caught:
+                    missed[half].append(f"{path.stem[:8]}:{c.get('id', k)} {kind}")
+    rows = []
+    for half in sorted(tally, key=lambda h: (h not in HALVES, h)):
+        shown = half == "tune" or os.environ.get(SHOW_ENV)
+        values: dict[str, Any] = {"half": half}
+        for kind in EXPECT:
+            n, k = tally[half][kind]
+            values[kind] = f"{k}/{n}" if n else "—"
+        n_all = sum(n for n, _ in tally[half].values())
+        k_all = sum(k for _, k in tally[half].values())
+        values["all"] = f"{k_all}/{n_all} ({100 * k_all / max(1, n_all):.0f}%)"
+        rows.append(Row(SECTION, f"{half} half", values,
+                        ("missed: " + ", ".join(missed[half])) if shown and missed[half]
+                        else ""))
+    return rows
