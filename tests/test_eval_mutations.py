@@ -41,9 +41,10 @@ def test_the_held_out_half_shows_counts_only(tmp_path: Path,
         (d / "s.jsonl").write_text(
             _line("user", "How big is the build cache?")
             + _line("assistant", "The build cache is 512 MB on the runner."))
-        (d / "s.jsonl.labels.json").write_text(json.dumps({"half": half, "facts": [], "candidates": [
-            {"fact": "The build cache is 512 MB.", "label": "true",
-             "evidence": "The build cache is 512 MB on the runner"}]}))
+        (d / "s.jsonl.labels.json").write_text(json.dumps({
+            "half": half, "facts": [], "candidates": [
+                {"fact": "The build cache is 512 MB.", "label": "true",
+                 "evidence": "The build cache is 512 MB on the runner"}]}))
     rows = {r.label: r for r in mutations.run()}
     for half in ("tune", "heldout"):
         v = rows[f"{half} half"].values
