@@ -254,7 +254,8 @@ _DENIES_OTHERWISE = re.compile(
     r"|absent|missing|fail\w*|errors?|broken|invalid|wrong|refus\w*|reject\w*|denied|blocked"
     r"|avoid\w*|prevent\w*|stop\w*|never|nothing|none|neither|nor|too|exceeds?|over|beyond"
     r"|limit\w*|cannot|unable|unavailable|without|no longer|instead|replac\w*|revert\w*"
-    r"|outside|against|but|however|unlike|whereas|doesn't|isn't|won't|can't|don't)\b|[<>≠]")
+    r"|outside|against|but|however|unlike|whereas|doesn't|isn't|won't|can't|don't)\b"
+    r"|\s[<>≠]=?\s|≠")  # a comparison ("94 > 88"), not a tag's bracket
 
 
 _INFERRED = re.compile(r"\b(?:so|therefore|thus|hence|which means|meaning|because)\b")
