@@ -60,10 +60,15 @@ _ASKED_IN_FACT = re.compile(r"\b(?:asks?|asked|question\w*|whether|wonder\w*)\b|
 # "found" or "observed", which state it as a finding.
 _KEPT_AS_VIEW = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|considers?"
-    r"|considered|opinion|view|says?|said|suggests?|suggested|recommends?|recommended"
-    r"|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?|claimed"
-    r"|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably|reports?"
-    r"|reported|estimated|estimates?|suspects?|suspected|expects?|expected)\b")
+    r"|considered|opinion|view|suggests?|suggested|recommends?|recommended"
+    r"|proposed|proposes|judged|judges|argues?|argued"
+    r"|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably"
+    r"|estimated|estimates?|suspects?|suspected)\b"
+    # verbs a thing may take too ("the model expected `id`", "Coverage reported 90%"):
+    # a view only with a person as their subject
+    r"|\b(?:the user|the person|the developer|claude|the assistant|the agent|the model|i|we"
+    r"|they|he|she|someone|the team|the reviewer)\s+(?:\w+\s+)?(?:says?|said|wants?|wanted"
+    r"|claims?|claimed|reports?|reported|expects?|expected)\b")
 
 
 def hedged(text: str) -> bool:
