@@ -365,3 +365,22 @@ def test_a_denial_of_what_the_quote_states_of_the_same_names() -> None:
     infer = convo(("assistant", "The CSS lives in `static/assets/`, which is gitignored."))
     assert verify("The CSS in static/assets/ is gitignored, so it is not tracked.",
                   "The CSS lives in `static/assets/`, which is gitignored", infer).hint is None
+
+
+def test_a_thing_that_expected_or_reported_is_no_persons_view() -> None:
+    chat = convo(("assistant", "I think the `Job` model expects `id` and `queue` fields."))
+    quote = "the `Job` model expects `id` and `queue` fields"
+    got = verify("The Job model expected `id` and `queue` fields.", quote, chat)
+    assert got.hint == "hedged"
+    kept = verify("Claude expected the Job model to need `id` and `queue` fields.", quote, chat)
+    assert kept.hint != "hedged"
+
+
+def test_a_negation_before_a_quote_that_negates_flips_it_back() -> None:
+    chat = convo(("assistant", "It is not true that the cache cannot be shared between "
+                               "workers; they share it through the volume."))
+    quote = "the cache cannot be shared between workers"
+    got = verify("The cache cannot be shared between workers.", quote, chat)
+    assert got.hint == "negation_flip"
+    said = convo(("assistant", "Note that the cache cannot be shared between workers."))
+    assert verify("The cache cannot be shared between workers.", quote, said).hint is None

@@ -78,7 +78,10 @@ def _with_hint(
     if wrong_way := expected_otherwise(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
-    if (lead := negated_before(here, quote, normalised=True)) and not _predicate_negations(fact):
+    # The negation before the quote flips it: the fact agrees with the quote only if it
+    # negates once more than the quote does ("Don't | use npm" / "Do not use npm").
+    if (lead := negated_before(here, quote, normalised=True)) and \
+            _predicate_negations(fact) % 2 == _predicate_negations(quote) % 2:
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote starts right after “{lead}”: its sentence says the opposite"))
     if (limit := limited_after(here, quote, normalised=True)) and not re.search(
