@@ -56,3 +56,17 @@ def test_absent_dir_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("MEM_REVIEW_HELDOUT_DIR", str(tmp_path / "nowhere"))
     (row,) = mutations.run()
     assert row.label == "skipped"
+
+
+def test_the_quotes_context_is_changed_around_it() -> None:
+    from records import convo
+
+    turns = convo(("user", "How big is the cache?"),
+                  ("assistant", "Measured: the build cache holds 512 MB on the runner."))
+    got = dict(mutations.contexts(turns, 1, "the build cache holds 512 MB"))
+    assert got["hedge"][1].text.endswith("I think the build cache holds 512 MB on the runner.")
+    assert "It is not true that the build" in got["denied"][1].text
+    reply = got["answered"][2]
+    assert (reply.kind, reply.text) == ("prompt", "No, that's wrong: check build and cache "
+                                                  "again.")
+    assert len(got["answered"]) == 3 and got["answered"][1] is turns[1]

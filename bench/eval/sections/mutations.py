@@ -8,7 +8,15 @@ flags every change for its reason; one read off a few examples does not.
 - name: a letter of a name the quote gives, changed (a slip);
 - swap: a name the quote gives, swapped for another name of its kind from the session;
 - negation: "not" added to or taken from the fact's predicate (`negation_flip`);
-- speaker: the fact attributed to the other speaker ("The user decided that …").
+- speaker: the fact attributed to the other speaker ("The user decided that …");
+
+and, for a quote of the assistant's prose, its context changed while fact and quote stay
+(the suspicions, which read around the quote):
+
+- hedge: "I think " put before the quote in its turn (`hedged`);
+- denied: "It is not true that " put before it (`negation_flip`);
+- answered: the person's next words "No, that's wrong: check A and B again." naming two
+  of the quote's words (`corrected_later`).
 
 Counts per half, never pooled; which ones were missed only for the tune half (or with
 MEM_REVIEW_HELDOUT_SHOW=1), as in the held-out section. A change that leaves the fact
@@ -36,7 +44,11 @@ EXPECT = {
     "swap": {"identifier_mismatch", "identifier_missing", "number_mismatch"},
     "negation": {"negation_flip"},
     "speaker": {"speaker"},
+    "hedge": {"hedged"},
+    "denied": {"negation_flip"},
+    "answered": {"corrected_later"},
 }
+_CONTEXT = (("hedge", "I think "), ("denied", "It is not true that "))
 _UNITS = {"ms": "s", "s": "ms", "sec": "min", "seconds": "minutes", "min": "s",
           "minutes": "seconds", "kb": "mb", "mb": "gb", "gb": "mb", "KB": "MB", "MB": "GB",
           "GB": "MB"}
@@ -75,6 +87,27 @@ def mutations(fact: str, quote: str, speaker: str | None,
         yield "speaker", lead + fact[0].lower() + fact[1:]
 
 
+def contexts(turns: list[Any], at: int, quote: str) -> Iterator[tuple[str, list[Any]]]:
+    """(kind, changed turns) around the assistant's quote at turn `at`."""
+    import dataclasses
+
+    from capture.transcript import Turn
+
+    t = turns[at]
+    i = t.text.find(quote)
+    if i < 0 or t.kind != "prose" or t.role != "assistant":
+        return
+    for kind, lead in _CONTEXT:
+        changed = list(turns)
+        changed[at] = dataclasses.replace(t, text=t.text[:i] + lead + t.text[i:])
+        yield kind, changed
+    named = re.findall(r"[A-Za-z_][\w.-]{4,}", quote)[:2]
+    if len(named) == 2:
+        reply = Turn("user", "prompt", f"No, that's wrong: check {named[0]} and {named[1]} "
+                     "again.", t.line, t.offset)
+        yield "answered", [*turns[: at + 1], reply, *turns[at + 1:]]
+
+
 def run() -> list[Row]:
     root = heldout_dir()
     files = label_files(root)
@@ -104,8 +137,12 @@ def run() -> list[Row]:
             if _kind(c) != "true" or not fact or not quote:
                 continue
             base = verify(fact, quote, sent.turns, tool_texts=sent.tool_texts)
-            for kind, changed in mutations(fact, quote, base.speaker, names):
-                vd = verify(changed, quote, sent.turns, tool_texts=sent.tool_texts)
+            tried = [(kind, verify(changed, quote, sent.turns, tool_texts=sent.tool_texts))
+                     for kind, changed in mutations(fact, quote, base.speaker, names)]
+            if base.turn is not None and base.supported and base.hint is None:
+                tried += [(kind, verify(fact, quote, turns, tool_texts=sent.tool_texts))
+                          for kind, turns in contexts(sent.turns, base.turn, quote)]
+            for kind, vd in tried:
                 caught = bool({vd.check, vd.hint} & EXPECT[kind])
                 tally[half][kind][0] += 1
                 tally[half][kind][1] += caught
