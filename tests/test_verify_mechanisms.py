@@ -384,3 +384,15 @@ def test_a_negation_before_a_quote_that_negates_flips_it_back() -> None:
     assert got.hint == "negation_flip"
     said = convo(("assistant", "Note that the cache cannot be shared between workers."))
     assert verify("The cache cannot be shared between workers.", quote, said).hint is None
+
+
+def test_a_word_put_for_another_is_no_slip_of_the_pen() -> None:
+    chat = convo(("assistant", "The SQLite database is NOT required for session "
+                               "functionality; the JSON files are enough."))
+    wrong = verify("Sessions work without the SQLite database.",
+                   "The SQLite database is NOT required for backup functionality", chat)
+    assert (wrong.supported, wrong.check) == (False, "not_found")
+    for near in ("The SQLite database is NOT requried for session functionality",
+                 "The SQLite database isn't required for session functionality"):
+        assert verify("The SQLite database is not required for sessions.", near,
+                      chat).supported

@@ -231,4 +231,5 @@ def _marked_wrong(text: str, quote: str) -> str:
     return ""
 
 
-_NEAR_ONLY = ("elision", "stitched", "negation_flip", "number_mismatch", "identifier_mismatch")
+_NEAR_ONLY = ("elision", "stitched", "negation_flip", "number_mismatch", "identifier_mismatch",
+              "not_found")

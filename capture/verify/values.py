@@ -18,7 +18,7 @@ from capture.verify.names import (
     numbers,
     same_kind,
 )
-from capture.verify.words import _CUT_MARKER, _WORD, _expand, negations
+from capture.verify.words import _CUT_MARKER, _STOP, _WORD, _expand, _stem, negations
 
 _UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)(?:\s?|-)(ms|us|ns|s|sec|secs|min"
                    r"|mins|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%|milliseconds?|seconds?"
@@ -286,7 +286,28 @@ def region_differs(quote: str, region: str) -> str | None:
     fold = {i.casefold() for i in identifiers(quote)} ^ {i.casefold() for i in identifiers(region)}
     if fold:
         return "identifier_mismatch"
+    if changed_word(quote, region):
+        return "not_found"  # a word put for another is no slip of the pen: not its words
     return None
+
+
+WORD_SLIP = 0.75  # a word this close to one of the region's is a misspelling of it
+
+
+def changed_word(quote: str, region: str) -> str:
+    """A content word of the quote (4+ letters) that the near-matching region of the
+    transcript lacks, in any form or spelling ("required for elephant functionality" /
+    "required for session functionality"): the word, or "". Re-flowed lines, dropped
+    articles and a slipped letter are not changed words."""
+    r_words = _WORD.findall(_expand(normalise(region)))  # "isn't" is "is not"
+    r_stems = {_stem(w) for w in r_words}
+    for w in _WORD.findall(_expand(normalise(quote))):
+        if len(w) < 4 or w in _STOP or _stem(w) in r_stems:
+            continue
+        if not any(abs(len(x) - len(w)) <= 3 and SequenceMatcher(None, w, x).ratio()
+                   >= WORD_SLIP for x in r_words):
+            return w
+    return ""
 
 
 # Words whose loss changes what the rest says: a negation, a condition, a contrast, a
