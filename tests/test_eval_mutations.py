@@ -70,3 +70,11 @@ def test_the_quotes_context_is_changed_around_it() -> None:
     assert (reply.kind, reply.text) == ("prompt", "No, that's wrong: check build and cache "
                                                   "again.")
     assert len(got["answered"]) == 3 and got["answered"][1] is turns[1]
+
+
+def test_a_misquote_puts_a_session_word_for_a_word_of_the_quote() -> None:
+    quote = "the runner restores the dependency cache before building"
+    changed = mutations.misquote(quote, ["artifact", "dependence", "depends"])
+    assert changed != quote and changed.count(" ") == quote.count(" ")
+    assert "artifact" in changed and "dependency" not in changed  # not a form of it
+    assert mutations.misquote("no long words here", ["artifact"]) == ""

@@ -16,7 +16,12 @@ and, for a quote of the assistant's prose, its context changed while fact and qu
 - hedge: "I think " put before the quote in its turn (`hedged`);
 - denied: "It is not true that " put before it (`negation_flip`);
 - answered: the person's next words "No, that's wrong: check A and B again." naming two
-  of the quote's words (`corrected_later`).
+  of the quote's words (`corrected_later`);
+
+and the quote itself misquoted, fact kept:
+
+- misquote: a word of the quote (6+ letters) put for another word of the session of
+  about its length (the quote is then not the transcript's words: any known check).
 
 Counts per half, never pooled; which ones were missed only for the tune half (or with
 MEM_REVIEW_HELDOUT_SHOW=1), as in the held-out section. A change that leaves the fact
@@ -47,6 +52,8 @@ EXPECT = {
     "hedge": {"hedged"},
     "denied": {"negation_flip"},
     "answered": {"corrected_later"},
+    "misquote": {"not_found", "negation_flip", "number_mismatch", "identifier_mismatch",
+                 "elision", "stitched", "identifier_missing"},
 }
 _CONTEXT = (("hedge", "I think "), ("denied", "It is not true that "))
 _UNITS = {"ms": "s", "s": "ms", "sec": "min", "seconds": "minutes", "min": "s",
@@ -108,6 +115,20 @@ def contexts(turns: list[Any], at: int, quote: str) -> Iterator[tuple[str, list[
         yield "answered", [*turns[: at + 1], reply, *turns[at + 1:]]
 
 
+def misquote(quote: str, vocabulary: list[str]) -> str:
+    """The quote with its middle long word put for another of the session's words, of
+    about its length and not a form of it; "" when it has no such word."""
+    words = re.findall(r"\b[a-z]{6,}\b", quote)
+    if not words:
+        return ""
+    w = words[len(words) // 2]
+    others = [v for v in vocabulary if abs(len(v) - len(w)) <= 2 and v[:4] != w[:4]]
+    if not others:
+        return ""
+    other = random.Random(w).choice(others)
+    return re.sub(r"\b" + w + r"\b", other, quote, count=1)
+
+
 def run() -> list[Row]:
     root = heldout_dir()
     files = label_files(root)
@@ -127,6 +148,8 @@ def run() -> list[Row]:
             continue
         sent = _prepared(str(path))
         said = sorted({i for t in sent.turns for i in identifiers(t.text) if len(i) >= 5})
+        vocabulary = sorted({w for t in sent.turns[:400] for w in re.findall(
+            r"\b[a-z]{6,}\b", t.text)})
 
         def names(x: str, said: list[str] = said) -> list[str]:
             kind = _kind_of(x)
@@ -139,6 +162,9 @@ def run() -> list[Row]:
             base = verify(fact, quote, sent.turns, tool_texts=sent.tool_texts)
             tried = [(kind, verify(changed, quote, sent.turns, tool_texts=sent.tool_texts))
                      for kind, changed in mutations(fact, quote, base.speaker, names)]
+            if base.supported and (changed_quote := misquote(quote, vocabulary)):
+                tried.append(("misquote", verify(fact, changed_quote, sent.turns,
+                                                 tool_texts=sent.tool_texts)))
             if base.turn is not None and base.supported and base.hint is None:
                 tried += [(kind, verify(fact, quote, turns, tool_texts=sent.tool_texts))
                           for kind, turns in contexts(sent.turns, base.turn, quote)]
