@@ -301,7 +301,8 @@ def changed_word(quote: str, region: str) -> str:
     articles and a slipped letter are not changed words."""
     r_words = _WORD.findall(_expand(normalise(region)))  # "isn't" is "is not"
     r_stems = {_stem(w) for w in r_words}
-    for w in _WORD.findall(_expand(normalise(quote))):
+    # What the quoter put in brackets ("it [the cache] is stale") is theirs, not a misquote.
+    for w in _WORD.findall(_expand(normalise(re.sub(r"\[[^\]]{1,60}\]", " ", quote)))):
         if len(w) < 4 or w in _STOP or _stem(w) in r_stems:
             continue
         if not any(abs(len(x) - len(w)) <= 3 and SequenceMatcher(None, w, x).ratio()
