@@ -50,6 +50,7 @@ from capture.verify.inversion import (
     object_flip,
 )
 from capture.verify.turns import _texts, is_summary, speaker_of
+from capture.verify.values import claimed as asserted
 from capture.verify.verdict import SPEAKERS, Verdict
 from capture.verify.words import _clip, _expand, _predicate_negations, too_short
 
@@ -81,7 +82,7 @@ def _with_hint(
     # The negation before the quote flips it: the fact agrees with the quote only if it
     # negates once more than the quote does ("Don't | use npm" / "Do not use npm").
     if (lead := negated_before(here, quote, normalised=True)) and \
-            _predicate_negations(fact) % 2 == _predicate_negations(quote) % 2:
+            _predicate_negations(asserted(fact)) % 2 == _predicate_negations(quote) % 2:
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote starts right after “{lead}”: its sentence says the opposite"))
     if (limit := limited_after(here, quote, normalised=True)) and not re.search(
