@@ -182,6 +182,12 @@ _OFFER = re.compile(
     r"\b(?:want me to|shall i|should i|would you like(?: me)? to|do you want(?: me)? to"
     r"|i can (?:also )?(?:do|add|make|commit|copy|run|set)|if you(?:'d)? (?:like|want))\b")
 _QUESTION_END = re.compile(r"\?\s*$")
+# A sentence inside the quote that offers or invites ("Want to test the VPN monitor?
+# Here's how:"): what follows it is instructions, not something done.
+_OFFER_SENTENCE = re.compile(
+    r"(?:^|[.!:]\s+)(?P<ask>(?:(?:do|would) you )?(?:want|like|need)(?: me)? to|ready to"
+    r"|shall (?:i|we)|should (?:i|we)|care to|interested in)\b"
+    r"(?![^.!?\n]{0,30}\bwhy\?)[^.!?\n]{0,120}\?")
 
 
 def asks(quote: str) -> str:
@@ -193,6 +199,8 @@ def asks(quote: str) -> str:
         return m.group()
     if _QUESTION_END.search(q):
         return "?"
+    if m := _OFFER_SENTENCE.search(q):
+        return m.group("ask")
     return ""
 
 
@@ -300,9 +308,16 @@ _NOT_COUNTED = {"the", "and", "for", "with", "from", "that", "this", "are", "was
                 "of", "is", "at", "to", "in", "on", "or", "by", "but"}
 
 
-_TOKEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\w)|[a-z][a-z0-9_-]*")
+# (a run of Japanese, Chinese or Korean characters is a word: "40 回" counts 回)
+_TOKEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\w)|[a-z][a-z0-9_-]*"
+                    r"|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 _LINKS = {"on", "at", "to", "of", "is", "are", "was", "were", "be", "by", "in", "its", "the",
           "a", "an", "set", "uses", "use", "with", "has", "have", "every", "each", "about"}
+
+
+def beside(text: str) -> dict[str, set[str]]:
+    """Numbers by the word they count (`_beside`), for the verifier's later turns."""
+    return _beside(text)
 
 
 def _beside(text: str) -> dict[str, set[str]]:
@@ -329,7 +344,8 @@ def _beside(text: str) -> dict[str, set[str]]:
                 words.append(toks[k])
                 break
         for word in words:
-            if word not in _NOT_COUNTED and word not in _LINKS and len(word) >= 3:
+            if word not in _NOT_COUNTED and word not in _LINKS and (
+                    len(word) >= 3 or not word.isascii()):
                 out.setdefault(word.rstrip("s"), set()).add(tok)
     return out
 
@@ -342,6 +358,54 @@ def number_beside_changed(fact: str, quote: str) -> str:
     for word, said in _beside(fact).items():
         if word in q and not said & q[word]:
             n = sorted(said)[0]
-            if not re.search(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", nq):
+            # The fact's number may stand in the quote, counting something else ("178
+            # succeeded of 180 attempts" / "180 succeeded"): numbers swapped, not a
+            # number of the quote's.
+            elsewhere = {w for w, ns in q.items() if n in ns}
+            if not re.search(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", nq) or (
+                    elsewhere and word not in elsewhere and len(said) == 1
+                    and len(q[word]) == 1 and not _SHARED_COUNT.search(nq)):
                 return f"{n} {word} where the quote has {', '.join(sorted(q[word]))}"
+    return ""
+
+
+# A quote that relates its numbers ("178 of 180", "180 total, 178 ok"): a count of one
+# thing may also be the count of the other.
+_SHARED_COUNT = re.compile(r"\d\s*(?:of|out of|/)\s*\d|\btotal\b|\ball\b|\beach\b|\bevery\b"
+                           r"|\bper\b|\bboth\b|=")
+
+
+# A setting that switches a thing on or off (`x.enabled='1'`, `disable_ipv6: true`,
+# `--no-cache`), and the words a fact states a thing's state with.
+_SWITCH_KEY = re.compile(r"(?:^|[._-])(?P<word>enabled?|disabled?|active|activated|on|off)$")
+_ON_WORDS = re.compile(r"\b(?:enabled|turned on|switched on|activated|active|on)\b")
+_OFF_WORDS = re.compile(r"\b(?:disabled|turned off|switched off|deactivated|inactive|off)\b")
+_NEGATION = re.compile(r"\b(?:not|no longer|never|isn't|wasn't|aren't|weren't)\b")
+_KEY_PART = re.compile(r"[a-z]{3,}")
+# A whole dotted or snake key set to a switch's value: `a.b_c.enabled='1'`, `x_enabled: true`.
+_SWITCH = re.compile(r"(?<![\w.@-])(?P<key>[A-Za-z][\w.@\[\]-]*)\s*(?:=|:)\s*[\"'`]?"
+                     r"(?P<value>1|0|(?i:true|false|on|off|yes|no))(?![\w-])")
+
+
+def state_flipped(fact: str, quote: str) -> str:
+    """The quote switches a named thing on (`firewall.wan_drop_leaked_dns.enabled='1'`)
+    and the fact says it was switched off, or the other way round, naming what the
+    setting's name names ("WAN DNS leak protection"): the setting, or ""."""
+    f = normalise(fact)
+    on, off = bool(_ON_WORDS.search(f)), bool(_OFF_WORDS.search(f))
+    if on == off:
+        return ""
+    says_on = on != bool(_NEGATION.search(f))
+    f_stems = {w[:4] for w in re.findall(r"[a-z]{3,}", f)}
+    for a in _SWITCH.finditer(quote):
+        key, value = a.group("key").casefold(), _canon(a.group("value"))
+        m = _SWITCH_KEY.search(key)
+        if m is None:
+            continue
+        truthy = value in ("true", "1")
+        sets_on = truthy if m.group("word") in ("enable", "enabled", "active", "activated",
+                                                "on") else not truthy
+        parts = {w[:4] for w in _KEY_PART.findall(key[: m.start()])} - {"conf", "sett", "opti"}
+        if sets_on != says_on and len(parts & f_stems) >= 2:
+            return f"the quote sets {key} to {value}"
     return ""

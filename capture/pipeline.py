@@ -368,13 +368,19 @@ def _judge(
     from capture.judge import MAX_SUSPECTS, Suspect, settle
     from reviewer.log import log
 
+    # Only suspicions: a candidate already known ungrounded (its quote not found, a
+    # value changed) is settled by what the checks know, whatever a hint beside it says.
+    suspected = [i for i, nf in enumerate(new) if nf.hint and nf.grounded]
     suspects = []
-    for i, nf in enumerate(new):
-        if nf.hint and len(suspects) < MAX_SUSPECTS:
-            name, _, detail = nf.hint.partition(": ")
-            suspects.append(Suspect(i, nf.text, nf.evidence, name, detail, nf.context))
+    for i in suspected[:MAX_SUSPECTS]:
+        nf = new[i]
+        name, _, detail = nf.hint.partition(": ")
+        suspects.append(Suspect(i, nf.text, nf.evidence, name, detail, nf.context))
     if not suspects:
         return 0, 0, 0.0
+    if len(suspected) > MAX_SUSPECTS:
+        log("worker", f"job {job.id}: {len(suspected) - MAX_SUSPECTS} suspicion(s) left "
+            f"unjudged: one request judges at most {MAX_SUSPECTS}")
     if chosen.paid and cfg.daily_spend_cap_usd > 0:
         estimate = chosen.estimate_judge_cost(len(suspects))
         if spent_today(conn) + out.cost_usd + estimate > cfg.daily_spend_cap_usd:

@@ -148,3 +148,49 @@ def test_the_spend_cap_leaves_suspicions_unjudged(
     assert len([r for r in transport.requests if r.is_messages]) == 1
     row = store.get(out.new_ids[0])
     assert row is not None and (row.verify_hint or "").startswith("corrected_later")
+
+
+def test_only_suspicions_are_asked_not_what_the_checks_already_know(
+        store: Store, conn: sqlite3.Connection, session: tuple[Path, Path]) -> None:
+    """A candidate known ungrounded (a number its quote never gives) keeps its verdict
+    whatever the hint beside it: the model is asked about the supported, suspected one
+    only, so its judgment costs nothing for what is already settled."""
+    path, repo = session
+    answer = Facts([
+        fact("The flaky upload test fails because the CDN mock times out.", GUESS),
+        fact("The flaky upload test fails 7 times because the CDN mock times out.", GUESS),
+        fact("Uploads are retried three times with backoff in the client.",
+             "Uploads are retried three times with backoff in the client"),
+    ])
+    verdicts = ToolUse("record_judgments", {"judgments": [
+        {"id": 0, "supported": False, "reason": "the person corrected the guess"}]})
+    out, transport, rows = _run(store, conn, path, repo, answer, verdicts)
+    assert out.state == "done" and len(rows) == 3
+    known = rows[1]
+    assert known is not None and known.grounded == 0 and known.verify_hint
+    text = transport.requests[-1].body["messages"][0]["content"]
+    assert text.count("<candidate id=") == 1 and "<candidate id=0>" in text
+    assert "7 times" not in text
+
+
+def test_suspicions_beyond_one_request_are_left_unjudged_and_logged(
+        store: Store, conn: sqlite3.Connection, session: tuple[Path, Path],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from capture import judge as judge_mod
+
+    monkeypatch.setattr(judge_mod, "MAX_SUSPECTS", 1)
+    path, repo = session
+    answer = Facts([
+        fact("The flaky upload test fails because the CDN mock times out.", GUESS),
+        fact("The CDN mock times out, which makes the upload test flaky.", GUESS),
+    ])
+    verdicts = ToolUse("record_judgments", {"judgments": [
+        {"id": 0, "supported": True, "reason": "stated as found"}]})
+    logged: list[str] = []
+    monkeypatch.setattr("reviewer.log.log", lambda where, msg: logged.append(msg))
+    _, transport, rows = _run(store, conn, path, repo, answer, verdicts)
+    text = transport.requests[-1].body["messages"][0]["content"]
+    assert text.count("<candidate id=") == 1
+    assert rows[0] is not None and rows[0].verify_hint is None  # judged supported
+    assert rows[1] is not None and (rows[1].verify_hint or "").startswith("corrected_later")
+    assert any("1 suspicion(s) left unjudged" in m for m in logged)

@@ -17,11 +17,12 @@ from capture.claims import (
     moved_from,
     number_beside_changed,
     setting_changed,
+    state_flipped,
 )
 from capture.ground import normalise
 from capture.transcript import Turn
 from capture.verify.hints import _with_hint
-from capture.verify.inversion import flips_meaning, flips_negation
+from capture.verify.inversion import denied_value, flips_meaning, flips_negation
 from capture.verify.locate import _fail, _find_all, _pick, clean_quote, locate
 from capture.verify.names import identifiers
 from capture.verify.tools import (
@@ -46,6 +47,7 @@ from capture.verify.values import (
     _bare,
     code_variant,
     missing_terms,
+    old_value_as_current,
     slipped_name,
     swapped_name,
     transition_changed,
@@ -115,9 +117,14 @@ def verify(
                        "what it says is the wrong way")
     elif flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif denied := denied_value(fact, quote):
+        failed = _fail("negation_flip", hit, turns, f"the fact says it is not {denied}; the "
+                       "quote says it is")
     elif beyond := comparison_flipped(fact, quote):
         failed = _fail("negation_flip", hit, turns, f"the fact says “{beyond}”; the quote "
                        "gives that value itself")
+    elif switched := state_flipped(fact, evidence):
+        failed = _fail("negation_flip", hit, turns, f"{switched}; the fact says the opposite")
     elif changed_units:
         failed = _fail("number_mismatch", hit, turns, "the quote gives another value: "
                        + ", ".join(changed_units))
@@ -136,7 +143,7 @@ def verify(
     elif slip := _slip_near(fact, turns, hit.turn, tool_texts):
         failed = _fail("identifier_mismatch", hit, turns, "the fact's name is nowhere in the "
                        f"session; beside the quote it reads {slip[1]}, not {slip[0]}")
-    elif moved := transition_changed(fact, quote):
+    elif moved := transition_changed(fact, quote) or old_value_as_current(fact, quote):
         failed = _fail("number_mismatch", hit, turns, moved)
     elif moved := moved_from(fact, evidence):
         failed = _fail("identifier_mismatch", hit, turns, moved + "; the fact names the old "
@@ -179,7 +186,10 @@ def verify(
             return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
                 f"the quote is part of a failure: “{_clip(refuted, 160)}”"))
     verdict = _with_hint(verdict, fact, quote, turns, said_by, evidence, tool_texts)
-    if verdict.hint is None and hint is not None:
+    if hint is not None and (verdict.hint is None or (
+            hint[0] == "identifier_mismatch" and verdict.hint != "speaker")):
+        # A name or flag value the fact changes against its own quote is nearer knowledge
+        # than a later turn's or a hedge's suspicion: it goes first.
         verdict = dataclasses.replace(verdict, hint=hint[0], hint_detail=hint[1])
     if verdict.hint is None and short and (rule := _rule_words(fact, quote)):
         verdict = dataclasses.replace(verdict, hint="too_short", hint_detail=(
@@ -221,4 +231,5 @@ def _marked_wrong(text: str, quote: str) -> str:
     return ""
 
 
-_NEAR_ONLY = ("elision", "stitched", "negation_flip", "number_mismatch", "identifier_mismatch")
+_NEAR_ONLY = ("elision", "stitched", "negation_flip", "number_mismatch", "identifier_mismatch",
+              "not_found")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from capture.claims import settings
+from capture.claims import beside, settings
 from capture.condense import render_turn
 from capture.ground import normalise
 from capture.transcript import Turn
@@ -26,7 +26,14 @@ from capture.verify.failures import (
     _next_words_report_a_problem,
 )
 from capture.verify.hedges import hedged
-from capture.verify.names import _names_shared, _shared_terms, identifiers, key_values
+from capture.verify.names import (
+    _names_shared,
+    _present,
+    _shared_terms,
+    identifiers,
+    key_values,
+    numbers,
+)
 from capture.verify.tools import _now_side
 from capture.verify.turns import _texts, is_summary, speaker_of
 from capture.verify.words import _STOP, _WORD, _clip, _sentence_of, _stem
@@ -413,3 +420,86 @@ def _replied_against(turns: Sequence[Turn], at: int) -> int | None:
         if t.kind == "prompt" and not is_summary(t):
             return j if _AGAINST.match(normalise(t.text)[:200]) else None
     return None
+
+
+# A proposal the person turned down: the plan they chose not to accept, a call they
+# rejected. What the fact names from it and nobody names again did not happen.
+_TURNED_DOWN = re.compile(r"\b(?:rejected by the user|user chose to stay in plan mode"
+                          r"|user (?:doesn't|does not) want to proceed|user declined)\b", re.I)
+DOWN_TURNS = 8  # a plan's rejection follows its presentation at once
+
+
+def _turned_down(turns: Sequence[Turn], at: int, fact: str, quote: str) -> int | None:
+    """The quote is part of what the assistant proposed (its prose, a plan it wrote)
+    and the person turned the proposal down before speaking again (a plan not accepted,
+    a call rejected); the names the fact takes from the quote are never said again
+    after that: the person's next words (or the rejection), or None."""
+    if speaker_of(turns[at]) != "assistant":
+        return None
+    names = [normalise(i) for i in identifiers(fact) if _present(i, normalise(quote))]
+    if not names:
+        return None
+    down = None
+    for j in range(at + 1, min(len(turns), at + DOWN_TURNS)):
+        t = turns[j]
+        if t.kind == "prompt" and not is_summary(t):
+            return None  # the person spoke first: no rejection of this proposal
+        if t.kind == "tool_error" and (_TURNED_DOWN.search(t.text) or t.tool == "ExitPlanMode"):
+            down = j
+            break
+    if down is None:
+        return None
+    for t in turns[down + 1:]:
+        if is_summary(t):
+            continue
+        said = normalise(_now_side(t))
+        if any(_present(n, said) for n in names):
+            return None
+    return next((j for j in range(down + 1, min(len(turns), down + 4))
+                 if turns[j].kind == "prompt" and not is_summary(turns[j])), down)
+
+
+COUNT_TURNS = 60  # how far on an answer may count the same thing again
+
+
+def _counted_otherwise_later(turns: Sequence[Turn], at: int, fact: str,
+                             quote: str) -> int | None:
+    """The quote counts something ("40 回", "12 retries") with the number the fact gives;
+    after the person spoke again, an answer counts the same thing with other numbers
+    only ("178 回（成功）／ 180 回"): that answer's turn, or None. The last count wins."""
+    said = set(numbers(fact))
+    counted = {w: ns for w, ns in beside(quote).items() if ns & said and w not in _MEASURES}
+    if not counted or speaker_of(turns[at]) != "assistant":
+        return None
+    spoke = False
+    for j in range(at + 1, min(len(turns), at + COUNT_TURNS)):
+        t = turns[j]
+        if t.kind == "prompt" and not is_summary(t):
+            spoke = True
+            continue
+        if not spoke or t.kind != "prose" or is_summary(t):
+            continue
+        later = beside(t.text)
+        for w, ns in counted.items():
+            if w in later and not later[w] & ns and not later[w] & said and \
+                    _about_the_same(t.text, w, quote):
+                return j
+    return None
+
+
+# Units of measure count no thing: "10 seconds" here and "2 seconds" there are two times.
+_MEASURES = {"second", "sec", "minute", "min", "hour", "day", "week", "month", "year", "ms",
+             "byte", "kb", "mb", "gb", "tb", "px", "percent", "line", "char", "character",
+             "time", "version", "step", "item", "thing", "way"}
+
+
+def _about_the_same(text: str, word: str, quote: str) -> bool:
+    """A sentence of `text` that counts `word` also names another term of the quote (a
+    long word, a name, a run of CJK): the same thing counted, not another."""
+    low, q = normalise(text), normalise(quote)
+    terms = {w for w in _WORD.findall(q) if (len(w) >= 5 and w not in _STOP) or (
+        not w.isascii() and len(w) >= 2)} - {word}
+    for sentence in re.split(r"(?<=[.!?。！？\n])", low):
+        if word in sentence and any(t in sentence for t in terms):
+            return True
+    return False

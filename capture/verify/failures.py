@@ -23,7 +23,8 @@ _SUCCESS = re.compile(r"\b(?:works?|passe?s?|compiles?(?: clean)?|succeed(?:s|ed
 # A report that work is done and working: what the person's next words may contradict.
 _REPORTS_DONE = re.compile(
     r"\b(?:successfully|(?:implementation|migration|refactor|setup|fix) (?:is )?complete"
-    r"|all (?:tests|checks) pass(?:ing|ed)?|(?:is|are) now (?:passing|working|fixed)"
+    r"|all (?:tests|checks) pass(?:ing|ed)?|(?:is|are) now (?:\w+ and )?(?:passing|working"
+    r"|fixed|installed|active|enabled|configured|in place|live|deployed|set up|running)"
     r"|now works|fixed and verified|has been (?:resolved|fixed))\b|✅|^#+ .*\bfixed\b")
 
 
@@ -40,10 +41,13 @@ def _next_words_report_a_problem(turns: Sequence[Turn], at: int) -> int | None:
     return None
 
 
-_NOW_WORKING = re.compile(r"\b(?:is|are) now (?:passing|working)\b")
+# "is now installed and active", "are now passing": a state claimed as reached.
+_NOW_WORKING = re.compile(r"\b(?:is|are) now (?:\w+ and )?(?:passing|working|installed|active"
+                          r"|enabled|configured|in place|live|deployed|set up|running)\b")
 # A person's words that say something is wrong ("it still hangs", "the app crashes").
 _PROBLEM = re.compile(
-    r"\b(?:still|hangs?|hanging|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
+    r"[❌✗✘⛔]|\b(?:blocked|denied|refused|rejected|aborted|traceback|still|hangs?|hanging"
+    r"|haning|stuck|freez\w*|fail\w*|errors?|broken|crash\w*"
     r"|not working|(?:does|did|is|are)\s*n[o']?t\s+work\w*|the problem|a problem"
     r"|problem (?:is|with)|an issue|the issue|bug|wrong|invalid|same (?:error|issue|problem"
     r"|thing)|nothing (?:happens|happened|changed|shows)|what (?:hap+e+n+e?d|went wrong)"

@@ -9,7 +9,7 @@ import re
 
 from capture.ground import normalise
 from capture.verify.cues import HEDGES, find, says
-from capture.verify.words import _SENTENCE, _SENTENCE_BREAK, _STOP, _WORD, _stem
+from capture.verify.words import _SENTENCE, _SENTENCE_BREAK, _STOP, _WORD, _expand, _stem
 
 # Words that say a claim is a guess or an opinion, not something found.
 _HEDGE = re.compile(
@@ -25,7 +25,7 @@ _HEDGE = re.compile(
     r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
     r"|unsure|untested|unverified|tends? to|apparently|supposedly|in principle|i'd expect"
     r"|would expect|expected to)\b"
-    r"|~\s?\d"
+    r"|~\s?\d|[約约大]\s?[\d$¥]"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without
 # a hedge ("X is cleaner than Y"), so it is a suspicion unless the fact says whose it is.
@@ -42,7 +42,10 @@ _OPINION = re.compile(
     r"|practice)|high[- ]quality|well[- ](?:designed|structured|organi[sz]ed|written|tested)"
     # a generalisation is a belief about the world, not a finding in this session
     r"|(?:more |most |less )?commonly|typical|typically|usually|generally|normally"
-    r"|in most cases)\b")
+    r"|in most cases"
+    # a verdict of safety or health ("**Still secure:**", "is now safe", "stays healthy")
+    r"|(?:still|is|are|remains?|stays?|fully|completely|now|keeps? \w+(?: \w+)?) (?:secure"
+    r"|safe|healthy|optimal|bulletproof|reliable))\b")
 _ATTRIBUTED = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|finds|found"
     r"|considers?|considered|opinion|view|says?|said|suggests?|suggested|recommends?"
@@ -57,10 +60,15 @@ _ASKED_IN_FACT = re.compile(r"\b(?:asks?|asked|question\w*|whether|wonder\w*)\b|
 # "found" or "observed", which state it as a finding.
 _KEPT_AS_VIEW = re.compile(
     r"\b(?:prefers?|preferred|thinks?|thought|believes?|believed|feels?|felt|considers?"
-    r"|considered|opinion|view|says?|said|suggests?|suggested|recommends?|recommended"
-    r"|proposed|proposes|wants?|wanted|judged|judges|argues?|argued|claims?|claimed"
-    r"|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably|reports?"
-    r"|reported|estimated|estimates?|suspects?|suspected|expects?|expected)\b")
+    r"|considered|opinion|view|suggests?|suggested|recommends?|recommended"
+    r"|proposed|proposes|judged|judges|argues?|argued"
+    r"|according to|guess(?:ed|es)?|hypothes\w+|may|might|possibly|probably"
+    r"|estimated|estimates?|suspects?|suspected)\b"
+    # verbs a thing may take too ("the model expected `id`", "Coverage reported 90%"):
+    # a view only with a person as their subject
+    r"|\b(?:the user|the person|the developer|claude|the assistant|the agent|the model|i|we"
+    r"|they|he|she|someone|the team|the reviewer)\s+(?:\w+\s+)?(?:says?|said|wants?|wanted"
+    r"|claims?|claimed|reports?|reported|expects?|expected)\b")
 
 
 def hedged(text: str) -> bool:
@@ -74,7 +82,9 @@ def hedged(text: str) -> bool:
 _FACT_SPEAKER = re.compile(
     r"\b(?:(?P<user>the user|the person|the developer|the human|user's)|(?P<assistant>"
     r"claude|the assistant|the agent|the model))\b"
-    r"(?:'s)?\s+(?:\w+ly\s+)?(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
+    r"(?:'s)?\s+(?:\w+ly\s+)?(?:(?:also|then|later|first|finally|initially|originally"
+    r"|ultimately|already|eventually|himself|herself|themselves|itself|itself|who|that)\s+)?"
+    r"(?:said|says|set|sets|asked|asks|wants|wanted|decided|decides|"
     r"diagnosed|found|noticed|noted|reported|prefers|preferred|chose|requested|insisted|"
     r"confirmed|suggested|proposed|explained|pointed|rule|decision|request|preference|"
     r"instructed|told|stated|identified|discovered|concluded|believes|thinks|observed|"
@@ -89,17 +99,24 @@ _FACT_SPEAKER = re.compile(
     r"finding|conclusion|choice|view|opinion|words|question|complaint|report|claim|advice|"
     r"recommendation|recommends|recommended|advised|advises|guessed|guesses|assumed|assumes)\b"
 )
+# Any act of the speaker in the past tense ("the user worked out", "Claude spotted"): not
+# after "'s" ("the user's shared config" is a thing, not an act).
+_FACT_ACT = re.compile(
+    r"\b(?:(?P<user>the user|the person|the developer|the human)|(?P<assistant>claude|the "
+    r"assistant|the agent|the model))\s+(?:\w+ly\s+)?(?:[a-z]{2,}(?<!e)ed|worked out"
+    r"|came up with|figured out|thought|knew|wrote|made|saw|spotted|caught|gave|took|ran"
+    r"|found out)\b")
 
 
 def fact_speaker(fact: str) -> str | None:
     """Who the fact says spoke, when it says so ("The user decided …")."""
     low = normalise(fact)
-    m = _FACT_SPEAKER.search(low)
+    m = _FACT_SPEAKER.search(low) or _SPEAKER_PHRASE.search(low) or _FACT_ACT.search(low)
     if m is None:
-        m = _SPEAKER_PHRASE.search(low)
-        if m is None:
-            return None
-    return "user" if m.group("user") or m.groupdict().get("user2") else "assistant"
+        return None
+    groups = m.groupdict()
+    return "user" if groups.get("user") or groups.get("user2") or groups.get("user3") \
+        else "assistant"
 
 
 # "According to the user, …", "per Claude", "as the user put it", "user-requested"
@@ -107,7 +124,17 @@ _SPEAKER_PHRASE = re.compile(
     r"\b(?:according to|per|as|in the words of|at the request of)\s+(?:(?P<user>the user|the "
     r"person|the developer)|(?P<assistant>claude|the assistant|the agent|the model))\b"
     r"|\b(?:(?P<user2>user)|(?P<assistant2>assistant|claude))-(?:requested|suggested|proposed"
-    r"|reported|specified|chosen|approved)\b")
+    r"|reported|specified|chosen|approved)\b"
+    # "chosen by the user", "a workaround found by Claude"
+    r"|\b(?:decided|chosen|requested|suggested|proposed|found|identified|diagnosed|reported"
+    r"|specified|picked|confirmed|asked|noticed|stated|said|set|written|researched|discovered"
+    r"|recommended|approved|rejected|insisted on|pointed out|explained|dictated|mandated"
+    r"|required|supplied|provided|given)\s+by\s+(?:(?P<user3>the user|the person|the developer"
+    r"|the human)|(?P<assistant3>claude|the assistant|the agent|the model))\b"
+    # (not "by the user script", "by the model config": the speaker ends the phrase)
+    r"(?=\s*(?:[.,;:!?)]|$|(?:and|to|in|on|at|for|as|when|after|before|because|during|with"
+    r"|while|since|so|but|earlier|later|first|explicitly|directly|instead|itself|himself"
+    r"|herself|themselves)\b))")
 
 
 def opinion(text: str) -> bool:
@@ -178,3 +205,100 @@ def _borrowed_from_a_guess(
             if not plain:
                 return sorted(words_)[0], sentence
     return None
+
+
+# An absence bounded by a look ("No vulnerabilities detected", "didn't find any leaks"):
+# what a check saw, which a fact stating there are none ("has no vulnerabilities") turns
+# into a guarantee.
+# (A report's line, "No X detected": not "I couldn't find any X in the client", a search
+# of the code that says what the code holds.)
+_SEEN_NONE = re.compile(
+    r"\bno\s+(?P<noun>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:were\s+|was\s+|are\s+|is\s+)?"
+    r"(?:detected|found|seen|observed|reported|identified|spotted|flagged)\b"
+    r"|\bnothing\s+(?P<noun2>[\w-]+)\s+(?:was\s+)?(?:detected|found|seen|observed|reported"
+    r"|identified|spotted|flagged)\b")
+_LOOKED = re.compile(r"\b(?:detect\w*|found|find\w*|seen|see|saw|observ\w*|report\w*"
+                     r"|identif\w*|spott\w*|visible|shown|flag\w*|scan\w*|check\w*|test\w*"
+                     r"|audit\w*|look\w*|search\w*|review\w*|analy\w*|so far|yet)\b")
+
+
+def seen_none(fact: str, quote: str) -> str:
+    """The quote says a look found none of something; the fact, naming the same thing,
+    says there is none, with no word of a look: the quote's words, or ""."""
+    f = _expand(normalise(fact))
+    if _LOOKED.search(f) or not re.search(r"\b(?:no|not|none|nothing|never|without|zero)\b", f):
+        return ""
+    for m in _SEEN_NONE.finditer(_expand(normalise(quote))):
+        noun = (m.group("noun") or m.group("noun2")).split()[-1]
+        if len(noun) >= 4 and _stem(noun) in {_stem(w) for w in _WORD.findall(f)}:
+            return m.group()
+    return ""
+
+
+_ALTERNATIVE_AFTER = re.compile(r"^\W{0,3}(?:,\s*)?or\b")
+
+
+def guessed_alternative(text: str, quote: str, *, normalised: bool = False) -> str:
+    """The quote is one of the alternatives a guessing sentence offers ("likely because
+    A, or B"): it starts with "or" / "either", or an "or" follows it, and its sentence
+    guesses. The guess's words, or ""."""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    end = _SENTENCE_BREAK.search(low, at + len(quote))
+    hi = end.start() + 1 if end else len(low)
+    before, after = low[lo:at], low[at + len(quote): hi]
+    alternative = re.match(r"(?:or|either)\b", quote) or _ALTERNATIVE_AFTER.match(after) or (
+        re.search(r"\beither\b", before) and re.search(r"\bor\b", quote + after))
+    if not alternative:
+        return ""
+    m = _GUESS_WORDS.search(before) or _GUESS_WORDS.search(after)
+    return m.group() if m else ""
+
+
+# The quote says what is about to be done ("Let me add …", "I'll run …", "Here's how to
+# test …"); the fact says it was done.
+_INTENT = re.compile(
+    r"(?:^|[.!?:;]\s+|\n)\W*(?P<intent>let me|let's|let us|i'll|i will|we'll|we will"
+    r"|i'm going to|we're going to|i am going to|next,? (?:i|we)(?:'ll| will)|i need to"
+    r"|we need to|now (?:i|we)(?:'ll| will| need to)|here's how|here is how|to test (?:it|this)"
+    r"|you can (?:test|verify|check|try|run)|try (?:running|this))\b")
+_DONE = re.compile(
+    r"\b(?:was|were|has been|have been|got|is now|are now)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|un|t)\b"
+    r"|\b(?:tested|verified|confirmed|validated|checked|ran|fixed|resolved)\b")
+
+
+def intended(fact: str, quote: str, text: str, *, normalised: bool = False) -> str:
+    """The quote's sentence says what is about to be done; the fact says it was done
+    (tested, fixed, added): the words of intent, or ""."""
+    f = normalise(fact)
+    if not _DONE.search(f) or _INTENT.search(f) or re.search(r"\b(?:plan\w*|will|to be)\b", f):
+        return ""
+    low = text if normalised else normalise(text)
+    at = low.find(quote)
+    if at < 0:
+        return ""
+    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    m = _INTENT.search(low[lo: at + len(quote)])
+    return m.group("intent") if m else ""
+
+
+# A fact that names one cause; a quote that lists several ("A, B or C", "A・B・C 等",
+# "such as A and B"): the fact picked one of the possibilities.
+_CAUSAL = re.compile(r"\b(?:because|caused by|due to|the cause|the reason|root cause"
+                     r"|stems from|results from|resulted from)\b")
+_LISTED = re.compile(r"・[^・]+・|(?:等|など|といった)が?(?:含まれ|あり|考えられ)"
+                     r"|\b(?:such as|e\.g\.|for example|including|among them|etc\.?|and so on"
+                     r"|or other)\b"
+                     r"|,[^,.;]{2,60},? or\b")
+
+
+def one_of_listed(fact: str, quote: str) -> str:
+    """The fact states one cause where its quote lists several possible ones: the
+    quote's listing words, or ""."""
+    if not _CAUSAL.search(normalise(fact)):
+        return ""
+    m = _LISTED.search(normalise(quote))
+    return m.group().strip(" ,") if m else ""

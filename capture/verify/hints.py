@@ -17,9 +17,11 @@ from capture.verify.corrections import (
     _actual_variant,
     _answered_otherwise,
     _correction,
+    _counted_otherwise_later,
     _overruled,
     _replied_against,
     _set_otherwise_later,
+    _turned_down,
 )
 from capture.verify.failures import _failed_just_before, _later_not_found, _rechecked
 from capture.verify.hedges import (
@@ -33,11 +35,22 @@ from capture.verify.hedges import (
     _borrowed_from_a_guess,
     _hedge_around,
     fact_speaker,
+    guessed_alternative,
     hedged,
+    intended,
+    one_of_listed,
     opinion,
+    seen_none,
 )
-from capture.verify.inversion import dropped_negation, limited_after, negated_before, object_flip
+from capture.verify.inversion import (
+    denied_outright,
+    dropped_negation,
+    limited_after,
+    negated_before,
+    object_flip,
+)
 from capture.verify.turns import _texts, is_summary, speaker_of
+from capture.verify.values import claimed as asserted
 from capture.verify.verdict import SPEAKERS, Verdict
 from capture.verify.words import _clip, _expand, _predicate_negations, too_short
 
@@ -66,7 +79,10 @@ def _with_hint(
     if wrong_way := expected_otherwise(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote is an error (“{wrong_way}”): what it received is what it rejects"))
-    if (lead := negated_before(here, quote, normalised=True)) and not _predicate_negations(fact):
+    # The negation before the quote flips it: the fact agrees with the quote only if it
+    # negates once more than the quote does ("Don't | use npm" / "Do not use npm").
+    if (lead := negated_before(here, quote, normalised=True)) and \
+            _predicate_negations(asserted(fact)) % 2 == _predicate_negations(quote) % 2:
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote starts right after “{lead}”: its sentence says the opposite"))
     if (limit := limited_after(here, quote, normalised=True)) and not re.search(
@@ -89,6 +105,9 @@ def _with_hint(
     if later is None:
         later = _overruled(turns, at, quote, fact)
     if later is None:
+        later = _turned_down(turns, at, fact, quote)
+
+    if later is None:
         later = _answered_otherwise(turns, at, quote)
     if later is None:
         later = _rechecked(turns, at, fact, quote, tool_texts)
@@ -106,6 +125,9 @@ def _with_hint(
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
                                    hint_detail=f"turn {later}: “{_clip(said, 200)}”")
+    if denial := denied_outright(fact, quote):
+        return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
+            f"the fact says “{denial}”; its quote, naming the same things, denies nothing"))
     if hedged(quote) and not hedged(fact) and not _KEPT_AS_VIEW.search(normalise(fact)):
         # "The user judged that … is probably fine" keeps the guess as someone's view.
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
@@ -114,6 +136,15 @@ def _with_hint(
             normalise(fact)) and (around := _hedge_around(here, quote, normalised=True)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote's own sentence says “{around}”; the fact states it as found"))
+    if speaker != "tool" and not hedged(fact) and (
+            guess := guessed_alternative(here, quote, normalised=True)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote is one of the alternatives its sentence guesses between (“{guess}”); "
+            "the fact states it as found"))
+    if speaker != "tool" and (listed := one_of_listed(fact, quote)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote lists possibilities (“{_clip(listed, 40)}”); the fact states one as "
+            "the cause"))
     if not too_short(quote) and _YES_NO.match(quote) and not _ASKED_IN_FACT.search(
             normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
@@ -121,9 +152,16 @@ def _with_hint(
     if speaker == "assistant" and (asked := asks(quote)) and not asks(fact):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote asks or offers (“{asked}”); the fact states it as done"))
+    if speaker == "assistant" and (intent := intended(fact, quote, here, normalised=True)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote says what is about to be done (“{intent}”); the fact states it as "
+            "done"))
     if speaker != "tool" and opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             "the quote is a judgement; the fact states it as found, not as someone's view"))
+    if looked := seen_none(fact, quote):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the quote says “{looked}”: what a look found; the fact says there is none"))
     if denied := dropped_negation(fact, quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote says “{denied}”; the fact, restating it, denies nothing"))
@@ -142,4 +180,9 @@ def _with_hint(
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the quote holds only “{condition.group().strip()}”; the fact drops the "
             "condition"))
+    # The weakest: a count the session gives otherwise after the person spoke again.
+    if (recount := _counted_otherwise_later(turns, at, fact, quote)) is not None:
+        said = " ".join(render_turn(turns[recount]).split())
+        return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
+            f"turn {recount} counts it otherwise: “{_clip(said, 200)}”"))
     return verdict

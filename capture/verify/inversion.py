@@ -171,6 +171,15 @@ _NEGATED_LEAD = re.compile(r"(?:\b(?:not|never|no longer|don't|do not|doesn't|do
                            r"|didn't|did not|isn't|aren't|wasn't|won't|cannot|can't|shouldn't"
                            r"|should not|must not|mustn't|avoid|stop)\s+(?:\w+\s+){0,1})$")
 
+# A negation that governs a clause over a few words that carry no content of their own:
+# "it's not true that | X", "I don't think | X", "not because | X", "this doesn't mean | X".
+_NEGATED_CLAUSE = re.compile(
+    r"\b(?:not|never|no longer|n't|don't|do not|doesn't|does not|didn't|did not|isn't|wasn't"
+    r"|aren't|won't|cannot|can't)\s+(?:(?:true|the case|clear|sure|think|believe|mean|means"
+    r"|say|saying|suggest|imply|necessarily|always|because|since|that|it|this|is|was|that's"
+    r"|due to|caused by|assume|expect|the|a|an|really|actually|just|seem|seems|appear"
+    r"|appears|look|looks|like)\s+){1,4}$")
+
 
 def negated_before(text: str, quote: str, *, normalised: bool = False) -> str:
     """The quote starts right after a negation its sentence puts on it ("Don't | use npm
@@ -179,7 +188,7 @@ def negated_before(text: str, quote: str, *, normalised: bool = False) -> str:
     at = low.find(quote)
     while at >= 0:
         lead = low[max(0, at - 24): at]
-        m = _NEGATED_LEAD.search(lead)
+        m = _NEGATED_LEAD.search(lead) or _NEGATED_CLAUSE.search(low[max(0, at - 60): at])
         if m and not re.search(r"\bnot only\s*$|\bno,?\s*$", lead):
             return m.group().strip()
         if at == 0 or not m:
@@ -203,3 +212,71 @@ def limited_after(text: str, quote: str, *, normalised: bool = False) -> str:
         return ""
     m = _LIMIT_AFTER.search(low[at + len(quote): at + len(quote) + 60])
     return m.group().strip(" ,;:-") if m else ""
+
+
+_BE = r"(?:is|are|was|were|be|been|stays?|remains?)"
+_CHANGED = re.compile(r"\b(?:any ?more|no longer|now|since|after|before|until|anymore|was|were"
+                      r"|changed?|raised|lowered|increased|decreased|bumped|moved|replaced"
+                      r"|updated|from|instead)\b|→|->")
+_MOVED = re.compile(r"\b(?:changed?|raised|lowered|increased|decreased|bumped|moved|replaced"
+                    r"|updated|from)\b|→|->")
+# "is not 103.31 MB", "isn't `zfs.ko`": a value or a name the fact's predicate denies.
+_DENIES_VALUE = re.compile(
+    r"\b" + _BE + r"\s+not\s+(?:the\s+|a\s+|an\s+|exactly\s+|about\s+|only\s+|set\s+to\s+)?"
+    r"(?P<v>\d[\w.,%]*|`[^`]{2,60}`|[\w-]*[._/][\w./-]+)")
+_STATES_VALUE = r"(?:\b" + _BE + r"|:|=|\bset to)\s+(?:the\s+|a\s+|an\s+|exactly\s+|only\s+)?"
+
+
+def denied_value(fact: str, quote: str) -> str:
+    """The fact denies that something is a value or a name ("is not 103.31 MB") which
+    its quote states it is ("is 103.31 MB"), with no negation of its own: the value, or
+    ""."""
+    f = _expand(normalise(fact))
+    q = _expand(normalise(quote))
+    if negations(quote) or _CHANGED.search(f) or _MOVED.search(q):
+        return ""  # "is not 10s any more": a value the session changed
+    for m in _DENIES_VALUE.finditer(f):
+        v = m.group("v").strip("`.,")
+        if len(v) < 2:
+            continue
+        if re.search(_STATES_VALUE + r"`?" + re.escape(v) + r"(?![\w.]*\d)", q):
+            return v
+    return ""
+
+
+_DENIED_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|must)"
+    r" not\b(?! only\b)")
+# Words by which a quote denies without "not": a fact's "not" may restate them.
+_DENIES_OTHERWISE = re.compile(
+    r"\b(?:redundant|unnecessary|unneeded|removed?|deleted?|dropped|disabled?|skip\w*"
+    r"|ignor\w*|exclud\w*|only|except|rather|instead|unused|deprecated|obsolete|lacks?"
+    r"|absent|missing|fail\w*|errors?|broken|invalid|wrong|refus\w*|reject\w*|denied|blocked"
+    r"|avoid\w*|prevent\w*|stop\w*|never|nothing|none|neither|nor|too|exceeds?|over|beyond"
+    r"|limit\w*|cannot|unable|unavailable|without|no longer|instead|replac\w*|revert\w*"
+    r"|outside|against|but|however|unlike|whereas|doesn't|isn't|won't|can't|don't)\b"
+    r"|\s[<>≠]=?\s|≠")  # a comparison ("94 > 88"), not a tag's bracket
+
+
+_INFERRED = re.compile(r"\b(?:so|therefore|thus|hence|which means|meaning|because)\b")
+
+
+def denied_outright(fact: str, quote: str) -> str:
+    """The fact denies ("is not kept", "are not stored") what its quote, naming the same
+    things (two names, or every name the fact gives), states with no negation and no
+    word that denies otherwise: the fact's denial, or "". A suspicion: a paraphrase may
+    deny what the quote says in other words."""
+    f = _expand(normalise(fact))
+    m = _DENIED_PREDICATE.search(f)
+    # "X is gitignored, so it is not tracked": a denial the fact infers, not restates.
+    if m is None or _INFERRED.search(f[: m.start()]) or negations(fact) != 1 or \
+            _predicate_negations(quote) or _DENIES_OTHERWISE.search(_expand(normalise(quote))):
+        return ""
+    names = [i for i in identifiers(fact) if len(i) >= 4] + [
+        w for w in re.findall(r"(?<![\w-])[a-z][a-z0-9]+(?:-[a-z0-9]+)+(?![\w-])", f)
+        if len(w) >= 6 and not any(w in i for i in identifiers(fact))]
+    q = normalise(quote)
+    shared = [i for i in names if normalise(i).strip("`'\"()") in q]
+    if len(shared) >= 2 or (shared and len(shared) == len(names)):
+        return m.group()
+    return ""

@@ -24,6 +24,11 @@ _CAMEL = re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b")
 _FLAG = re.compile(r"(?<![\w-])--?[a-z][\w-]*(?:=[\w.,:/+-]+)?")  # `--diff-filter=M` whole
 _CAPS = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 _TICKED = re.compile(r"`([^`\n]{2,80})`")
+# A name numbered like an interface or a device (`wgclient1`, `eth0`, `sda1`), and a
+# namespaced slash command (`/session-share:publish`): names, though no dot or case says so.
+# (lower case: a brand written "Quad9" or "Win32" is a word, not a device's name)
+_NUMBERED = re.compile(r"(?<![\w./-])[a-z][a-z-]{2,}[0-9]+(?:[a-z]+[0-9]+)*(?![\w-])")
+_SLASH_COMMAND = re.compile(r"(?<![\w./~-])/[a-z][\w-]*(?::[\w-]+)+")
 _NOT_IDENTS = {"e.g", "i.e", "etc", "vs"}
 # Names whose value a later turn may change ("port 8080" ... "port 8081").
 _KEYS = {"port", "timeout", "version", "limit", "size", "budget", "threshold", "default",
@@ -41,7 +46,7 @@ _PLACEHOLDER = re.compile(r"<[^<>]*>|\.\.\.|…|\{[^{}]*\}|\$\{|\[\w+\]|\bxxx?\b
 def identifiers(text: str) -> set[str]:
     """Names a reader could look up: paths, dotted/snake/camel names, flags, `code`."""
     found: set[str] = set()
-    for pattern in (_PATH, _DOTTED, _SNAKE, _CAMEL, _FLAG, _CAPS):
+    for pattern in (_PATH, _DOTTED, _SNAKE, _CAMEL, _FLAG, _CAPS, _NUMBERED, _SLASH_COMMAND):
         for m in pattern.finditer(text):
             tok = m.group().strip(".,;:()'\"").rstrip("/")
             if len(tok) > 2 and tok.casefold() not in _NOT_IDENTS and not _NUMBER.fullmatch(tok):
@@ -52,6 +57,16 @@ def identifiers(text: str) -> set[str]:
             found.add(tok)
     # A path's parts are not separate identifiers.
     return {t for t in found if not any(t != o and t in o for o in found)}
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Two names of one kind: the same shape (`_kind_of`), or two files of one
+    directory (`Docs/a.json`, `Docs/b.md`)."""
+    if _kind_of(a) == _kind_of(b) != "other":
+        return True
+    da, _, fa = a.rpartition("/")
+    db, _, fb = b.rpartition("/")
+    return bool(da) and da.casefold() == db.casefold() and bool(fa) and bool(fb)
 
 
 def _kind_of(name: str) -> str:
@@ -69,6 +84,8 @@ def _kind_of(name: str) -> str:
         return "snake"
     if "." in name:
         return "dotted"
+    if _NUMBERED.fullmatch(name):
+        return "numbered"
     return "camel" if _CAMEL.fullmatch(name) else "other"
 
 

@@ -17,7 +17,12 @@ from capture.transcript import Turn
 from capture.verify.hedges import _ATTRIBUTED, fact_speaker, hedged, opinion
 from capture.verify.inversion import dropped_negation, flips_meaning, flips_negation
 from capture.verify.turns import _TOOL_NORM, _tool_norm
-from capture.verify.values import dropped_words, missing_terms, unit_changed
+from capture.verify.values import (
+    dropped_words,
+    missing_terms,
+    old_value_as_current,
+    unit_changed,
+)
 from capture.verify.verdict import Verdict
 from capture.verify.words import _ELLIPSIS, _predicate_negations
 
@@ -137,9 +142,11 @@ def _changed_against(
     if flips_negation(fact, quote) or flips_meaning(fact, quote):
         return Verdict(False, "negation_flip", speaker="tool",
                        detail="the fact says the opposite of its quote")
-    if unit_changed(fact, quote):
+    if changed := unit_changed(fact, quote):
         return Verdict(False, "number_mismatch", speaker="tool", detail=(
-            "the quote gives another value: " + ", ".join(unit_changed(fact, quote))))
+            "the quote gives another value: " + ", ".join(changed)))
+    if moved := old_value_as_current(fact, quote):
+        return Verdict(False, "number_mismatch", speaker="tool", detail=moved)
     first = text.find(pieces[0])
     near = text[max(0, first - 600): first + len(quote) + 600]
     idents, nums = missing_terms(fact, near)
@@ -185,6 +192,9 @@ def _from_tools(
                 if replaced := _edited_away(tool_texts, texts, k, pieces[0]):
                     return Verdict(True, None, speaker="tool", hint="corrected_later",
                                    hint_detail=replaced)
+                if fact_speaker(fact) == "user":
+                    return Verdict(True, None, speaker="tool", hint="speaker", hint_detail=(
+                        "the quote is a file the assistant wrote, not the user's words"))
                 if _in_a_comment(tool_texts[k][2], pieces[0]):
                     return Verdict(True, None, speaker="tool", hint="tool_line", hint_detail=(
                         "only a comment in the written code says so, not the code itself"))
@@ -212,6 +222,9 @@ def _from_tools(
     idents = missing_terms(fact, near)[0]
     if wrong := _known_wrong(fact, quote, near, "tool"):
         return wrong
+    if fact_speaker(fact) == "user":
+        return Verdict(True, None, speaker="tool", hint="speaker", hint_detail=(
+            "the quote is what a tool gave back, not the user's words"))
     if idents:
         return Verdict(True, None, speaker="tool", hint="identifier_missing",
                        hint_detail="not near the quote in the tool's output: "

@@ -10,28 +10,105 @@ import re
 from difflib import SequenceMatcher
 
 from capture.ground import normalise
-from capture.verify.names import _PLACEHOLDER, _TICKED, _kind_of, _present, identifiers, numbers
-from capture.verify.words import _CUT_MARKER, _WORD, _expand, negations
+from capture.verify.names import (
+    _PLACEHOLDER,
+    _TICKED,
+    _present,
+    identifiers,
+    numbers,
+    same_kind,
+)
+from capture.verify.words import _CUT_MARKER, _STOP, _WORD, _expand, _stem, negations
 
-_UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)\s?(ms|us|ns|s|sec|secs|min|mins"
-                   r"|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%)(?![\w])", re.I)
+_UNIT = re.compile(r"(?:(?<=\bv)|(?<![\w.]))(\d+(?:[.,]\d+)?)(?:\s?|-)(ms|us|ns|s|sec|secs|min"
+                   r"|mins|h|hr|hrs|kb|mb|gb|tb|kib|mib|gib|tib|px|%|milliseconds?|seconds?"
+                   r"|minutes?|hours?|days?|bytes?|kilobytes?|megabytes?|gigabytes?)(?![\w])",
+                   re.I)
+# A unit spelt out is its short form: "5 seconds" and "5s" say the same.
+_SPELT = {"millisecond": "ms", "milliseconds": "ms", "second": "s", "seconds": "s",
+          "minute": "min", "minutes": "min", "hour": "h", "hours": "h", "day": "d", "days": "d",
+          "byte": "b", "bytes": "b", "kilobyte": "kb", "kilobytes": "kb", "megabyte": "mb",
+          "megabytes": "mb", "gigabyte": "gb", "gigabytes": "gb"}
+# A rate: "10/second", "10 per minute", "5/s", "100 requests per hour" (a word or two
+# between the number and "per").
+_RATE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(?:[a-z]+\s){0,2}?(?:/|per\s+|an?\s+)"
+                   r"(ns|us|ms|s|sec|secs?|seconds?|m|min|mins?|minutes?|h|hr|hrs?|hours?|d"
+                   r"|days?)(?![\w])", re.I)
+_RATE_BASE = {"ns": "ns", "us": "us", "ms": "ms", "s": "s", "sec": "s", "secs": "s",
+              "second": "s", "seconds": "s", "m": "min", "min": "min", "mins": "min",
+              "minute": "min", "minutes": "min", "h": "h", "hr": "h", "hrs": "h", "hour": "h",
+              "hours": "h", "d": "d", "day": "d", "days": "d"}
+# Units of one kind: a number given in the wrong one is a changed value. The scale says
+# which are the same amount ("sec" and "s").
+_UNIT_SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
+               "min": 60.0, "mins": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0,
+               "d": 86400.0, "b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1024.0,
+               "mib": 1024.0 ** 2, "gib": 1024.0 ** 3, "tib": 1024.0 ** 4,
+               **{f"/{b}": 1 / v for b, v in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3),
+                                              ("s", 1.0), ("min", 60.0), ("h", 3600.0),
+                                              ("d", 86400.0))}}
+_UNIT_KIND = {**dict.fromkeys(("ns", "us", "ms", "s", "sec", "secs", "min", "mins", "h", "hr",
+                               "hrs", "d"), "time"),
+              **dict.fromkeys(("b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"), "size"),
+              **dict.fromkeys(("/ns", "/us", "/ms", "/s", "/min", "/h", "/d"), "rate")}
 
 
 def unit_numbers(text: str) -> dict[str, set[str]]:
-    """Numbers with a unit, by unit (`0.6s`, `10MB`, `500 ms`): {"s": {"0.6"}, …}."""
+    """Numbers with a unit, by unit (`0.6s`, `10MB`, `500 ms`, a rate `10/second` as
+    "/s"): {"s": {"0.6"}, …}."""
     out: dict[str, set[str]] = {}
-    for value, unit in _UNIT.findall(text):
-        number = float(value.replace(",", "."))  # "100.00 MB" is "100 MB"
-        out.setdefault(unit.casefold(), set()).add(f"{number:g}")
+    rates = list(_RATE.finditer(text))
+    for m in rates:
+        number = float(m.group(1).replace(",", "."))
+        out.setdefault("/" + _RATE_BASE[m.group(2).casefold()], set()).add(f"{number:g}")
+    taken = [m.span() for m in rates]
+    for m in _UNIT.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue  # "10/s" is a rate, not ten seconds
+        number = float(m.group(1).replace(",", "."))  # "100.00 MB" is "100 MB"
+        unit = m.group(2).casefold()
+        out.setdefault(_SPELT.get(unit, unit), set()).add(f"{number:g}")
     return out
+
+
+# A value the fact denies or sets aside ("not the 145% shown by top", "instead of 30s"):
+# the fact does not claim it, so it is no value changed.
+_DENIED_VALUE = re.compile(r"\b(?:not|never|rather than|instead of|unlike|no longer|vs\.?"
+                           r"|versus)\s+(?:the\s+|a\s+|an\s+)?(?:[~≈]\s?)?\d[\w.,%/]*")
+
+
+def claimed(fact: str) -> str:
+    """The fact without the values it denies ("… 77.7 MB, not the 145% shown")."""
+    return _DENIED_VALUE.sub(" ", normalise(fact))
 
 
 def unit_changed(fact: str, quote: str) -> list[str]:
     """The fact's quantities whose unit the quote also gives, with none of the quote's
-    values for it: "1MB" where the quote says "10MB", "0.3s" where it says "0.6s"."""
+    values for it: "1MB" where the quote says "10MB", "0.3s" where it says "0.6s"; and
+    a rate or size whose number the quote gives in another unit of its kind ("10 per
+    minute" where the quote says "10/second", "128 MB" where it says "128 KB")."""
     q = unit_numbers(quote)
-    return [f"{v}{u}" for u, vs in unit_numbers(fact).items() if u in q
-            for v in sorted(vs - q[u])]
+    f = unit_numbers(claimed(fact))
+    # A number the quote gives without a unit ("--update 2" for "every 2 seconds") may be
+    # the same value: not known changed.
+    bare = set(re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.%/]|\s?(?:[a-z%]))",
+                          normalise(quote)))
+    out = [f"{v}{u}" for u, vs in f.items() if u in q for v in sorted(vs - q[u] - bare)]
+    for u, vs in f.items():
+        kind = _UNIT_KIND.get(u)
+        if kind is None:
+            continue
+        for v in sorted(vs):
+            elsewhere = [qu for qu, qvs in q.items() if qu != u and v in qvs
+                         and _UNIT_KIND.get(qu) == kind and not _same_amount(v, u, qu)]
+            if elsewhere and v not in q.get(u, ()):
+                out.append(f"{v}{u} where the quote has {v}{elsewhere[0]}")
+    return out
+
+
+def _same_amount(v: str, u: str, other: str) -> bool:
+    """`v` in unit `u` is the same amount as `v` in `other` ("sec" and "s")."""
+    return _UNIT_SCALE.get(u) == _UNIT_SCALE.get(other)
 
 
 _TRANSITION = re.compile(r"\bfrom\s+v?(\d+(?:\.\d+)*)\s+(?:to|→|->)\s+v?(\d+(?:\.\d+)*)")
@@ -51,6 +128,51 @@ def transition_changed(fact: str, quote: str) -> str:
     return ""
 
 
+_QTY = r"(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4}\b)?"
+# A quantity moved: "128 KB → 512 KB", "1000 -> 5000 entries", "increased the cap from
+# 30 to 90" (an arrow, or "from … to" after a verb of change: "from 1 to 5" alone may be a
+# range).
+_QTY_MOVE = re.compile(
+    r"(?<![\w.])" + _QTY + r"\s*(?:→|->|=>|⟶)\s*" + _QTY
+    + r"|\b(?:increas\w*|decreas\w*|rais\w*|lower\w*|chang\w*|bump\w*|reduc\w*|grew|grow\w*"
+    r"|went|moved?|dropp\w*|cut|doubl\w*|halv\w*|shrank|shrunk|updat\w*|set)\b[^.;:\n]{0,40}?"
+    r"\bfrom\s+" + _QTY + r"\s+to\s+" + _QTY
+    # "the chunk size from 8 MB to 32 MB": both sides with a unit, and no range
+    + r"|(?<!range)(?<!ranges)(?<!ranging)(?<!ranged)(?<!varies)(?<!vary)(?<!anywhere)"
+    r"(?<!between)\s"
+    r"from\s+(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4})\s+to\s+(\d+(?:[.,]\d+)*)\s?([a-z%]{1,4})\b")
+# A fact that tells of a change, or of the old value as old.
+_TELLS_CHANGE = re.compile(r"\b(?:from|was|were|previously|formerly|used to|old|before|no longer"
+                           r"|increas\w*|decreas\w*|rais\w*|lower\w*|chang\w*|bump\w*|reduc\w*"
+                           r"|replac\w*|instead|→)|→|->")
+
+
+def _said(n: str, unit: str, text: str) -> bool:
+    """The number `n` (with its unit, when it has one) stands in `text`."""
+    return bool(re.search(r"(?<![\d.,])" + re.escape(n) + r"(?![\d]|[.,]\d)"
+                          + (r"\s?" + re.escape(unit) if unit else ""), text))
+
+
+def old_value_as_current(fact: str, quote: str) -> str:
+    """The quote moves a quantity ("log buffer size: 128 KB → 512 KB"); the fact gives
+    the old one as the value, never the new one, and tells of no change: what it gets
+    wrong, or ""."""
+    f = claimed(fact)
+    if _TELLS_CHANGE.search(f):
+        return ""
+    for m in _QTY_MOVE.finditer(normalise(quote)):
+        g = m.groups()
+        k = next(i for i in (0, 4, 8) if g[i] is not None)
+        (old, ou, new, nu) = g[k: k + 4]
+        if old == new:
+            continue
+        unit = ou or nu or ""
+        if _said(old, unit, f) and not _said(new, unit, f):
+            return (f"the quote moves it from {old}{' ' + unit if unit else ''} to {new}"
+                    f"{' ' + unit if unit else ''}; the fact gives the old value")
+    return ""
+
+
 _CODE_TOKEN = re.compile(r"[\w./:@=+-]+")
 VARIANT_RATIO = 0.85  # a single name this close to the quote's, but not it: a slip
 
@@ -62,7 +184,7 @@ def code_variant(fact: str, quote: str) -> str:
     slip away (`current-profiles` / `current-profile`). What differs, or ""."""
     q = normalise(quote)
     q_tokens = _CODE_TOKEN.findall(q)
-    for span in _TICKED.findall(fact):
+    for span in _TICKED.findall(fact) or _flag_runs(fact):
         low = normalise(span)
         if _PLACEHOLDER.search(span) or low in q:
             continue
@@ -90,13 +212,24 @@ def code_variant(fact: str, quote: str) -> str:
             # Two tokens: a flag and its value (`--output-format json`). More: all but
             # one the same, one of them a name, and the other argument nowhere in the
             # quote (a command with one argument changed).
-            if n == 2 and not (d == 1 and toks[0].startswith("-")):
+            # (or a method and its path: `POST /v1/jobs` / `POST /v2/jobs`)
+            if n == 2 and not (d == 1 and (toks[0].startswith("-") or "/" in toks[1])):
                 continue
-            if toks[d] in q_tokens or not any(re.search(r"[-_./]|\d", x) or len(x) >= 8
-                                              for i, x in enumerate(toks) if i != d):
+            if toks[d] in q_tokens or ((n > 2 or toks[0].startswith("-")) and not any(
+                    re.search(r"[-_./]|\d", x) or len(x) >= 8
+                    for i, x in enumerate(toks) if i != d)):
                 continue
             return f"`{span}` where the quote has `{' '.join(win)}`"
     return ""
+
+
+def _flag_runs(fact: str) -> list[str]:
+    """A fact's command written without backticks, as the three words that end in a
+    long flag ("gitleaks detect --staged"): what `code_variant` compares. (Not the words
+    after it: they may be the fact's prose.)"""
+    toks = _CODE_TOKEN.findall(normalise(fact))
+    return [" ".join(toks[i - 2: i + 1]) for i, t in enumerate(toks)
+            if i >= 2 and t.startswith("--") and len(t) > 3 and not toks[i - 1].startswith("-")]
 
 
 SLIP_RATIO = 0.85  # a name this close to one beside the quote, but said nowhere: a slip
@@ -136,11 +269,10 @@ def swapped_name(fact: str, quote: str) -> tuple[str, str] | None:
     f_names = [i for i in identifiers(fact) if not _present(i, nq)]
     q_names = [i for i in identifiers(quote) if not _present(i, nf)]
     for x in f_names:
-        kind = _kind_of(x)
-        if kind == "other" or _PLACEHOLDER.search(x):
+        if _PLACEHOLDER.search(x):
             continue  # `<session-uuid>.json` generalises the quote's name, it is no swap
         for y in q_names:
-            if _kind_of(y) == kind and normalise(x) != normalise(y):
+            if same_kind(x, y) and normalise(x) != normalise(y):
                 return x, y
     return None
 
@@ -154,7 +286,29 @@ def region_differs(quote: str, region: str) -> str | None:
     fold = {i.casefold() for i in identifiers(quote)} ^ {i.casefold() for i in identifiers(region)}
     if fold:
         return "identifier_mismatch"
+    if changed_word(quote, region):
+        return "not_found"  # a word put for another is no slip of the pen: not its words
     return None
+
+
+WORD_SLIP = 0.75  # a word this close to one of the region's is a misspelling of it
+
+
+def changed_word(quote: str, region: str) -> str:
+    """A content word of the quote (4+ letters) that the near-matching region of the
+    transcript lacks, in any form or spelling ("required for elephant functionality" /
+    "required for session functionality"): the word, or "". Re-flowed lines, dropped
+    articles and a slipped letter are not changed words."""
+    r_words = _WORD.findall(_expand(normalise(region)))  # "isn't" is "is not"
+    r_stems = {_stem(w) for w in r_words}
+    # What the quoter put in brackets ("it [the cache] is stale") is theirs, not a misquote.
+    for w in _WORD.findall(_expand(normalise(re.sub(r"\[[^\]]{1,60}\]", " ", quote)))):
+        if len(w) < 4 or w in _STOP or _stem(w) in r_stems:
+            continue
+        if not any(abs(len(x) - len(w)) <= 3 and SequenceMatcher(None, w, x).ratio()
+                   >= WORD_SLIP for x in r_words):
+            return w
+    return ""
 
 
 # Words whose loss changes what the rest says: a negation, a condition, a contrast, a

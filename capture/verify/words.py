@@ -20,7 +20,8 @@ _TOOL_PREFIX = re.compile(r"^\s*(?:[·!]\s+)")
 _WORD = re.compile(r"[\w']+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
-_NEGATORS = {"not", "no", "never", "without", "none", "nothing", "nor", "neither", "nobody"}
+_NEGATORS = {"not", "no", "never", "without", "none", "nothing", "nor", "neither", "nobody",
+             "unable"}  # "unable to resolve" denies what "resolves" says
 _DETERMINERS = {"no", "none", "nothing", "nobody"}
 # A negation's scope ends at a clause or a preposition: "is not referenced from any
 # template" negates "referenced", not "template".
@@ -40,9 +41,18 @@ _STOP = {
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[。！？]")
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
 def words(text: str) -> list[str]:
-    """Words that say something: speaker labels do not count."""
-    return _WORD.findall(_LABEL.sub(" ", text))
+    """Words that say something: speaker labels do not count. A run of Japanese,
+    Chinese or Korean characters (written without spaces) counts as a word every two
+    characters: "単純合計だと回数が水増しされます" is a sentence, not one word."""
+    out = []
+    for w in _WORD.findall(_LABEL.sub(" ", text)):
+        cjk = sum(len(r) for r in _CJK.findall(w))
+        out += [w] * max(1, cjk // 2) if cjk else [w]
+    return out
 
 
 _BARE_NT = re.compile(
@@ -52,6 +62,8 @@ _BARE_NT = re.compile(
 def _expand(text: str) -> str:
     """`doesn't` (and a typed `doesnt`) → `does not`, so negations compare as words."""
     text = re.sub(r"\bcannot\b", "can not", text)
+    # A name that says "not" (`NOT_INSTALLED`, `no-cache`, `not_found`) says it too.
+    text = re.sub(r"(?<![\w-])(not|no)[_-](?=[a-z])", r"\1 ", text)
     text = re.sub(r"\bwon'?t\b", "will not", text)
     text = _BARE_NT.sub(r"\1 not", text)
     return re.sub(r"n't\b", " not", text)
@@ -86,6 +98,8 @@ def _stem(word: str) -> str:
     """Crude, on purpose: `starts`/`started`/`starting` and `start` compare equal."""
     if len(word) > 4:
         word = re.sub(r"(?:ing|ed|es|s)$", "", word)
+    if len(word) > 4 and word.endswith("wn"):
+        word = word[:-1]  # "shown", "known", "grown": the participle is the verb
     return word[:5]
 
 
