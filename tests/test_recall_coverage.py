@@ -93,3 +93,25 @@ def test_rarity_is_the_inverse_document_frequency_among_the_candidates() -> None
     credits = [[1.0, 0.0], [1.0, 0.0], [1.0, 1.0]]
     common, rare = recall._rarity(credits, 2)
     assert rare > common > 0
+
+
+def test_what_an_apostrophe_leaves_is_no_word() -> None:
+    """"file's" and "doesn't" leave `s` and `t`: as words they matched every plural (the
+    costliest term of a recall), and "file" + "s" joined searched "files" again."""
+    q = recall.parse("do we use the log file's modified time? it doesn't say")
+    assert "s" not in q.terms and "t" not in q.terms
+    assert "files" not in q.expansions
+    assert {"log", "file", "modified", "time", "doesn"} <= set(q.terms)
+
+
+def test_a_facts_words_are_read_once_and_held_alike() -> None:
+    """The re-score's per-fact lookups are cached by text and give the same credit as
+    working them out afresh: `hook` in `hooks`, not in `hookless`; `configured` for
+    `configuration`; identifier parts."""
+    text = "The TranscriptSelection hooks read configured handle_event paths."
+    seen = recall._seen(text)
+    assert recall._seen(text) is seen
+    terms = ["hook", "configuration", "selection", "event", "hookless", "path", "pa"]
+    fresh = recall._credits(terms, recall._words(text)[0])
+    assert recall._credits(terms, seen.words, seen=seen) == fresh == [1, 1, 1, 1, 0, 1, 1]
+    assert "hook" not in recall._short({"hookless"})

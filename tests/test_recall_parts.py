@@ -59,3 +59,14 @@ def test_a_store_without_the_parts_index_still_answers(conn) -> None:
         conn.execute(f"DROP TRIGGER {name}")
     conn.execute("DROP TABLE fact_tri")
     assert [h.id for h in recall.recall(conn, PROJECT, "selection hook merged").results] == [fid]
+
+
+def test_a_four_letter_word_is_not_looked_for_inside_identifiers(conn) -> None:
+    """"task", "list", "time" are parts of too many identifiers (`TaskList`, `ToolUse`) to
+    say which fact is meant; each search cost a trigram query and hundreds of rows."""
+    fid = add(conn, "The TaskList widget and the ReviewQueue screen share one model.")
+    cur = conn.cursor()
+    assert recall._inside_identifiers(cur, PROJECT, ["task"]) == {}
+    assert recall._inside_identifiers(cur, PROJECT, ["queue"]) == {fid: 1}
+    # the coverage re-score still counts the part, once the fact is a candidate
+    assert recall._coverage(recall.parse("task list model"), "The TaskList model.") == 1.0
