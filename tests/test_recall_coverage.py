@@ -115,3 +115,25 @@ def test_a_facts_words_are_read_once_and_held_alike() -> None:
     fresh = recall._credits(terms, recall._words(text)[0])
     assert recall._credits(terms, seen.words, seen=seen) == fresh == [1, 1, 1, 1, 0, 1, 1]
     assert "hook" not in recall._short({"hookless"})
+
+
+def test_a_word_held_in_the_evidence_counts(conn) -> None:
+    """A question written from the session uses its words ("signing key", "gpg"); the
+    fact may restate them ("release key"). The quote the fact was extracted from holds
+    them, and counts for part of a word; it is never shown."""
+    restated = add(conn, "The Proxmox release key is published on the download host.")
+    conn.execute("UPDATE fact SET evidence = ? WHERE id = ?",
+                 ("the signing key is the gpg file proxmox-release.gpg", restated))
+    other = add(conn, "The Proxmox key file sits in the keyring folder.")
+    for i in range(6):
+        add(conn, f"Note {i}: the Proxmox host was rebooted.")
+    answer = recall.recall(conn, PROJECT, "proxmox signing key gpg")
+    assert [h.id for h in answer.results][:2] == [restated, other]
+    assert "signing" not in answer.text()  # matched, not shown
+    q = recall.parse("proxmox signing key")
+    credits = [recall._credits(q.terms, recall._seen(t).words)
+               for t in ("The Proxmox release key.", "the signing key")]
+    recall._credit_evidence(conn.cursor(), q.terms, [frozenset()] * 3, [restated, other],
+                            credits)
+    assert credits[0] == [1.0, recall.EVIDENCE_HELD, 1.0]  # the text's own words stay 1
+    assert credits[1] == [0.0, 1.0, 1.0]  # no evidence: unchanged
