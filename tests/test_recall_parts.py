@@ -70,3 +70,15 @@ def test_a_four_letter_word_is_not_looked_for_inside_identifiers(conn) -> None:
     assert recall._inside_identifiers(cur, PROJECT, ["queue"]) == {fid: 1}
     # the coverage re-score still counts the part, once the fact is a candidate
     assert recall._coverage(recall.parse("task list model"), "The TaskList model.") == 1.0
+
+
+def test_a_word_capitalised_in_too_many_facts_marks_none(conn, monkeypatch) -> None:
+    """"Session" written in more facts than PART_CANDIDATES is as common as a filler word
+    in that store: not searched inside identifiers (each one's row was read)."""
+    monkeypatch.setattr(recall, "PART_CANDIDATES", 3)
+    hook = add(conn, "The SessionStart hook prints the notes.")
+    cur = conn.cursor()
+    assert recall._inside_identifiers(cur, PROJECT, ["session"]) == {hook: 1}
+    for i in range(3):
+        add(conn, f"Session {i} ended early.")
+    assert recall._inside_identifiers(cur, PROJECT, ["session"]) == {}

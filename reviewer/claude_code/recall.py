@@ -64,7 +64,10 @@ SYNONYM_WEIGHT = 0.2  # synonyms: a guess, so they score below the question's ow
 SYNONYM_FALLBACK = 5
 PART_WEIGHT = 0.5  # a question's word found inside a fact's CamelCase identifier (V13)
 MIN_PART_CHARS = 5  # shorter words ("get", "task", "list") sit inside too many identifiers
-PART_CANDIDATES = 500
+# A word written capitalised in more facts than this ("Claude", "Session" in a store of
+# Claude Code sessions) is too common to mark one: it is not searched inside identifiers
+# (tune half: the same ranks at 106 and 10,000 facts as 500, a third of the time).
+PART_CANDIDATES = 150
 CONFIDENCE_WEIGHT = 0.25
 # The share of the question's words a fact holds (tune half, 10,000 facts: r@5 36 to 39
 # of 49, MRR 0.69 to 0.73): BM25 alone lets a short sentence that repeats one rare word
@@ -460,7 +463,7 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     synonyms = [_synonyms(t) for t in q.terms]
     credits = [_credits(q.terms, f.words, synonyms, f) for f in seen]
     if cur is not None:
-        _credit_evidence(cur, q.terms, synonyms, [r[2] for r in head], credits)
+        _credit_evidence(cur, q.terms, [r[2] for r in head], credits)
     weights = _rarity(credits, len(q.terms))
     total = sum(weights) or 1.0
     rescored = []
@@ -483,26 +486,38 @@ class _Seen(NamedTuple):
     pairs: frozenset[tuple[str, str]]  # adjacent words by their first five letters
 
 
-def _credit_evidence(cur: sqlite3.Cursor, terms: list[str], synonyms: list[frozenset[str]],
-                     ids: list[int], credits: list[list[float]]) -> None:
+def _credit_evidence(cur: sqlite3.Cursor, terms: list[str], ids: list[int],
+                     credits: list[list[float]]) -> None:
     """Raise each fact's credits (`_credits`, one list per id, in place) to EVIDENCE_HELD
     for a question's word held only in its evidence: the transcript's own words, quoted
     when the fact was extracted. A question written from what happened in a session uses
     the session's words ("the signing key"), which the fact may restate in others ("the
-    release key"). Only the re-scored head reads them; never shown."""
+    release key"). Only the re-scored head reads them (`_quote`); never shown."""
     try:
         found = dict(cur.execute(
             f"SELECT id, evidence FROM fact WHERE id IN ({', '.join('?' * len(ids))}) "
             "AND evidence != ''", ids).fetchall())
     except sqlite3.OperationalError:  # a store without the column: no evidence to read
         return
+    if not found:
+        return
+    none = [frozenset[str]()] * len(terms)  # a quote's words only: no synonyms
     for i, fid in enumerate(ids):
         text = found.get(fid)
         if not text:
             continue
-        seen = _seen(text)
-        held = _credits(terms, seen.words, synonyms, seen)
-        credits[i] = [max(c, EVIDENCE_HELD * e) for c, e in zip(credits[i], held, strict=True)]
+        words, heads, short = _quote(text)
+        held = _credits(terms, words, none, _Seen(words, heads, short, frozenset()))
+        credits[i] = [EVIDENCE_HELD if e and c < EVIDENCE_HELD else c
+                      for c, e in zip(credits[i], held, strict=True)]
+
+
+@functools.lru_cache(maxsize=SEEN_CACHE)
+def _quote(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """A quote's lowercase words, their first five letters and `_short` forms (plain
+    words: a quote is read for the session's vocabulary, not its identifiers)."""
+    words = frozenset(_TERM.findall(text.casefold()))
+    return words, frozenset(w[:5] for w in words), _short(words)
 
 
 def _words(text: str) -> tuple[set[str], set[tuple[str, str]]]:
@@ -629,13 +644,17 @@ def _inside_identifiers(cur: sqlite3.Cursor, root: str, terms: list[str]) -> dic
             continue
         cap = word[:1].upper() + word[1:]
         inside = _inside(cap)
-        try:  # the trigram index first (joined, SQLite would probe it once per fact)
-            rows = cur.execute(
-                "SELECT id, text FROM fact WHERE id IN (SELECT rowid FROM fact_tri "
-                "WHERE fact_tri MATCH ? LIMIT ?) AND project = ? AND status = 'approved'",
-                (f'"{cap}"', PART_CANDIDATES, root)).fetchall()
+        try:  # the trigram index on its own (joined, SQLite would probe it once per fact)
+            hits = [r[0] for r in cur.execute(
+                "SELECT rowid FROM fact_tri WHERE fact_tri MATCH ? LIMIT ?",
+                (f'"{cap}"', PART_CANDIDATES + 1))]
         except sqlite3.OperationalError:  # a read-only store of an older schema
             return found
+        if len(hits) > PART_CANDIDATES:  # written so in too many facts to mark one
+            continue
+        rows = cur.execute(
+            f"SELECT id, text FROM fact WHERE id IN ({', '.join('?' * len(hits))}) "
+            "AND project = ? AND status = 'approved'", (*hits, root)).fetchall() if hits else []
         for fid, text in rows:
             if inside.search(text):
                 found[fid] = found.get(fid, 0) + 1
