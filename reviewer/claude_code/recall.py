@@ -104,6 +104,7 @@ LEXICAL_RRF_WEIGHT = 1.0
 SEMANTIC_RRF_WEIGHT = 1.0
 
 _TERM = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 # A path or file name written in the question: `src/db.py`, `db.py`, `reviewer/store/`.
 _PATHLIKE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|(?<![\w/.-])[\w-]+\.[A-Za-z]{1,5}\b")
 # Words that match nearly every fact: they only widen the candidate set. `s` and `t` are
@@ -532,16 +533,19 @@ def _seen(text: str) -> _Seen:
     """`_words` of `text` with the lookups `_credits` makes precomputed. Cached by text:
     a running server re-scores the same facts question after question, and the word
     split is most of a re-score's cost."""
-    raw_words = _TERM.findall(text)
-    low_words = [w.casefold() for w in raw_words]
+    low_words = _TERM.findall(text.casefold())
     words = set(low_words)
-    for raw in raw_words:
+    plain = text.islower() and "_" not in text and not _DIGIT.search(text)
+    for raw in () if plain else _TERM.findall(text):  # identifiers: capitals, _, digits
         if "_" in raw or (len(raw) > 2 and not raw[1:].islower() and not raw[1:].isupper()):
             for part in raw.split("_"):
                 words.add(part.casefold())
                 words.update(query_terms.parts(part))
+    heads = [w[:5] for w in low_words]
+    # every adjacent pair: a question's pairs hold no filler word, so one with a filler
+    # word here matches none (short of a longer word of the same first five letters)
     return _Seen(frozenset(words), frozenset(w[:5] for w in words), _short(words),
-                 frozenset(_pairs(low_words)))
+                 frozenset(pairwise(heads)))
 
 
 def _rarity(credits: list[list[float]], n: int) -> list[float]:
