@@ -82,3 +82,20 @@ def test_a_word_capitalised_in_too_many_facts_marks_none(conn, monkeypatch) -> N
     for i in range(3):
         add(conn, f"Session {i} ended early.")
     assert recall._inside_identifiers(cur, PROJECT, ["session"]) == {}
+
+
+def test_the_word_search_reads_project_and_status_from_the_covering_index(conn) -> None:
+    """Schema V15: each match's project and status come from a small index, not the wide
+    fact row; a store without the index (opened read-only before V15) still answers."""
+    mine = add(conn, "The exporter retries three times.")
+    add(conn, "The exporter retries forever.", project="/elsewhere")
+    add(conn, "The exporter retries once.", status="pending")
+    plan = " ".join(r[3] for r in conn.execute(
+        f"EXPLAIN QUERY PLAN SELECT f.id FROM fact_fts JOIN {recall._BY_ID} "
+        "ON f.id = fact_fts.rowid WHERE fact_fts MATCH 'x' AND f.project = 'p' "
+        "AND f.status = 'approved'"))
+    assert "COVERING INDEX fact_id_project_status" in plan
+    assert [i for i, _ in recall._search(conn.cursor(), '"exporter"', PROJECT)] == [mine]
+    conn.execute("DROP INDEX fact_id_project_status")
+    assert [i for i, _ in recall._search(conn.cursor(), '"exporter"', PROJECT)] == [mine]
+    assert [h.id for h in recall.recall(conn, PROJECT, "exporter retries").results] == [mine]

@@ -278,24 +278,14 @@ def recall(
     pending: set[int] = set()
     if q.terms:
         try:
-            matched = cur.execute(
-                "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
-                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
-                "ORDER BY bm25(fact_fts) LIMIT ?",
-                (q.match, root, CANDIDATES),
-            ).fetchall()
+            matched = _search(cur, q.match, root)
             pending = {r[0] for r in cur.execute(
                 "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
                 "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'pending'",
                 (q.match, root),
             )}
             extras = [
-                (weight, cur.execute(
-                    "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f "
-                    "ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.project = ? "
-                    "AND f.status = 'approved' ORDER BY bm25(fact_fts) LIMIT ?",
-                    (match, root, CANDIDATES),
-                ).fetchall())
+                (weight, _search(cur, match, root))
                 for weight, words, match in (
                     (EXPANSION_WEIGHT, q.expansions, q.expansion_match),
                     # synonyms widen only a question its own words hardly match
@@ -361,6 +351,25 @@ def recall(
         ranked = _fuse(ranked, semantic)
     answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
     return answer
+
+
+_BY_ID = "fact f INDEXED BY fact_id_project_status"  # schema V15: a covering index
+
+
+def _search(cur: sqlite3.Cursor, match: str, root: str) -> list[tuple[int, float]]:
+    """The best CANDIDATES approved facts of `root` for an FTS5 expression, by BM25. Each
+    match's project and status are read from the covering index (V15), not the fact row;
+    a store opened read-only before V15 has no such index and is read the plain way."""
+    for fact in (_BY_ID, "fact f"):
+        try:
+            return cur.execute(
+                f"SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN {fact} ON f.id = fact_fts.rowid "
+                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
+                "ORDER BY bm25(fact_fts) LIMIT ?", (match, root, CANDIDATES)).fetchall()
+        except sqlite3.OperationalError as exc:
+            if fact != _BY_ID or "no such index" not in str(exc):
+                raise
+    return []
 
 
 def _fuse(
