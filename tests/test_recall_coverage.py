@@ -131,16 +131,15 @@ def test_a_word_held_in_the_evidence_counts(conn) -> None:
     assert [h.id for h in answer.results][:2] == [restated, other]
     assert "signing" not in answer.text()  # matched, not shown
     q = recall.parse("proxmox signing key")
+    quote = "the signing key is the gpg file proxmox-release.gpg"
     credits = [recall._credits(q.terms, recall._seen(t).words)
                for t in ("The Proxmox release key.", "the signing key")]
-    recall._credit_evidence(conn.cursor(), q.terms, [restated, other], credits)
+    recall._credit_evidence(q.terms, [quote, ""], credits)
     assert credits[0] == [1.0, recall.EVIDENCE_HELD, 1.0]  # the text's own words stay 1
     assert credits[1] == [0.0, 1.0, 1.0]  # no evidence: unchanged
     # held as `_credits` holds a word: its other forms, a short word plus three letters
-    one = recall._credit_evidence
-    conn.execute("UPDATE fact SET evidence = ? WHERE id = ?",
-                 ("a configured_key: the hooks ran; testing hookless, rehook", other))
     q = recall.parse("configuration hook test testing less")
     credits = [[0.0] * 5]
-    one(conn.cursor(), q.terms, [other], credits)
+    recall._credit_evidence(
+        q.terms, ["a configured_key: the hooks ran; testing hookless, rehook"], credits)
     assert credits == [[recall.EVIDENCE_HELD] * 4 + [0.0]]  # `less` only inside a word

@@ -346,7 +346,7 @@ def recall(
         state = verdict.state if verdict is not None else "unanchored"
         ranked.append((-score, -approved_at, int(fid), row, state))
     ranked.sort(key=lambda r: r[:3])
-    ranked = _by_coverage(q, ranked, cur)
+    ranked = _by_coverage(q, ranked)
     if semantic:
         ranked = _fuse(ranked, semantic)
     answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
@@ -457,8 +457,7 @@ def _words_score(q: Query, text: str) -> float:
     return sum(1 for t in q.terms if t.casefold()[:5] in have) / len(q.terms)
 
 
-def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...], str]],
-                 cur: sqlite3.Cursor | None = None,
+def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...], str]]
                  ) -> list[tuple[float, float, int, tuple[Any, ...], str]]:
     """The best COVERAGE_CANDIDATES matches of `ranked` (sorted, a score of 0 is no match)
     re-scored with the share of the question's words they hold and of its adjacent word
@@ -472,8 +471,8 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     seen = [_seen(row[1]) for _, _, _, row, _ in head]
     synonyms = [_synonyms(t) for t in q.terms]
     credits = [_credits(q.terms, f.words, synonyms, f) for f in seen]
-    if cur is not None:
-        _credit_evidence(cur, q.terms, [r[2] for r in head], credits)
+    _credit_evidence(q.terms, [row[9] if len(row) > 9 else "" for _, _, _, row, _ in head],
+                     credits)
     weights = _rarity(credits, len(q.terms))
     total = sum(weights) or 1.0
     rescored = []
@@ -496,38 +495,33 @@ class _Seen(NamedTuple):
     pairs: frozenset[tuple[str, str]]  # adjacent words by their first five letters
 
 
-def _credit_evidence(cur: sqlite3.Cursor, terms: list[str], ids: list[int],
-                     credits: list[list[float]]) -> None:
-    """Raise each fact's credits (`_credits`, one list per id, in place) to EVIDENCE_HELD
-    for a question's word held only in its evidence: the transcript's own words, quoted
-    when the fact was extracted. A question written from what happened in a session uses
-    the session's words ("the signing key"), which the fact may restate in others ("the
-    release key"). Only the re-scored head reads them (`_quote`); never shown."""
-    try:
-        found = dict(cur.execute(
-            f"SELECT id, evidence FROM fact WHERE id IN ({', '.join('?' * len(ids))}) "
-            "AND evidence != ''", ids).fetchall())
-    except sqlite3.OperationalError:  # a store without the column: no evidence to read
-        return
-    if not found:
-        return
-    none = [frozenset[str]()] * len(terms)  # a quote's words only: no synonyms
-    for i, fid in enumerate(ids):
-        text = found.get(fid)
+def _credit_evidence(terms: list[str], quotes: list[str], credits: list[list[float]]) -> None:
+    """Raise each fact's credits (`_credits`, one list per fact, in place) to
+    EVIDENCE_HELD for a question's word held only in its evidence (`quotes`, one per
+    fact, '' for none): the transcript's own words, quoted when the fact was extracted.
+    A question written from what happened in a session uses the session's words ("the
+    signing key"), which the fact may restate in others ("the release key"). Only the
+    re-scored head reads them; never shown."""
+    forms = [(t[:5], _held_in(t)) for t in terms]
+    for i, text in enumerate(quotes):
         if not text:
             continue
-        words, heads, short = _quote(text)
-        held = _credits(terms, words, none, _Seen(words, heads, short, frozenset()))
-        credits[i] = [EVIDENCE_HELD if e and c < EVIDENCE_HELD else c
-                      for c, e in zip(credits[i], held, strict=True)]
+        low = text.casefold()
+        row = credits[i]
+        for j, (head, held) in enumerate(forms):
+            # the plain substring first: most quotes lack most words
+            if row[j] < EVIDENCE_HELD and head in low and held.search(low):
+                row[j] = EVIDENCE_HELD
 
 
-@functools.lru_cache(maxsize=SEEN_CACHE)
-def _quote(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """A quote's lowercase words, their first five letters and `_short` forms (plain
-    words: a quote is read for the session's vocabulary, not its identifiers)."""
-    words = frozenset(_TERM.findall(text.casefold()))
-    return words, frozenset(w[:5] for w in words), _short(words)
+@functools.lru_cache(maxsize=4096)
+def _held_in(term: str) -> re.Pattern[str]:
+    """`term` as `_credits` holds it, in lowercase text read as plain words (a quote is
+    read for the session's vocabulary, not its identifiers): a word with the same first
+    five letters, or (a shorter term) the term plus at most three letters."""
+    if len(term) >= 5:
+        return re.compile(rf"(?<![^\W_]){re.escape(term[:5])}")
+    return re.compile(rf"(?<![^\W_]){re.escape(term)}[^\W_]{{0,3}}(?![^\W_])")
 
 
 def _words(text: str) -> tuple[set[str], set[tuple[str, str]]]:
@@ -692,12 +686,15 @@ def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int
 
 
 def _rows(cur: sqlite3.Cursor, ids: list[int]) -> list[tuple[Any, ...]]:
+    """The approved facts of `ids`: id, text, category, files, anchors, commit_sha,
+    confidence, approved at, approved by (a teammate's shared fact's; '' here) and the
+    evidence (read by the re-score only, `_credit_evidence`)."""
     out: list[tuple[Any, ...]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         out.extend(cur.execute(
             "SELECT id, text, category, files, anchors, commit_sha, confidence, "
-            "COALESCE(decided_at, updated_at) FROM fact "
+            "COALESCE(decided_at, updated_at), '', evidence FROM fact "
             f"WHERE status = 'approved' AND id IN ({', '.join('?' * len(chunk))})",
             chunk,
         ))
