@@ -75,7 +75,7 @@ CONFIDENCE_WEIGHT = 0.25
 # orders within; only the best matches are re-scored (each one's words are read).
 COVERAGE_WEIGHT = 2.0
 COVERAGE_CANDIDATES = 100
-SEEN_CACHE = 20_000  # facts whose words a running server keeps (a few MB at 10,000)
+SEEN_CACHE = 1_024  # facts whose words a running server keeps (~6 KB each: ~6 MB at most)
 # A question's word the fact holds only as a synonym counts half a word in the coverage
 # share (both tuning sets at 10,000 facts: MRR 0.72 to 0.73 and 0.69 to 0.71, r@5 the same
 # or one more): it orders what the question's own words found, it finds nothing new.
@@ -514,7 +514,7 @@ def _credit_evidence(terms: list[str], quotes: list[str], credits: list[list[flo
                 row[j] = EVIDENCE_HELD
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _held_in(term: str) -> re.Pattern[str]:
     """`term` as `_credits` holds it, in lowercase text read as plain words (a quote is
     read for the session's vocabulary, not its identifiers): a word with the same first
