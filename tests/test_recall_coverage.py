@@ -93,3 +93,53 @@ def test_rarity_is_the_inverse_document_frequency_among_the_candidates() -> None
     credits = [[1.0, 0.0], [1.0, 0.0], [1.0, 1.0]]
     common, rare = recall._rarity(credits, 2)
     assert rare > common > 0
+
+
+def test_what_an_apostrophe_leaves_is_no_word() -> None:
+    """"file's" and "doesn't" leave `s` and `t`: as words they matched every plural (the
+    costliest term of a recall), and "file" + "s" joined searched "files" again."""
+    q = recall.parse("do we use the log file's modified time? it doesn't say")
+    assert "s" not in q.terms and "t" not in q.terms
+    assert "files" not in q.expansions
+    assert {"log", "file", "modified", "time", "doesn"} <= set(q.terms)
+
+
+def test_a_facts_words_are_read_once_and_held_alike() -> None:
+    """The re-score's per-fact lookups are cached by text and give the same credit as
+    working them out afresh: `hook` in `hooks`, not in `hookless`; `configured` for
+    `configuration`; identifier parts."""
+    text = "The TranscriptSelection hooks read configured handle_event paths."
+    seen = recall._seen(text)
+    assert recall._seen(text) is seen
+    terms = ["hook", "configuration", "selection", "event", "hookless", "path", "pa"]
+    fresh = recall._credits(terms, recall._words(text)[0])
+    assert recall._credits(terms, seen.words, seen=seen) == fresh == [1, 1, 1, 1, 0, 1, 1]
+    assert "hook" not in recall._short({"hookless"})
+
+
+def test_a_word_held_in_the_evidence_counts(conn) -> None:
+    """A question written from the session uses its words ("signing key", "gpg"); the
+    fact may restate them ("release key"). The quote the fact was extracted from holds
+    them, and counts for part of a word; it is never shown."""
+    restated = add(conn, "The Proxmox release key is published on the download host.")
+    conn.execute("UPDATE fact SET evidence = ? WHERE id = ?",
+                 ("the signing key is the gpg file proxmox-release.gpg", restated))
+    other = add(conn, "The Proxmox key file sits in the keyring folder.")
+    for i in range(6):
+        add(conn, f"Note {i}: the Proxmox host was rebooted.")
+    answer = recall.recall(conn, PROJECT, "proxmox signing key gpg")
+    assert [h.id for h in answer.results][:2] == [restated, other]
+    assert "signing" not in answer.text()  # matched, not shown
+    q = recall.parse("proxmox signing key")
+    quote = "the signing key is the gpg file proxmox-release.gpg"
+    credits = [recall._credits(q.terms, recall._seen(t).words)
+               for t in ("The Proxmox release key.", "the signing key")]
+    recall._credit_evidence(q.terms, [quote, ""], credits)
+    assert credits[0] == [1.0, recall.EVIDENCE_HELD, 1.0]  # the text's own words stay 1
+    assert credits[1] == [0.0, 1.0, 1.0]  # no evidence: unchanged
+    # held as `_credits` holds a word: its other forms, a short word plus three letters
+    q = recall.parse("configuration hook test testing less")
+    credits = [[0.0] * 5]
+    recall._credit_evidence(
+        q.terms, ["a configured_key: the hooks ran; testing hookless, rehook"], credits)
+    assert credits == [[recall.EVIDENCE_HELD] * 4 + [0.0]]  # `less` only inside a word

@@ -59,3 +59,43 @@ def test_a_store_without_the_parts_index_still_answers(conn) -> None:
         conn.execute(f"DROP TRIGGER {name}")
     conn.execute("DROP TABLE fact_tri")
     assert [h.id for h in recall.recall(conn, PROJECT, "selection hook merged").results] == [fid]
+
+
+def test_a_four_letter_word_is_not_looked_for_inside_identifiers(conn) -> None:
+    """"task", "list", "time" are parts of too many identifiers (`TaskList`, `ToolUse`) to
+    say which fact is meant; each search cost a trigram query and hundreds of rows."""
+    fid = add(conn, "The TaskList widget and the ReviewQueue screen share one model.")
+    cur = conn.cursor()
+    assert recall._inside_identifiers(cur, PROJECT, ["task"]) == {}
+    assert recall._inside_identifiers(cur, PROJECT, ["queue"]) == {fid: 1}
+    # the coverage re-score still counts the part, once the fact is a candidate
+    assert recall._coverage(recall.parse("task list model"), "The TaskList model.") == 1.0
+
+
+def test_a_word_capitalised_in_too_many_facts_marks_none(conn, monkeypatch) -> None:
+    """"Session" written in more facts than PART_CANDIDATES is as common as a filler word
+    in that store: not searched inside identifiers (each one's row was read)."""
+    monkeypatch.setattr(recall, "PART_CANDIDATES", 3)
+    hook = add(conn, "The SessionStart hook prints the notes.")
+    cur = conn.cursor()
+    assert recall._inside_identifiers(cur, PROJECT, ["session"]) == {hook: 1}
+    for i in range(3):
+        add(conn, f"Session {i} ended early.")
+    assert recall._inside_identifiers(cur, PROJECT, ["session"]) == {}
+
+
+def test_the_word_search_reads_project_and_status_from_the_covering_index(conn) -> None:
+    """Schema V15: each match's project and status come from a small index, not the wide
+    fact row; a store without the index (opened read-only before V15) still answers."""
+    mine = add(conn, "The exporter retries three times.")
+    add(conn, "The exporter retries forever.", project="/elsewhere")
+    add(conn, "The exporter retries once.", status="pending")
+    plan = " ".join(r[3] for r in conn.execute(
+        f"EXPLAIN QUERY PLAN SELECT f.id FROM fact_fts JOIN {recall._BY_ID} "
+        "ON f.id = fact_fts.rowid WHERE fact_fts MATCH 'x' AND f.project = 'p' "
+        "AND f.status = 'approved'"))
+    assert "COVERING INDEX fact_id_project_status" in plan
+    assert [i for i, _ in recall._search(conn.cursor(), '"exporter"', PROJECT)] == [mine]
+    conn.execute("DROP INDEX fact_id_project_status")
+    assert [i for i, _ in recall._search(conn.cursor(), '"exporter"', PROJECT)] == [mine]
+    assert [h.id for h in recall.recall(conn, PROJECT, "exporter retries").results] == [mine]

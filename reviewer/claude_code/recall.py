@@ -13,8 +13,9 @@ Ranking: BM25 over the `fact_fts` index (schema V4, kept in step by triggers, ne
 rebuilt here), plus overlap between the files asked about and the files a fact cites,
 plus a little of the fact's confidence; then the best hundred are re-scored by the share
 of the question's words each holds and of its adjacent word pairs it holds adjacent
-(coverage leads, BM25 orders within it; a word held only as a synonym counts half, and a
-fact holding the kind of answer the question asks for, answer_kinds.py, gets a little);
+(coverage leads, BM25 orders within it; a word held only as a synonym, or only in the
+fact's evidence quote, counts half, and a fact holding the kind of answer the question
+asks for, answer_kinds.py, gets a little);
 newest approval breaks ties. Synonyms (query_terms.py) widen only a question whose own
 words match almost nothing. The question is
 never handed to FTS5 as syntax: it is cut to words, each quoted, joined with OR, so
@@ -32,7 +33,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from reviewer.claude_code import answer_kinds, query_terms
 from reviewer.claude_code.inject import cited_files, neutralise
@@ -62,8 +63,11 @@ SYNONYM_WEIGHT = 0.2  # synonyms: a guess, so they score below the question's ow
 # (106 facts: MRR 0.93 to 0.90; 10,000: 0.74 to 0.73) and cost a third of the time.
 SYNONYM_FALLBACK = 5
 PART_WEIGHT = 0.5  # a question's word found inside a fact's CamelCase identifier (V13)
-MIN_PART_CHARS = 4  # shorter words ("get", "id") sit inside too many identifiers
-PART_CANDIDATES = 500
+MIN_PART_CHARS = 5  # shorter words ("get", "task", "list") sit inside too many identifiers
+# A word written capitalised in more facts than this ("Claude", "Session" in a store of
+# Claude Code sessions) is too common to mark one: it is not searched inside identifiers
+# (tune half: the same ranks at 106 and 10,000 facts as 500, a third of the time).
+PART_CANDIDATES = 150
 CONFIDENCE_WEIGHT = 0.25
 # The share of the question's words a fact holds (tune half, 10,000 facts: r@5 36 to 39
 # of 49, MRR 0.69 to 0.73): BM25 alone lets a short sentence that repeats one rare word
@@ -71,10 +75,17 @@ CONFIDENCE_WEIGHT = 0.25
 # orders within; only the best matches are re-scored (each one's words are read).
 COVERAGE_WEIGHT = 2.0
 COVERAGE_CANDIDATES = 100
+SEEN_CACHE = 1_024  # facts whose words a running server keeps (~6 KB each: ~6 MB at most)
 # A question's word the fact holds only as a synonym counts half a word in the coverage
 # share (both tuning sets at 10,000 facts: MRR 0.72 to 0.73 and 0.69 to 0.71, r@5 the same
 # or one more): it orders what the question's own words found, it finds nothing new.
 SYNONYM_HELD = 0.5
+# A question's word held only in a fact's evidence (the quote it was extracted from), not
+# its text, counts this much of a word in the coverage share (tune half at 10,000 facts,
+# facts carrying their labelled quotes and distractors the sentence beside them: r@5 92
+# to 93 of 113, MRR 0.764 to 0.779; 0.8 the same). It reorders what the question's words
+# found; searching evidence for more candidates won one more question but cost 2 ms.
+EVIDENCE_HELD = 0.5
 PAIR_WEIGHT = 1.0
 # A fact holding an answer of the kind the question asks for (answer_kinds.py: "how long"
 # and a duration, "why" and a cause): a quarter of full coverage (tuning set 1 at 10,000
@@ -93,13 +104,17 @@ LEXICAL_RRF_WEIGHT = 1.0
 SEMANTIC_RRF_WEIGHT = 1.0
 
 _TERM = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 # A path or file name written in the question: `src/db.py`, `db.py`, `reviewer/store/`.
 _PATHLIKE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|(?<![\w/.-])[\w-]+\.[A-Za-z]{1,5}\b")
-# Words that match nearly every fact: they only widen the candidate set.
+# Words that match nearly every fact: they only widen the candidate set. `s` and `t` are
+# what an apostrophe leaves ("the log file's time", "doesn't"): as words they matched
+# every plural and cost a recall the most of any term, and joined to the word before
+# ("files") they searched a plural the stemmer already finds.
 _STOP = frozenset(
     """a an the of to in on for with by at as is are be was were it its this that and or
     we our us do does did have has how what which who why when where there here any
-    about from into not no""".split()  # noqa: SIM905
+    about from into not no s t""".split()  # noqa: SIM905
 )
 
 
@@ -263,24 +278,14 @@ def recall(
     pending: set[int] = set()
     if q.terms:
         try:
-            matched = cur.execute(
-                "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
-                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
-                "ORDER BY bm25(fact_fts) LIMIT ?",
-                (q.match, root, CANDIDATES),
-            ).fetchall()
+            matched = _search(cur, q.match, root)
             pending = {r[0] for r in cur.execute(
                 "SELECT f.id FROM fact_fts JOIN fact f ON f.id = fact_fts.rowid "
                 "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'pending'",
                 (q.match, root),
             )}
             extras = [
-                (weight, cur.execute(
-                    "SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN fact f "
-                    "ON f.id = fact_fts.rowid WHERE fact_fts MATCH ? AND f.project = ? "
-                    "AND f.status = 'approved' ORDER BY bm25(fact_fts) LIMIT ?",
-                    (match, root, CANDIDATES),
-                ).fetchall())
+                (weight, _search(cur, match, root))
                 for weight, words, match in (
                     (EXPANSION_WEIGHT, q.expansions, q.expansion_match),
                     # synonyms widen only a question its own words hardly match
@@ -346,6 +351,25 @@ def recall(
         ranked = _fuse(ranked, semantic)
     answer.results = [_hit(row, -neg, state) for neg, _, _, row, state in ranked[: q.limit]]
     return answer
+
+
+_BY_ID = "fact f INDEXED BY fact_id_project_status"  # schema V15: a covering index
+
+
+def _search(cur: sqlite3.Cursor, match: str, root: str) -> list[tuple[int, float]]:
+    """The best CANDIDATES approved facts of `root` for an FTS5 expression, by BM25. Each
+    match's project and status are read from the covering index (V15), not the fact row;
+    a store opened read-only before V15 has no such index and is read the plain way."""
+    for fact in (_BY_ID, "fact f"):
+        try:
+            return cur.execute(
+                f"SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN {fact} ON f.id = fact_fts.rowid "
+                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
+                "ORDER BY bm25(fact_fts) LIMIT ?", (match, root, CANDIDATES)).fetchall()
+        except sqlite3.OperationalError as exc:
+            if fact != _BY_ID or "no such index" not in str(exc):
+                raise
+    return []
 
 
 def _fuse(
@@ -444,16 +468,17 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
         return ranked
     pairs = _pairs(_TERM.findall(q.text.casefold()))
     shapes = answer_kinds.asked(q.text)
-    seen = [_words(row[1]) for _, _, _, row, _ in head]
+    seen = [_seen(row[1]) for _, _, _, row, _ in head]
     synonyms = [_synonyms(t) for t in q.terms]
-    credits = [_credits(q.terms, words, synonyms) for words, _ in seen]
+    credits = [_credits(q.terms, f.words, synonyms, f) for f in seen]
+    _credit_evidence(q.terms, [row[9] if len(row) > 9 else "" for _, _, _, row, _ in head],
+                     credits)
     weights = _rarity(credits, len(q.terms))
     total = sum(weights) or 1.0
     rescored = []
-    for (neg, neg_at, fid, row, state), (_, held_pairs), credit in zip(
-            head, seen, credits, strict=True):
+    for (neg, neg_at, fid, row, state), f, credit in zip(head, seen, credits, strict=True):
         share = sum(w * c for w, c in zip(weights, credit, strict=True)) / total
-        bonus = COVERAGE_WEIGHT * share + PAIR_WEIGHT * _pairs_held(pairs, held_pairs)
+        bonus = COVERAGE_WEIGHT * share + PAIR_WEIGHT * _pairs_held(pairs, f.pairs)
         if shapes and answer_kinds.answers(shapes, row[1]):
             bonus += ANSWER_KIND_WEIGHT
         rescored.append((neg - bonus, neg_at, fid, row, state))
@@ -461,18 +486,69 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     return rescored + ranked[len(head):]
 
 
+class _Seen(NamedTuple):
+    """What the re-score reads of one fact, worked out once per text (`_seen`)."""
+
+    words: frozenset[str]  # lowercase words and the parts of its identifiers
+    heads: frozenset[str]  # each word's first five letters (the stemming match)
+    short: frozenset[str]  # `_short`: what a question's short word may be held as
+    pairs: frozenset[tuple[str, str]]  # adjacent words by their first five letters
+
+
+def _credit_evidence(terms: list[str], quotes: list[str], credits: list[list[float]]) -> None:
+    """Raise each fact's credits (`_credits`, one list per fact, in place) to
+    EVIDENCE_HELD for a question's word held only in its evidence (`quotes`, one per
+    fact, '' for none): the transcript's own words, quoted when the fact was extracted.
+    A question written from what happened in a session uses the session's words ("the
+    signing key"), which the fact may restate in others ("the release key"). Only the
+    re-scored head reads them; never shown."""
+    forms = [(t[:5], _held_in(t)) for t in terms]
+    for i, text in enumerate(quotes):
+        if not text:
+            continue
+        low = text.casefold()
+        row = credits[i]
+        for j, (head, held) in enumerate(forms):
+            # the plain substring first: most quotes lack most words
+            if row[j] < EVIDENCE_HELD and head in low and held.search(low):
+                row[j] = EVIDENCE_HELD
+
+
+@functools.lru_cache(maxsize=1024)
+def _held_in(term: str) -> re.Pattern[str]:
+    """`term` as `_credits` holds it, in lowercase text read as plain words (a quote is
+    read for the session's vocabulary, not its identifiers): a word with the same first
+    five letters, or (a shorter term) the term plus at most three letters."""
+    if len(term) >= 5:
+        return re.compile(rf"(?<![^\W_]){re.escape(term[:5])}")
+    return re.compile(rf"(?<![^\W_]){re.escape(term)}[^\W_]{{0,3}}(?![^\W_])")
+
+
 def _words(text: str) -> tuple[set[str], set[tuple[str, str]]]:
     """A fact's words, lowercase, with the parts of its identifiers (`selection` in
     `TranscriptSelection`, `event` in `handle_event`), and its adjacent word pairs."""
-    raw_words = _TERM.findall(text)
-    low_words = [w.casefold() for w in raw_words]
+    seen = _seen(text)
+    return set(seen.words), set(seen.pairs)
+
+
+@functools.lru_cache(maxsize=SEEN_CACHE)
+def _seen(text: str) -> _Seen:
+    """`_words` of `text` with the lookups `_credits` makes precomputed. Cached by text:
+    a running server re-scores the same facts question after question, and the word
+    split is most of a re-score's cost."""
+    low_words = _TERM.findall(text.casefold())
     words = set(low_words)
-    for raw in raw_words:
+    plain = text.islower() and "_" not in text and not _DIGIT.search(text)
+    for raw in () if plain else _TERM.findall(text):  # identifiers: capitals, _, digits
         if "_" in raw or (len(raw) > 2 and not raw[1:].islower() and not raw[1:].isupper()):
             for part in raw.split("_"):
                 words.add(part.casefold())
                 words.update(query_terms.parts(part))
-    return words, _pairs(low_words)
+    heads = [w[:5] for w in low_words]
+    # every adjacent pair: a question's pairs hold no filler word, so one with a filler
+    # word here matches none (short of a longer word of the same first five letters)
+    return _Seen(frozenset(words), frozenset(w[:5] for w in words), _short(words),
+                 frozenset(pairwise(heads)))
 
 
 def _rarity(credits: list[list[float]], n: int) -> list[float]:
@@ -497,27 +573,37 @@ def _held(terms: list[str], words: set[str]) -> float:
     return sum(credit) / len(terms) if terms else 0.0
 
 
-def _credits(terms: list[str], words: set[str],
-             synonyms: list[frozenset[str]] | None = None) -> list[float]:
+def _short(words: set[str] | frozenset[str]) -> frozenset[str]:
+    """Every form a question's word shorter than five letters may take in `words`: the
+    word plus at most three letters (`hook` in `hooks`), so each is one set lookup."""
+    out: list[str] = []
+    for w in words:
+        n = len(w)
+        if n <= 4:
+            out += (w[:1], w[:2], w[:3], w)[:n]
+        elif n <= 7:  # cut to 2-4, 3-4 or 4 letters: at most three letters dropped
+            out += (w[:2], w[:3], w[:4])[n - 5:]
+    return frozenset(out)
+
+
+def _credits(terms: list[str], words: set[str] | frozenset[str],
+             synonyms: list[frozenset[str]] | None = None,
+             seen: _Seen | None = None) -> list[float]:
     """How much of each of `terms` `words` hold: 1 for the term in another form as the
     index's stemming would match it (the same first five letters: `configured`,
     `configuration`; for a shorter word, itself plus at most three letters: `hook`,
     `hooks`), SYNONYM_HELD for a term held only as a synonym (query_terms.SYNONYMS:
-    "stylesheet" for `css`; `synonyms`: each term's, when already looked up), else 0."""
+    "stylesheet" for `css`; `synonyms`: each term's, when already looked up), else 0.
+    `seen`: the fact's precomputed lookups (`_seen`), in place of working them out."""
     synonyms = synonyms or [_synonyms(t) for t in terms]
-    heads = {w[:5] for w in words}
+    if seen is None:
+        heads = frozenset(w[:5] for w in words)
+        short = _short(words)
+    else:
+        heads, short = seen.heads, seen.short
     out: list[float] = []
-    short: list[str] | None = None
     for t, syn in zip(terms, synonyms, strict=True):
-        if len(t) >= 5:
-            found = t[:5] in heads
-        elif t in words:
-            found = True
-        else:
-            if short is None:
-                short = [w for w in words if len(w) <= 7]
-            found = any(len(w) <= len(t) + 3 and w.startswith(t) for w in short)
-        if found:
+        if (t[:5] in heads) if len(t) >= 5 else (t in short):
             out.append(1.0)
         elif syn and not syn.isdisjoint(words):
             out.append(SYNONYM_HELD)
@@ -547,7 +633,8 @@ def _pair_share(pairs: set[tuple[str, str]], text: str) -> float:
     return _pairs_held(pairs, _words(text)[1])
 
 
-def _pairs_held(pairs: set[tuple[str, str]], held: set[tuple[str, str]]) -> float:
+def _pairs_held(pairs: set[tuple[str, str]],
+                held: set[tuple[str, str]] | frozenset[tuple[str, str]]) -> float:
     return len(pairs & held) / len(pairs) if pairs else 0.0
 
 
@@ -555,25 +642,36 @@ def _inside_identifiers(cur: sqlite3.Cursor, root: str, terms: list[str]) -> dic
     """{approved fact id: how many of the question's words it holds as one part of a
     longer CamelCase identifier (`selection` in `TranscriptSelection`, `transcript` in
     `TranscriptSelection`), never the whole token}. The trigram index (schema V13) finds
-    the capitalised word; a regular expression keeps those at a part boundary. {} on a
+    the capitalised word (a quoted trigram phrase: a case-sensitive substring, cheaper
+    than the same GLOB); a regular expression keeps those at a part boundary. {} on a
     store without the index."""
     found: dict[int, int] = {}
     for word in terms:
         if len(word) < MIN_PART_CHARS or not word.isascii() or not word.isalpha():
             continue
         cap = word[:1].upper() + word[1:]
-        inside = re.compile(rf"(?<=[a-z0-9]){cap}|{cap}(?=[A-Z0-9])")
-        try:  # the trigram index first (joined, SQLite would probe it once per fact)
-            rows = cur.execute(
-                "SELECT id, text FROM fact WHERE id IN (SELECT rowid FROM fact_tri "
-                "WHERE fact_tri.text GLOB ? LIMIT ?) AND project = ? AND status = 'approved'",
-                (f"*{cap}*", PART_CANDIDATES, root)).fetchall()
+        inside = _inside(cap)
+        try:  # the trigram index on its own (joined, SQLite would probe it once per fact)
+            hits = [r[0] for r in cur.execute(
+                "SELECT rowid FROM fact_tri WHERE fact_tri MATCH ? LIMIT ?",
+                (f'"{cap}"', PART_CANDIDATES + 1))]
         except sqlite3.OperationalError:  # a read-only store of an older schema
             return found
+        if len(hits) > PART_CANDIDATES:  # written so in too many facts to mark one
+            continue
+        rows = cur.execute(
+            f"SELECT id, text FROM fact WHERE id IN ({', '.join('?' * len(hits))}) "
+            "AND project = ? AND status = 'approved'", (*hits, root)).fetchall() if hits else []
         for fid, text in rows:
             if inside.search(text):
                 found[fid] = found.get(fid, 0) + 1
     return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _inside(cap: str) -> re.Pattern[str]:
+    """`cap` as one part of a longer CamelCase identifier (compiled once per word)."""
+    return re.compile(rf"(?<=[a-z0-9]){cap}|{cap}(?=[A-Z0-9])")
 
 
 def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int, str, str]]:
@@ -588,12 +686,15 @@ def _citing(cur: sqlite3.Cursor, root: str, wanted: list[str]) -> list[tuple[int
 
 
 def _rows(cur: sqlite3.Cursor, ids: list[int]) -> list[tuple[Any, ...]]:
+    """The approved facts of `ids`: id, text, category, files, anchors, commit_sha,
+    confidence, approved at, approved by (a teammate's shared fact's; '' here) and the
+    evidence (read by the re-score only, `_credit_evidence`)."""
     out: list[tuple[Any, ...]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         out.extend(cur.execute(
             "SELECT id, text, category, files, anchors, commit_sha, confidence, "
-            "COALESCE(decided_at, updated_at) FROM fact "
+            "COALESCE(decided_at, updated_at), '', evidence FROM fact "
             f"WHERE status = 'approved' AND id IN ({', '.join('?' * len(chunk))})",
             chunk,
         ))

