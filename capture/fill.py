@@ -70,7 +70,7 @@ def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int
     candidates = []
     for n, h in enumerate(held):
         text = _tidy(h)
-        if text and not _secret_file(h) and not _already_sent(text, sent):
+        if text and not _secret_file(h):
             candidates.append((len(text), n, h, text))
     candidates.sort(key=lambda c: c[0])
     by_line: dict[int, list[Turn]] = {}
@@ -86,11 +86,14 @@ def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int
         # Cleaned (redacted) before anything is measured or cut, a group at a time.
         cleaned = clean([_piece(h, text) for _, _, h, text in group])
         for (_, n, h, _), piece in zip(group, cleaned, strict=True):
+            if _already_sent(piece.text, sent):  # sent whole, or restored already
+                continue  # (a file read back right after it was written)
             cost, call, superseded = _cost(piece, h, by_line.get(h.line, []), calls, gone)
             if cost <= room:
                 chosen[n] = (h, piece, call)
                 gone |= superseded
                 room -= cost
+                sent += "\n" + _norm(piece.text)
                 if call is not None:
                     calls.add((call.line, call.tool))
             elif left_out is None:
@@ -153,16 +156,23 @@ def _piece(h: Held, text: str) -> Turn:
     return Turn(role, "detail", text, h.line, h.offset, h.timestamp, tool)  # type: ignore[arg-type]
 
 
-def _shown(piece: Turn, h: Held) -> Turn:
-    """The piece as sent: each line cut to LINE_CHARS, with its output's marks."""
+def _shown(piece: Turn, h: Held) -> list[Turn]:
+    """The piece as sent, each line cut to LINE_CHARS: an output with its marks, a file
+    read under its name; a script's lines past the first (the call line shows that one)
+    as the reader shows them, each a call line of its own (what was run, not what is
+    true: the verifier reads them so)."""
     lines = [ln if len(ln) <= LINE_CHARS else ln[:LINE_CHARS].rsplit(" ", 1)[0] + " […]"
              for ln in piece.text.split("\n")]
+    if h.which == "input" and piece.tool == "Bash":
+        ran = [ln.strip() for ln in (lines[1:] if len(lines) > 1 else lines) if ln.strip()]
+        return [dataclasses.replace(piece, kind="tool_call", text=SCRIPT_PREFIX + ln)
+                for ln in ran]
     if h.which != "input" and h.tool != "Read" and piece.tool not in ("Task", "Agent"):
         mark = OUTPUT_PREFIX if piece.tool == "Bash" else QUOTED_PREFIX
         lines = [mark + ln if ln else ln for ln in lines]
     elif h.tool == "Read":
         lines = [f"{h.path.rsplit('/', 1)[-1] or 'file'} reads:", *lines]
-    return dataclasses.replace(piece, text="\n".join(lines))
+    return [dataclasses.replace(piece, text="\n".join(lines))]
 
 
 def _call_turn(h: Held, calls: set[tuple[int, str | None]]) -> Turn | None:
@@ -200,7 +210,7 @@ def _cost(piece: Turn, h: Held, here: list[Turn], calls: set[tuple[int, str | No
     at its line it holds whole). Each turn sent costs its text and one line break."""
     call = _call_turn(h, calls)
     superseded = _superseded(piece, h, here) - gone
-    cost = _bytes(render_turn(_shown(piece, h))) + 1
+    cost = _sent_bytes(_shown(piece, h))
     if call is not None:
         cost += _bytes(render_turn(call)) + 1
     cost -= sum(_bytes(render_turn(t)) + 1 for t in here if id(t) in superseded)
@@ -219,7 +229,7 @@ def _cut_to(piece: Turn, h: Held, room: int, calls: set[tuple[int, str | None]]
             return None
         cut = dataclasses.replace(piece, text=cut_middle(piece.text, limit))
         call = _call_turn(h, calls)
-        cost = _bytes(render_turn(_shown(cut, h))) + 1 + (
+        cost = _sent_bytes(_shown(cut, h)) + (
             _bytes(render_turn(call)) + 1 if call is not None else 0)
         if cost <= room:
             return h, cut, call
@@ -246,7 +256,12 @@ def _insert(base: list[Turn], pieces: list[tuple[Held, Turn, Turn | None]],
 def _placed(p: tuple[Held, Turn, Turn | None], with_calls: bool) -> list[Turn]:
     h, piece, call = p
     shown = _shown(piece, h)
-    return [call, shown] if call is not None and with_calls else [shown]
+    return [call, *shown] if call is not None and with_calls else shown
+
+
+def _sent_bytes(turns: list[Turn]) -> int:
+    """What hanging turns add to the text: each its rendering and one line break."""
+    return sum(_bytes(render_turn(t)) + 1 for t in turns)
 
 
 def _size(turns: list[Turn]) -> int:

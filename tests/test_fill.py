@@ -114,9 +114,11 @@ def test_a_written_body_and_a_scripts_lines_come_back_whole(tmp_path: Path) -> N
         say("Done: the picker rejects biased bytes and the assets are in dist/.", "m3"),
     ])
     assert "// reject to avoid modulo bias" in text  # a comment inside the body
-    assert "gzip -9 dist/asset_8.js" in text  # the script's 11th line (the reader keeps 6)
     assert "defines:" not in text  # the body's summary gave way to the body itself
-    assert SCRIPT_PREFIX not in text  # …and the script's first lines to the script
+    # The script's 11th line (the reader keeps 6), a call line as the reader's are; each
+    # line once: the reader's lines gave way to the whole script.
+    assert "· " + SCRIPT_PREFIX + "gzip -9 dist/asset_8.js" in text
+    assert text.count("cp build/asset_1.js dist/asset_1.js") == 1
 
 
 def test_a_whole_failure_comes_back_under_its_key_lines(tmp_path: Path) -> None:
