@@ -76,31 +76,51 @@ def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int
     by_line: dict[int, list[Turn]] = {}
     for t in fitted:
         by_line.setdefault(t.line, []).append(t)
+    here = {line: _sent_bytes(ts) for line, ts in by_line.items()}
+
+    def may_fit(k: int) -> bool:
+        """Whether candidate k could fit the room left, with what it would replace at its
+        line, even if redaction halved it: the others are never redacted (the cost)."""
+        size, _, h, _ = candidates[k]
+        return size <= 2 * (room + here.get(h.line, 0))
+
+    cleaned: dict[int, Turn] = {}
+
+    def clean_from(k: int) -> Turn:
+        """Candidate k cleaned (redacted) before anything is measured or cut, with the
+        next ones that may fit (redaction costs mostly per call)."""
+        if k not in cleaned:
+            batch = [j for j in range(k, len(candidates)) if j == k or (
+                j not in cleaned and may_fit(j))][:CLEAN_GROUP]
+            done = clean([_piece(candidates[j][2], candidates[j][3]) for j in batch])
+            cleaned.update(zip(batch, done, strict=True))
+        return cleaned[k]
+
     chosen: dict[int, tuple[Held, Turn, Turn | None]] = {}
     gone: set[int] = set()  # ids of fitted turns a restored piece holds whole
-    left_out: tuple[Held, Turn, int] | None = None
-    for at in range(0, len(candidates), CLEAN_GROUP):
+    left_out: int | None = None  # the first candidate that did not fit whole
+    for k, (_, n, h, _) in enumerate(candidates):
         if room < MIN_PIECE:
             break
-        group = candidates[at: at + CLEAN_GROUP]
-        # Cleaned (redacted) before anything is measured or cut, a group at a time.
-        cleaned = clean([_piece(h, text) for _, _, h, text in group])
-        for (_, n, h, _), piece in zip(group, cleaned, strict=True):
-            if _already_sent(piece.text, sent):  # sent whole, or restored already
-                continue  # (a file read back right after it was written)
-            cost, call, superseded = _cost(piece, h, by_line.get(h.line, []), calls, gone)
-            if cost <= room:
-                chosen[n] = (h, piece, call)
-                gone |= superseded
-                room -= cost
-                sent += "\n" + _norm(piece.text)
-                if call is not None:
-                    calls.add((call.line, call.tool))
-            elif left_out is None:
-                left_out = (h, piece, n)
+        if not may_fit(k):
+            left_out = k if left_out is None else left_out
+            continue
+        piece = clean_from(k)
+        if _already_sent(piece.text, sent):  # sent whole, or restored already
+            continue  # (a file read back right after it was written)
+        cost, call, superseded = _cost(piece, h, by_line.get(h.line, []), calls, gone)
+        if cost <= room:
+            chosen[n] = (h, piece, call)
+            gone |= superseded
+            room -= cost
+            sent += "\n" + _norm(piece.text)
+            if call is not None:
+                calls.add((call.line, call.tool))
+        elif left_out is None:
+            left_out = k
     if left_out is not None and room >= MIN_PIECE:
-        h, piece, n = left_out
-        cut = _cut_to(piece, h, room, calls)
+        _, n, h, _ = candidates[left_out]
+        cut = _cut_to(clean_from(left_out), h, room, calls)
         if cut is not None:
             chosen[n] = cut
     if not chosen:
