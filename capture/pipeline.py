@@ -86,7 +86,8 @@ class Outcome:
 @dataclass
 class _Sent:
     """What left (or would leave) the machine: the windows, and the redacted turns they
-    were made of before `capture.fit` shortened any (grounding and excerpts use these)."""
+    were made of before `capture.fit` shortened any, with what `capture.fill` restored
+    (grounding and excerpts use these)."""
 
     turns: list[Turn]
     windows: list[str]
@@ -108,8 +109,9 @@ def _prepare(
     """Read and condense, drop the characters a terminal does not show (the model must
     read what a person can: reviewer/sanitize/visible.py; also rejoins a token split by a
     zero-width character), then redact each turn BEFORE windows are cut (a secret is never
-    split by an elision), fit them to 1/send_ratio of the bytes read, and redact each
-    window again for good measure. OSError propagates."""
+    split by an elision), fit them to 1/send_ratio of the bytes read, fill a short
+    session's room under its floor with what condensation dropped (redacted the same way
+    first), and redact each window again for good measure. OSError propagates."""
     # The turns only: `condense_file` would also render the whole text and cut windows
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
     read, stats, end = read_turns(path, start, max_chars=job_chars(), tool_texts=tool_texts,

@@ -256,3 +256,15 @@ def test_preview_and_the_worker_send_the_same_restored_text(tmp_path: Path) -> N
     assert worker.windows == pipeline.sent_windows(path, CFG)
     assert any(FOUND in t.text for t in worker.turns)  # grounding reads it too
     assert fill_module.MIN_PIECE < MIN_BUDGET
+
+
+def test_the_large_real_session_sends_what_it_sent_without_the_fill(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 3.2 MB session sends more than the floor: not one byte of it changes."""
+    from shared import need_transcripts
+
+    path = need_transcripts() / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    filled = pipeline.sent_windows(path, CFG)
+    monkeypatch.setattr(pipeline, "fill", lambda fitted, turns, *_: (fitted, turns))
+    assert pipeline.sent_windows(path, CFG) == filled
