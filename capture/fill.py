@@ -47,6 +47,7 @@ Clean = Callable[[list[Turn]], list[Turn]]
 
 MIN_PIECE = 240  # bytes: less room than this is not worth a cut piece (a paragraph)
 CLEAN_GROUP = 32  # pieces redacted together (redaction costs mostly per call)
+LEFT_OUT_TRIES = 4  # of the pieces that did not fit, those tried for the room left
 LINE_CHARS = 400  # a restored line longer than this keeps its opening (a minified blob)
 WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
@@ -98,12 +99,12 @@ def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int
 
     chosen: dict[int, tuple[Held, Turn, Turn | None]] = {}
     gone: set[int] = set()  # ids of fitted turns a restored piece holds whole
-    left_out: int | None = None  # the first candidate that did not fit whole
+    left_out: list[int] = []  # the candidates that did not fit whole, in order
     for k, (_, n, h, _) in enumerate(candidates):
         if room < MIN_PIECE:
             break
         if not may_fit(k):
-            left_out = k if left_out is None else left_out
+            left_out.append(k)
             continue
         piece = clean_from(k)
         if _already_sent(piece.text, sent):  # sent whole, or restored already
@@ -116,13 +117,16 @@ def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int
             sent += "\n" + _norm(piece.text)
             if call is not None:
                 calls.add((call.line, call.tool))
-        elif left_out is None:
-            left_out = k
-    if left_out is not None and room >= MIN_PIECE:
-        _, n, h, _ = candidates[left_out]
-        cut = _cut_to(clean_from(left_out), h, room, calls)
-        if cut is not None:
-            chosen[n] = cut
+        else:
+            left_out.append(k)
+    # Room left: the first that did not fit and says something not sent yet, cut to it.
+    for k in left_out[:LEFT_OUT_TRIES] if room >= MIN_PIECE else ():
+        _, n, h, _ = candidates[k]
+        piece = clean_from(k)
+        if not _already_sent(piece.text, sent):
+            if (cut := _cut_to(piece, h, room, calls)) is not None:
+                chosen[n] = cut
+            break
     if not chosen:
         return fitted, turns
     pieces = [chosen[n] for n in sorted(chosen)]
