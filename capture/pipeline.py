@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from capture.condense import excerpt, find_turn, split_windows
+from capture.fill import fill
 from capture.fit import budget_for, fit
 from capture.transcript import Turn, read_turns
 from reviewer.config import Config
@@ -85,7 +86,8 @@ class Outcome:
 @dataclass
 class _Sent:
     """What left (or would leave) the machine: the windows, and the redacted turns they
-    were made of before `capture.fit` shortened any (grounding and excerpts use these)."""
+    were made of before `capture.fit` shortened any, with what `capture.fill` restored
+    (grounding and excerpts use these)."""
 
     turns: list[Turn]
     windows: list[str]
@@ -107,18 +109,27 @@ def _prepare(
     """Read and condense, drop the characters a terminal does not show (the model must
     read what a person can: reviewer/sanitize/visible.py; also rejoins a token split by a
     zero-width character), then redact each turn BEFORE windows are cut (a secret is never
-    split by an elision), fit them to 1/send_ratio of the bytes read, and redact each
-    window again for good measure. OSError propagates."""
+    split by an elision), fit them to 1/send_ratio of the bytes read, fill a short
+    session's room under its floor with what condensation dropped (redacted the same way
+    first), and redact each window again for good measure. OSError propagates."""
     # The turns only: `condense_file` would also render the whole text and cut windows
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
-    read, stats, end = read_turns(path, start, max_chars=job_chars(), tool_texts=tool_texts)
-    turns = redact_turns([
-        dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
-        for t in read
-    ])
-    sent = fit(turns, budget_for(stats.bytes_read, send_ratio))
+    read, stats, end = read_turns(path, start, max_chars=job_chars(), tool_texts=tool_texts,
+                                  held=True)
+    turns = _clean(read)
+    budget = budget_for(stats.bytes_read, send_ratio)
+    # Under the floor, what condensation dropped comes back, cleaned the same way first.
+    sent, turns = fill(fit(turns, budget), turns, stats.held, budget, _clean)
     windows = [redact(w) for w in split_windows(sent, window_chars)]
     return _Sent(turns, windows, end, stats.long_lines, stats.more, stats.tool_texts)
+
+
+def _clean(turns: list[Turn]) -> list[Turn]:
+    """Each turn as a terminal shows it, its secrets redacted (what every sent turn is)."""
+    return redact_turns([
+        dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
+        for t in turns
+    ])
 
 
 def job_chars() -> int:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Literal
 
+from capture.held import Held, Holder
 from capture.noise import (
     SIBLING,
     WARNING_LINES,
@@ -106,6 +107,9 @@ class ReadStats:
     # the conversation lacks (issue 21: a quote from a tool's output is in the transcript).
     # ("input" | "output", tool name, text), at most TOOL_TEXT_CHARS in all.
     tool_texts: list[tuple[str, str, str]] = field(default_factory=list)
+    # What tools were given and gave back that condensation dropped, with where it was
+    # said: `capture.fill` restores some when the text is far under its budget.
+    held: list[Held] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- lines
@@ -817,9 +821,9 @@ class _State:
     assistant message id already produced (a response is split over several lines, and
     some versions repeat earlier blocks on later lines)."""
 
-    __slots__ = ("details", "gits", "last_queued", "listings", "looks", "out_lines", "pending",
-                 "pull_back", "queued", "reads", "seen", "tool_chars", "tool_texts", "tools",
-                 "unsent", "written")
+    __slots__ = ("details", "gits", "holder", "last_queued", "listings", "looks", "out_lines",
+                 "pending", "pull_back", "queued", "reads", "seen", "tool_chars", "tool_texts",
+                 "tools", "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -842,6 +846,7 @@ class _State:
         self.unsent: list[tuple[str, str, int, int, str | None]] = []
         self.out_lines: set[str] = set()  # a command's output lines already sent
         self.pending: list[tuple[int, str, str, int, int, str | None]] = []
+        self.holder: Holder | None = None  # what tools gave, for capture.fill (`held`)
 
     def first_time(self, msg_id: Any, key: str) -> bool:
         if not isinstance(msg_id, str):
@@ -934,6 +939,8 @@ def _record_turns(
                         st.written.update(new)
                         text = tool_summary(name, b.get("input"), None)
                     turns.append(Turn("assistant", "tool_call", text, line, offset, ts, name))
+                    if st.holder is not None:
+                        st.holder.call(tid, name, b.get("input"), text, line, offset, ts)
                     if name == "Bash" and "\n" in (cmd := _s(b.get("input") or {}, "command")
                                                    .strip()) and not bash_detail(cmd):
                         # A script's commands after its first line (the call line shows
@@ -993,6 +1000,9 @@ def _record_turns(
             name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
             body = _result_text(b.get("content"))
             _keep_tool_text(st, "error" if b.get("is_error") is True else "output", name, body)
+            if st.holder is not None:
+                st.holder.result(tid, name, body, b.get("is_error") is True, line, offset, ts,
+                                 isinstance(tid, str) and tid in st.looks)
             if b.get("is_error") is True:
                 if SIBLING in body[:300]:
                     reason = "sibling_error"  # a parallel call cancelled: says nothing
@@ -1315,11 +1325,14 @@ def read_turns(
     first_line: int | None = None,
     max_chars: int | None = None,
     tool_texts: bool = False,
+    held: bool = False,
 ) -> tuple[list[Turn], ReadStats, int]:
     """Read the conversation from byte `start`; return (turns, stats, end_offset).
 
     With `tool_texts`, what tools were given and gave back is kept in
     `stats.tool_texts` for the verifier (the worker's path; `preview` needs none).
+    With `held`, what condensation dropped of them is kept in `stats.held`, where it was
+    said (`capture.fill`: the worker's and `preview`'s path alike).
 
     With `max_chars`, stop after the line whose turns reach that much text (`stats.more`
     then says the file goes on from `end_offset`): what one job holds stays bounded.
@@ -1338,6 +1351,8 @@ def read_turns(
     st = _State()
     if not tool_texts:
         st.tool_chars = TOOL_TEXT_CHARS  # full from the start: nothing is kept
+    if held:
+        st.holder = Holder()
     dropped = stats.dropped
     chars = 0
     lines = _iter_lines(path, start, stats, first_line)
@@ -1382,6 +1397,7 @@ def read_turns(
         else:
             dropped[reason] += 1
     stats.tool_texts = st.tool_texts
+    stats.held = st.holder.items if st.holder is not None else []
     return _without_repeats(turns), stats, start + stats.bytes_read
 
 
