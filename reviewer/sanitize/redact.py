@@ -48,6 +48,7 @@ from typing import Any
 
 from reviewer.sanitize import providers as _providers
 from reviewer.sanitize import public as _public
+from reviewer.sanitize import syntax as _syntax
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 
@@ -1368,8 +1369,10 @@ def _judge(text: str, m: re.Match[str]) -> Span | None:
                 return None
             if value.isdigit() and len(value) < 6:
                 return None
-    if not _is_literal(value):
+    if not _is_literal(value) or _syntax.expression_value(value):
         return None
+    if not quoted and text[ve : ve + 1] in (",", ";", ")") and _syntax.is_name(value):
+        return None  # "cancelToken: defaultToConfig2,": code names a value, gives none
     if strength == "strong" and not envlike and _not_a_token(value):
         return None
     if strength == "weak":

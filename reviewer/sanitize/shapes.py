@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from reviewer.sanitize import gitleaks
 from reviewer.sanitize import public as _public
 from reviewer.sanitize import redact as _redact
+from reviewer.sanitize import syntax as _syntax
 
 Span = tuple[int, int, str]
 
@@ -505,7 +506,20 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
             continue  # a URL's path or anchor: the URL rules judge those
         if before[-1:] in ("'", '"', "`") and _code_literal(text, s):
             continue
+        if _syntax.is_name(v) or _data_line(text, s, s + len(v)):
+            continue
         yield s, s + len(v), "high-entropy"
+
+
+def _data_line(text: str, s: int, e: int) -> bool:
+    """A line of a wrapped base64 block whose block is public data (a certificate or a
+    public key in DER, an image or another file format), or such a line alone."""
+    head = _syntax.block_head(text, s, e)
+    if head is None:
+        if _syntax.B64_LINE_RE.fullmatch(text, s, e) is None:
+            return False
+        head = text[s:e]
+    return _syntax.public_der(head) or _public.binary_base64(head)
 
 
 # A string literal that code hands to a string operation (the replacement of ``replace``,
@@ -604,7 +618,7 @@ def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
         if "@" in v and _PROMPT_AFTER_RE.match(text, e - v.endswith(":")) and \
                 _USER_AT_HOST_RE.fullmatch(v.rstrip(":")):
             continue  # "jim@DESKTOP-8QDMK8N:/mnt/c$": a shell prompt's user and host
-        if typed_password(v):
+        if typed_password(v) and not _syntax.code_run(text, s, e):
             lead = len(v) - len(v.lstrip(".,:;!?*_-"))
             core = v.strip(".,:;!?*_-")
             yield s + lead, s + lead + len(core), "password"

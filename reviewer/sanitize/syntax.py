@@ -1,0 +1,181 @@
+"""Runs that code or markup reads: names, expressions, versions, links, data blocks.
+
+A finder that catches secrets by their shape alone (a typed password: letters, digits and
+a sign; a random token; a value after a key word) meets code and markup, whose signs are
+syntax. In a password the signs are arbitrary; here each one has a reading:
+``utils$1.isArray`` (a bundler's renamed name, then a member), ``a&&!b`` (operators),
+``FAQ.md#install`` (a link's anchor), ``python-$version.exe`` (a shell expansion),
+``^6.0.0`` (a version range), ``!!config.withCredentials`` (an expression),
+``"#{password}#{pepper}"`` (a template of variables). A line of a wrapped base64 block is
+one piece of the block, and is what the block is (a certificate, an image). These are
+asked of a run before a shape finder takes it, so the finder needs the context that makes
+a value a secret instead of a list of public values. Stdlib only: redact imports this.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+# --------------------------------------------------------------------------- names
+
+# Words of a name: an acronym (``CIDR``, ``EKS``), a word (``cluster``, ``Pool``), digits.
+_SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def is_name(v: str) -> bool:
+    """``defaultToConfig2``, ``clusterPoolIPv4PodCIDRList``, ``AmazonEKS_CNI_IPv6_Policy``:
+    an identifier made of words (most of its letters in runs of three or more, few
+    digits), as people name things; a generated value changes case and class every
+    character or two."""
+    if not v or not (v[0].isalpha() or v[0] == "_") or not v.replace("_", "").isalnum():
+        return False
+    segs = _SEG_RE.findall(v)
+    letters = sum(len(s) for s in segs if s.isalpha())
+    digits = sum(len(s) for s in segs if s.isdigit())
+    if not letters or digits > 3 or sum(s.isdigit() for s in segs) > 2:
+        return False
+    worded = sum(len(s) for s in segs if _word(s))
+    return worded >= 0.75 * letters
+
+
+_CONSONANTS_RE = re.compile(r"[b-df-hj-np-tv-xz]{5,}")
+
+
+def _word(seg: str) -> bool:
+    """``cluster``, ``Pool``, ``CIDR``: a word or an acronym; ``Zztnh`` and ``Zhbgncb``,
+    runs of letters a generator happened to put together, are neither."""
+    if len(seg) < 3 or not seg.isalpha():
+        return False
+    if seg.isupper():
+        return len(seg) <= 5
+    low = seg.lower()
+    return any(c in "aeiouy" for c in low) and _CONSONANTS_RE.search(low) is None
+
+
+# --------------------------------------------------------------------------- code
+
+# ``utils$1.isArray``, ``proto$1.pastFuture``, ``e.runWhen``: a chain of names joined by
+# dots, where ``$`` is only a bundler's suffix (``$1``) or a framework's prefix (``$scope``).
+_CHAIN_RE = re.compile(
+    r"\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{0,2})?(?:\.\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{0,2})?)+")
+# ``AxiosHeaders$1``, ``CancelToken$2``: a name with a bundler's suffix.
+_RENAMED_RE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\$\d{1,2}")
+_OPERATORS = ("&&", "||", "?.", "??", "!=", "==", "=>", "->", "::")
+# ``-$fullVersion-``, ``${name}``, ``$(cmd)``: an expansion inside the run.
+_EXPANSION_RE = re.compile(r"(?:^|[^A-Za-z0-9\\$])\$(?:\{|\(|[A-Za-z_][A-Za-z0-9_]{2,})")
+# ``FAQ.md#posix4ever``, ``06.00-Figure-Code.ipynb#Broadcasting``: a document and an anchor.
+_ANCHOR_RE = re.compile(
+    r"[\w.\-/]*\.(?:md|markdown|mdx|html?|ipynb|rst|txt|adoc|asciidoc|pdf|xml|php|aspx?|jsp)"
+    r"#[\w\-.:%]+", re.IGNORECASE)
+# What stands before a bare name in code: an operator, an opening bracket, a keyword.
+_CODE_BEFORE_RE = re.compile(
+    r"(?:[=(\[,!?:&|{]|\b(?:return|new|const|let|var|instanceof|typeof|throw|function|"
+    r"extends|case|in|of|await|yield|void|delete))[ \t]*\Z")
+_CODE_AFTER_RE = re.compile(r"[ \t]*(?:[;()\[\]?]|\.[A-Za-z_$]|=(?!=)|===?|!==?|\|\||&&)")
+
+
+def code_run(text: str, s: int, e: int) -> bool:
+    """The run ``text[s:e]`` is code or markup, not a typed value: a member chain, an
+    expression with operators, a call or an index (``f(``, ``a[``), a bundler's renamed
+    name standing where code puts names, a shell expansion, a document's anchor."""
+    v = text[s:e]
+    if any(op in v for op in _OPERATORS):
+        return True
+    if _CHAIN_RE.fullmatch(v) is not None:
+        return True
+    after = text[e : e + 1]
+    if after in ("(", "[") and (v[:1].isalpha() or v[:1] in "_$"):
+        return True
+    m = _RENAMED_RE.fullmatch(v)
+    if m is not None and is_name(m.group("name")) and (
+            _CODE_BEFORE_RE.search(text, max(0, s - 16), s) is not None
+            or _CODE_AFTER_RE.match(text, e) is not None):
+        return True
+    if _EXPANSION_RE.search(v) is not None:
+        return True
+    return _ANCHOR_RE.fullmatch(v) is not None
+
+
+# --------------------------------------------------------------------------- values
+
+# ``^6.0.0``, ``~1.2``, ``>=2.0.0-rc.1``, ``v1.2.3``: a version or a range of them.
+_VERSION_RE = re.compile(
+    r"(?:[~^]|[<>]=?|==?|v)?\d+(?:\.(?:\d+|[x*]))+(?:[-+][0-9A-Za-z.\-]+)?"
+    r"(?:[ \t]*(?:\|\||-|,)?[ \t]*(?:[~^]|[<>]=?)?\d+(?:\.(?:\d+|[x*]))*)*")
+# ``#{password}#{pepper}``, ``${user}:${pass}``: variables put together, no literal.
+_TEMPLATE_RE = re.compile(
+    r"(?:#\{[^{}\n]{1,80}\}|\$\{[^{}\n]{1,80}\}|%\([a-z_]+\)s|[^A-Za-z0-9]){1,200}")
+
+
+def expression_value(v: str) -> bool:
+    """A value that code computes or names, not a literal: ``!!x.y``, ``@raw_token``,
+    ``/*#__PURE__*/function``, a template of variables, a version range."""
+    v = v.strip()
+    if not v:
+        return False
+    if v.startswith(("!", "@", "/*", "&", "*", "$(", "->")) and len(v) > 1 and (
+            v[1:2].isalpha() or v[1:2] in "!_*#"):
+        return True
+    if ("#{" in v or "${" in v) and _TEMPLATE_RE.fullmatch(v) is not None:
+        return True
+    return _VERSION_RE.fullmatch(v) is not None
+
+
+# --------------------------------------------------------------------------- data blocks
+
+B64_LINE_RE = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+# A line break inside a text, or inside a JSON string (``\n``), with what wraps a line of
+# a block: indentation, quotes and commas of a JSON list, a Read's line number.
+_BREAK_BEFORE_RE = re.compile(r"(?:\\n|\n)(?:[\"',]*[ \t]*(?:\d+→)?[ \t]*[\"']?)?\Z")
+_BLOCK_REACH = 400  # lines walked back to find a block's first line
+
+
+def _line_before(text: str, s: int) -> tuple[int, int] | None:
+    """The span of the base64 line that ends just before the break at ``s``."""
+    m = _BREAK_BEFORE_RE.search(text, max(0, s - 12), s)
+    if m is None:
+        return None
+    end = m.start()
+    while end > 0 and text[end - 1] in "\"',\r":
+        end -= 1
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "+/="):
+        start -= 1
+    if B64_LINE_RE.fullmatch(text, start, end) is None:
+        return None
+    return start, end
+
+
+def block_head(text: str, s: int, e: int) -> str | None:
+    """When ``text[s:e]`` is a line of a wrapped base64 block (the line before it is one
+    too, of the same width or wider), the block's first line; else None."""
+    if B64_LINE_RE.fullmatch(text, s, e) is None:
+        return None
+    prev = _line_before(text, s)
+    if prev is None or prev[1] - prev[0] < e - s:
+        return None
+    head = prev
+    width = prev[1] - prev[0]
+    for _ in range(_BLOCK_REACH):
+        p = _line_before(text, head[0])
+        if p is None or p[1] - p[0] != width:
+            break
+        head = p
+    return text[head[0] : head[1]]
+
+
+def public_der(head: str) -> bool:
+    """The block is DER whose first element is itself a SEQUENCE: a certificate, a CSR or
+    a public key (``MIIFMzCCAxug…``); a private key's starts with its version, an
+    INTEGER (``MIIEvQIBADAN…``)."""
+    try:
+        raw = base64.b64decode(head[:16])
+    except (binascii.Error, ValueError):
+        return False
+    if len(raw) < 6 or raw[0] != 0x30:
+        return False
+    n = raw[1]
+    i = 2 + (n - 0x80 if n > 0x80 else 0)
+    return i < len(raw) and raw[i] == 0x30
