@@ -512,14 +512,16 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
 
 
 def _data_line(text: str, s: int, e: int) -> bool:
-    """A line of a wrapped base64 block whose block is public data (a certificate or a
-    public key in DER, an image or another file format), or such a line alone."""
+    """A line of a wrapped base64 block: a piece of data that the block finders judge
+    whole (a key block, base64 decoded and scanned), not a token of its own; unless the
+    block opens as a private key does. A line alone is data when it is a certificate or
+    public key (DER) or a file format's bytes."""
     head = _syntax.block_head(text, s, e)
-    if head is None:
-        if _syntax.B64_LINE_RE.fullmatch(text, s, e) is None:
-            return False
-        head = text[s:e]
-    return _syntax.public_der(head) or _public.binary_base64(head)
+    if head is not None:
+        return not _syntax.private_der(head)
+    if _syntax.B64_LINE_RE.fullmatch(text, s, e) is None:
+        return False
+    return _syntax.public_der(text[s:e]) or _public.binary_base64(text[s:e])
 
 
 # A string literal that code hands to a string operation (the replacement of ``replace``,

@@ -148,14 +148,27 @@ def _line_before(text: str, s: int) -> tuple[int, int] | None:
     return start, end
 
 
+_BREAK_AFTER_RE = re.compile(r"[\"',\r]*(?:\\n|\n)[ \t]*(?:\d+→)?[ \t]*[\"']?")
+
+
+def _line_after(text: str, e: int) -> int:
+    """The width of the base64 line right after the break at ``e`` (0 if none)."""
+    m = _BREAK_AFTER_RE.match(text, e)
+    if m is None:
+        return 0
+    n = B64_LINE_RE.match(text, m.end())
+    return 0 if n is None else n.end() - n.start()
+
+
 def block_head(text: str, s: int, e: int) -> str | None:
     """When ``text[s:e]`` is a line of a wrapped base64 block (the line before it is one
-    too, of the same width or wider), the block's first line; else None."""
+    too, of the same width or wider, or it is the first and the next is as wide), the
+    block's first line; else None."""
     if B64_LINE_RE.fullmatch(text, s, e) is None:
         return None
     prev = _line_before(text, s)
     if prev is None or prev[1] - prev[0] < e - s:
-        return None
+        return text[s:e] if _line_after(text, e) == e - s else None
     head = prev
     width = prev[1] - prev[0]
     for _ in range(_BLOCK_REACH):
@@ -179,3 +192,19 @@ def public_der(head: str) -> bool:
     n = raw[1]
     i = 2 + (n - 0x80 if n > 0x80 else 0)
     return i < len(raw) and raw[i] == 0x30
+
+
+def private_der(head: str) -> bool:
+    """The block opens as a private key in DER does (a SEQUENCE, then its version as an
+    INTEGER: PKCS#1, PKCS#8, SEC1), or as an OpenSSH private key."""
+    try:
+        raw = base64.b64decode(head[:24])
+    except (binascii.Error, ValueError):
+        return False
+    if raw.startswith(b"openssh-key-v1"):
+        return True
+    if len(raw) < 6 or raw[0] != 0x30:
+        return False
+    n = raw[1]
+    i = 2 + (n - 0x80 if n > 0x80 else 0)
+    return i + 1 < len(raw) and raw[i] == 0x02 and raw[i + 1] == 0x01
