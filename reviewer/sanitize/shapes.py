@@ -614,7 +614,7 @@ def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
             s, e = run.span()
         m = _TYPED_RE.fullmatch(text, s, e)
         if m is None or (s and text[s - 1].isascii() and (
-                text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
+                text[s - 1].isalnum() or text[s - 1] in "$%&@/+=\\")):
             continue
         v = m.group()
         if "@" in v and _PROMPT_AFTER_RE.match(text, e - v.endswith(":")) and \

@@ -37,7 +37,7 @@ def is_name(v: str) -> bool:
     if not letters or digits > 3 or sum(s.isdigit() for s in segs) > 2:
         return False
     worded = sum(len(s) for s in segs if _word(s))
-    return worded >= 0.75 * letters
+    return worded >= 0.7 * letters
 
 
 _CONSONANTS_RE = re.compile(r"[b-df-hj-np-tv-xz]{5,}")
@@ -62,6 +62,9 @@ _CHAIN_RE = re.compile(
     r"\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{0,2})?(?:\.\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{0,2})?)+")
 # ``AxiosHeaders$1``, ``CancelToken$2``: a name with a bundler's suffix.
 _RENAMED_RE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\$\d{1,2}")
+# Operators that put an expression together, and the atoms between them.
+_EXPR_SPLIT_RE = re.compile(r"[!?:<>~*%^]+")
+_ATOM_RE = re.compile(r"\d+|[A-Za-z_$][A-Za-z0-9_$]*")
 _OPERATORS = ("&&", "||", "?.", "??", "!=", "==", "=>", "->", "::")
 # ``-$fullVersion-``, ``${name}``, ``$(cmd)``: an expansion inside the run.
 _EXPANSION_RE = re.compile(r"(?:^|[^A-Za-z0-9\\$])\$(?:\{|\(|[A-Za-z_][A-Za-z0-9_]{2,})")
@@ -72,8 +75,8 @@ _ANCHOR_RE = re.compile(
 # What stands before a bare name in code: an operator, an opening bracket, a keyword.
 _CODE_BEFORE_RE = re.compile(
     r"(?:[=(\[,!?:&|{]|\b(?:return|new|const|let|var|instanceof|typeof|throw|function|"
-    r"extends|case|in|of|await|yield|void|delete))[ \t]*\Z")
-_CODE_AFTER_RE = re.compile(r"[ \t]*(?:[;()\[\]?]|\.[A-Za-z_$]|=(?!=)|===?|!==?|\|\||&&)")
+    r"extends|case|in|of|await|yield|void|delete))\s*\Z")
+_CODE_AFTER_RE = re.compile(r"\s*(?:[;()\[\]?]|\.[A-Za-z_$]|=(?!=)|===?|!==?|\|\||&&)")
 
 
 def code_run(text: str, s: int, e: int) -> bool:
@@ -85,12 +88,17 @@ def code_run(text: str, s: int, e: int) -> bool:
         return True
     if _CHAIN_RE.fullmatch(v) is not None:
         return True
+    parts = [p for p in _EXPR_SPLIT_RE.split(v) if p]
+    if len(parts) > 1 or v[:1] in "!~":  # "!utils$1.isUndefined", "0?Math.ceil"
+        if all(_CHAIN_RE.fullmatch(p) or _ATOM_RE.fullmatch(p) for p in parts) and any(
+                _CHAIN_RE.fullmatch(p) for p in parts):
+            return True
     after = text[e : e + 1]
     if after in ("(", "[") and (v[:1].isalpha() or v[:1] in "_$"):
         return True
     m = _RENAMED_RE.fullmatch(v)
     if m is not None and is_name(m.group("name")) and (
-            _CODE_BEFORE_RE.search(text, max(0, s - 16), s) is not None
+            _CODE_BEFORE_RE.search(text, max(0, s - 24), s) is not None
             or _CODE_AFTER_RE.match(text, e) is not None):
         return True
     if _EXPANSION_RE.search(v) is not None:
