@@ -59,9 +59,11 @@ def _word(seg: str) -> bool:
 # ``utils$1.isArray``, ``proto$1.pastFuture``, ``e.runWhen``: a chain of names joined by
 # dots, where ``$`` is only a bundler's suffix (``$1``) or a framework's prefix (``$scope``).
 _CHAIN_RE = re.compile(
-    r"\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{0,2})?(?:\.\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{0,2})?)+")
+    r"\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{1,2})?(?:\.\$?[A-Za-z_][A-Za-z0-9_]*(?:\$\d{1,2})?)+")
 # ``AxiosHeaders$1``, ``CancelToken$2``: a name with a bundler's suffix.
 _RENAMED_RE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\$\d{1,2}")
+# ``docker/login-action@v4.4.0``, ``lodash@4.17.21``: a package or action at a version.
+_AT_VERSION_RE = re.compile(r"@?[\w.\-/]+@v?\d+(?:\.\d+)*(?:[-+][\w.\-]+)?")
 # Operators that put an expression together, and the atoms between them.
 _EXPR_SPLIT_RE = re.compile(r"[!?:<>~*%^]+")
 _ATOM_RE = re.compile(r"\d+|[A-Za-z_$][A-Za-z0-9_$]*")
@@ -84,17 +86,23 @@ def code_run(text: str, s: int, e: int) -> bool:
     expression with operators, a call or an index (``f(``, ``a[``), a bundler's renamed
     name standing where code puts names, a shell expansion, a document's anchor."""
     v = text[s:e]
-    if any(op in v for op in _OPERATORS):
+    if any(op in v.rstrip("=") for op in _OPERATORS):  # not base64's padding
         return True
-    if _CHAIN_RE.fullmatch(v) is not None:
+    if _AT_VERSION_RE.fullmatch(v) is not None:
+        return True
+    after = text[e : e + 1]
+    # "f(", "a[": called or indexed; "…11#(으)로": a particle in brackets, not a call
+    called = after in ("(", "[") and text[e + 1 : e + 2].isascii()
+    # a chain of names is code when a bundler renamed one of them or it is called:
+    # "Sable.tundra20" and "sk.eyJ1…" are chains of letters too
+    if _CHAIN_RE.fullmatch(v) is not None and ("$" in v or called):
         return True
     parts = [p for p in _EXPR_SPLIT_RE.split(v) if p]
-    if len(parts) > 1 or v[:1] in "!~":  # "!utils$1.isUndefined", "0?Math.ceil"
-        if all(_CHAIN_RE.fullmatch(p) or _ATOM_RE.fullmatch(p) for p in parts) and any(
-                _CHAIN_RE.fullmatch(p) for p in parts):
-            return True
-    after = text[e : e + 1]
-    if after in ("(", "[") and (v[:1].isalpha() or v[:1] in "_$"):
+    if (len(parts) > 1 or v[:1] in "!~") and ("$" in v or called) and all(
+            _CHAIN_RE.fullmatch(p) or _ATOM_RE.fullmatch(p) for p in parts) and any(
+            _CHAIN_RE.fullmatch(p) for p in parts):
+        return True  # "!utils$1.isUndefined", "0?Math.ceil("
+    if called and (v[:1].isalpha() or v[:1] in "_$"):
         return True
     m = _RENAMED_RE.fullmatch(v)
     if m is not None and is_name(m.group("name")) and (
@@ -216,3 +224,12 @@ def private_der(head: str) -> bool:
     n = raw[1]
     i = 2 + (n - 0x80 if n > 0x80 else 0)
     return i + 1 < len(raw) and raw[i] == 0x02 and raw[i + 1] == 0x01
+
+
+def public_block_line(text: str, s: int, e: int) -> bool:
+    """The span is a line of a wrapped base64 block that is not a private key's: data
+    (an image in a notebook, a certificate bundle) that the block finders judge whole."""
+    if e - s >= 2 and text[s] == "n" and text[s - 1 : s] == "\\":
+        s += 1  # the span began at the "n" of a "\n" escape
+    head = block_head(text, s, e)
+    return head is not None and not private_der(head)
