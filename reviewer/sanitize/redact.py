@@ -1566,6 +1566,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
     if kind in _SHAPE_KINDS:
         bare = value.rstrip(".…")
         return (_syntax.code_run(text, start, end) or _syntax.public_block_line(text, start, end)
+                or _syntax.expression_value(value) or _syntax.path_of_names(value)
+                or _syntax.message_value(value)
                 or _public.under_id_key(text, start) or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
                 or _public.in_angle_id(text, start, end) or _publishable(value)

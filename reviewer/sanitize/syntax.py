@@ -50,6 +50,8 @@ def _word(seg: str) -> bool:
         return False
     if seg.isupper():
         return len(seg) <= 5
+    if not (seg.islower() or (seg[0].isupper() and seg[1:].islower())):
+        return False  # "zyETsoxMak": no word is cased so
     low = seg.lower()
     return any(c in "aeiouy" for c in low) and _CONSONANTS_RE.search(low) is None
 
@@ -131,12 +133,46 @@ def expression_value(v: str) -> bool:
     v = v.strip()
     if not v:
         return False
-    if v.startswith(("!", "@", "/*", "&", "*", "$(", "->")) and len(v) > 1 and (
-            v[1:2].isalpha() or v[1:2] in "!_*#"):
-        return True
+    if v.startswith(("/*", "$(")):
+        return True  # a comment, a command's output
+    rest = v.lstrip("!@&*:-> ")
+    if rest != v and rest and (_CHAIN_RE.fullmatch(rest) or is_name(rest)):
+        return True  # "!!config.withCredentials", "@raw_token", ":RecursivePrefix"
     if ("#{" in v or "${" in v) and _TEMPLATE_RE.fullmatch(v) is not None:
         return True
+    if "?" in v and ":" in v:  # "A?y:void": a conditional of names
+        parts = [p for p in _EXPR_SPLIT_RE.split(v) if p]
+        if len(parts) >= 3 and all(_ATOM_RE.fullmatch(p) or _CHAIN_RE.fullmatch(p)
+                                   for p in parts):
+            return True
     return _VERSION_RE.fullmatch(v) is not None
+
+
+_PATH_PIECE_SPLIT_RE = re.compile(r"[.\-_]+")
+
+
+def path_of_names(v: str) -> bool:
+    """``conf/.keystore``, ``karpenter.k8s.aws/instance-category``: a relative path or a
+    label's key made of names (words, short parts such as ``k8s``, small numbers); a
+    credential's pieces are not words."""
+    v = v.strip().strip("\"'`")
+    if "/" not in v or any(c in v for c in ":@=?&%+ \t"):
+        return False
+    pieces = [p for seg in v.split("/") for p in _PATH_PIECE_SPLIT_RE.split(seg) if p]
+    return len(pieces) >= 2 and all(
+        _word(p) or (p.isdigit() and len(p) <= 4) or (len(p) <= 3 and p.isalnum())
+        for p in pieces)
+
+
+_CREDENTIAL_WORD_RE = re.compile(
+    r"\b(?:password|passphrase|passcode|token|secret|key|credentials?|pin)\b", re.IGNORECASE)
+
+
+def message_value(v: str) -> bool:
+    """``"Invalid email or password"``, ``"New password"``: words about a credential (a
+    message, a label), not one: it names the thing it would be."""
+    words = v.split()
+    return len(words) >= 2 and _CREDENTIAL_WORD_RE.search(v) is not None
 
 
 # --------------------------------------------------------------------------- data blocks
