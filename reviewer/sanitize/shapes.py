@@ -273,10 +273,11 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             elif ns is not None and any(c.isdigit() for c in ns.group("t")):
                 yield seg.start() + ns.start("t"), seg.end(), "url-secret"
             elif _segment_token(v, named or hooky) and (
-                    named or hooky or i + 1 >= len(segs)
-                    or not _ACTION_SEGMENT_RE.fullmatch(segs[i + 1].group())):
-                # "/hooks/<id>/<token>" too; but a random segment an action follows
-                # ("/document/d/<id>/edit", "/file/<id>/Design") names a document
+                    named or hooky or (i + 1 >= len(segs) and path_end == len(url))):
+                # "/hooks/<id>/<token>", "/token/<t>", or a URL that ends in its random
+                # segment (a capability URL: the link is the credential); a segment more
+                # path or a query follows is an object's id ("/track/<id>?si=…",
+                # "/messages/<id>/attachments", "/document/d/<id>/edit")
                 yield *seg.span(), "url-secret"
             prev.append(v.lower())
 
