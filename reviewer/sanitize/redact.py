@@ -1567,7 +1567,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
         bare = value.rstrip(".…")
         return (_syntax.code_run(text, start, end) or _syntax.public_block_line(text, start, end)
                 or _syntax.expression_value(value) or _syntax.path_of_names(value)
-                or _syntax.message_value(value)
+                or _syntax.message_value(value) or _syntax.mangled_symbol(value)
+                or _syntax.labelled_digest(value) or _syntax.in_signature_header(text, start)
                 or _public.under_id_key(text, start) or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
                 or _public.in_angle_id(text, start, end) or _publishable(value)
@@ -1625,6 +1626,8 @@ def placeholder(value: str) -> bool:
         return False
     if v.lower() in _PLACEHOLDER_WORDS or v.lower() in _KNOWN_DEFAULTS:
         return True
+    if _syntax.bracket_mask(value):
+        return True  # "[FILTERED]", "<hidden>": what a tool wrote in the value's place
     if _PLACEHOLDER_CAPS_RE.match(v) or any(x in v for x in _KNOWN_SAMPLES):
         return True
     masked = sum(c in _MASK_CHARS for c in v)

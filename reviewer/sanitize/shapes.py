@@ -507,9 +507,42 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
             continue  # a URL's path or anchor: the URL rules judge those
         if before[-1:] in ("'", '"', "`") and _code_literal(text, s):
             continue
-        if _syntax.is_name(v) or _data_line(text, s, s + len(v)):
+        if _syntax.is_name(v) or _data_line(text, s, s + len(v)) or v.startswith("//"):
+            continue  # a name, a line of a data block, a URL after its scheme
+        if _named_otherwise(text, s):
             continue
         yield s, s + len(v), "high-entropy"
+
+
+# Keys that say nothing of their value: what they hold is named elsewhere (``"name":
+# "API_TOKEN", "value": "…"``), so a random value under one is still judged by its shape.
+_BLANK_KEYS = frozenset(_redact._words(
+    "value values val v data content contents text body string str raw result results "
+    "output input arg args argument param params default item entry field payload env "
+    "message msg"))
+
+
+def _named_otherwise(text: str, s: int) -> bool:
+    """A random-looking value right under a key (a header, a JSON or YAML key, ``k=v``)
+    whose name says what it is and names no credential (``X-Google-Smtp-Source``,
+    ``"SignedEntryTimestamp"``, ``"logID"``): the key is the context, and it says data.
+    Under ``Authorization``, ``X-Api-Key``, ``session``, or a key saying nothing
+    (``"value"``), the shape still decides."""
+    key = _public.key_before(text, s)
+    if not key or key.lower() in _BLANK_KEYS or len(key) < 3:
+        return False
+    ks = text.rfind(key, max(0, s - 80), s)
+    if ks > 0 and text[ks - 1] in "?&;":
+        return False  # a URL's query parameter ("?code=…"): the query rules judge it
+    segs = [w.lower() for w in _syntax.SEG_RE.findall(key)]
+    if not all(_syntax.word_like(w) or w.isdigit() for w in segs):
+        return False  # not a name made of words ("xxxxxxxx" where a marker was)
+    if any(w in _ABBREVIATED for w in segs):
+        return False  # "auth tok:", "wifi psk:": a credential's short name
+    return not _public.names_a_credential(key) and not _redact._key_strength(key)
+
+
+_ABBREVIATED = frozenset(_redact._words("tok tkn pw pwd psk pat pin otp sid sig code"))
 
 
 def _data_line(text: str, s: int, e: int) -> bool:

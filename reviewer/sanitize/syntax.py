@@ -21,7 +21,7 @@ import re
 # --------------------------------------------------------------------------- names
 
 # Words of a name: an acronym (``CIDR``, ``EKS``), a word (``cluster``, ``Pool``), digits.
-_SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+SEG_RE = _SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def is_name(v: str) -> bool:
@@ -41,6 +41,11 @@ def is_name(v: str) -> bool:
 
 
 _CONSONANTS_RE = re.compile(r"[b-df-hj-np-tv-xz]{5,}")
+
+
+def word_like(seg: str) -> bool:
+    """A piece of a name: a word or an acronym (``x``, ``id`` and ``v2`` are short)."""
+    return len(seg) <= 2 or _word(seg)
 
 
 def _word(seg: str) -> bool:
@@ -69,7 +74,7 @@ _AT_VERSION_RE = re.compile(r"@?[\w.\-/]+@v?\d+(?:\.\d+)*(?:[-+][\w.\-]+)?")
 # Operators that put an expression together, and the atoms between them.
 _EXPR_SPLIT_RE = re.compile(r"[!?:<>~*%^]+")
 _ATOM_RE = re.compile(r"\d+|[A-Za-z_$][A-Za-z0-9_$]*")
-_OPERATORS = ("&&", "||", "?.", "??", "!=", "==", "=>", "->", "::")
+_OPERATORS = ("&&", "||", "?.", "??", "?:", "!=", "==", "=>", "->", "::")
 # ``-$fullVersion-``, ``${name}``, ``$(cmd)``: an expansion inside the run.
 _EXPANSION_RE = re.compile(r"(?:^|[^A-Za-z0-9\\$])\$(?:\{|\(|[A-Za-z_][A-Za-z0-9_]{2,})")
 # ``FAQ.md#posix4ever``, ``06.00-Figure-Code.ipynb#Broadcasting``: a document and an anchor.
@@ -269,3 +274,68 @@ def public_block_line(text: str, s: int, e: int) -> bool:
         s += 1  # the span began at the "n" of a "\n" escape
     head = block_head(text, s, e)
     return head is not None and not private_der(head)
+
+
+# ``_ZN4core9panicking9panic_fmt17hf076bd8656606ca5E``: a C++/Rust symbol mangled the
+# Itanium way, each name its length then its letters; checked by reading it through.
+_MANGLED_RE = re.compile(r"_?_Z[NZ]?[A-Za-z0-9_$.]+")
+
+
+def mangled_symbol(v: str) -> bool:
+    """A mangled symbol whose length-prefixed names read through to its end."""
+    if _MANGLED_RE.fullmatch(v) is None:
+        return False
+    i = v.index("Z") + 1
+    if v[i : i + 1] == "N":
+        i += 1
+    names = 0
+    while i < len(v) and v[i].isdigit():
+        j = i
+        while j < len(v) and v[j].isdigit():
+            j += 1
+        n = int(v[i:j])
+        if n == 0 or j + n > len(v):
+            return False
+        i, names = j + n, names + 1
+    return names >= 2 and v[i:] in ("", "E")
+
+
+# ``hmac-sha256:6871c6…``, ``sha256=3f9a…``: a digest labelled with its algorithm (an audit
+# log's HMAC of a value, a webhook's body digest): derived from a value, not the value.
+_LABELLED_DIGEST_RE = re.compile(
+    r"(?:hmac[-_])?(?:sha(?:1|224|256|384|512)|sha3-(?:256|384|512)|md5|blake2[bs]?)[:=]"
+    r"(?:[0-9a-f]{32,128}|[0-9A-F]{32,128})", re.IGNORECASE)
+
+
+def labelled_digest(v: str) -> bool:
+    return _LABELLED_DIGEST_RE.fullmatch(v.strip("\"'`")) is not None
+
+
+# ``[FILTERED]``, ``<hidden>``, ``(redacted)``: a word in brackets that a tool wrote where
+# the value was; a credential is not one word in brackets.
+_BRACKET_MASK_RE = re.compile(r"\[[A-Za-z _\-]{3,24}\]|<[A-Za-z _\-]{3,24}>|\([A-Za-z _\-]{3,24}\)")
+
+
+def bracket_mask(v: str) -> bool:
+    return _BRACKET_MASK_RE.fullmatch(v.strip().strip("\"'`")) is not None
+
+
+# A header whose name says it carries a signature (``DKIM-Signature``, ``ARC-Seal``,
+# ``ARC-Message-Signature``, ``X-Hub-Signature-256``) and its folded lines: every value in
+# it is the signature, its hash or its parameters, sent with the message for anyone to check.
+_SIGNATURE_HEADER_RE = re.compile(
+    r"(?im)^[ \t>]*[A-Za-z0-9\-]*(?:signature|seal)[A-Za-z0-9\-]*[ \t]*:")
+
+
+def in_signature_header(text: str, s: int) -> bool:
+    """The span at ``s`` lies in a signature header (on its line or a folded line after)."""
+    pos = s
+    for _ in range(12):  # the header's own line, or up to 11 folded lines above
+        ls = text.rfind("\n", 0, pos) + 1
+        m = _SIGNATURE_HEADER_RE.match(text, ls)
+        if m is not None and m.end() <= s:
+            return True
+        if ls == 0 or text[ls : ls + 1] not in (" ", "\t"):
+            return False  # not a folded line: the header ended
+        pos = ls - 1
+    return False
