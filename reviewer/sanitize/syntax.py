@@ -44,8 +44,8 @@ _CONSONANTS_RE = re.compile(r"[b-df-hj-np-tv-xz]{5,}")
 
 
 def word_like(seg: str) -> bool:
-    """A piece of a name: a word or an acronym (``x``, ``id`` and ``v2`` are short)."""
-    return len(seg) <= 2 or _word(seg)
+    """A piece of a name: a word, or short (``id``, ``v2``, ``Smtp``, ``Http``)."""
+    return len(seg) <= 4 or _word(seg)
 
 
 def _word(seg: str) -> bool:
@@ -70,10 +70,11 @@ _CHAIN_RE = re.compile(
 # ``AxiosHeaders$1``, ``CancelToken$2``: a name with a bundler's suffix.
 _RENAMED_RE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)\$\d{1,2}")
 # ``docker/login-action@v4.4.0``, ``lodash@4.17.21``: a package or action at a version.
-_AT_VERSION_RE = re.compile(r"@?[\w.\-/]+@v?\d+(?:\.\d+)*(?:[-+][\w.\-]+)?")
+_AT_VERSION_RE = re.compile(
+    r"@?[\w.\-/]*@(?:v?\d+(?:\.\d+)*(?:[-+][\w.\-]+)?|[0-9a-f]{40}|[0-9a-f]{64})")
 # Operators that put an expression together, and the atoms between them.
-_EXPR_SPLIT_RE = re.compile(r"[!?:<>~*%^]+")
-_ATOM_RE = re.compile(r"\d+|[A-Za-z_$][A-Za-z0-9_$]*")
+_EXPR_SPLIT_RE = re.compile(r"[!?:<>~*%^+\-]+")
+_ATOM_RE = re.compile(r"\d+(?:e\d+)?|[A-Za-z_$][A-Za-z0-9_$]*")
 _OPERATORS = ("&&", "||", "?.", "??", "?:", "!=", "==", "=>", "->", "::")
 # ``-$fullVersion-``, ``${name}``, ``$(cmd)``: an expansion inside the run.
 _EXPANSION_RE = re.compile(r"(?:^|[^A-Za-z0-9\\$])\$(?:\{|\(|[A-Za-z_][A-Za-z0-9_]{2,})")
@@ -84,7 +85,7 @@ _ANCHOR_RE = re.compile(
 # What stands before a bare name in code: an operator, an opening bracket, a keyword.
 _CODE_BEFORE_RE = re.compile(
     r"(?:[=(\[,!?:&|{]|\b(?:return|new|const|let|var|instanceof|typeof|throw|function|"
-    r"extends|case|in|of|await|yield|void|delete))\s*\Z")
+    r"extends|case|in|of|await|yield|void|delete|class|interface|struct|enum|type|def))\s*\Z")
 _CODE_AFTER_RE = re.compile(r"\s*(?:[;()\[\]?]|\.[A-Za-z_$]|=(?!=)|===?|!==?|\|\||&&)")
 
 
@@ -116,9 +117,37 @@ def code_run(text: str, s: int, e: int) -> bool:
             _CODE_BEFORE_RE.search(text, max(0, s - 24), s) is not None
             or _CODE_AFTER_RE.match(text, e) is not None):
         return True
-    if _EXPANSION_RE.search(v) is not None:
+    if _EXPANSION_RE.search(v) is not None or _INDEXED_RE.match(v) is not None:
         return True
-    return _ANCHOR_RE.fullmatch(v) is not None
+    if "()" in v or (":" in v and "," in v and ("{" in v or "}" in v)):
+        return True  # "f()", "{a:1,b:…}": a call, an object literal
+    if _ANCHOR_RE.fullmatch(v) is not None:
+        return True
+    return _inside_data(text, s, e)
+
+
+# ``format[key][1``, ``arguments[0``: a name indexed.
+_INDEXED_RE = re.compile(r"[A-Za-z_$][\w$.]*\[[\w$'\"]")
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def _inside_data(text: str, s: int, e: int) -> bool:
+    """The span is a piece cut out of a longer base64 run (an image's bytes, where a word
+    finder read ``Pw`` or ``key`` as a word): glued on one side to more of the run by a
+    letter, a digit or ``+`` (a path's ``/`` and a key's ``=`` part values; they do not
+    glue them)."""
+    glued_left = s > 0 and ((text[s - 1].isascii() and text[s - 1].isalnum()) or text[s - 1] == "+")
+    glued_right = e < len(text) and ((text[e].isascii() and text[e].isalnum()) or text[e] == "+")
+    if not (glued_left or glued_right):
+        return False
+    a = s
+    while a > 0 and s - a < 400 and text[a - 1] in _B64_CHARS:
+        a -= 1
+    b = e
+    while b < len(text) and b - e < 400 and text[b] in _B64_CHARS:
+        b += 1
+    run = text[a:b]
+    return b - a >= 60 and run.count("+") + run.count("/") >= 2
 
 
 # --------------------------------------------------------------------------- values
