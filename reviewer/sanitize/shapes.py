@@ -539,7 +539,44 @@ def _named_otherwise(text: str, s: int) -> bool:
         return False  # not a name made of words ("xxxxxxxx" where a marker was)
     if any(w in _ABBREVIATED for w in segs):
         return False  # "auth tok:", "wifi psk:": a credential's short name
-    return not _public.names_a_credential(key) and not _redact._key_strength(key)
+    return not any(_credential_name(k) for k in (key, *_parent_keys(text, s)))
+
+
+def _credential_name(key: str) -> bool:
+    """``session_id``, ``X-Api-Key``, ``secrets`` (plural too): a key naming a credential."""
+    if _public.names_a_credential(key) or _redact._key_strength(key):
+        return True
+    singular = "_".join(w[:-1] if len(w) > 3 and w.endswith("s") else w
+                        for w in _syntax.SEG_RE.findall(key))
+    return _public.names_a_credential(singular) or bool(_redact._key_strength(singular))
+
+
+_PARENT_KEY_RE = re.compile(r"[ \t]*-?[ \t]*[\"']?(?P<k>[A-Za-z_][\w.\-]{0,60})[\"']?[ \t]*[:=]")
+
+
+def _parent_keys(text: str, s: int) -> list[str]:
+    """The keys a YAML/JSON/TOML value is nested under (``secrets:`` above ``billing:``),
+    nearest first, up to three levels and twenty lines up."""
+    ls = text.rfind("\n", 0, s) + 1
+    indent = len(text[ls:s]) - len(text[ls:s].lstrip(" \t"))
+    out: list[str] = []
+    pos = ls - 1
+    for _ in range(20):
+        if pos <= 0 or len(out) >= 3:
+            break
+        ps = text.rfind("\n", 0, pos) + 1
+        line = text[ps:pos]
+        pos = ps - 1
+        stripped = line.lstrip(" \t")
+        if not stripped:
+            continue
+        ind = len(line) - len(stripped)
+        if ind < indent:
+            m = _PARENT_KEY_RE.match(line)
+            if m is not None:
+                out.append(m.group("k"))
+            indent = ind
+    return out
 
 
 _ABBREVIATED = frozenset(_redact._words("tok tkn pw pwd psk pat pin otp sid sig code"))
