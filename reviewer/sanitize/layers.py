@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from reviewer.sanitize import gitleaks
 from reviewer.sanitize import redact as _redact
+from reviewer.sanitize import syntax as _syntax
 
 Span = tuple[int, int, str]
 
@@ -795,7 +796,7 @@ _PORT_MAP_RE = re.compile(
 
 # Query and form parameters that carry a credential, by name: ``appid=``, ``sig=``,
 # ``X-Amz-Signature=``, ``Signature=``, ``refresh_token=``, ``client_secret=``…
-_QUERY_RE = re.compile(r"[?&;](?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,40})=(?P<v>[^&#\s\"'<>\\]{6,2048})")
+_QUERY_RE = re.compile(r"[?&;](?P<k>[A-Za-z_][A-Za-z0-9_.\-]{0,40})=(?P<v>[^&#\s\"'<>\\]{6,2048})")
 _QUERY_NAMES = frozenset(_redact._words(
     "appid app_id apikey api_key api-key key token access_token refresh_token id_token "
     "auth auth_token sig signature x-amz-signature x-amz-security-token x-amz-credential "
@@ -813,8 +814,10 @@ def find_query_secrets(text: str, low: str) -> Iterator[Span]:
         v = m.group("v")
         last = re.split(r"[-_.]", k)[-1]
         if k not in _QUERY_NAMES and last not in _QUERY_NAMES and _redact._key_strength(
-                m.group("k")) not in ("password", "strong"):
-            continue  # "q-signature", "x-sig": a vendor's prefix on a credential's name
+                m.group("k")) not in ("password", "strong") and not (
+                _syntax.credential_name(m.group("k")) and _redact._looks_random(v)):
+            continue  # "q-signature", "x-sig": a vendor's prefix on a credential's name;
+            # "_sid=<random>": a session's id, whatever the API
         if not _redact._is_literal(v) or _redact.MARKER_RE.search(v) or _redact.placeholder(v):
             continue
         if (k in ("key", "code", "session") or (k not in _QUERY_NAMES and last in (

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 
 from reviewer.sanitize import gitleaks, layers
 from reviewer.sanitize import redact as _redact
+from reviewer.sanitize import syntax as _syntax
 
 Span = tuple[int, int, str]
 
@@ -214,6 +215,8 @@ def _named_value(name: str, v: str) -> bool:
     """``v`` is the value of a secret called ``name`` (the assignment rule's judgement)."""
     leaf = re.split(r"[/.]", name)[-1] or name
     strength = _redact._key_strength(leaf) or _redact._key_strength(name.replace("-", "_"))
+    if strength is None and _syntax.credential_name(leaf):
+        strength = "weak"  # "sessionid", "_sid": the value must look generated
     if strength is None or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
         return False
     if _redact.placeholder(v) or v.startswith(("$", "{{", "%", "!Ref", "arn:")):
@@ -226,7 +229,7 @@ def _named_value(name: str, v: str) -> bool:
 
 
 _PAIR_GATE_RE = re.compile(r"(?:name|key|variable)[\"']?[ \t]*[:=][ \t]*[\"']?[\w.\-/]{0,60}?"
-                           r"(?:pass|pwd|secret|token|key|cred|auth|pin)")
+                           r"(?:pass|pwd|secret|token|key|cred|auth|pin|sess|sid|cookie)")
 
 
 def find_named_pairs(text: str, low: str) -> Iterator[Span]:

@@ -777,9 +777,12 @@ def find_config_lines(text: str, low: str) -> Iterator[Span]:
         strength = _redact._key_strength(k)
         if strength is None and _KEY_FILE_NAME_RE.search(k):
             strength = "strong"  # DIST_CERT_P12_BASE64, SIGNING_KEYSTORE
+        if strength is None and _syntax.credential_name(k) and (
+                typed_password(v) or random_token(v)):
+            strength = "weak"  # "psk=…", "auth_tok: …": a short name, a generated value
         if strength is None or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
             continue
-        if strength == "weak" and not _redact._looks_random(v):
+        if strength == "weak" and not (_redact._looks_random(v) or typed_password(v)):
             continue
         if strength == "strong" and _redact._not_a_token(v):
             continue

@@ -368,3 +368,38 @@ def in_signature_header(text: str, s: int) -> bool:
             return False  # not a folded line: the header ended
         pos = ls - 1
     return False
+
+
+# --------------------------------------------------------------------------- names of credentials
+
+# What a credential is called, whatever the service: the words, and the short forms that
+# stand in names (``_sid``, ``auth_tok``, ``wpa_psk``); a name holds one as a word of its
+# own (``sessionId``, ``X-Auth-Token``) or glued in lowercase (``sessionid``, ``authtoken``).
+_CREDENTIAL_WORDS = frozenset((
+    "password", "passwd", "passphrase", "passcode", "pwd", "token", "tok", "tkn", "secret",
+    "apikey", "credential", "cred", "session", "sess", "sid", "cookie", "auth", "bearer",
+    "psk", "pat", "otp", "signature", "sig", "jwt", "key", "privkey", "secretkey"))
+_GLUED_RE = re.compile(
+    r"(?:password|passwd|passphrase|token|secret|apikey|session|sessid|auth|cookie|credential)"
+    r"(?:id|key|token|value|hash)?s?\Z|\A(?:session|sess|auth|api|access|refresh|secret|csrf|"
+    r"xsrf|private)(?:id|key|token|secret|sid)s?\Z")
+
+
+_NOT_CREDENTIAL = frozenset((
+    "public", "publishable", "pub", "primary", "foreign", "sort", "partition", "cache",
+    "lookup", "unique", "hash", "hashed", "host", "known", "ssh", "gpg", "pgp", "verify",
+    "verification", "fingerprint", "checksum", "etag", "digest", "idempotency", "index"))
+
+
+def credential_name(name: str) -> bool:
+    """``_sid``, ``sessionid``, ``X-Auth-Token``, ``serviceToken``, ``wpa_psk``: a name
+    that says its value opens something (an id of a session included)."""
+    segs = [w.lower() for w in _SEG_RE.findall(name)]
+    if any(w in _NOT_CREDENTIAL for w in segs):
+        return False  # "PublicKey", "cache_key", "sort_key", "host_key": public or a name
+    for w in segs:
+        if w in _CREDENTIAL_WORDS or (w.endswith("s") and w[:-1] in _CREDENTIAL_WORDS):
+            return True
+        if len(w) >= 6 and _GLUED_RE.search(w) is not None:
+            return True
+    return False
