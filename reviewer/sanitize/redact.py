@@ -1028,6 +1028,8 @@ def _b64_secret(run: str) -> tuple[bool, int]:
             raw = base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError):
         return False, 0
+    if len(raw) >= 24 and len(raw) % 2 == 0 and raw[1::2].count(0) == len(raw) // 2:
+        raw = raw[::2]  # UTF-16LE of ASCII (PowerShell's -EncodedCommand): its text
     if len(raw) < 12 or raw.translate(None, _PRINTABLE):
         return False, len(raw)  # binary (an image, a hash): not text that could hold a secret
     decoded = raw.decode("ascii")

@@ -382,7 +382,7 @@ _CREDENTIAL_WORDS = frozenset((
 _GLUED_RE = re.compile(
     r"(?:password|passwd|passphrase|token|secret|apikey|session|sessid|auth|cookie|credential)"
     r"(?:id|key|token|value|hash)?s?\Z|\A(?:session|sess|auth|api|access|refresh|secret|csrf|"
-    r"xsrf|private)(?:id|key|token|secret|sid)s?\Z")
+    r"xsrf|private|sign|signing)(?:id|key|token|secret|sid)s?\Z")
 
 
 _NOT_CREDENTIAL = frozenset((
