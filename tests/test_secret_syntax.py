@@ -182,3 +182,42 @@ def test_a_signature_header_and_its_folded_lines() -> None:
 ])
 def test_the_same_places_with_a_secret_are_still_caught(text: str, value: str) -> None:
     caught(text, value)
+
+
+# --------------------------------------------------------------------------- recall, any service
+
+@pytest.mark.parametrize("template", [
+    '{{"cookies": [{{"name": "sessionid", "value": "{low}", "domain": "api.example.io"}}]}}',
+    "GET https://nas.example.lan:5001/webapi/entry.cgi?api=List&version=2&_sid={v} -> 200",
+    "[wifi-security]\nkey-mgmt=wpa-psk\npsk={pw}\n\n[ipv4]\nmethod=auto",
+    "sent you the creds via https://send.example.com/#{v}/{v2} (expires in 1 day)",
+    "ACME signing key is signkey-prod-{h} - functions not registering",
+    "$p = ConvertTo-SecureString '{v}' -AsPlainText -Force",
+])
+def test_a_credentials_name_or_carrier_whatever_the_service(template: str) -> None:
+    low = "".join(RNG.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(32))
+    values = {"v": tok(24), "v2": tok(22), "low": low, "h": hexs(64),
+              "pw": tok(12) + "*" + str(RNG.randint(10, 99))}
+    text = template.format(**values)
+    out = redact(text)
+    for name, v in values.items():
+        if "{" + name + "}" in template:
+            assert v not in out, out
+
+
+def test_a_powershell_encoded_command_is_read_as_text() -> None:
+    pw = tok(14)
+    script = f"$p = ConvertTo-SecureString '{pw}' -AsPlainText -Force; New-PSDrive -Name S"
+    encoded = base64.b64encode(script.encode("utf-16-le")).decode()
+    out = redact(f"CommandLine: powershell.exe -NoProfile -EncodedCommand {encoded}")
+    assert encoded not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "Cache restored from key: Linux-pip-{h}",
+    "see https://gcc.example.org/onlinedocs/x86-Options.html#index-momit-leaf-frame-pointer-2",
+    "PublicKey = {b}",
+    "https://github.example.com/o/r/pull/12/files#diff-{h}",
+])
+def test_names_and_anchors_that_are_not_credentials(text: str) -> None:
+    unchanged(text.format(h=hexs(64), b=base64.b64encode(RNG.randbytes(32)).decode()))
