@@ -1670,6 +1670,9 @@ def _prefix_and_words(v: str) -> bool:
     if len(parts) < 3 or parts[0].lower() not in _TOKEN_PREFIXES:
         return False
     words = parts[1:]
+    if any(w.lower() in _FILLER_WORDS for w in words) and all(
+            w.lower() in _FILLER_WORDS or (w.isdigit() and len(w) <= 4) for w in words):
+        return True  # "sk_test_123", "pk_test_4242": a prefix, "test" and a small number
     tags = [w for w in words if re.fullmatch(r"[a-z]{2,6}\d{1,3}", w)]  # "api03", "v2"
     return all(_DOC_WORD_RE.fullmatch(w) for w in words) and len(words) - len(tags) >= 1 and (
         sum(len(w) >= 4 and w.isalpha() for w in words) >= 1)
