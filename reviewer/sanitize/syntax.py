@@ -154,8 +154,8 @@ def _inside_data(text: str, s: int, e: int) -> bool:
 
 # ``^6.0.0``, ``~1.2``, ``>=2.0.0-rc.1``, ``v1.2.3``: a version or a range of them.
 _VERSION_RE = re.compile(
-    r"(?:[~^]|[<>]=?|==?|v)?\d+(?:\.(?:\d+|[x*]))+(?:[-+][0-9A-Za-z.\-]+)?"
-    r"(?:[ \t]*(?:\|\||-|,)?[ \t]*(?:[~^]|[<>]=?)?\d+(?:\.(?:\d+|[x*]))*)*")
+    r"(?:[~^]|[<>]=?|==?|v)?\d{1,9}(?:\.(?:\d{1,9}|[x*])){1,3}(?:[-+][0-9A-Za-z.\-]{1,40})?"
+    r"(?:[ \t]*(?:\|\||-|,|[ \t])[ \t]*(?:[~^]|[<>]=?)?\d{1,9}(?:\.(?:\d{1,9}|[x*])){1,3}){0,3}")
 # ``#{password}#{pepper}``, ``${user}:${pass}``: variables put together, no literal.
 _TEMPLATE_RE = re.compile(
     r"(?:#\{[^{}\n]{1,80}\}|\$\{[^{}\n]{1,80}\}|%\([a-z_]+\)s|[^A-Za-z0-9]){1,200}")
@@ -179,7 +179,7 @@ def expression_value(v: str) -> bool:
         if len(parts) >= 3 and all(_ATOM_RE.fullmatch(p) or _CHAIN_RE.fullmatch(p)
                                    for p in parts):
             return True
-    return _VERSION_RE.fullmatch(v) is not None
+    return len(v) <= 120 and _VERSION_RE.fullmatch(v) is not None
 
 
 _PATH_PIECE_SPLIT_RE = re.compile(r"[.\-_]+")
@@ -353,7 +353,7 @@ def bracket_mask(v: str) -> bool:
 # ``ARC-Message-Signature``, ``X-Hub-Signature-256``) and its folded lines: every value in
 # it is the signature, its hash or its parameters, sent with the message for anyone to check.
 _SIGNATURE_HEADER_RE = re.compile(
-    r"(?im)^[ \t>]*[A-Za-z0-9\-]*(?:signature|seal)[A-Za-z0-9\-]*[ \t]*:")
+    r"(?im)^[ \t>]*[A-Za-z0-9\-]{0,40}(?:signature|seal)[A-Za-z0-9\-]{0,40}[ \t]*:")
 
 
 def in_signature_header(text: str, s: int) -> bool:
