@@ -221,3 +221,9 @@ def test_a_powershell_encoded_command_is_read_as_text() -> None:
 ])
 def test_names_and_anchors_that_are_not_credentials(text: str) -> None:
     unchanged(text.format(h=hexs(64), b=base64.b64encode(RNG.randbytes(32)).decode()))
+
+
+def test_a_signature_header_after_a_speakers_label() -> None:
+    # the worker's windows put "User: " before the first line of a turn
+    sig = base64.b64encode(RNG.randbytes(128)).decode()
+    unchanged(f"User: ARC-Seal: i=1; a=rsa-sha256; cv=none; d=example.com;\n        b={sig}")

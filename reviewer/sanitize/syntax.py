@@ -353,7 +353,8 @@ def bracket_mask(v: str) -> bool:
 # ``ARC-Message-Signature``, ``X-Hub-Signature-256``) and its folded lines: every value in
 # it is the signature, its hash or its parameters, sent with the message for anyone to check.
 _SIGNATURE_HEADER_RE = re.compile(
-    r"(?im)^[ \t>]*[A-Za-z0-9\-]{0,40}(?:signature|seal)[A-Za-z0-9\-]{0,40}[ \t]*:")
+    r"(?im)^[ \t>]*(?:[A-Za-z][\w ]{0,20}:[ \t]+)?"  # a speaker's label ("User: ") first
+    r"[A-Za-z0-9\-]{0,40}(?:signature|seal)[A-Za-z0-9\-]{0,40}[ \t]*:")
 
 
 def in_signature_header(text: str, s: int) -> bool:
