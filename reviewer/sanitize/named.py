@@ -233,7 +233,7 @@ def _named_value(name: str, v: str) -> bool:
 
 
 _PAIR_GATE_RE = re.compile(r"(?:name|key|variable)[\"']?[ \t]*[:=][ \t]*[\"']?[\w.\-/]{0,60}?"
-                           r"(?:pass|pwd|secret|token|key|cred|auth|pin|sess|sid|cookie)")
+                           r"(?:pass|pwd|secret|token|key|cred|auth|pin|sess)")
 
 
 def find_named_pairs(text: str, low: str) -> Iterator[Span]:

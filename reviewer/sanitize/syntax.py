@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 
 # --------------------------------------------------------------------------- names
@@ -24,6 +25,7 @@ import re
 SEG_RE = _SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
+@functools.lru_cache(maxsize=8192)
 def is_name(v: str) -> bool:
     """``defaultToConfig2``, ``clusterPoolIPv4PodCIDRList``, ``AmazonEKS_CNI_IPv6_Policy``:
     an identifier made of words (most of its letters in runs of three or more, few
@@ -392,6 +394,7 @@ _NOT_CREDENTIAL = frozenset((
     "verification", "fingerprint", "checksum", "etag", "digest", "idempotency", "index"))
 
 
+@functools.lru_cache(maxsize=4096)
 def credential_name(name: str) -> bool:
     """``_sid``, ``sessionid``, ``X-Auth-Token``, ``serviceToken``, ``wpa_psk``: a name
     that says its value opens something (an id of a session included)."""
