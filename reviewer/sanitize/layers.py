@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from reviewer.sanitize import gitleaks
 from reviewer.sanitize import redact as _redact
+from reviewer.sanitize import syntax as _syntax
 
 Span = tuple[int, int, str]
 
@@ -490,7 +491,7 @@ def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> 
     shape). Before a password word only a token counts ("ORA-01017: … password")."""
     if _near_token(v):
         return True
-    if token_word and distance <= 3 and _redact._UUID_RE.match(v):
+    if token_word and distance <= 3 and (_redact._UUID_RE.match(v) or _prefixed_random(v)):
         return True
     if back:
         return False
@@ -498,6 +499,29 @@ def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> 
         return _near_password(v) or (distance <= 3 and _plain_password(v))
     return (distance <= 2 and len(v) >= 10 and _near_password(v)
             and any(c.isdigit() for c in v))
+
+
+# A provider's word prefix, then generated parts (``xaat-<uuid>``, ``signkey-prod-<hex>``,
+# ``st.<uuid>.<hex>.<hex>``): a token's shape whatever the provider, beside a key word. A
+# bare digest or UUID is not (a checksum, an id); the prefix is what a token format adds.
+_PREFIX_RE = re.compile(r"[A-Za-z][A-Za-z0-9]{0,15}(?:[-_][A-Za-z][A-Za-z0-9]{0,15}){0,2}[-_.]")
+_GENERATED_PART_RE = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|[0-9a-f]{24,128}|[0-9A-F]{24,128}|[A-Za-z0-9_\-]{20,256}")
+
+
+def _prefixed_random(v: str) -> bool:
+    m = _PREFIX_RE.match(v)
+    if m is None or m.end() >= len(v):
+        return False
+    if _redact._NAMED_DIGEST_RE.match(v) and not _syntax.credential_name(
+            v[: m.end()].replace("-", "_")):
+        return False  # "Linux-pip-<sha256>", "build-<uuid>": a cache key names a digest
+    parts = re.split(r"[.]", v[m.end():])
+    if not all(_GENERATED_PART_RE.fullmatch(p) for p in parts):
+        return False
+    return any(_redact._UUID_RE.match(p) or re.fullmatch(r"[0-9a-fA-F]{24,}", p)
+               or _redact._looks_random(p) for p in parts)
 
 
 # A password as people pick one without capitals or signs, right after a word for one:
@@ -795,7 +819,7 @@ _PORT_MAP_RE = re.compile(
 
 # Query and form parameters that carry a credential, by name: ``appid=``, ``sig=``,
 # ``X-Amz-Signature=``, ``Signature=``, ``refresh_token=``, ``client_secret=``…
-_QUERY_RE = re.compile(r"[?&;](?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,40})=(?P<v>[^&#\s\"'<>\\]{6,2048})")
+_QUERY_RE = re.compile(r"[?&;](?P<k>[A-Za-z_][A-Za-z0-9_.\-]{0,40})=(?P<v>[^&#\s\"'<>\\]{6,2048})")
 _QUERY_NAMES = frozenset(_redact._words(
     "appid app_id apikey api_key api-key key token access_token refresh_token id_token "
     "auth auth_token sig signature x-amz-signature x-amz-security-token x-amz-credential "
@@ -813,8 +837,10 @@ def find_query_secrets(text: str, low: str) -> Iterator[Span]:
         v = m.group("v")
         last = re.split(r"[-_.]", k)[-1]
         if k not in _QUERY_NAMES and last not in _QUERY_NAMES and _redact._key_strength(
-                m.group("k")) not in ("password", "strong"):
-            continue  # "q-signature", "x-sig": a vendor's prefix on a credential's name
+                m.group("k")) not in ("password", "strong") and not (
+                _syntax.credential_name(m.group("k")) and _redact._looks_random(v)):
+            continue  # "q-signature", "x-sig": a vendor's prefix on a credential's name;
+            # "_sid=<random>": a session's id, whatever the API
         if not _redact._is_literal(v) or _redact.MARKER_RE.search(v) or _redact.placeholder(v):
             continue
         if (k in ("key", "code", "session") or (k not in _QUERY_NAMES and last in (

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 
 from reviewer.sanitize import gitleaks, layers
 from reviewer.sanitize import redact as _redact
+from reviewer.sanitize import syntax as _syntax
 
 Span = tuple[int, int, str]
 
@@ -206,6 +207,10 @@ _STORED_SECRET_RE = re.compile(
     r"(?:--type[ \t=]+SecureString\b[^\n|;&]{0,200}?--value|--secret-string)[ \t=]+"
     r"[\"']?(?P<v>[^\s\"'|;&]{3,512})"
     r"|--value[ \t=]+[\"']?(?P<w>[^\s\"'|;&]{3,512})(?=[^\n|;&]{0,200}?--type[ \t=]+SecureString)")
+# PowerShell: ``ConvertTo-SecureString 'value' -AsPlainText``: a literal made a secret.
+_SECURE_STRING_RE = re.compile(
+    r"ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?(?P<q>[\"'])(?P<v>[^\"'\n]{3,256})(?P=q)",
+    re.IGNORECASE)
 _LITERAL_RE = re.compile(r"--from-literal=(?P<name>[\w.\-]{1,80})=(?P<q>[\"']?)"
                          r"(?P<v>[^\s\"'|;&]{3,512})")
 
@@ -214,6 +219,8 @@ def _named_value(name: str, v: str) -> bool:
     """``v`` is the value of a secret called ``name`` (the assignment rule's judgement)."""
     leaf = re.split(r"[/.]", name)[-1] or name
     strength = _redact._key_strength(leaf) or _redact._key_strength(name.replace("-", "_"))
+    if strength is None and _syntax.credential_name(leaf):
+        strength = "weak"  # "sessionid", "_sid": the value must look generated
     if strength is None or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
         return False
     if _redact.placeholder(v) or v.startswith(("$", "{{", "%", "!Ref", "arn:")):
@@ -226,7 +233,7 @@ def _named_value(name: str, v: str) -> bool:
 
 
 _PAIR_GATE_RE = re.compile(r"(?:name|key|variable)[\"']?[ \t]*[:=][ \t]*[\"']?[\w.\-/]{0,60}?"
-                           r"(?:pass|pwd|secret|token|key|cred|auth|pin)")
+                           r"(?:pass|pwd|secret|token|key|cred|auth|pin|sess)")
 
 
 def find_named_pairs(text: str, low: str) -> Iterator[Span]:
@@ -242,6 +249,10 @@ def find_named_pairs(text: str, low: str) -> Iterator[Span]:
     if "--" in text or "secret" in low:
         for m in _CLI_PAIR_RE.finditer(text):
             if _named_value(m.group("name"), m.group("v")):
+                yield *m.span("v"), "cli-password"
+    if "securestring" in low:
+        for m in _SECURE_STRING_RE.finditer(text):
+            if _redact._is_literal(m.group("v")) and not _redact.placeholder(m.group("v")):
                 yield *m.span("v"), "cli-password"
     if "SecureString" in text or "secretsmanager" in low:
         for m in _STORED_SECRET_RE.finditer(text):
@@ -261,8 +272,28 @@ def find_named_pairs(text: str, low: str) -> Iterator[Span]:
 _FRAGMENT_RE = re.compile(r"#(?P<k>[A-Za-z][\w.\-]{0,40})=(?P<v>[^&#\s\"'<>\\]{6,2048})")
 
 
+# ``https://send.example.com/#<id>/<key>``: a URL's fragment is never sent to its server,
+# so apps put the key that opens a shared item there; an anchor is made of words.
+_FRAGMENT_KEY_RE = re.compile(
+    r"://[^\s#\"'<>]{1,300}#!?(?P<v>[A-Za-z0-9_\-]{16,128}(?:[/!][A-Za-z0-9_\-]{8,128}){0,3})"
+    r"(?![A-Za-z0-9_\-/=&])")
+
+
+def _mixed(v: str) -> bool:
+    """Capitals, small letters and digits, as generators write; an anchor is words."""
+    return (any(c.isupper() for c in v) and any(c.islower() for c in v)
+            and any(c.isdigit() for c in v) and not _syntax.is_name(v))
+
+
 def find_fragment_secrets(text: str, low: str) -> Iterator[Span]:
-    if "#" not in text or "=" not in text:
+    if "#" not in text:
+        return
+    if "://" in text:
+        for m in _FRAGMENT_KEY_RE.finditer(text):
+            pieces = re.split(r"[/!]", m.group("v"))
+            if any(_redact._looks_random(p) and _mixed(p) for p in pieces):
+                yield *m.span("v"), "url-secret"
+    if "=" not in text:
         return
     for m in _FRAGMENT_RE.finditer(text):
         k, v = m.group("k").lower(), m.group("v")

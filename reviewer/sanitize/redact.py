@@ -48,6 +48,7 @@ from typing import Any
 
 from reviewer.sanitize import providers as _providers
 from reviewer.sanitize import public as _public
+from reviewer.sanitize import syntax as _syntax
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 
@@ -1027,6 +1028,8 @@ def _b64_secret(run: str) -> tuple[bool, int]:
             raw = base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError):
         return False, 0
+    if len(raw) >= 24 and len(raw) % 2 == 0 and raw[1::2].count(0) == len(raw) // 2:
+        raw = raw[::2]  # UTF-16LE of ASCII (PowerShell's -EncodedCommand): its text
     if len(raw) < 12 or raw.translate(None, _PRINTABLE):
         return False, len(raw)  # binary (an image, a hash): not text that could hold a secret
     decoded = raw.decode("ascii")
@@ -1368,8 +1371,10 @@ def _judge(text: str, m: re.Match[str]) -> Span | None:
                 return None
             if value.isdigit() and len(value) < 6:
                 return None
-    if not _is_literal(value):
+    if not _is_literal(value) or _syntax.expression_value(value):
         return None
+    if not quoted and text[ve : ve + 1] in (",", ";", ")") and _syntax.is_name(value):
+        return None  # "cancelToken: defaultToConfig2,": code names a value, gives none
     if strength == "strong" and not envlike and _not_a_token(value):
         return None
     if strength == "weak":
@@ -1562,7 +1567,11 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
         return True
     if kind in _SHAPE_KINDS:
         bare = value.rstrip(".…")
-        return (_public.under_id_key(text, start) or _public.binary_base64(value)
+        return (_syntax.code_run(text, start, end) or _syntax.public_block_line(text, start, end)
+                or _syntax.expression_value(value) or _syntax.path_of_names(value)
+                or _syntax.message_value(value) or _syntax.mangled_symbol(value)
+                or _syntax.labelled_digest(value) or _syntax.in_signature_header(text, start)
+                or _public.under_id_key(text, start) or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
                 or _public.in_angle_id(text, start, end) or _publishable(value)
                 or _public.crypt_hash(text, start, value) or _public.example_value(text, start))
@@ -1619,6 +1628,8 @@ def placeholder(value: str) -> bool:
         return False
     if v.lower() in _PLACEHOLDER_WORDS or v.lower() in _KNOWN_DEFAULTS:
         return True
+    if _syntax.bracket_mask(value):
+        return True  # "[FILTERED]", "<hidden>": what a tool wrote in the value's place
     if _PLACEHOLDER_CAPS_RE.match(v) or any(x in v for x in _KNOWN_SAMPLES):
         return True
     masked = sum(c in _MASK_CHARS for c in v)
@@ -1659,6 +1670,9 @@ def _prefix_and_words(v: str) -> bool:
     if len(parts) < 3 or parts[0].lower() not in _TOKEN_PREFIXES:
         return False
     words = parts[1:]
+    if any(w.lower() in _FILLER_WORDS for w in words) and all(
+            w.lower() in _FILLER_WORDS or (w.isdigit() and len(w) <= 4) for w in words):
+        return True  # "sk_test_123", "pk_test_4242": a prefix, "test" and a small number
     tags = [w for w in words if re.fullmatch(r"[a-z]{2,6}\d{1,3}", w)]  # "api03", "v2"
     return all(_DOC_WORD_RE.fullmatch(w) for w in words) and len(words) - len(tags) >= 1 and (
         sum(len(w) >= 4 and w.isalpha() for w in words) >= 1)

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from reviewer.sanitize import gitleaks
 from reviewer.sanitize import public as _public
 from reviewer.sanitize import redact as _redact
+from reviewer.sanitize import syntax as _syntax
 
 Span = tuple[int, int, str]
 
@@ -272,10 +273,11 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             elif ns is not None and any(c.isdigit() for c in ns.group("t")):
                 yield seg.start() + ns.start("t"), seg.end(), "url-secret"
             elif _segment_token(v, named or hooky) and (
-                    named or hooky or i + 1 >= len(segs)
-                    or not _ACTION_SEGMENT_RE.fullmatch(segs[i + 1].group())):
-                # "/hooks/<id>/<token>" too; but a random segment an action follows
-                # ("/document/d/<id>/edit", "/file/<id>/Design") names a document
+                    named or hooky or (i + 1 >= len(segs) and path_end == len(url))):
+                # "/hooks/<id>/<token>", "/token/<t>", or a URL that ends in its random
+                # segment (a capability URL: the link is the credential); a segment more
+                # path or a query follows is an object's id ("/track/<id>?si=…",
+                # "/messages/<id>/attachments", "/document/d/<id>/edit")
                 yield *seg.span(), "url-secret"
             prev.append(v.lower())
 
@@ -505,7 +507,92 @@ def find_random_tokens(text: str, low: str) -> Iterator[Span]:
             continue  # a URL's path or anchor: the URL rules judge those
         if before[-1:] in ("'", '"', "`") and _code_literal(text, s):
             continue
+        if _syntax.is_name(v) or _data_line(text, s, s + len(v)) or v.startswith("//"):
+            continue  # a name, a line of a data block, a URL after its scheme
+        if _named_otherwise(text, s):
+            continue
         yield s, s + len(v), "high-entropy"
+
+
+# Keys that say nothing of their value: what they hold is named elsewhere (``"name":
+# "API_TOKEN", "value": "…"``), so a random value under one is still judged by its shape.
+_BLANK_KEYS = frozenset(_redact._words(
+    "value values val v data content contents text body string str raw result results "
+    "output input arg args argument param params default item entry field payload env "
+    "message msg"))
+
+
+def _named_otherwise(text: str, s: int) -> bool:
+    """A random-looking value right under a key (a header, a JSON or YAML key, ``k=v``)
+    whose name says what it is and names no credential (``X-Google-Smtp-Source``,
+    ``"SignedEntryTimestamp"``, ``"logID"``): the key is the context, and it says data.
+    Under ``Authorization``, ``X-Api-Key``, ``session``, or a key saying nothing
+    (``"value"``), the shape still decides."""
+    key = _public.key_before(text, s)
+    if not key or key.lower() in _BLANK_KEYS or len(key) < 3:
+        return False
+    ks = text.rfind(key, max(0, s - 80), s)
+    if ks > 0 and text[ks - 1] in "?&;":
+        return False  # a URL's query parameter ("?code=…"): the query rules judge it
+    segs = [w.lower() for w in _syntax.SEG_RE.findall(key)]
+    if not all(_syntax.word_like(w) or w.isdigit() for w in segs):
+        return False  # not a name made of words ("xxxxxxxx" where a marker was)
+    if any(w in _ABBREVIATED for w in segs):
+        return False  # "auth tok:", "wifi psk:": a credential's short name
+    return not any(_credential_name(k) for k in (key, *_parent_keys(text, s)))
+
+
+def _credential_name(key: str) -> bool:
+    """``session_id``, ``X-Api-Key``, ``secrets`` (plural too): a key naming a credential."""
+    if _public.names_a_credential(key) or _redact._key_strength(key):
+        return True
+    singular = "_".join(w[:-1] if len(w) > 3 and w.endswith("s") else w
+                        for w in _syntax.SEG_RE.findall(key))
+    return _public.names_a_credential(singular) or bool(_redact._key_strength(singular))
+
+
+_PARENT_KEY_RE = re.compile(r"[ \t]*-?[ \t]*[\"']?(?P<k>[A-Za-z_][\w.\-]{0,60})[\"']?[ \t]*[:=]")
+
+
+def _parent_keys(text: str, s: int) -> list[str]:
+    """The keys a YAML/JSON/TOML value is nested under (``secrets:`` above ``billing:``),
+    nearest first, up to three levels and twenty lines up."""
+    ls = text.rfind("\n", 0, s) + 1
+    indent = len(text[ls:s]) - len(text[ls:s].lstrip(" \t"))
+    out: list[str] = []
+    pos = ls - 1
+    for _ in range(20):
+        if pos <= 0 or len(out) >= 3:
+            break
+        ps = text.rfind("\n", 0, pos) + 1
+        line = text[ps:pos]
+        pos = ps - 1
+        stripped = line.lstrip(" \t")
+        if not stripped:
+            continue
+        ind = len(line) - len(stripped)
+        if ind < indent:
+            m = _PARENT_KEY_RE.match(line)
+            if m is not None:
+                out.append(m.group("k"))
+            indent = ind
+    return out
+
+
+_ABBREVIATED = frozenset(_redact._words("tok tkn pw pwd psk pat pin otp sid sig code"))
+
+
+def _data_line(text: str, s: int, e: int) -> bool:
+    """A line of a wrapped base64 block: a piece of data that the block finders judge
+    whole (a key block, base64 decoded and scanned), not a token of its own; unless the
+    block opens as a private key does. A line alone is data when it is a certificate or
+    public key (DER) or a file format's bytes."""
+    head = _syntax.block_head(text, s, e)
+    if head is not None:
+        return not _syntax.private_der(head)
+    if _syntax.B64_LINE_RE.fullmatch(text, s, e) is None:
+        return False
+    return _syntax.public_der(text[s:e]) or _public.binary_base64(text[s:e])
 
 
 # A string literal that code hands to a string operation (the replacement of ``replace``,
@@ -598,13 +685,13 @@ def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
             s, e = run.span()
         m = _TYPED_RE.fullmatch(text, s, e)
         if m is None or (s and text[s - 1].isascii() and (
-                text[s - 1].isalnum() or text[s - 1] in "$%&@/+=")):
+                text[s - 1].isalnum() or text[s - 1] in "$%&@/+=\\")):
             continue
         v = m.group()
         if "@" in v and _PROMPT_AFTER_RE.match(text, e - v.endswith(":")) and \
                 _USER_AT_HOST_RE.fullmatch(v.rstrip(":")):
             continue  # "jim@DESKTOP-8QDMK8N:/mnt/c$": a shell prompt's user and host
-        if typed_password(v):
+        if typed_password(v) and not _syntax.code_run(text, s, e):
             lead = len(v) - len(v.lstrip(".,:;!?*_-"))
             core = v.strip(".,:;!?*_-")
             yield s + lead, s + lead + len(core), "password"
@@ -690,9 +777,12 @@ def find_config_lines(text: str, low: str) -> Iterator[Span]:
         strength = _redact._key_strength(k)
         if strength is None and _KEY_FILE_NAME_RE.search(k):
             strength = "strong"  # DIST_CERT_P12_BASE64, SIGNING_KEYSTORE
+        if strength is None and _syntax.credential_name(k) and (
+                typed_password(v) or random_token(v)):
+            strength = "weak"  # "psk=…", "auth_tok: …": a short name, a generated value
         if strength is None or not _redact._is_literal(v) or _redact.MARKER_RE.search(v):
             continue
-        if strength == "weak" and not _redact._looks_random(v):
+        if strength == "weak" and not (_redact._looks_random(v) or typed_password(v)):
             continue
         if strength == "strong" and _redact._not_a_token(v):
             continue
