@@ -46,7 +46,7 @@ import re
 from collections.abc import Callable
 
 from capture.condense import render
-from capture.noise import read_only
+from capture.noise import only_looks
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import (
     DOCUMENTS,
@@ -96,8 +96,12 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     narration = {id(turns[i]): turns[i] for i in _narration(turns)}
     retries = {id(turns[i]): turns[i] for i in _retries(turns)}
     # Looks (Read, Grep, `cat`, `ls`, `git log`) go whatever the room: a quarter to half
-    # of what was sent, saying nothing durable (issue 21).
-    turns = [t for t in turns if not _look(t)]
+    # of what was sent, saying nothing durable (issue 21). A command with something under
+    # it (a status it printed, the lines an answer drew on, a failure) stays as its
+    # header: without it those lines would read as the output of the call above (a
+    # file read's detail names its file).
+    turns = [t for i, t in enumerate(turns)
+             if not _look(t) or (t.tool == "Bash" and _hangs(turns, i))]
     # Then, in this order, each only until the text fits (the module's docstring says why).
     stages: tuple[Callable[[list[Turn]], list[Turn]], ...] = (
         lambda ts: _bound_summaries(_bound_pastes(ts, max_bytes), max_bytes),
@@ -168,6 +172,11 @@ def _drop_until_fits(turns: list[Turn], max_bytes: int,
     return [t for i, t in enumerate(turns) if i not in gone]
 
 
+def _hangs(turns: list[Turn], i: int) -> bool:
+    """Something hangs under the call at `i`: its detail or its failure."""
+    return i + 1 < len(turns) and turns[i + 1].kind in ("detail", "tool_error")
+
+
 def _documentation(t: Turn) -> bool:
     """What the doc comments of code that was read say (`x.go documents:`): sent only
     where the room allows (the session's own words and what it did come first)."""
@@ -183,7 +192,7 @@ def _look(t: Turn) -> bool:
         return True
     line = without_count(t.text)
     return t.tool == "Bash" and line.startswith("Bash: ") and not line.endswith("…") \
-        and read_only(line[6:])
+        and only_looks(line[6:])
 
 
 SUMMARY_SHARE = 8  # a compaction summary takes at most 1/8 of the budget (one took 15%)
@@ -363,8 +372,7 @@ def _without_repeated_calls(turns: list[Turn], retries: dict[int, Turn]) -> list
         if t.kind == "prompt":
             seen.clear()
         elif t.kind == "tool_call":
-            hangs = i + 1 < len(turns) and turns[i + 1].kind in ("detail", "tool_error")
-            if t.text in seen and not hangs and id(t) not in retries:
+            if t.text in seen and not _hangs(turns, i) and id(t) not in retries:
                 continue
             seen.add(t.text)
         out.append(t)
@@ -588,7 +596,8 @@ _ANNOUNCE = re.compile(
     r"^(?:(?:now|next|first|then|so|ok(?:ay)?|great|perfect|good|alright|excellent)[,.!]*\s+)*"
     r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|time to"
     r"|i'm now going to|we need to (?:check|look|see|find|read|run))\b", re.I)
-_SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+|\n+|$)\s*")
+# A sentence ends at a stop before a space or the end, not at the dot of `__init__.py`.
+_SENTENCES = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|\n+|$)\s*")
 # An announcement that says what was decided ("Let me revert and use a different
 # approach - we'll use subpath imports") is a decision, not narration.
 _DECIDES = re.compile(r"(?i)\b(?:instead|different approach|rather than|switch(?:ing)? to"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from capture.noise import ends
+from capture.wrapped import unwrapped
 from reviewer.shell_words import command_lines
 
 QUOTED_PREFIX = "» "  # a result's line the next answer relies on, hung under its call
@@ -144,19 +145,24 @@ _SCRIPT_QUIET = re.compile(
 
 
 _LETTERS = re.compile(r"[A-Za-z]{2}")
+# A print sent into a file is a write (`echo '*/5 * * * * /root/x.sh' >> /etc/crontabs/root`).
+_WRITES = re.compile(r"(?<![\d&])>>?\s*(?!/dev/null)['\"]?[\w~./$-]")
 
 
 def script_lines(command: str) -> list[str]:
     """The commands of a multi-line shell script after its first line (the call line
     shows that one), each line as written: `mv ~/Code/app ~/Code/work/app` on line 3 is
-    what the session did. Prints, control words, here-document bodies and the lines of
-    a quoted string (`python3 -c "…"`: a program, not commands) are left out."""
+    what the session did. Prints (not into a file), control words, here-document bodies
+    and the lines of a quoted string (`python3 -c "…"`: a program, not commands) are
+    left out. A wrapper's script (`ssh host "…"` over several lines) is read as one."""
     if "\n" not in command:
         return []
+    command = unwrapped(command)
     out: list[str] = []
     for raw in command_lines(command)[1:]:
         line = raw.strip()
-        if not line or line.startswith("#") or _SCRIPT_QUIET.match(line) \
+        if not line or line.startswith("#") or (_SCRIPT_QUIET.match(line)
+                                                 and not _WRITES.search(line)) \
                 or not _LETTERS.search(line):
             continue
         out.append(_short(" ".join(line.split()), SCRIPT_LINE_CHARS))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from capture.wrapped import unwrapped
 from reviewer.shell_words import heredocs
 
 WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
@@ -251,8 +252,10 @@ def with_was(kept: str, old: str, new: str) -> str:
 
 
 def heredoc_files(command: str, most: int = 4) -> str:
-    """Files a shell command writes from here-documents (`cat > CLAUDE.md <<'EOF'`), each
-    as `path:` then its body as `describe` keeps it."""
+    """Files a shell command writes from here-documents (`cat > CLAUDE.md <<'EOF'`), here
+    or through a wrapper (`ssh host "cat > /root/check.sh << 'EOF' …"`), each as `path:`
+    then its body as `describe` keeps it."""
+    command = unwrapped(command)
     out: list[str] = []
     for doc in heredocs(command, most=most):
         target = _target(doc.opener_line(command), doc.op - command.rfind("\n", 0, doc.op) - 1)
