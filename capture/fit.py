@@ -123,6 +123,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         # A command's short output (a status line: what a check found) stays with its
         # call line until the calls go: a finding in a few bytes.
         lambda ts: _drop_until_fits(ts, max_bytes, lambda t: _written(t) and not _output(t)
+                                    and not t.text.startswith(QUOTED_PREFIX)
                                     and not is_landmark(t.text)),
     )
     for stage in stages:

@@ -71,17 +71,31 @@ def answer_words(answer: str) -> set[str]:
 _OCCURRENCES = 20  # of one word in one result, at most this many looked at
 
 
+_STRESS = re.compile(r"\*\*([^*\n]{1,160})\*\*|`([^`\n]{1,160})`")
+
+
+def stressed_words(answer: str) -> set[str]:
+    """The distinctive words an answer stresses (`**kmod-x**`, `` `conffile` ``): what it
+    singles out of what it read."""
+    return _words(" ".join(a or b for a, b in _STRESS.findall(answer[:ANSWER_CHARS])))
+
+
 def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
-                 words: set[str] | None = None) -> list[str]:
+                 words: set[str] | None = None, stressed: set[str] | None = None,
+                 shown: str = "") -> list[str]:
     """Up to `most` lines of a tool result that the answer after it draws on, in the
     result's order, each cut to QUOTED_LINE_CHARS; none when the answer shares nothing
-    distinctive with it. `words`: the answer's, when already known.
+    distinctive with it. A word the answer stresses counts once more. `words`,
+    `stressed`: the answer's, when already known; `shown`: text already sent of this
+    result (a failure's key lines), whose lines are not quoted again.
 
     Substring searches over the whole result, not a pass per line: a result can be long
     and this is on `preview`'s path."""
     mine = answer_words(answer) if words is None else words
     if not mine or not body.strip():
         return []
+    if stressed is None:
+        stressed = stressed_words(answer)
     body = ends(body, RESULT_SCAN)
     low = body.lower()  # as _words lowers the answer's (casefold: several times slower)
     if len(low) != len(body):  # a letter that lowers to two: offsets would not match
@@ -89,7 +103,7 @@ def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
     found: dict[int, int] = {}  # a line's start → how much of the answer it holds
     for w in mine:
         pos = low.find(w)
-        weight = 2 if len(w) >= 12 and _PATHLIKE.search(w) else 1
+        weight = (2 if len(w) >= 12 and _PATHLIKE.search(w) else 1) + (w in stressed)
         n = 0
         seen_lines: set[int] = set()
         while pos >= 0 and n < _OCCURRENCES:
@@ -112,7 +126,7 @@ def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
         if len(line) < MIN_LINE or _NOISE.match(line):
             continue
         flat = " ".join(line.split())
-        if flat in seen:
+        if flat in seen or (shown and flat in shown):
             continue
         seen.add(flat)
         scored.append((score, start, flat))

@@ -28,7 +28,7 @@ import os
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Literal
@@ -51,6 +51,7 @@ from capture.results import (
     answer_words,
     quoted_lines,
     script_lines,
+    stressed_words,
 )
 from capture.written import (
     code_header,
@@ -568,13 +569,16 @@ _RUNTIME_NOTICE = re.compile(
 _STATUS_HEAD = re.compile(r"(?i)\b(?:failed|error)$")
 
 
-def _failure_lines(text: str) -> str:
+def _failure_lines(text: str, known: Collection[str] = ()) -> str:
     """What a failing result says went wrong: its first non-empty line (a bare `Exit
     code N` or a line ending in ":" joined with the next), then the lines that name the
     error (error, exception, assertion, `fatal:`, `FAILED`, pytest's `E   ` lines, a
     traceback's last line; next, `file:line` locations, then the line after a key line),
     in their order, within ERROR_LINES lines and ERROR_BYTES characters. One
-    `\n`-separated string; its first line alone is the old one-line form."""
+    `\n`-separated string; its first line alone is the old one-line form. Lines in
+    `known` (already sent under an earlier call: a banner `ssh` prints every time) are
+    left out while any other is left, unless they name an error (the same test failing
+    again is news)."""
     text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     if len(text) > 24_000:  # the head says what ran, the tail how it ended
         text = text[:16_000] + "\n" + text[-8_000:]
@@ -588,6 +592,9 @@ def _failure_lines(text: str) -> str:
         # A runtime's notice about itself (`(node:123) ExperimentalWarning: …`) says
         # nothing of what failed: the failure's own lines come first.
         lines = [ln for ln in lines if not _RUNTIME_NOTICE.match(ln)] or lines
+    if known:
+        lines = [ln for ln in lines if " ".join(ln.split()) not in known or is_key_line(ln)
+                 ] or lines
     if not lines:
         return "(no message)"
     first, rest = lines[0], 1
@@ -818,8 +825,8 @@ class _State:
     some versions repeat earlier blocks on later lines)."""
 
     __slots__ = ("details", "gits", "last_queued", "listings", "looks", "out_lines", "pending",
-                 "pull_back", "queued", "reads", "seen", "tool_chars", "tool_texts", "tools",
-                 "unsent", "written")
+                 "pull_back", "queued", "reads", "said", "seen", "tool_chars", "tool_texts",
+                 "tools", "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -841,6 +848,7 @@ class _State:
         # the record just read, then with where their lines would go among the turns.
         self.unsent: list[tuple[str, str, int, int, str | None]] = []
         self.out_lines: set[str] = set()  # a command's output lines already sent
+        self.said: set[str] = set()  # … and a failure's, without their prefix
         self.pending: list[tuple[int, str, str, int, int, str | None]] = []
 
     def first_time(self, msg_id: Any, key: str) -> bool:
@@ -1005,8 +1013,15 @@ def _record_turns(
                     if feedback:
                         turns.append(Turn("user", "prompt", feedback, line, offset, ts))
                 else:
-                    text = _failure_lines(body)
+                    text = _failure_lines(body, st.said)
+                    if len(st.said) < 4096:  # its lines, not its exit code
+                        st.said.update(ln.partition(" · ")[2] if ln.startswith("Exit code")
+                                       else ln for ln in text.split("\n"))
                     turns.append(Turn("user", "tool_error", text, line, offset, ts, name))
+                    if len(st.pending) + len(st.unsent) < _PENDING:
+                        # What else of it the next answer draws on ("kmod-x is depended
+                        # upon by packages:" past the key lines kept).
+                        st.unsent.append((name, body, line, offset, ts))
             elif name in _OUTPUT_CHECKED and (errs := output_errors(body)):
                 # Exit 0, but the output names an error (a panic piped through `tee`).
                 turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
@@ -1392,6 +1407,7 @@ def _new_lines(output: str, st: _State) -> str:
     new = [ln for ln in lines if ln not in st.out_lines]
     if len(st.out_lines) < 4096:
         st.out_lines.update(lines)
+        st.said.update(ln[len(OUTPUT_PREFIX):] for ln in lines)
     return "\n".join(new)
 
 
@@ -1405,10 +1421,14 @@ def _resolve_pending(turns: list[Turn], got: list[Turn], st: _State) -> None:
             st.pending.clear()
         return
     pending, st.pending = st.pending, []
-    words = answer_words(answer)
+    words, stressed = answer_words(answer), stressed_words(answer)
     for at, name, raw, line, offset, ts in reversed(pending):
         body = strip_ansi(raw)
-        lines = quoted_lines(body, answer, words=words)
+        # Under a failure, only what its key lines do not already say.
+        failed = turns[at - 1] if 0 < at <= len(turns) and turns[at - 1].kind == "tool_error" \
+            else None
+        lines = quoted_lines(body, answer, words=words, stressed=stressed,
+                             shown=failed.text if failed else "")
         lines += [w for w in output_warnings(body) if w not in lines][:WARNING_LINES]
         if not lines:
             continue
