@@ -104,7 +104,7 @@ def test_lines_an_answer_drew_on_stay_while_calls_stay() -> None:
              t("detail", quoted, "Bash"),
              t("tool_call", "Write notes.md", "Write"), t("detail", "note line\n" * 60, "Write"),
              t("prose", "The conffile stays behind: removing it by hand. " * 8)]
-    out = fit(turns, len(render(turns).encode()) - 700)  # more than the body written
+    out = fit(turns, len(render(turns).encode()) - 1000)  # more than the body written
     assert quoted in [x.text for x in out]
     assert "note line\nnote line" not in render(out)
     assert 'Bash: ssh r "opkg remove openvpn-openssl"' in render(out)
