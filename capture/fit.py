@@ -66,7 +66,9 @@ MIN_SHARE = 80  # an assistant text is cut below this only when nothing else is 
 SUMMARY_MIN = 600  # a compaction summary shorter than this says too little to send
 SHAREABLE = ("prose", "detail")  # the texts cut to an equal share
 CUT = " […]"  # marks a shortened text (grounding and excerpts look past it)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
+# A sentence ends at a stop and a space, a line break, or a full-width stop ("。"), which
+# needs no space (Japanese, Chinese).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n|(?<=[。！？])")
 _WORDS = re.compile(r"[\w./-]+")
 
 
@@ -529,25 +531,40 @@ _MID = " […] "
 def _middle(text: str, limit: int) -> str:
     """At most `limit` bytes of `text`: its opening and, larger, its end (where a
     message's conclusion, a list's last items, the fix command sit), the middle marked
-    cut. Too little room for both: the opening alone."""
+    cut; a text over LONG_CUT times the room also keeps the findings of its middle (a
+    long report's verdicts sit in its sections). Too little room for both: the opening
+    alone."""
     if _bytes(text) <= limit:
         return text
     if limit < 3 * GOOD_SHARE // 2:
         return _salient(text, limit) or _head(text, limit)
     room = limit - _bytes(_MID) - _bytes(CUT)
+    if _bytes(text) > LONG_CUT * limit:
+        # A long report cut to a fraction: its title, the findings of its middle (a
+        # verdict, a cause, a value), its end; not one run from each end alone.
+        head = _head(text, room // 5)
+        tail = _tail(text, room * 2 // 5)
+        middle = text[len(head): len(text) - len(tail)]
+        found = _salient(middle, room - _bytes(head) - _bytes(tail) - _bytes(_MID))
+        if found:
+            return head + _MID + found.removeprefix("[…] ") + _MID + tail
     head = _head(text, room // 3)
     tail = _tail(text, room - _bytes(head))
     return head + _MID + tail if tail else head
 
 
+LONG_CUT = 3  # a text over this many times its room is cut by findings, not by its ends
+
+
 # What makes a sentence a finding rather than talk: code, a name, a value, a cause.
 _FINDING = re.compile(
-    r"`[^`\n]+`|\b[\w-]+(?:[./][\w-]+)+\b|\b[A-Za-z]+_\w+\b|\b[a-z]+[A-Z]\w*\b|\d"
+    r"`[^`\n]+`|\b[\w-]+(?:[./][\w-]+)+\b|\b[A-Za-z]+_\w+\b|\b[a-z]+[A-Z]\w*\b"
+    r"|\d+(?:[.,:]\d+)*"  # a number once, however many digits (a table row is not a finding)
     r"|\b(?:because|instead|but|since|root cause|the (?:issue|problem|cause|fix) (?:is|was)"
     r"|must|never|always|requires?|expects?|fails?|failed)\b")
 
 
-_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|(?=\n)|$)", re.M)
+_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|[。！？]+|(?=\n)|$)", re.M)
 
 
 def _salient(text: str, limit: int, known: str = "") -> str:
@@ -598,7 +615,7 @@ _ANNOUNCE = re.compile(
     r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|time to"
     r"|i'm now going to|we need to (?:check|look|see|find|read|run))\b", re.I)
 # A sentence ends at a stop before a space or the end, not at the dot of `__init__.py`.
-_SENTENCES = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|\n+|$)\s*")
+_SENTENCES = re.compile(r"(?:[^.!?。！？\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|[。！？]+|\n+|$)\s*")
 # An announcement that says what was decided ("Let me revert and use a different
 # approach - we'll use subpath imports") is a decision, not narration.
 _DECIDES = re.compile(r"(?i)\b(?:instead|different approach|rather than|switch(?:ing)? to"

@@ -46,12 +46,21 @@ _COMMON = frozenset((
 ))
 
 
+# Where a script without spaces between words (Japanese, Chinese) meets Latin letters or
+# digits: "計40回" holds the number 40, "デモはsettle_vaultを" the name settle_vault.
+_SCRIPT_EDGE = re.compile(r"(?<=[\x00-\x7f])(?=[^\x00-\x7f])|(?<=[^\x00-\x7f])(?=[\x00-\x7f])")
+_NUMBER = re.compile(r"\d{2,}")
+
+
 def _words(text: str) -> set[str]:
-    """Distinctive words of a text, lower-cased: an identifier, a path, a number, a word
-    of 8 letters or more; not the common words of prose."""
+    """Distinctive words of a text, lower-cased: an identifier, a path, a number of two
+    digits or more, a word of 8 letters or more; not the common words of prose."""
+    if not text.isascii():
+        text = _SCRIPT_EDGE.sub(" ", text)
     out: set[str] = set()
     for w in set(_TOKEN.findall(text)):
-        if len(w) < 4 or (len(w) < 8 and not _DISTINCT.search(w)):
+        if (len(w) < 4 and not _NUMBER.fullmatch(w)) or \
+                (len(w) < 8 and not _DISTINCT.search(w)):
             continue
         low = w.lower()
         if low not in _COMMON:
