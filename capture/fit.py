@@ -263,10 +263,12 @@ def _bound_pastes(turns: list[Turn], max_bytes: int) -> list[Turn]:
 
 
 # A line a program printed, not a person typed: a timestamp, a log level, a stack frame,
-# a path with a line number, indentation, JSON or a table's rule.
+# a path with a line number, indentation, JSON, a table's rule, or a field of a report
+# aligned to a column (`RuleID:      hardcoded-ip`, a scanner's findings).
 _MACHINE_LINE = re.compile(
     r"^\s*(?:\[?\d{1,4}[-:/.]\d{1,2}|\[?(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|E|W|I)\b"
-    r"|at\s+\S+[(:]|File \"|Traceback|[{}\[\]<>#$|│├└─=*+-]|\S+\.\w+:\d+|\w+(?:\.\w+)+\(|\s{2})")
+    r"|at\s+\S+[(:]|File \"|Traceback|[{}\[\]<>#$|│├└─=*+-]|\S+\.\w+:\d+|\w+(?:\.\w+)+\("
+    r"|\s{2}|\w[\w -]{0,30}:\s{2,}\S)")  # the last: as _FIELD
 
 
 def _machine_text(text: str) -> bool:
@@ -278,12 +280,39 @@ def _machine_text(text: str) -> bool:
 
 
 def _paste_core(text: str) -> str:
-    """A long pasted text's opening, its error lines (at most PASTE_KEYS), its end."""
+    """A long pasted text's opening, its error lines (at most PASTE_KEYS), each other
+    kind of line once (a scanner's 40 findings: each rule, file and fingerprint named
+    once, not 40 `Entropy:` lines), within PASTE_MIDDLE bytes, and its end."""
     head, tail = _head(text, PASTE_HEAD), _tail(text, PASTE_TAIL)
     middle = text[len(head): len(text) - len(tail)]
-    keys = [ln.strip()[:200] for ln in middle.split("\n") if ln.strip() and is_key_line(ln)]
-    keys = list(dict.fromkeys(keys))[:PASTE_KEYS]
-    return "\n".join([head + CUT, *keys, "[…] " + tail] if keys else [head + _MID + tail])
+    lines = [ln.strip()[:200] for ln in middle.split("\n") if ln.strip()]
+    keys = list(dict.fromkeys(ln for ln in lines if is_key_line(ln)))[:PASTE_KEYS]
+    room = PASTE_MIDDLE - sum(_bytes(k) + 1 for k in keys)
+    kept, shapes = set(keys), {_shape(k) for k in keys}
+    fields: dict[str, int] = {}  # a report's field (`RuleID:`) → its values kept
+    for ln in lines:
+        shape, field = _shape(ln), _FIELD.match(ln)
+        if shape in shapes or room < _bytes(ln) + 1 or (
+                field and fields.get(field.group(1), 0) >= PASTE_FIELD_VALUES):
+            continue
+        if field:
+            fields[field.group(1)] = fields.get(field.group(1), 0) + 1
+        shapes.add(shape)
+        kept.add(ln)
+        room -= _bytes(ln) + 1
+    picked = [ln for ln in dict.fromkeys(lines) if ln in kept]
+    return "\n".join([head + CUT, *picked, "[…] " + tail] if picked else [head + _MID + tail])
+
+
+PASTE_MIDDLE = 1500  # bytes of a pasted text's middle kept: its error lines, each kind once
+PASTE_FIELD_VALUES = 3  # of one field of a pasted report (`File:`), the first values kept
+_FIELD = re.compile(r"(\w[\w -]{0,30}):\s{2,}\S")
+_DIGITS = re.compile(r"\d+(?:[.:]\d+)*")
+
+
+def _shape(line: str) -> str:
+    """A line with its numbers blanked: the same message at another count or time."""
+    return _DIGITS.sub("0", " ".join(line.split()))
 
 
 def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:

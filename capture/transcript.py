@@ -1127,8 +1127,8 @@ def _read_says(body: str, path: str) -> list[str]:
         return []
     if is_doc(path):
         return [f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}".strip()]
-    if not is_code(path):
-        return []
+    if not is_code(path) and not (text.startswith("#!") and "." not in name):
+        return []  # a script without an extension (a git hook) is known by its `#!`
     said = []
     if header := code_header(text):
         said.append(f"{name} opens with:\n{header}".strip())
