@@ -825,8 +825,8 @@ class _State:
     some versions repeat earlier blocks on later lines)."""
 
     __slots__ = ("details", "gits", "last_queued", "listings", "looks", "out_lines", "pending",
-                 "pull_back", "queued", "reads", "said", "seen", "tool_chars", "tool_texts",
-                 "tools", "unsent", "written")
+                 "pull_back", "queued", "reads", "said", "seen", "spared", "tool_chars",
+                 "tool_texts", "tools", "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -849,6 +849,7 @@ class _State:
         self.unsent: list[tuple[str, str, int, int, str | None]] = []
         self.out_lines: set[str] = set()  # a command's output lines already sent
         self.said: set[str] = set()  # … and a failure's, without their prefix
+        self.spared: set[str] = set()  # lines of outputs beyond a status line, seen
         self.pending: list[tuple[int, str, str, int, int, str | None]] = []
 
     def first_time(self, msg_id: Any, key: str) -> bool:
@@ -1042,6 +1043,8 @@ def _record_turns(
                     turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
                 if len(body) > SHORT_OUTPUT_CHARS:  # only its git landmarks: read on
                     st.unsent.append((name, body, line, offset, ts))
+                    if more := _spare_output(body, st):
+                        turns.append(Turn("user", "detail", more, line, offset, ts, SPARE))
             elif name in ("Task", "Agent") and body.strip():
                 # A subagent's report: what it found, in its own words (the end holds
                 # its conclusion), hung under the call as a detail.
@@ -1062,6 +1065,9 @@ def _record_turns(
                 if name not in _NOT_QUOTED and tid not in st.listings and \
                         len(st.pending) + len(st.unsent) < _PENDING:
                     st.unsent.append((name, body, line, offset, ts))
+                if name in ("Bash", "tool") and tid not in st.listings and \
+                        (more := _spare_output(body, st)):
+                    turns.append(Turn("user", "detail", more, line, offset, ts, SPARE))
         else:  # image, document, unknown
             reason = str(btype)[:40] if isinstance(btype, str) else "block"
     return turns, reason
@@ -1169,6 +1175,39 @@ def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> st
         return "\n".join(OUTPUT_PREFIX + m for m in marks)
     return "\n".join(OUTPUT_PREFIX + squeeze_leaders(" ".join(ln.split()))
                      for ln in body.split("\n") if ln.strip())
+
+
+# What a command printed beyond a status line (a script's report, the lines a look at
+# files found), as `» ` lines: sent only while a short session's text stays under the
+# budget's floor (`capture.fit` sheds it first), so a dense session of 100 kB keeps its
+# findings and a long one costs nothing more.
+SPARE = "Output"  # the tool of such a detail
+SPARE_CHARS = 1200  # of one output, at most (its opening and, larger, its end)
+SPARE_SCAN = 8000  # a longer output is a dump: none of it
+
+
+def _spare_output(body: str, st: _State) -> str:
+    """A command's output as `» ` lines (each once, none already sent), cut to
+    SPARE_CHARS by whole lines from both ends; "" for a dump or nothing new."""
+    if len(body) > SPARE_SCAN or not body.strip():
+        return ""
+    lines = [squeeze_leaders(" ".join(strip_ansi(ln).split()))[:_ERROR_LINE_LIMIT]
+             for ln in body.split("\n")]
+    lines = [ln for ln in dict.fromkeys(lines) if ln and OUTPUT_PREFIX + ln not in st.out_lines
+             and ln not in st.said and ln not in st.spared]
+    if len(st.spared) < 4096:
+        st.spared.update(lines)
+    head: list[str] = []
+    size = 0
+    while lines and size + len(lines[0]) <= SPARE_CHARS // 3:
+        size += len(lines[0]) + 1
+        head.append(lines.pop(0))
+    tail: list[str] = []
+    while lines and size + len(lines[-1]) <= SPARE_CHARS:
+        size += len(lines[-1]) + 1
+        tail.insert(0, lines.pop())
+    kept = head + (["[…]"] if lines and tail else []) + tail
+    return "\n".join(QUOTED_PREFIX + ln for ln in kept)
 
 
 _TASK_RESULT = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.S)
@@ -1477,10 +1516,14 @@ def _without_repeats(turns: list[Turn]) -> list[Turn]:
     last_prompt: str | None = None
     runs = 1  # calls in a row with the same line (`· Edit app.py` four times: once, ×4)
     for t in turns:
-        if t.kind == "tool_call" and out and out[-1].kind == "tool_call" and \
-                without_count(out[-1].text) == t.text:
+        # The call before, past what the one before printed beyond a status line.
+        k = len(out) - 1
+        while k >= 0 and out[k].tool == SPARE:
+            k -= 1
+        if t.kind == "tool_call" and k >= 0 and out[k].kind == "tool_call" and \
+                without_count(out[k].text) == t.text:
             runs += 1
-            out[-1] = replace(out[-1], text=f"{t.text} (×{runs})")
+            out[k] = replace(out[k], text=f"{t.text} (×{runs})")
             continue
         runs = 1
         if t.kind == "prompt":
