@@ -126,9 +126,11 @@ def describe(path: str, body: str) -> str:
     size = noted = 0
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
-        if stripped is raw and stripped[:1].isalpha() and (k := _CONSTANT.match(raw)) \
+        if stripped[:1].isalpha() and (k := _CONSTANT.match(stripped)) \
                 and not _SECRET_LINE.search(raw):
-            line = " ".join(k.group().split())  # a top-level setting: what it is set to
+            # A setting, what it is set to: at the top level, or inside a body (an edit's
+            # `const CONC = 20;` in a loop: its indentation is the file's, not a scope's).
+            line = " ".join(k.group().split())
             if line not in defs and size + len(line) <= DEFS_BYTES:
                 defs.append(line)
                 size += len(line) + 2

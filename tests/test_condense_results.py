@@ -297,3 +297,14 @@ def test_a_long_output_is_read_by_its_ends() -> None:
 
     assert ends("short", 10) == "short"
     assert ends("a" * 6 + "b" * 6, 6) == "aaa\nbbb"
+
+
+def test_a_setting_inside_an_edits_body_is_sent() -> None:
+    """An edit's fragment is indented as the file is: `const CONC = 20;` in a loop is
+    the value the session chose, not a variable of a scope (issue 21)."""
+    new = ("  const CONC = 20;\n  for (let i = 0; i < sigs.length; i += CONC) {\n"
+           + "".join(f"    await fetchOne(sigs[i + {k}]);\n" for k in range(12)) + "  }\n")
+    kept = written_detail("Edit", {"file_path": "/t/count.mjs", "old_string": "x",
+                                   "new_string": new})
+    assert "const CONC = 20;" in kept
+    assert "let i = 0" not in kept  # a loop's variable is not a setting
