@@ -1186,15 +1186,28 @@ SPARE_CHARS = 1200  # of one output, at most (its opening and, larger, its end)
 SPARE_SCAN = 8000  # a longer output is a dump: none of it
 
 
+# A line of output that may hold a credential no redaction rule knows: one that names a
+# credential, an assignment to one, or a token that reads as random (16+ letters and
+# digits, 4+ of them digits: a key, a hash, a session id). Such lines are left out of what
+# is spared: its value is its words and counts, and what it adds must not be a new way
+# out for a secret.
+_SPARE_SECRET = re.compile(
+    r"(?i)(?:key|token|secret|passw|pwd|psk|credential|auth|private|cookie|session|signature"
+    r"|sid)\w*\W{0,3}\s*(?:[:=]|=>)|passw|secret|token|credential|api.?key|-----BEGIN"
+    r"|(?<![\w+=-])(?=[A-Za-z0-9+=-]{16,})(?=(?:[A-Za-z+=-]*\d){4})(?=[0-9+=-]*[A-Za-z])"
+    r"[A-Za-z0-9+=-]{16,}")
+
+
 def _spare_output(body: str, st: _State) -> str:
-    """A command's output as `» ` lines (each once, none already sent), cut to
-    SPARE_CHARS by whole lines from both ends; "" for a dump or nothing new."""
-    if len(body) > SPARE_SCAN or not body.strip():
+    """A command's output as `» ` lines (each once, none already sent, never one that
+    may hold a credential, never cut: a longer line is left out), SPARE_CHARS of them
+    by whole lines from both ends; "" for a dump, a key block or nothing new."""
+    if len(body) > SPARE_SCAN or not body.strip() or "-----BEGIN" in body:
         return ""
-    lines = [squeeze_leaders(" ".join(strip_ansi(ln).split()))[:_ERROR_LINE_LIMIT]
-             for ln in body.split("\n")]
-    lines = [ln for ln in dict.fromkeys(lines) if ln and OUTPUT_PREFIX + ln not in st.out_lines
-             and ln not in st.said and ln not in st.spared]
+    lines = [squeeze_leaders(" ".join(strip_ansi(ln).split())) for ln in body.split("\n")]
+    lines = [ln for ln in dict.fromkeys(lines) if ln and len(ln) <= _ERROR_LINE_LIMIT
+             and OUTPUT_PREFIX + ln not in st.out_lines and ln not in st.said
+             and ln not in st.spared and not _SPARE_SECRET.search(ln)]
     if len(st.spared) < 4096:
         st.spared.update(lines)
     head: list[str] = []

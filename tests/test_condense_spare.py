@@ -61,3 +61,31 @@ def test_an_output_already_sent_or_a_dump_is_not_repeated(tmp_path: Path) -> Non
         result("up 3 days\n" * 8, "c"),
     ]))
     assert not any(t.tool == SPARE for t in turns)
+
+
+def test_a_line_that_may_hold_a_credential_is_never_spared(tmp_path: Path) -> None:
+    """What is spared must not be a new way out for a secret no rule knows (the secrets
+    battery: a Wi-Fi psk, a wallet key in a config, a token in a URL) nor feed the
+    redactor a word to remember ("password" in a form's echo)."""
+    output = "\n".join([
+        "deploy finished in 12.5s", "psk=Wu9YU4fOlWYaF*01",
+        'accounts: ["0x13beb72a626d7c08c8f14b3d0d58afef5402006a3388a5ee21c8eecfdf613fa3"]',
+        "PUSHOVER_URL=pover://uqaaa8sp5nf4vmzde9fyx51nnhq6m8@agkiqyvnxw2lmkymw9hcsrj23e2",
+        '{"user"=>{"email"=>"a@b.c", \\"password\\"=>\\"hunter2hunter2\\"}}',
+        "request id ad8f42dc-e66c-4ac7-9883-6dd29214bdc0", "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+        "-----END OPENSSH PRIVATE KEY-----", "3 hosts updated"])
+    turns, _, _ = read_turns(write_jsonl(tmp_path / "k.jsonl", [
+        user("Deploy."), call("Bash", {"command": "./deploy.sh"}, "a", "m1"),
+        result(output, "a"),
+        call("Bash", {"command": "./report.sh"}, "b", "m2"),
+        result("\n".join(["deploy finished in 12.5s", "psk=Wu9YU4fOlWYaF*01",
+                          "token: abcd1234", "3 hosts updated", "12 files synced",
+                          "cache warmed", "2 services restarted", "done"]), "b"),
+    ]))
+    spared = "\n".join(t.text for t in turns if t.tool == SPARE)
+    assert "-----BEGIN" not in spared and "b3BlbnNzaC1rZXkt" not in spared  # a key: none
+    assert "3 hosts updated" in spared and "12 files synced" in spared
+    for secret in ("Wu9YU4fOlWYaF", "0x13beb72a", "uqaaa8sp5nf4", "hunter2", "ad8f42dc",
+                   "abcd1234"):
+        assert secret not in spared
