@@ -1186,28 +1186,32 @@ SPARE_CHARS = 1200  # of one output, at most (its opening and, larger, its end)
 SPARE_SCAN = 8000  # a longer output is a dump: none of it
 
 
-# A line of output that may hold a credential no redaction rule knows: one that names a
-# credential, an assignment to one, or a token that reads as random (16+ letters and
-# digits, 4+ of them digits: a key, a hash, a session id). Such lines are left out of what
-# is spared: its value is its words and counts, and what it adds must not be a new way
-# out for a secret.
-_SPARE_SECRET = re.compile(
-    r"(?i)(?:key|token|secret|passw|pwd|psk|credential|auth|private|cookie|session|signature"
-    r"|sid)\w*\W{0,3}\s*(?:[:=]|=>)|passw|secret|token|credential|api.?key|-----BEGIN"
+# Output that may hold a credential no redaction rule knows: one that names a credential
+# (none of it is spared), a line that sets a key or a session, or holds a token that reads
+# as random (16+ letters and digits, 4+ of them digits: a key, a hash, a session id; that
+# line is left out). What is
+# spared is worth its words and counts; it must not be a new way out for a secret.
+_SPARE_CREDENTIAL = re.compile(
+    r"(?i)passw|secret|token|credential|api.?key|private.?key|-----BEGIN"
+    r"|\b(?:pwd|psk|auth\w*|cookie|sid)\W{0,3}\s*(?:[:=]|=>)")
+_SPARE_RANDOM = re.compile(
+    r"(?i)\b(?:key|session|signature)\w*\W{0,3}\s*(?:[:=]|=>)"
     r"|(?<![\w+=-])(?=[A-Za-z0-9+=-]{16,})(?=(?:[A-Za-z+=-]*\d){4})(?=[0-9+=-]*[A-Za-z])"
     r"[A-Za-z0-9+=-]{16,}")
 
 
 def _spare_output(body: str, st: _State) -> str:
-    """A command's output as `» ` lines (each once, none already sent, never one that
-    may hold a credential, never cut: a longer line is left out), SPARE_CHARS of them
-    by whole lines from both ends; "" for a dump, a key block or nothing new."""
-    if len(body) > SPARE_SCAN or not body.strip() or "-----BEGIN" in body:
-        return ""
+    """A command's output as `» ` lines (each once, none already sent, none with a
+    random-looking token, never cut: a longer line is left out), SPARE_CHARS of them by
+    whole lines from both ends; "" for a dump, an output naming a credential, or nothing
+    new."""
+    if len(body) > SPARE_SCAN or not body.strip() or _SPARE_CREDENTIAL.search(body):
+        return ""  # an output that names a credential: none of it (a line's neighbour
+        # may be its value, which redaction knows only beside its name)
     lines = [squeeze_leaders(" ".join(strip_ansi(ln).split())) for ln in body.split("\n")]
     lines = [ln for ln in dict.fromkeys(lines) if ln and len(ln) <= _ERROR_LINE_LIMIT
              and OUTPUT_PREFIX + ln not in st.out_lines and ln not in st.said
-             and ln not in st.spared and not _SPARE_SECRET.search(ln)]
+             and ln not in st.spared and not _SPARE_RANDOM.search(ln)]
     if len(st.spared) < 4096:
         st.spared.update(lines)
     head: list[str] = []

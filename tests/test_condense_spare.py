@@ -65,8 +65,10 @@ def test_an_output_already_sent_or_a_dump_is_not_repeated(tmp_path: Path) -> Non
 
 def test_a_line_that_may_hold_a_credential_is_never_spared(tmp_path: Path) -> None:
     """What is spared must not be a new way out for a secret no rule knows (the secrets
-    battery: a Wi-Fi psk, a wallet key in a config, a token in a URL) nor feed the
-    redactor a word to remember ("password" in a form's echo)."""
+    battery: a Wi-Fi psk, a wallet key in a config, a token in a URL, a plist's value
+    whose name is on the line before) nor feed the redactor a word to remember
+    ("password" in a form's echo): an output that names a credential spares nothing, a
+    line with a random-looking token or setting a key is left out."""
     output = "\n".join([
         "deploy finished in 12.5s", "psk=Wu9YU4fOlWYaF*01",
         'accounts: ["0x13beb72a626d7c08c8f14b3d0d58afef5402006a3388a5ee21c8eecfdf613fa3"]',
@@ -82,10 +84,15 @@ def test_a_line_that_may_hold_a_credential_is_never_spared(tmp_path: Path) -> No
         result("\n".join(["deploy finished in 12.5s", "psk=Wu9YU4fOlWYaF*01",
                           "token: abcd1234", "3 hosts updated", "12 files synced",
                           "cache warmed", "2 services restarted", "done"]), "b"),
+        call("Bash", {"command": "./sync.sh"}, "c", "m3"),
+        result("\n".join(["3 hosts updated", "12 files synced",
+                          "request id ad8f42dc-e66c-4ac7-9883-6dd29214bdc0",
+                          "session_key=Zx81Aq", "cache warmed", "2 services restarted",
+                          "queue drained", "all green"]), "c"),
     ]))
     spared = "\n".join(t.text for t in turns if t.tool == SPARE)
     assert "-----BEGIN" not in spared and "b3BlbnNzaC1rZXkt" not in spared  # a key: none
     assert "3 hosts updated" in spared and "12 files synced" in spared
     for secret in ("Wu9YU4fOlWYaF", "0x13beb72a", "uqaaa8sp5nf4", "hunter2", "ad8f42dc",
-                   "abcd1234"):
+                   "abcd1234", "Zx81Aq"):
         assert secret not in spared
