@@ -825,8 +825,8 @@ class _State:
     some versions repeat earlier blocks on later lines)."""
 
     __slots__ = ("details", "gits", "last_queued", "listings", "looks", "out_lines", "pending",
-                 "pull_back", "queued", "reads", "said", "seen", "spared", "tool_chars",
-                 "tool_texts", "tools", "unsent", "written")
+                 "pull_back", "queued", "reads", "said", "seen", "spared", "text_chars",
+                 "tool_chars", "tool_texts", "tools", "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -850,6 +850,7 @@ class _State:
         self.out_lines: set[str] = set()  # a command's output lines already sent
         self.said: set[str] = set()  # … and a failure's, without their prefix
         self.spared: set[str] = set()  # lines of outputs beyond a status line, seen
+        self.text_chars = 0  # of the turns read so far, what is spared aside
         self.pending: list[tuple[int, str, str, int, int, str | None]] = []
 
     def first_time(self, msg_id: Any, key: str) -> bool:
@@ -1184,6 +1185,8 @@ def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> st
 SPARE = "Output"  # the tool of such a detail
 SPARE_CHARS = 1200  # of one output, at most (its opening and, larger, its end)
 SPARE_SCAN = 8000  # a longer output is a dump: none of it
+# Past this much text read, none is spared: fit would shed it all (capture.fit.MIN_BUDGET).
+SPARE_FLOOR = 24_576
 
 
 # Output that may hold a credential no redaction rule knows: one that names a credential
@@ -1205,7 +1208,8 @@ def _spare_output(body: str, st: _State) -> str:
     random-looking token, never cut: a longer line is left out), SPARE_CHARS of them by
     whole lines from both ends; "" for a dump, an output naming a credential, or nothing
     new."""
-    if len(body) > SPARE_SCAN or not body.strip() or _SPARE_CREDENTIAL.search(body):
+    if len(body) > SPARE_SCAN or st.text_chars > SPARE_FLOOR or not body.strip() \
+            or _SPARE_CREDENTIAL.search(body):
         return ""  # an output that names a credential: none of it (a line's neighbour
         # may be its value, which redaction knows only beside its name)
     lines = [squeeze_leaders(" ".join(strip_ansi(ln).split())) for ln in body.split("\n")]
@@ -1444,6 +1448,7 @@ def read_turns(
                 _bounded(_clean_turn(t)) for t in got
             )
             chars += sum(len(t.text) for t in turns[-len(got):])
+            st.text_chars += sum(len(t.text) for t in got if t.tool != SPARE)
             if max_chars is not None and chars >= max_chars:
                 lines.close()
                 stats.more = True
