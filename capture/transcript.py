@@ -825,8 +825,8 @@ class _State:
     some versions repeat earlier blocks on later lines)."""
 
     __slots__ = ("details", "gits", "last_queued", "listings", "looks", "out_lines", "pending",
-                 "pull_back", "queued", "reads", "said", "seen", "spared", "text_chars",
-                 "tool_chars", "tool_texts", "tools", "unsent", "written")
+                 "pull_back", "queued", "reads", "said", "seen", "spare_bodies", "spared",
+                 "text_chars", "tool_chars", "tool_texts", "tools", "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -851,6 +851,7 @@ class _State:
         self.said: set[str] = set()  # … and a failure's, without their prefix
         self.spared: set[str] = set()  # lines of outputs beyond a status line, seen
         self.text_chars = 0  # of the turns read so far, what is spared aside
+        self.spare_bodies: dict[int, tuple[Turn, str]] = {}  # see _spare_later
         self.pending: list[tuple[int, str, str, int, int, str | None]] = []
 
     def first_time(self, msg_id: Any, key: str) -> bool:
@@ -1044,8 +1045,7 @@ def _record_turns(
                     turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
                 if len(body) > SHORT_OUTPUT_CHARS:  # only its git landmarks: read on
                     st.unsent.append((name, body, line, offset, ts))
-                    if more := _spare_output(body, st):
-                        turns.append(Turn("user", "detail", more, line, offset, ts, SPARE))
+                    _spare_later(turns, st, body, line, offset, ts)
             elif name in ("Task", "Agent") and body.strip():
                 # A subagent's report: what it found, in its own words (the end holds
                 # its conclusion), hung under the call as a detail.
@@ -1066,9 +1066,8 @@ def _record_turns(
                 if name not in _NOT_QUOTED and tid not in st.listings and \
                         len(st.pending) + len(st.unsent) < _PENDING:
                     st.unsent.append((name, body, line, offset, ts))
-                if name in ("Bash", "tool") and tid not in st.listings and \
-                        (more := _spare_output(body, st)):
-                    turns.append(Turn("user", "detail", more, line, offset, ts, SPARE))
+                if name in ("Bash", "tool") and tid not in st.listings:
+                    _spare_later(turns, st, body, line, offset, ts)
         else:  # image, document, unknown
             reason = str(btype)[:40] if isinstance(btype, str) else "block"
     return turns, reason
@@ -1197,10 +1196,40 @@ SPARE_FLOOR = 24_576
 _SPARE_CREDENTIAL = re.compile(
     r"(?i)passw|secret|token|credential|api.?key|private.?key|-----BEGIN"
     r"|\b(?:pwd|psk|auth\w*|cookie|sid)\W{0,3}\s*(?:[:=]|=>)")
+# Every match of _SPARE_CREDENTIAL holds one of these (lower-cased): tried first, fast.
+_CREDENTIAL_CUES = ("passw", "secret", "token", "credential", "key", "begin", "pwd", "psk",
+                    "auth", "cookie", "sid")
 _SPARE_RANDOM = re.compile(
     r"(?i)\b(?:key|session|signature)\w*\W{0,3}\s*(?:[:=]|=>)"
     r"|(?<![\w+=-])(?=[A-Za-z0-9+=-]{16,})(?=(?:[A-Za-z+=-]*\d){4})(?=[0-9+=-]*[A-Za-z])"
     r"[A-Za-z0-9+=-]{16,}")
+
+
+def _spare_later(turns: list[Turn], st: _State, body: str, line: int, offset: int,
+                 ts: str | None) -> None:
+    """A place for what a command printed, filled once the whole region is read (most
+    sessions' text is over the floor by then: nothing to do)."""
+    if st.text_chars <= SPARE_FLOOR and len(body) <= SPARE_SCAN and body.strip():
+        place = Turn("user", "detail", "", line, offset, ts, SPARE)
+        st.spare_bodies[id(place)] = (place, body)
+        turns.append(place)
+
+
+def _spared(turns: list[Turn], st: _State) -> list[Turn]:
+    """The places `_spare_later` kept, filled in order, or gone (the text is over the
+    floor, or an output has nothing to spare)."""
+    if not st.spare_bodies:
+        return turns
+    fill = st.text_chars <= SPARE_FLOOR
+    out = []
+    for t in turns:
+        if t.tool == SPARE and not t.text:
+            kept = st.spare_bodies.get(id(t))
+            if fill and kept is not None and (more := _spare_output(kept[1], st)):
+                out.append(replace(t, text=more))
+            continue
+        out.append(t)
+    return out
 
 
 def _spare_output(body: str, st: _State) -> str:
@@ -1208,26 +1237,48 @@ def _spare_output(body: str, st: _State) -> str:
     random-looking token, never cut: a longer line is left out), SPARE_CHARS of them by
     whole lines from both ends; "" for a dump, an output naming a credential, or nothing
     new."""
-    if len(body) > SPARE_SCAN or st.text_chars > SPARE_FLOOR or not body.strip() \
-            or _SPARE_CREDENTIAL.search(body):
+    if len(body) > SPARE_SCAN or not body.strip() or (
+            any(c in (low := body.lower()) for c in _CREDENTIAL_CUES)
+            and _SPARE_CREDENTIAL.search(low)):
         return ""  # an output that names a credential: none of it (a line's neighbour
         # may be its value, which redaction knows only beside its name)
-    lines = [squeeze_leaders(" ".join(strip_ansi(ln).split())) for ln in body.split("\n")]
-    lines = [ln for ln in dict.fromkeys(lines) if ln and len(ln) <= _ERROR_LINE_LIMIT
-             and OUTPUT_PREFIX + ln not in st.out_lines and ln not in st.said
-             and ln not in st.spared and not _SPARE_RANDOM.search(ln)]
-    if len(st.spared) < 4096:
-        st.spared.update(lines)
+    raw = body.split("\n")
+    seen: set[str] = set()
+
+    def usable(i: int) -> str:
+        """Line i as sent, or "" when it is not to be spared."""
+        ln = squeeze_leaders(" ".join(strip_ansi(raw[i]).split()))
+        if not ln or len(ln) > _ERROR_LINE_LIMIT or ln in seen or ln in st.spared \
+                or ln in st.said or OUTPUT_PREFIX + ln in st.out_lines \
+                or _SPARE_RANDOM.search(ln):
+            return ""
+        seen.add(ln)
+        return ln
+
+    # Whole lines from the opening (a third of the room), then from the end: only the
+    # lines that may be kept are looked at (an output can be 8 kB).
     head: list[str] = []
-    size = 0
-    while lines and size + len(lines[0]) <= SPARE_CHARS // 3:
-        size += len(lines[0]) + 1
-        head.append(lines.pop(0))
+    size, i = 0, 0
+    while i < len(raw) and size < SPARE_CHARS // 3:
+        if (ln := usable(i)) and size + len(ln) <= SPARE_CHARS // 3:
+            head.append(ln)
+            size += len(ln) + 1
+        elif ln:
+            seen.discard(ln)
+            break
+        i += 1
     tail: list[str] = []
-    while lines and size + len(lines[-1]) <= SPARE_CHARS:
-        size += len(lines[-1]) + 1
-        tail.insert(0, lines.pop())
-    kept = head + (["[…]"] if lines and tail else []) + tail
+    j = len(raw) - 1
+    while j >= i and size < SPARE_CHARS:
+        if (ln := usable(j)) and size + len(ln) <= SPARE_CHARS:
+            tail.insert(0, ln)
+            size += len(ln) + 1
+        elif ln:
+            break
+        j -= 1
+    if len(st.spared) < 4096:
+        st.spared.update(head + tail)
+    kept = head + (["[…]"] if j >= i and tail else []) + tail
     return "\n".join(QUOTED_PREFIX + ln for ln in kept)
 
 
@@ -1458,7 +1509,7 @@ def read_turns(
         else:
             dropped[reason] += 1
     stats.tool_texts = st.tool_texts
-    return _without_repeats(turns), stats, start + stats.bytes_read
+    return _without_repeats(_spared(turns, st)), stats, start + stats.bytes_read
 
 
 def _new_lines(output: str, st: _State) -> str:

@@ -126,7 +126,7 @@ def describe(path: str, body: str) -> str:
     size = noted = 0
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
-        if stripped[:1].isalpha() and (k := _CONSTANT.match(stripped)) \
+        if "=" in stripped and stripped[:1].isalpha() and (k := _CONSTANT.match(stripped)) \
                 and not _SECRET_LINE.search(raw):
             # A setting, what it is set to: at the top level, or inside a body (an edit's
             # `const CONC = 20;` in a loop: its indentation is the file's, not a scope's).
