@@ -46,11 +46,12 @@ import re
 from collections.abc import Callable
 
 from capture.condense import render
-from capture.noise import read_only
+from capture.noise import only_looks
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import (
     DOCUMENTS,
     OUTPUT_PREFIX,
+    SPARE,
     Turn,
     is_key_line,
     is_landmark,
@@ -66,7 +67,9 @@ MIN_SHARE = 80  # an assistant text is cut below this only when nothing else is 
 SUMMARY_MIN = 600  # a compaction summary shorter than this says too little to send
 SHAREABLE = ("prose", "detail")  # the texts cut to an equal share
 CUT = " […]"  # marks a shortened text (grounding and excerpts look past it)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n")
+# A sentence ends at a stop and a space, a line break, or a full-width stop ("。"), which
+# needs no space (Japanese, Chinese).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n|(?<=[。！？])")
 _WORDS = re.compile(r"[\w./-]+")
 
 
@@ -96,8 +99,15 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     narration = {id(turns[i]): turns[i] for i in _narration(turns)}
     retries = {id(turns[i]): turns[i] for i in _retries(turns)}
     # Looks (Read, Grep, `cat`, `ls`, `git log`) go whatever the room: a quarter to half
-    # of what was sent, saying nothing durable (issue 21).
-    turns = [t for t in turns if not _look(t)]
+    # of what was sent, saying nothing durable (issue 21). A command with something under
+    # it (a status it printed, the lines an answer drew on, a failure) stays as its
+    # header: without it those lines would read as the output of the call above (a
+    # file read's detail names its file).
+    turns = [t for i, t in enumerate(turns)
+             if not _look(t) or (t.tool == "Bash" and _hangs(turns, i))]
+    # What commands printed beyond a status line: only in a short session's floor.
+    if any(t.tool == SPARE for t in turns):
+        turns = _drop_until_fits(turns, min(max_bytes, MIN_BUDGET), lambda t: t.tool == SPARE)
     # Then, in this order, each only until the text fits (the module's docstring says why).
     stages: tuple[Callable[[list[Turn]], list[Turn]], ...] = (
         lambda ts: _bound_summaries(_bound_pastes(ts, max_bytes), max_bytes),
@@ -119,6 +129,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         # A command's short output (a status line: what a check found) stays with its
         # call line until the calls go: a finding in a few bytes.
         lambda ts: _drop_until_fits(ts, max_bytes, lambda t: _written(t) and not _output(t)
+                                    and not t.text.startswith(QUOTED_PREFIX)
                                     and not is_landmark(t.text)),
     )
     for stage in stages:
@@ -168,6 +179,11 @@ def _drop_until_fits(turns: list[Turn], max_bytes: int,
     return [t for i, t in enumerate(turns) if i not in gone]
 
 
+def _hangs(turns: list[Turn], i: int) -> bool:
+    """Something hangs under the call at `i`: its detail or its failure."""
+    return i + 1 < len(turns) and turns[i + 1].kind in ("detail", "tool_error")
+
+
 def _documentation(t: Turn) -> bool:
     """What the doc comments of code that was read say (`x.go documents:`): sent only
     where the room allows (the session's own words and what it did come first)."""
@@ -183,7 +199,7 @@ def _look(t: Turn) -> bool:
         return True
     line = without_count(t.text)
     return t.tool == "Bash" and line.startswith("Bash: ") and not line.endswith("…") \
-        and read_only(line[6:])
+        and only_looks(line[6:])
 
 
 SUMMARY_SHARE = 8  # a compaction summary takes at most 1/8 of the budget (one took 15%)
@@ -251,10 +267,12 @@ def _bound_pastes(turns: list[Turn], max_bytes: int) -> list[Turn]:
 
 
 # A line a program printed, not a person typed: a timestamp, a log level, a stack frame,
-# a path with a line number, indentation, JSON or a table's rule.
+# a path with a line number, indentation, JSON, a table's rule, or a field of a report
+# aligned to a column (`RuleID:      hardcoded-ip`, a scanner's findings).
 _MACHINE_LINE = re.compile(
     r"^\s*(?:\[?\d{1,4}[-:/.]\d{1,2}|\[?(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|E|W|I)\b"
-    r"|at\s+\S+[(:]|File \"|Traceback|[{}\[\]<>#$|│├└─=*+-]|\S+\.\w+:\d+|\w+(?:\.\w+)+\(|\s{2})")
+    r"|at\s+\S+[(:]|File \"|Traceback|[{}\[\]<>#$|│├└─=*+-]|\S+\.\w+:\d+|\w+(?:\.\w+)+\("
+    r"|\s{2}|\w[\w -]{0,30}:\s{2,}\S)")  # the last: as _FIELD
 
 
 def _machine_text(text: str) -> bool:
@@ -266,12 +284,39 @@ def _machine_text(text: str) -> bool:
 
 
 def _paste_core(text: str) -> str:
-    """A long pasted text's opening, its error lines (at most PASTE_KEYS), its end."""
+    """A long pasted text's opening, its error lines (at most PASTE_KEYS), each other
+    kind of line once (a scanner's 40 findings: each rule, file and fingerprint named
+    once, not 40 `Entropy:` lines), within PASTE_MIDDLE bytes, and its end."""
     head, tail = _head(text, PASTE_HEAD), _tail(text, PASTE_TAIL)
     middle = text[len(head): len(text) - len(tail)]
-    keys = [ln.strip()[:200] for ln in middle.split("\n") if ln.strip() and is_key_line(ln)]
-    keys = list(dict.fromkeys(keys))[:PASTE_KEYS]
-    return "\n".join([head + CUT, *keys, "[…] " + tail] if keys else [head + _MID + tail])
+    lines = [ln.strip()[:200] for ln in middle.split("\n") if ln.strip()]
+    keys = list(dict.fromkeys(ln for ln in lines if is_key_line(ln)))[:PASTE_KEYS]
+    room = PASTE_MIDDLE - sum(_bytes(k) + 1 for k in keys)
+    kept, shapes = set(keys), {_shape(k) for k in keys}
+    fields: dict[str, int] = {}  # a report's field (`RuleID:`) → its values kept
+    for ln in lines:
+        shape, field = _shape(ln), _FIELD.match(ln)
+        if shape in shapes or room < _bytes(ln) + 1 or (
+                field and fields.get(field.group(1), 0) >= PASTE_FIELD_VALUES):
+            continue
+        if field:
+            fields[field.group(1)] = fields.get(field.group(1), 0) + 1
+        shapes.add(shape)
+        kept.add(ln)
+        room -= _bytes(ln) + 1
+    picked = [ln for ln in dict.fromkeys(lines) if ln in kept]
+    return "\n".join([head + CUT, *picked, "[…] " + tail] if picked else [head + _MID + tail])
+
+
+PASTE_MIDDLE = 1500  # bytes of a pasted text's middle kept: its error lines, each kind once
+PASTE_FIELD_VALUES = 3  # of one field of a pasted report (`File:`), the first values kept
+_FIELD = re.compile(r"(\w[\w -]{0,30}):\s{2,}\S")
+_DIGITS = re.compile(r"\d+(?:[.:]\d+)*")
+
+
+def _shape(line: str) -> str:
+    """A line with its numbers blanked: the same message at another count or time."""
+    return _DIGITS.sub("0", " ".join(line.split()))
 
 
 def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
@@ -363,8 +408,7 @@ def _without_repeated_calls(turns: list[Turn], retries: dict[int, Turn]) -> list
         if t.kind == "prompt":
             seen.clear()
         elif t.kind == "tool_call":
-            hangs = i + 1 < len(turns) and turns[i + 1].kind in ("detail", "tool_error")
-            if t.text in seen and not hangs and id(t) not in retries:
+            if t.text in seen and not _hangs(turns, i) and id(t) not in retries:
                 continue
             seen.add(t.text)
         out.append(t)
@@ -520,25 +564,40 @@ _MID = " […] "
 def _middle(text: str, limit: int) -> str:
     """At most `limit` bytes of `text`: its opening and, larger, its end (where a
     message's conclusion, a list's last items, the fix command sit), the middle marked
-    cut. Too little room for both: the opening alone."""
+    cut; a text over LONG_CUT times the room also keeps the findings of its middle (a
+    long report's verdicts sit in its sections). Too little room for both: the opening
+    alone."""
     if _bytes(text) <= limit:
         return text
     if limit < 3 * GOOD_SHARE // 2:
         return _salient(text, limit) or _head(text, limit)
     room = limit - _bytes(_MID) - _bytes(CUT)
+    if _bytes(text) > LONG_CUT * limit:
+        # A long report cut to a fraction: its title, the findings of its middle (a
+        # verdict, a cause, a value), its end; not one run from each end alone.
+        head = _head(text, room // 5)
+        tail = _tail(text, room * 2 // 5)
+        middle = text[len(head): len(text) - len(tail)]
+        found = _salient(middle, room - _bytes(head) - _bytes(tail) - _bytes(_MID))
+        if found:
+            return head + _MID + found.removeprefix("[…] ") + _MID + tail
     head = _head(text, room // 3)
     tail = _tail(text, room - _bytes(head))
     return head + _MID + tail if tail else head
 
 
+LONG_CUT = 3  # a text over this many times its room is cut by findings, not by its ends
+
+
 # What makes a sentence a finding rather than talk: code, a name, a value, a cause.
 _FINDING = re.compile(
-    r"`[^`\n]+`|\b[\w-]+(?:[./][\w-]+)+\b|\b[A-Za-z]+_\w+\b|\b[a-z]+[A-Z]\w*\b|\d"
+    r"`[^`\n]+`|\b[\w-]+(?:[./][\w-]+)+\b|\b[A-Za-z]+_\w+\b|\b[a-z]+[A-Z]\w*\b"
+    r"|\d+(?:[.,:]\d+)*"  # a number once, however many digits (a table row is not a finding)
     r"|\b(?:because|instead|but|since|root cause|the (?:issue|problem|cause|fix) (?:is|was)"
     r"|must|never|always|requires?|expects?|fails?|failed)\b")
 
 
-_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|(?=\n)|$)", re.M)
+_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|[。！？]+|(?=\n)|$)", re.M)
 
 
 def _salient(text: str, limit: int, known: str = "") -> str:
@@ -588,7 +647,8 @@ _ANNOUNCE = re.compile(
     r"^(?:(?:now|next|first|then|so|ok(?:ay)?|great|perfect|good|alright|excellent)[,.!]*\s+)*"
     r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|time to"
     r"|i'm now going to|we need to (?:check|look|see|find|read|run))\b", re.I)
-_SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+|\n+|$)\s*")
+# A sentence ends at a stop before a space or the end, not at the dot of `__init__.py`.
+_SENTENCES = re.compile(r"(?:[^.!?。！？\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|[。！？]+|\n+|$)\s*")
 # An announcement that says what was decided ("Let me revert and use a different
 # approach - we'll use subpath imports") is a decision, not narration.
 _DECIDES = re.compile(r"(?i)\b(?:instead|different approach|rather than|switch(?:ing)? to"

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from capture.wrapped import unwrapped
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
 
 
@@ -68,19 +70,39 @@ _LOOK = re.compile(
     r"|git\s+(?:status|log|diff|show|branch|remote|rev-parse|ls-files|blame|describe|shortlog"
     r"|reflog|config\s+--get|stash\s+list|tag(?:\s+-l|\s*$)))\b"
 )
+# A look at a machine's state (often through `ssh`, see capture.wrapped): processes,
+# memory, logs, settings and packages read, never changed (`dmesg -n 7` sets a level).
+_STATE_LOOK = re.compile(
+    r"^(?:ps|free|uptime|top|logread|lsof|lsblk|netstat|ss|journalctl|dmesg(?!\s+-[nCcDE])"
+    r"|uci\s+(?:show|get|export)|opkg\s+(?:list[\w-]*|info|status|files|whatdepends)"
+    r"|apt\s+list|dpkg\s+-[lLs]|rpm\s+-q\w*|systemctl\s+(?:status|is-\w+|list-[\w-]+)"
+    r"|crontab\s+-l|wg\s+show|ip(?:\s+-\w+)*\s+(?:a|addr|address|r|route|link|neigh|rule)"
+    r"(?:\s+show\b[^|;&]*)?$)\b")
 _SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 _CD = re.compile(r"^cd\s+\S+$")
 
 
 def read_only(command: str) -> bool:
     """A shell command that only reads (`cat x | head`, `cd d && ls -la`, `git log`)."""
+    return _every_piece(command, (_LOOK,))
+
+
+def only_looks(command: str) -> bool:
+    """`read_only`, or a look at a machine's state (`free -m`, `uci show x`, `logread |
+    tail`), run here or through a wrapper (`ssh host "opkg list-installed | grep vpn"`):
+    a call line `capture.fit` drops (what it printed stays, under it)."""
+    return _every_piece(unwrapped(command.strip()), (_LOOK, _STATE_LOOK))
+
+
+def _every_piece(command: str, looks: tuple[re.Pattern[str], ...]) -> bool:
+    """Each piece of a pipeline or chain is a look (`cd` aside), nothing redirected."""
     cmd = command.strip()
     if not cmd or "\n" in cmd or ">" in cmd.replace("2>&1", "").replace("2>/dev/null", "") \
             or "$(" in cmd or "`" in cmd:
         return False
     pieces = [p for p in _SPLIT.split(cmd) if p]
-    return bool(pieces) and all(_CD.match(p) or _LOOK.match(p) for p in pieces) and not all(
-        _CD.match(p) for p in pieces)
+    return bool(pieces) and all(_CD.match(p) or any(rx.match(p) for rx in looks)
+                                for p in pieces) and not all(_CD.match(p) for p in pieces)
 
 
 _READS_FILES = re.compile(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from capture.noise import ends
+from capture.wrapped import unwrapped
 from reviewer.shell_words import command_lines
 
 QUOTED_PREFIX = "» "  # a result's line the next answer relies on, hung under its call
@@ -45,12 +46,21 @@ _COMMON = frozenset((
 ))
 
 
+# Where a script without spaces between words (Japanese, Chinese) meets Latin letters or
+# digits: "計40回" holds the number 40, "デモはsettle_vaultを" the name settle_vault.
+_SCRIPT_EDGE = re.compile(r"(?<=[\x00-\x7f])(?=[^\x00-\x7f])|(?<=[^\x00-\x7f])(?=[\x00-\x7f])")
+_NUMBER = re.compile(r"\d{2,}")
+
+
 def _words(text: str) -> set[str]:
-    """Distinctive words of a text, lower-cased: an identifier, a path, a number, a word
-    of 8 letters or more; not the common words of prose."""
+    """Distinctive words of a text, lower-cased: an identifier, a path, a number of two
+    digits or more, a word of 8 letters or more; not the common words of prose."""
+    if not text.isascii():
+        text = _SCRIPT_EDGE.sub(" ", text)
     out: set[str] = set()
     for w in set(_TOKEN.findall(text)):
-        if len(w) < 4 or (len(w) < 8 and not _DISTINCT.search(w)):
+        if (len(w) < 4 and not _NUMBER.fullmatch(w)) or \
+                (len(w) < 8 and not _DISTINCT.search(w)):
             continue
         low = w.lower()
         if low not in _COMMON:
@@ -70,17 +80,31 @@ def answer_words(answer: str) -> set[str]:
 _OCCURRENCES = 20  # of one word in one result, at most this many looked at
 
 
+_STRESS = re.compile(r"\*\*([^*\n]{1,160})\*\*|`([^`\n]{1,160})`")
+
+
+def stressed_words(answer: str) -> set[str]:
+    """The distinctive words an answer stresses (`**kmod-x**`, `` `conffile` ``): what it
+    singles out of what it read."""
+    return _words(" ".join(a or b for a, b in _STRESS.findall(answer[:ANSWER_CHARS])))
+
+
 def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
-                 words: set[str] | None = None) -> list[str]:
+                 words: set[str] | None = None, stressed: set[str] | None = None,
+                 shown: str = "") -> list[str]:
     """Up to `most` lines of a tool result that the answer after it draws on, in the
     result's order, each cut to QUOTED_LINE_CHARS; none when the answer shares nothing
-    distinctive with it. `words`: the answer's, when already known.
+    distinctive with it. A word the answer stresses counts once more. `words`,
+    `stressed`: the answer's, when already known; `shown`: text already sent of this
+    result (a failure's key lines), whose lines are not quoted again.
 
     Substring searches over the whole result, not a pass per line: a result can be long
     and this is on `preview`'s path."""
     mine = answer_words(answer) if words is None else words
     if not mine or not body.strip():
         return []
+    if stressed is None:
+        stressed = stressed_words(answer)
     body = ends(body, RESULT_SCAN)
     low = body.lower()  # as _words lowers the answer's (casefold: several times slower)
     if len(low) != len(body):  # a letter that lowers to two: offsets would not match
@@ -88,7 +112,7 @@ def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
     found: dict[int, int] = {}  # a line's start → how much of the answer it holds
     for w in mine:
         pos = low.find(w)
-        weight = 2 if len(w) >= 12 and _PATHLIKE.search(w) else 1
+        weight = (2 if len(w) >= 12 and _PATHLIKE.search(w) else 1) + (w in stressed)
         n = 0
         seen_lines: set[int] = set()
         while pos >= 0 and n < _OCCURRENCES:
@@ -111,7 +135,7 @@ def quoted_lines(body: str, answer: str, most: int = QUOTED_LINES, *,
         if len(line) < MIN_LINE or _NOISE.match(line):
             continue
         flat = " ".join(line.split())
-        if flat in seen:
+        if flat in seen or (shown and flat in shown):
             continue
         seen.add(flat)
         scored.append((score, start, flat))
@@ -144,19 +168,24 @@ _SCRIPT_QUIET = re.compile(
 
 
 _LETTERS = re.compile(r"[A-Za-z]{2}")
+# A print sent into a file is a write (`echo '*/5 * * * * /root/x.sh' >> /etc/crontabs/root`).
+_WRITES = re.compile(r"(?<![\d&])>>?\s*(?!/dev/null)['\"]?[\w~./$-]")
 
 
 def script_lines(command: str) -> list[str]:
     """The commands of a multi-line shell script after its first line (the call line
     shows that one), each line as written: `mv ~/Code/app ~/Code/work/app` on line 3 is
-    what the session did. Prints, control words, here-document bodies and the lines of
-    a quoted string (`python3 -c "…"`: a program, not commands) are left out."""
+    what the session did. Prints (not into a file), control words, here-document bodies
+    and the lines of a quoted string (`python3 -c "…"`: a program, not commands) are
+    left out. A wrapper's script (`ssh host "…"` over several lines) is read as one."""
     if "\n" not in command:
         return []
+    command = unwrapped(command)
     out: list[str] = []
     for raw in command_lines(command)[1:]:
         line = raw.strip()
-        if not line or line.startswith("#") or _SCRIPT_QUIET.match(line) \
+        if not line or line.startswith("#") or (_SCRIPT_QUIET.match(line)
+                                                 and not _WRITES.search(line)) \
                 or not _LETTERS.search(line):
             continue
         out.append(_short(" ".join(line.split()), SCRIPT_LINE_CHARS))

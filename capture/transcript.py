@@ -28,7 +28,7 @@ import os
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Literal
@@ -52,6 +52,7 @@ from capture.results import (
     answer_words,
     quoted_lines,
     script_lines,
+    stressed_words,
 )
 from capture.written import (
     code_header,
@@ -572,13 +573,16 @@ _RUNTIME_NOTICE = re.compile(
 _STATUS_HEAD = re.compile(r"(?i)\b(?:failed|error)$")
 
 
-def _failure_lines(text: str) -> str:
+def _failure_lines(text: str, known: Collection[str] = ()) -> str:
     """What a failing result says went wrong: its first non-empty line (a bare `Exit
     code N` or a line ending in ":" joined with the next), then the lines that name the
     error (error, exception, assertion, `fatal:`, `FAILED`, pytest's `E   ` lines, a
     traceback's last line; next, `file:line` locations, then the line after a key line),
     in their order, within ERROR_LINES lines and ERROR_BYTES characters. One
-    `\n`-separated string; its first line alone is the old one-line form."""
+    `\n`-separated string; its first line alone is the old one-line form. Lines in
+    `known` (already sent under an earlier call: a banner `ssh` prints every time) are
+    left out while any other is left, unless they name an error (the same test failing
+    again is news)."""
     text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     if len(text) > 24_000:  # the head says what ran, the tail how it ended
         text = text[:16_000] + "\n" + text[-8_000:]
@@ -592,6 +596,9 @@ def _failure_lines(text: str) -> str:
         # A runtime's notice about itself (`(node:123) ExperimentalWarning: …`) says
         # nothing of what failed: the failure's own lines come first.
         lines = [ln for ln in lines if not _RUNTIME_NOTICE.match(ln)] or lines
+    if known:
+        lines = [ln for ln in lines if " ".join(ln.split()) not in known or is_key_line(ln)
+                 ] or lines
     if not lines:
         return "(no message)"
     first, rest = lines[0], 1
@@ -822,8 +829,9 @@ class _State:
     some versions repeat earlier blocks on later lines)."""
 
     __slots__ = ("details", "gits", "holder", "last_queued", "listings", "looks", "out_lines",
-                 "pending", "pull_back", "queued", "reads", "seen", "tool_chars", "tool_texts",
-                 "tools", "unsent", "written")
+                 "pending", "pull_back", "queued", "reads", "said", "seen", "spare_bodies",
+                 "spared", "text_chars", "tool_chars", "tool_texts", "tools", "unsent",
+                 "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -845,6 +853,10 @@ class _State:
         # the record just read, then with where their lines would go among the turns.
         self.unsent: list[tuple[str, str, int, int, str | None]] = []
         self.out_lines: set[str] = set()  # a command's output lines already sent
+        self.said: set[str] = set()  # … and a failure's, without their prefix
+        self.spared: set[str] = set()  # lines of outputs beyond a status line, seen
+        self.text_chars = 0  # of the turns read so far, what is spared aside
+        self.spare_bodies: dict[int, tuple[Turn, str]] = {}  # see _spare_later
         self.pending: list[tuple[int, str, str, int, int, str | None]] = []
         self.holder: Holder | None = None  # what tools gave, for capture.fill (`held`)
 
@@ -1015,8 +1027,15 @@ def _record_turns(
                     if feedback:
                         turns.append(Turn("user", "prompt", feedback, line, offset, ts))
                 else:
-                    text = _failure_lines(body)
+                    text = _failure_lines(body, st.said)
+                    if len(st.said) < 4096:  # its lines, not its exit code
+                        st.said.update(ln.partition(" · ")[2] if ln.startswith("Exit code")
+                                       else ln for ln in text.split("\n"))
                     turns.append(Turn("user", "tool_error", text, line, offset, ts, name))
+                    if len(st.pending) + len(st.unsent) < _PENDING:
+                        # What else of it the next answer draws on ("kmod-x is depended
+                        # upon by packages:" past the key lines kept).
+                        st.unsent.append((name, body, line, offset, ts))
             elif name in _OUTPUT_CHECKED and (errs := output_errors(body)):
                 # Exit 0, but the output names an error (a panic piped through `tee`).
                 turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
@@ -1037,6 +1056,7 @@ def _record_turns(
                     turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
                 if len(body) > SHORT_OUTPUT_CHARS:  # only its git landmarks: read on
                     st.unsent.append((name, body, line, offset, ts))
+                    _spare_later(turns, st, body, line, offset, ts)
             elif name in ("Task", "Agent") and body.strip():
                 # A subagent's report: what it found, in its own words (the end holds
                 # its conclusion), hung under the call as a detail.
@@ -1057,6 +1077,8 @@ def _record_turns(
                 if name not in _NOT_QUOTED and tid not in st.listings and \
                         len(st.pending) + len(st.unsent) < _PENDING:
                     st.unsent.append((name, body, line, offset, ts))
+                if name in ("Bash", "tool") and tid not in st.listings:
+                    _spare_later(turns, st, body, line, offset, ts)
         else:  # image, document, unknown
             reason = str(btype)[:40] if isinstance(btype, str) else "block"
     return turns, reason
@@ -1122,8 +1144,8 @@ def _read_says(body: str, path: str) -> list[str]:
         return []
     if is_doc(path):
         return [f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}".strip()]
-    if not is_code(path):
-        return []
+    if not is_code(path) and not (text.startswith("#!") and "." not in name):
+        return []  # a script without an extension (a git hook) is known by its `#!`
     said = []
     if header := code_header(text):
         said.append(f"{name} opens with:\n{header}".strip())
@@ -1164,6 +1186,111 @@ def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> st
         return "\n".join(OUTPUT_PREFIX + m for m in marks)
     return "\n".join(OUTPUT_PREFIX + squeeze_leaders(" ".join(ln.split()))
                      for ln in body.split("\n") if ln.strip())
+
+
+# What a command printed beyond a status line (a script's report, the lines a look at
+# files found), as `» ` lines: sent only while a short session's text stays under the
+# budget's floor (`capture.fit` sheds it first), so a dense session of 100 kB keeps its
+# findings and a long one costs nothing more.
+SPARE = "Output"  # the tool of such a detail
+SPARE_CHARS = 1200  # of one output, at most (its opening and, larger, its end)
+SPARE_SCAN = 8000  # a longer output is a dump: none of it
+# Past this much text read, none is spared: fit would shed it all (capture.fit.MIN_BUDGET).
+SPARE_FLOOR = 24_576
+
+
+# Output that may hold a credential no redaction rule knows: one that names a credential
+# (none of it is spared), a line that sets a key or a session, or holds a token that reads
+# as random (16+ letters and digits, 4+ of them digits: a key, a hash, a session id; that
+# line is left out). What is
+# spared is worth its words and counts; it must not be a new way out for a secret.
+_SPARE_CREDENTIAL = re.compile(
+    r"(?i)passw|secret|token|credential|api.?key|private.?key|-----BEGIN"
+    r"|\b(?:pwd|psk|auth\w*|cookie|sid)\W{0,3}\s*(?:[:=]|=>)")
+# Every match of _SPARE_CREDENTIAL holds one of these (lower-cased): tried first, fast.
+_CREDENTIAL_CUES = ("passw", "secret", "token", "credential", "key", "begin", "pwd", "psk",
+                    "auth", "cookie", "sid")
+_SPARE_RANDOM = re.compile(
+    r"(?i)\b(?:key|session|signature)\w*\W{0,3}\s*(?:[:=]|=>)"
+    r"|(?<![\w+=-])(?=[A-Za-z0-9+=-]{16,})(?=(?:[A-Za-z+=-]*\d){4})(?=[0-9+=-]*[A-Za-z])"
+    r"[A-Za-z0-9+=-]{16,}")
+
+
+def _spare_later(turns: list[Turn], st: _State, body: str, line: int, offset: int,
+                 ts: str | None) -> None:
+    """A place for what a command printed, filled once the whole region is read (most
+    sessions' text is over the floor by then: nothing to do)."""
+    if st.text_chars <= SPARE_FLOOR and len(body) <= SPARE_SCAN and body.strip():
+        place = Turn("user", "detail", "", line, offset, ts, SPARE)
+        st.spare_bodies[id(place)] = (place, body)
+        turns.append(place)
+
+
+def _spared(turns: list[Turn], st: _State) -> list[Turn]:
+    """The places `_spare_later` kept, filled in order, or gone (the text is over the
+    floor, or an output has nothing to spare)."""
+    if not st.spare_bodies:
+        return turns
+    fill = st.text_chars <= SPARE_FLOOR
+    out = []
+    for t in turns:
+        if t.tool == SPARE and not t.text:
+            kept = st.spare_bodies.get(id(t))
+            if fill and kept is not None and (more := _spare_output(kept[1], st)):
+                out.append(replace(t, text=more))
+            continue
+        out.append(t)
+    return out
+
+
+def _spare_output(body: str, st: _State) -> str:
+    """A command's output as `» ` lines (each once, none already sent, none with a
+    random-looking token, never cut: a longer line is left out), SPARE_CHARS of them by
+    whole lines from both ends; "" for a dump, an output naming a credential, or nothing
+    new."""
+    if len(body) > SPARE_SCAN or not body.strip() or (
+            any(c in (low := body.lower()) for c in _CREDENTIAL_CUES)
+            and _SPARE_CREDENTIAL.search(low)):
+        return ""  # an output that names a credential: none of it (a line's neighbour
+        # may be its value, which redaction knows only beside its name)
+    raw = body.split("\n")
+    seen: set[str] = set()
+
+    def usable(i: int) -> str:
+        """Line i as sent, or "" when it is not to be spared."""
+        ln = squeeze_leaders(" ".join(strip_ansi(raw[i]).split()))
+        if not ln or len(ln) > _ERROR_LINE_LIMIT or ln in seen or ln in st.spared \
+                or ln in st.said or OUTPUT_PREFIX + ln in st.out_lines \
+                or _SPARE_RANDOM.search(ln):
+            return ""
+        seen.add(ln)
+        return ln
+
+    # Whole lines from the opening (a third of the room), then from the end: only the
+    # lines that may be kept are looked at (an output can be 8 kB).
+    head: list[str] = []
+    size, i = 0, 0
+    while i < len(raw) and size < SPARE_CHARS // 3:
+        if (ln := usable(i)) and size + len(ln) <= SPARE_CHARS // 3:
+            head.append(ln)
+            size += len(ln) + 1
+        elif ln:
+            seen.discard(ln)
+            break
+        i += 1
+    tail: list[str] = []
+    j = len(raw) - 1
+    while j >= i and size < SPARE_CHARS:
+        if (ln := usable(j)) and size + len(ln) <= SPARE_CHARS:
+            tail.insert(0, ln)
+            size += len(ln) + 1
+        elif ln:
+            break
+        j -= 1
+    if len(st.spared) < 4096:
+        st.spared.update(head + tail)
+    kept = head + (["[…]"] if j >= i and tail else []) + tail
+    return "\n".join(QUOTED_PREFIX + ln for ln in kept)
 
 
 _TASK_RESULT = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.S)
@@ -1388,6 +1515,7 @@ def read_turns(
                 _bounded(_clean_turn(t)) for t in got
             )
             chars += sum(len(t.text) for t in turns[-len(got):])
+            st.text_chars += sum(len(t.text) for t in got if t.tool != SPARE)
             if max_chars is not None and chars >= max_chars:
                 lines.close()
                 stats.more = True
@@ -1398,7 +1526,7 @@ def read_turns(
             dropped[reason] += 1
     stats.tool_texts = st.tool_texts
     stats.held = st.holder.items if st.holder is not None else []
-    return _without_repeats(turns), stats, start + stats.bytes_read
+    return _without_repeats(_spared(turns, st)), stats, start + stats.bytes_read
 
 
 def _new_lines(output: str, st: _State) -> str:
@@ -1408,6 +1536,7 @@ def _new_lines(output: str, st: _State) -> str:
     new = [ln for ln in lines if ln not in st.out_lines]
     if len(st.out_lines) < 4096:
         st.out_lines.update(lines)
+        st.said.update(ln[len(OUTPUT_PREFIX):] for ln in lines)
     return "\n".join(new)
 
 
@@ -1421,10 +1550,14 @@ def _resolve_pending(turns: list[Turn], got: list[Turn], st: _State) -> None:
             st.pending.clear()
         return
     pending, st.pending = st.pending, []
-    words = answer_words(answer)
+    words, stressed = answer_words(answer), stressed_words(answer)
     for at, name, raw, line, offset, ts in reversed(pending):
         body = strip_ansi(raw)
-        lines = quoted_lines(body, answer, words=words)
+        # Under a failure, only what its key lines do not already say.
+        failed = turns[at - 1] if 0 < at <= len(turns) and turns[at - 1].kind == "tool_error" \
+            else None
+        lines = quoted_lines(body, answer, words=words, stressed=stressed,
+                             shown=failed.text if failed else "")
         lines += [w for w in output_warnings(body) if w not in lines][:WARNING_LINES]
         if not lines:
             continue
@@ -1473,10 +1606,14 @@ def _without_repeats(turns: list[Turn]) -> list[Turn]:
     last_prompt: str | None = None
     runs = 1  # calls in a row with the same line (`· Edit app.py` four times: once, ×4)
     for t in turns:
-        if t.kind == "tool_call" and out and out[-1].kind == "tool_call" and \
-                without_count(out[-1].text) == t.text:
+        # The call before, past what the one before printed beyond a status line.
+        k = len(out) - 1
+        while k >= 0 and out[k].tool == SPARE:
+            k -= 1
+        if t.kind == "tool_call" and k >= 0 and out[k].kind == "tool_call" and \
+                without_count(out[k].text) == t.text:
             runs += 1
-            out[-1] = replace(out[-1], text=f"{t.text} (×{runs})")
+            out[k] = replace(out[k], text=f"{t.text} (×{runs})")
             continue
         runs = 1
         if t.kind == "prompt":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from capture.wrapped import unwrapped
 from reviewer.shell_words import heredocs
 
 WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
@@ -125,9 +126,11 @@ def describe(path: str, body: str) -> str:
     size = noted = 0
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
-        if stripped is raw and stripped[:1].isalpha() and (k := _CONSTANT.match(raw)) \
+        if "=" in stripped and stripped[:1].isalpha() and (k := _CONSTANT.match(stripped)) \
                 and not _SECRET_LINE.search(raw):
-            line = " ".join(k.group().split())  # a top-level setting: what it is set to
+            # A setting, what it is set to: at the top level, or inside a body (an edit's
+            # `const CONC = 20;` in a loop: its indentation is the file's, not a scope's).
+            line = " ".join(k.group().split())
             if line not in defs and size + len(line) <= DEFS_BYTES:
                 defs.append(line)
                 size += len(line) + 2
@@ -251,8 +254,10 @@ def with_was(kept: str, old: str, new: str) -> str:
 
 
 def heredoc_files(command: str, most: int = 4) -> str:
-    """Files a shell command writes from here-documents (`cat > CLAUDE.md <<'EOF'`), each
-    as `path:` then its body as `describe` keeps it."""
+    """Files a shell command writes from here-documents (`cat > CLAUDE.md <<'EOF'`), here
+    or through a wrapper (`ssh host "cat > /root/check.sh << 'EOF' …"`), each as `path:`
+    then its body as `describe` keeps it."""
+    command = unwrapped(command)
     out: list[str] = []
     for doc in heredocs(command, most=most):
         target = _target(doc.opener_line(command), doc.op - command.rfind("\n", 0, doc.op) - 1)
