@@ -51,7 +51,6 @@ from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import (
     DOCUMENTS,
     OUTPUT_PREFIX,
-    SPARE,
     Turn,
     is_key_line,
     is_landmark,
@@ -105,9 +104,6 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     # file read's detail names its file).
     turns = [t for i, t in enumerate(turns)
              if not _look(t) or (t.tool == "Bash" and _hangs(turns, i))]
-    # What commands printed beyond a status line: only in a short session's floor.
-    if any(t.tool == SPARE for t in turns):
-        turns = _drop_until_fits(turns, min(max_bytes, MIN_BUDGET), lambda t: t.tool == SPARE)
     # Then, in this order, each only until the text fits (the module's docstring says why).
     stages: tuple[Callable[[list[Turn]], list[Turn]], ...] = (
         lambda ts: _bound_summaries(_bound_pastes(ts, max_bytes), max_bytes),

@@ -829,9 +829,8 @@ class _State:
     some versions repeat earlier blocks on later lines)."""
 
     __slots__ = ("details", "gits", "holder", "last_queued", "listings", "looks", "out_lines",
-                 "pending", "pull_back", "queued", "reads", "said", "seen", "spare_bodies",
-                 "spared", "text_chars", "tool_chars", "tool_texts", "tools", "unsent",
-                 "written")
+                 "pending", "pull_back", "queued", "reads", "said", "seen", "tool_chars",
+                 "tool_texts", "tools", "unsent", "written")
 
     def __init__(self) -> None:
         self.tools: dict[str, str] = {}
@@ -854,9 +853,6 @@ class _State:
         self.unsent: list[tuple[str, str, int, int, str | None]] = []
         self.out_lines: set[str] = set()  # a command's output lines already sent
         self.said: set[str] = set()  # … and a failure's, without their prefix
-        self.spared: set[str] = set()  # lines of outputs beyond a status line, seen
-        self.text_chars = 0  # of the turns read so far, what is spared aside
-        self.spare_bodies: dict[int, tuple[Turn, str]] = {}  # see _spare_later
         self.pending: list[tuple[int, str, str, int, int, str | None]] = []
         self.holder: Holder | None = None  # what tools gave, for capture.fill (`held`)
 
@@ -1056,7 +1052,6 @@ def _record_turns(
                     turns.append(Turn("user", "detail", short, line, offset, ts, "Bash"))
                 if len(body) > SHORT_OUTPUT_CHARS:  # only its git landmarks: read on
                     st.unsent.append((name, body, line, offset, ts))
-                    _spare_later(turns, st, body, line, offset, ts)
             elif name in ("Task", "Agent") and body.strip():
                 # A subagent's report: what it found, in its own words (the end holds
                 # its conclusion), hung under the call as a detail.
@@ -1077,8 +1072,6 @@ def _record_turns(
                 if name not in _NOT_QUOTED and tid not in st.listings and \
                         len(st.pending) + len(st.unsent) < _PENDING:
                     st.unsent.append((name, body, line, offset, ts))
-                if name in ("Bash", "tool") and tid not in st.listings:
-                    _spare_later(turns, st, body, line, offset, ts)
         else:  # image, document, unknown
             reason = str(btype)[:40] if isinstance(btype, str) else "block"
     return turns, reason
@@ -1186,111 +1179,6 @@ def _short_output(body: str, looks: set[str], tid: Any, git: bool = False) -> st
         return "\n".join(OUTPUT_PREFIX + m for m in marks)
     return "\n".join(OUTPUT_PREFIX + squeeze_leaders(" ".join(ln.split()))
                      for ln in body.split("\n") if ln.strip())
-
-
-# What a command printed beyond a status line (a script's report, the lines a look at
-# files found), as `» ` lines: sent only while a short session's text stays under the
-# budget's floor (`capture.fit` sheds it first), so a dense session of 100 kB keeps its
-# findings and a long one costs nothing more.
-SPARE = "Output"  # the tool of such a detail
-SPARE_CHARS = 1200  # of one output, at most (its opening and, larger, its end)
-SPARE_SCAN = 8000  # a longer output is a dump: none of it
-# Past this much text read, none is spared: fit would shed it all (capture.fit.MIN_BUDGET).
-SPARE_FLOOR = 24_576
-
-
-# Output that may hold a credential no redaction rule knows: one that names a credential
-# (none of it is spared), a line that sets a key or a session, or holds a token that reads
-# as random (16+ letters and digits, 4+ of them digits: a key, a hash, a session id; that
-# line is left out). What is
-# spared is worth its words and counts; it must not be a new way out for a secret.
-_SPARE_CREDENTIAL = re.compile(
-    r"(?i)passw|secret|token|credential|api.?key|private.?key|-----BEGIN"
-    r"|\b(?:pwd|psk|auth\w*|cookie|sid)\W{0,3}\s*(?:[:=]|=>)")
-# Every match of _SPARE_CREDENTIAL holds one of these (lower-cased): tried first, fast.
-_CREDENTIAL_CUES = ("passw", "secret", "token", "credential", "key", "begin", "pwd", "psk",
-                    "auth", "cookie", "sid")
-_SPARE_RANDOM = re.compile(
-    r"(?i)\b(?:key|session|signature)\w*\W{0,3}\s*(?:[:=]|=>)"
-    r"|(?<![\w+=-])(?=[A-Za-z0-9+=-]{16,})(?=(?:[A-Za-z+=-]*\d){4})(?=[0-9+=-]*[A-Za-z])"
-    r"[A-Za-z0-9+=-]{16,}")
-
-
-def _spare_later(turns: list[Turn], st: _State, body: str, line: int, offset: int,
-                 ts: str | None) -> None:
-    """A place for what a command printed, filled once the whole region is read (most
-    sessions' text is over the floor by then: nothing to do)."""
-    if st.text_chars <= SPARE_FLOOR and len(body) <= SPARE_SCAN and body.strip():
-        place = Turn("user", "detail", "", line, offset, ts, SPARE)
-        st.spare_bodies[id(place)] = (place, body)
-        turns.append(place)
-
-
-def _spared(turns: list[Turn], st: _State) -> list[Turn]:
-    """The places `_spare_later` kept, filled in order, or gone (the text is over the
-    floor, or an output has nothing to spare)."""
-    if not st.spare_bodies:
-        return turns
-    fill = st.text_chars <= SPARE_FLOOR
-    out = []
-    for t in turns:
-        if t.tool == SPARE and not t.text:
-            kept = st.spare_bodies.get(id(t))
-            if fill and kept is not None and (more := _spare_output(kept[1], st)):
-                out.append(replace(t, text=more))
-            continue
-        out.append(t)
-    return out
-
-
-def _spare_output(body: str, st: _State) -> str:
-    """A command's output as `» ` lines (each once, none already sent, none with a
-    random-looking token, never cut: a longer line is left out), SPARE_CHARS of them by
-    whole lines from both ends; "" for a dump, an output naming a credential, or nothing
-    new."""
-    if len(body) > SPARE_SCAN or not body.strip() or (
-            any(c in (low := body.lower()) for c in _CREDENTIAL_CUES)
-            and _SPARE_CREDENTIAL.search(low)):
-        return ""  # an output that names a credential: none of it (a line's neighbour
-        # may be its value, which redaction knows only beside its name)
-    raw = body.split("\n")
-    seen: set[str] = set()
-
-    def usable(i: int) -> str:
-        """Line i as sent, or "" when it is not to be spared."""
-        ln = squeeze_leaders(" ".join(strip_ansi(raw[i]).split()))
-        if not ln or len(ln) > _ERROR_LINE_LIMIT or ln in seen or ln in st.spared \
-                or ln in st.said or OUTPUT_PREFIX + ln in st.out_lines \
-                or _SPARE_RANDOM.search(ln):
-            return ""
-        seen.add(ln)
-        return ln
-
-    # Whole lines from the opening (a third of the room), then from the end: only the
-    # lines that may be kept are looked at (an output can be 8 kB).
-    head: list[str] = []
-    size, i = 0, 0
-    while i < len(raw) and size < SPARE_CHARS // 3:
-        if (ln := usable(i)) and size + len(ln) <= SPARE_CHARS // 3:
-            head.append(ln)
-            size += len(ln) + 1
-        elif ln:
-            seen.discard(ln)
-            break
-        i += 1
-    tail: list[str] = []
-    j = len(raw) - 1
-    while j >= i and size < SPARE_CHARS:
-        if (ln := usable(j)) and size + len(ln) <= SPARE_CHARS:
-            tail.insert(0, ln)
-            size += len(ln) + 1
-        elif ln:
-            break
-        j -= 1
-    if len(st.spared) < 4096:
-        st.spared.update(head + tail)
-    kept = head + (["[…]"] if j >= i and tail else []) + tail
-    return "\n".join(QUOTED_PREFIX + ln for ln in kept)
 
 
 _TASK_RESULT = re.compile(r"<result>\s*(.*?)\s*(?:</result>|\Z)", re.S)
@@ -1515,7 +1403,6 @@ def read_turns(
                 _bounded(_clean_turn(t)) for t in got
             )
             chars += sum(len(t.text) for t in turns[-len(got):])
-            st.text_chars += sum(len(t.text) for t in got if t.tool != SPARE)
             if max_chars is not None and chars >= max_chars:
                 lines.close()
                 stats.more = True
@@ -1526,7 +1413,7 @@ def read_turns(
             dropped[reason] += 1
     stats.tool_texts = st.tool_texts
     stats.held = st.holder.items if st.holder is not None else []
-    return _without_repeats(_spared(turns, st)), stats, start + stats.bytes_read
+    return _without_repeats(turns), stats, start + stats.bytes_read
 
 
 def _new_lines(output: str, st: _State) -> str:
@@ -1606,14 +1493,10 @@ def _without_repeats(turns: list[Turn]) -> list[Turn]:
     last_prompt: str | None = None
     runs = 1  # calls in a row with the same line (`· Edit app.py` four times: once, ×4)
     for t in turns:
-        # The call before, past what the one before printed beyond a status line.
-        k = len(out) - 1
-        while k >= 0 and out[k].tool == SPARE:
-            k -= 1
-        if t.kind == "tool_call" and k >= 0 and out[k].kind == "tool_call" and \
-                without_count(out[k].text) == t.text:
+        if t.kind == "tool_call" and out and out[-1].kind == "tool_call" and \
+                without_count(out[-1].text) == t.text:
             runs += 1
-            out[k] = replace(out[k], text=f"{t.text} (×{runs})")
+            out[-1] = replace(out[-1], text=f"{t.text} (×{runs})")
             continue
         runs = 1
         if t.kind == "prompt":

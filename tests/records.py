@@ -74,13 +74,3 @@ def convo(*specs: tuple[str, str]) -> list[Turn]:
         role, kind, tool = kinds[who]
         out.append(Turn(role, kind, text, i + 1, i * 100, tool=tool))  # type: ignore[arg-type]
     return out
-
-
-def read_turns_without_spare(path: Any, *args: Any, **kwargs: Any) -> tuple[list[Turn], Any, int]:
-    """`read_turns` without what commands printed beyond a status line (SPARE details:
-    sent only in a short session's floor, tests/test_condense_spare.py), for tests of the
-    other mechanisms, whose transcripts are all short."""
-    from capture.transcript import SPARE, read_turns
-
-    turns, stats, end = read_turns(path, *args, **kwargs)
-    return [t for t in turns if t.tool != SPARE], stats, end

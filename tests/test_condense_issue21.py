@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from records import call, read_turns_without_spare, result, t, user, write_jsonl
+from records import call, result, t, user, write_jsonl
 
 from capture.condense import render
 from capture.fit import SUMMARY_SHARE, fit
+from capture.transcript import read_turns
 
 
 def _bytes(turns: list) -> int:  # type: ignore[type-arg]
@@ -60,7 +61,7 @@ def test_what_the_session_wrote_is_sent_by_its_value(tmp_path: Path) -> None:
         call("Bash", {"command": long_cmd}, "d", "m4"),
         result("{}", "d"),
     ])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert "Never commit .env files; secrets live in 1Password." in sent  # a rule, whole
     assert "defines: def load_settings(path):; class Cache:" in sent  # code: its definitions
     assert "return {}" not in sent
@@ -79,7 +80,7 @@ def test_errors_in_a_result_that_exited_0_and_background_outcomes(tmp_path: Path
         result(out, "a"),
         user(notice),
     ])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert "! Bash exited 0, but printed: thread 'sync::tests::retry' panicked" in sent
     assert '! Background failed: Background command "cargo test" failed with exit code 101' \
         in sent
@@ -94,7 +95,7 @@ def test_noise_goes(tmp_path: Path) -> None:
         call("Bash", {"command": "make build"}, "b", "m2"),
         result("<tool_use_error>Sibling tool call errored</tool_use_error>", "b", error=True),
     ])
-    turns = read_turns_without_spare(path)[0]
+    turns = read_turns(path)[0]
     sent = render(fit(turns, 10_000))
     assert "/exit" not in sent and "\x1b" not in sent and "Check the red build." in sent
     assert "Sibling" not in sent
@@ -121,7 +122,7 @@ def test_a_small_config_read_is_sent_code_read_is_not(tmp_path: Path) -> None:
         call("Read", {"file_path": "/r/src/index.ts"}, "b", "m2"),
         result("     1→export function main() {}", "b"),
     ])
-    sent = render(fit(read_turns_without_spare(path)[0], 100_000))
+    sent = render(fit(read_turns(path)[0], 100_000))
     assert '"name": "slopus",' in sent and '"happy": "./bin/happy"' in sent
     assert "1→" not in sent and "export function main" not in sent
 
@@ -148,7 +149,7 @@ def test_a_large_config_read_keeps_its_opening_and_code_its_opening_comment(
         call("Read", {"file_path": "/r/src/x.ts"}, "c", "m3"),
         result(licensed, "c"),
     ])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert '"name": "slopus",' in sent and '"description": "Session sharing CLI",' in sent
     assert '"dep-60"' not in sent and "characters cut" in sent
     assert "CLI entry point for happy command" in sent
@@ -172,7 +173,7 @@ def test_files_that_hold_secrets_are_never_kept(tmp_path: Path) -> None:
              "m4"),
         result("ok", "d"),
     ])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert "hunter2horse" not in sent and "884412" not in sent and "abc123plain" not in sent
     assert "DB_PASS=changeme" in sent  # an example file is a document
 
@@ -191,7 +192,7 @@ def test_a_look_at_the_system_is_a_finding(tmp_path: Path) -> None:
         call("Bash", {"command": "pytest -q"}, "c", "m3"),
         result(log, "c"),
     ])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert "BOOT_IMAGE=/casper/vmlinuz rdinit=/vtoy/vtoy" in sent
     assert "DEBUG = True" not in sent
     assert "60 passed in 12.40s" not in sent and "module_1 " not in sent
@@ -264,7 +265,7 @@ def test_a_background_agents_report_is_kept_under_its_outcome(tmp_path: Path) ->
               "Converted the if/else chain to a switch (staticcheck QF1003).\n- Removed the "
               "unused `extractTextContent` function\n</result>\n</task-notification>")
     path = write_jsonl(tmp_path / "b.jsonl", [user("Fix lint in the background."), user(notice)])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert "Background: Agent \"Fix lint errors and push\" completed" in sent
     assert "Removed the unused `extractTextContent` function" in sent
     assert "<result>" not in sent
@@ -279,7 +280,7 @@ def test_the_comments_of_written_code_say_why(tmp_path: Path) -> None:
         call("Write", {"file_path": "/r/script.js", "content": code}, "a", "m1"),
         result("ok", "a"),
     ])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert "// Auto-start the next session when a period completes" in sent
     assert "defines: function tick() {" in sent
     assert "remaining -= 1" not in sent and "x = 1" not in sent
@@ -294,7 +295,7 @@ def test_a_flag_the_program_does_not_know_is_an_error_whatever_the_exit_code(
              "m1"),
         result(out, "a"),
     ])
-    turns = read_turns_without_spare(path)[0]
+    turns = read_turns(path)[0]
     assert [t.kind for t in turns if t.tool == "Bash"] == ["tool_call", "tool_error"]
     assert "exited 0, but printed: flag provided but not defined: -versions" in render(turns)
 
@@ -310,7 +311,7 @@ def test_a_generic_failure_line_keeps_the_line_that_says_why(tmp_path: Path) -> 
         call("Bash", {"command": "gh run view 215 --log-failed 2>&1 | head -200"}, "a", "m1"),
         result(log, "a"),
     ])
-    sent = render(read_turns_without_spare(path)[0])
+    sent = render(read_turns(path)[0])
     assert "go: go.mod requires go >= 1.24.0 (running go 1.23.12; GOTOOLCHAIN=local)" in sent
     assert "Process completed with exit code 1." in sent
 
@@ -349,7 +350,7 @@ def test_a_code_read_keeps_its_doc_comments_with_what_they_document(tmp_path: Pa
         result(numbered, "a"),
         user("Thanks."),
     ])
-    turns = read_turns_without_spare(path)[0]
+    turns = read_turns(path)[0]
     sent = render(turns)
     documents = next(x for x in turns if "scanner.go documents:" in x.text)
     assert "// Lines that fail to parse are silently skipped.\n" \
@@ -377,7 +378,7 @@ def test_the_first_write_of_a_file_says_where_it_lives(tmp_path: Path) -> None:
         in_dir(call("Bash", {"command": "wc -c /Users/me/dev/pomodoro/app.js"}, "d", "m4")),
         result("12 app.js", "d"),
     ])
-    calls = [x.text for x in read_turns_without_spare(path)[0] if x.kind == "tool_call"]
+    calls = [x.text for x in read_turns(path)[0] if x.kind == "tool_call"]
     assert calls == ["Write /Users/me/dev/pomodoro/index.html", "Edit index.html",
                      "Bash: tidy -q index.html", "Bash: wc -c /Users/me/dev/pomodoro/app.js"]
 
@@ -398,7 +399,7 @@ def test_what_git_says_it_did_is_kept_from_a_long_output_and_under_pressure(
         call("Bash", {"command": "zfs list -H -o name"}, "b", "m2"),
         result("rpool/data", "b"),
     ])
-    turns = read_turns_without_spare(path)[0]
+    turns = read_turns(path)[0]
     sent = render(turns)
     assert "[feature/html 07a998d] fix(test): match the tool-call prefix" in sent
     assert "step 12 ok" not in sent

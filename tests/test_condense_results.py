@@ -10,17 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from records import assistant, call, read_turns_without_spare, result, t, user, write_jsonl
+from records import assistant, call, result, t, user, write_jsonl
 
 from capture.condense import render
 from capture.fit import fit
 from capture.results import QUOTED_PREFIX, quoted_lines, script_lines
-from capture.transcript import INTERRUPTED
+from capture.transcript import INTERRUPTED, read_turns
 from capture.written import written_detail
 
 
 def _sent(tmp_path: Path, records: list[dict[str, Any]]) -> str:
-    return render(read_turns_without_spare(write_jsonl(tmp_path / "s.jsonl", records))[0])
+    return render(read_turns(write_jsonl(tmp_path / "s.jsonl", records))[0])
 
 
 def say(text: str, msg: str) -> dict[str, Any]:
@@ -222,7 +222,7 @@ def test_the_same_call_line_in_a_row_is_sent_once_with_its_count(tmp_path: Path)
                     result("ok", f"e{i}")]
     records += [call("Bash", {"command": "cat app.py"}, "c1", "n1"), result("x", "c1"),
                 call("Bash", {"command": "cat app.py"}, "c2", "n2"), result("x", "c2")]
-    turns = read_turns_without_spare(write_jsonl(tmp_path / "s.jsonl", records))[0]
+    turns = read_turns(write_jsonl(tmp_path / "s.jsonl", records))[0]
     lines = [x.text for x in turns if x.kind == "tool_call"]
     assert lines == ["Edit /r/app.py (×4)", "Bash: cat app.py (×2)"]
     assert not [x for x in fit(turns, 10) if x.kind == "tool_call"]  # still a look

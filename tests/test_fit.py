@@ -12,7 +12,7 @@ from capture.condense import condense_file, render, render_turn
 from capture.fit import LOOKUPS, MIN_BUDGET, budget_for, fit
 from capture.noise import only_looks
 from capture.pipeline import sent_windows
-from capture.transcript import SPARE, Turn, read_turns
+from capture.transcript import Turn, read_turns
 from reviewer.config import Config, ConfigError, load
 from reviewer.sanitize.redact import redact
 
@@ -43,8 +43,7 @@ def test_real_sessions_fit_and_keep_every_prompt_and_failure(path: Path) -> None
 
 def test_a_big_tool_heavy_session_is_sent_as_condensed() -> None:
     """Well under budget already: nothing is shed but the looks (issue 21: a read-only
-    call says nothing durable, whatever the room), except those something hangs under,
-    and what commands printed beyond a status line (its text is over the floor)."""
+    call says nothing durable, whatever the room), except those something hangs under."""
     need_transcripts()
     path = TRANSCRIPTS / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
     cond = condense_file(path)
@@ -55,7 +54,7 @@ def test_a_big_tool_heavy_session_is_sent_as_condensed() -> None:
         and not (t.tool == "Bash" and i + 1 < len(turns)
                  and turns[i + 1].kind in ("detail", "tool_error"))]
     assert looks and [t for t in sent if t.kind != "summary"] == [
-        t for t in cond.turns if t not in looks and t.kind != "summary" and t.tool != SPARE]
+        t for t in cond.turns if t not in looks and t.kind != "summary"]
 
 
 def test_ratio_zero_sends_everything_condensation_kept() -> None:
