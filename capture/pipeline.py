@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from capture.condense import excerpt, find_turn, split_windows
+from capture.condense import excerpt, find_turn, fits_whole, split_windows
 from capture.fit import budget_for, fit
 from capture.transcript import Turn, read_turns
 from reviewer.config import Config
-from reviewer.sanitize.detect import collecting, redact
+from reviewer.sanitize.detect import collecting, redact, remembering
 from reviewer.sanitize.visible import has_invisible
 from reviewer.sanitize.visible import strip as strip_invisible
 
@@ -112,13 +112,62 @@ def _prepare(
     # The turns only: `condense_file` would also render the whole text and cut windows
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
     read, stats, end = read_turns(path, start, max_chars=job_chars(), tool_texts=tool_texts)
-    turns = redact_turns([
+    turns = [
         dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
         for t in read
-    ])
-    sent = fit(turns, budget_for(stats.bytes_read, send_ratio))
-    windows = [redact(w) for w in split_windows(sent, window_chars)]
+    ]
+    turns, windows = redacted_windows(turns, budget_for(stats.bytes_read, send_ratio),
+                                      window_chars)
     return _Sent(turns, windows, end, stats.long_lines, stats.more, stats.tool_texts)
+
+
+def redacted_windows(
+    turns: list[Turn], budget: int | None, window_chars: int
+) -> tuple[list[Turn], list[str]]:
+    """Each turn redacted (before any is cut: an elision never splits a secret), fitted
+    to `budget`, cut into windows, each window redacted again (for what only adjacent
+    turns show). Returns the redacted turns and the windows."""
+    clean: set[str] = set()
+    windows = untouched_windows(turns, budget, window_chars, clean)
+    if windows is not None:
+        return turns, windows
+    turns = redact_turns(turns)
+    sent = fit(turns, budget)
+    return turns, [w if w in clean else redact(w) for w in split_windows(sent, window_chars)]
+
+
+def untouched_windows(
+    turns: list[Turn], budget: int | None, window_chars: int, clean: set[str]
+) -> list[str] | None:
+    """The windows, in one pass of the detector instead of two, when redaction changes
+    nothing (most sessions); None otherwise, and `clean` holds the windows it left as they
+    are (redacting one again would give it back: `redact` is a function of its text alone
+    while no job's memory is collecting).
+
+    `_prepare` redacts each turn, fits, cuts windows and redacts each window. When fitting
+    only drops turns (shortens none) and no window cuts one, the windows of the unredacted
+    turns are those of the redacted ones as soon as every turn comes back unchanged: each
+    sent turn is checked inside its window (as `redact_turns` checks it inside its group:
+    a text redaction leaves unchanged has no secret in any of its turns), the others by
+    `redact_turns`; then the windows need no second pass, already checked whole. Under a
+    job's memory (`collecting`) the two passes stay: what the turns' pass remembers is
+    redacted in the windows."""
+    if remembering():
+        return None
+    sent = fit(turns, budget)
+    given = {id(t) for t in turns}
+    if any(id(t) not in given for t in sent) or not fits_whole(sent, window_chars):
+        return None  # a turn shortened: only the turns' own pass sees all of it
+    windows = split_windows(sent, window_chars)
+    for w in windows:
+        if redact(w) != w:
+            return None
+        clean.add(w)
+    kept = {id(t) for t in sent}
+    left = [t for t in turns if id(t) not in kept]
+    if any(a is not b for a, b in zip(redact_turns(left), left, strict=True)):
+        return None
+    return windows
 
 
 def job_chars() -> int:
