@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Literal
 
-from capture import json_line
 from capture.noise import (
     SIBLING,
     WARNING_LINES,
@@ -227,9 +226,6 @@ def _iter_lines(
 
 def _parse(raw: bytes) -> Any:
     """json.loads that never raises on garbage; returns None for unparseable lines."""
-    obj = json_line.decode(raw)
-    if obj is not json_line.UNDECIDED:
-        return obj
     text = raw.decode("utf-8", "replace").lstrip()
     try:
         obj, end = _DECODER.raw_decode(text)
