@@ -144,27 +144,26 @@ def untouched_windows(
     are (redacting one again would give it back: `redact` is a function of its text alone
     while no job's memory is collecting).
 
-    `_prepare` redacts each turn, fits, cuts windows and redacts each window. When fitting
-    only drops turns (shortens none) and no window cuts one, the windows of the unredacted
-    turns are those of the redacted ones as soon as every turn comes back unchanged: each
-    sent turn is checked inside its window (as `redact_turns` checks it inside its group:
-    a text redaction leaves unchanged has no secret in any of its turns), the others by
-    `redact_turns`; then the windows need no second pass, already checked whole. Under a
+    `_prepare` redacts each turn, fits, cuts windows and redacts each window. When no
+    window cuts a turn, the windows of the unredacted turns are those of the redacted ones
+    as soon as every turn comes back unchanged: each turn sent whole is checked inside its
+    window (as `redact_turns` checks it inside its group: a text redaction leaves
+    unchanged has no secret in any of its turns), the turns fitting dropped or shortened
+    by `redact_turns`, whole; then the windows need no second pass, already checked. Under a
     job's memory (`collecting`) the two passes stay: what the turns' pass remembers is
     redacted in the windows."""
     if remembering():
         return None
     sent = fit(turns, budget)
-    given = {id(t) for t in turns}
-    if any(id(t) not in given for t in sent) or not fits_whole(sent, window_chars):
-        return None  # a turn shortened: only the turns' own pass sees all of it
+    if not fits_whole(sent, window_chars):
+        return None  # a window cuts a turn: only the turns' own pass sees all of it
     windows = split_windows(sent, window_chars)
     for w in windows:
         if redact(w) != w:
             return None
         clean.add(w)
-    kept = {id(t) for t in sent}
-    left = [t for t in turns if id(t) not in kept]
+    whole = {id(t) for t in sent}  # a turn fitting shortened is a new object: not whole
+    left = [t for t in turns if id(t) not in whole]
     if any(a is not b for a, b in zip(redact_turns(left), left, strict=True)):
         return None
     return windows

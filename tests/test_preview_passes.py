@@ -84,7 +84,7 @@ def test_what_only_adjacent_turns_show_is_redacted() -> None:
     both(turns, None, 120_000)
 
 
-def test_a_shortened_turn_or_a_jobs_memory_takes_two_passes(
+def test_a_cut_turn_or_a_jobs_memory_takes_two_passes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A turn cut to fit a window is checked whole by the turns' pass; under a job's
@@ -97,3 +97,21 @@ def test_a_shortened_turn_or_a_jobs_memory_takes_two_passes(
     with collecting():
         assert untouched_windows(plain, None, 120_000, set()) is None
     assert not calls  # nothing speculated under memory
+
+
+def test_a_turn_fitting_shortens_is_checked_whole() -> None:
+    """A secret in the part of a turn that fitting elides is never in a window, yet the
+    turn is redacted (its redacted text is what grounding reads): the turns' pass runs.
+    Without a secret, the shortened session takes one pass."""
+    words = " ".join(f"word{i}" for i in range(6000))
+    secret = all_planted_texts()[0][2]
+    budget = budget_for(30_000, 25)
+    turns = [t("prompt", "Explain the setup."), t("prose", f"{words}\n{secret}\n{words}"),
+             t("prompt", "Thanks.")]
+    assert fit(turns, budget)[1] is not turns[1]  # shortened
+    assert not both(turns, budget, 120_000)
+    got, _ = redacted_windows(turns, budget, 120_000)
+    assert "[REDACTED:" in got[1].text and redact(secret) != secret
+    clean = [turns[0], t("prose", f"{words}\n{words}"), turns[2]]
+    assert fit(clean, budget)[1] is not clean[1]
+    assert both(clean, budget, 120_000)
