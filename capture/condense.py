@@ -123,6 +123,14 @@ def split_windows(turns: list[Turn], max_chars: int = 120_000) -> list[str]:
     ]
 
 
+def fits_whole(turns: list[Turn], max_chars: int) -> bool:
+    """Whether `split_windows` keeps every turn whole (shortens none to fit a window)."""
+    if len(render(turns)) <= max_chars:
+        return True
+    budget = max_chars - len(CONTINUED) - len(CONTINUES) - 4
+    return all(len(render_turn(t)) <= budget for t in turns)
+
+
 @dataclass
 class Condensed:
     """A condensed transcript region and what it cost to read."""

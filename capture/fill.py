@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from capture.condense import render, render_turn
 from capture.fit import MIN_BUDGET
@@ -57,15 +57,20 @@ _PATHS = re.compile(r"[\w.~/-]+")
 _WS = re.compile(r"(?:\s|…)+")  # a run of blanks or a leader squeezed to " … "
 
 
+def has_room(fitted: list[Turn], held: Sequence[Held], max_bytes: int | None) -> bool:
+    """Whether `fill` may restore anything: pieces are held and the fitted text leaves a
+    piece's worth of room under the floor (most sessions are over it: nothing to do)."""
+    return bool(held) and max_bytes is not None and \
+        min(max_bytes, MIN_BUDGET) - _size(fitted) >= MIN_PIECE
+
+
 def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int | None,
          clean: Clean) -> tuple[list[Turn], list[Turn]]:
     """(the fitted turns with what was restored in its place, the turns grounding reads
     with the same pieces in theirs). Unchanged when there is no room under the floor."""
-    if max_bytes is None or not held:
+    if max_bytes is None or not has_room(fitted, held, max_bytes):
         return fitted, turns
     room = min(max_bytes, MIN_BUDGET) - _size(fitted)
-    if room < MIN_PIECE:
-        return fitted, turns
     sent = _norm(render(fitted))
     calls = {(t.line, t.tool) for t in fitted if t.kind == "tool_call"}
     candidates = []

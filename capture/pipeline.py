@@ -17,20 +17,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from capture.condense import excerpt, find_turn, split_windows
-from capture.fill import fill
+from capture.condense import excerpt, find_turn, fits_whole, split_windows
+from capture.fill import fill, has_room
 from capture.fit import budget_for, fit
 from capture.transcript import Turn, read_turns
 from reviewer.config import Config
-from reviewer.sanitize.detect import collecting, redact
+from reviewer.sanitize.detect import collecting, redact, remembering
 from reviewer.sanitize.visible import has_invisible
 from reviewer.sanitize.visible import strip as strip_invisible
 
 if TYPE_CHECKING:
     import datetime as dt
     import sqlite3
+    from collections.abc import Sequence
 
     from capture.candidate import Candidate
+    from capture.held import Held
     from reviewer.store import db, queue
     from reviewer.store.facts import NewFact, Store
 
@@ -116,20 +118,75 @@ def _prepare(
     # of the unfitted turns, work thrown away here (a third of `preview`'s own time).
     read, stats, end = read_turns(path, start, max_chars=job_chars(), tool_texts=tool_texts,
                                   held=True)
-    turns = _clean(read)
-    budget = budget_for(stats.bytes_read, send_ratio)
-    # Under the floor, what condensation dropped comes back, cleaned the same way first.
-    sent, turns = fill(fit(turns, budget), turns, stats.held, budget, _clean)
-    windows = [redact(w) for w in split_windows(sent, window_chars)]
+    turns, windows = redacted_windows(_visible(read), budget_for(stats.bytes_read, send_ratio),
+                                      window_chars, stats.held)
     return _Sent(turns, windows, end, stats.long_lines, stats.more, stats.tool_texts)
+
+
+def _visible(turns: list[Turn]) -> list[Turn]:
+    """Each turn as a terminal shows it (the model reads what a person can)."""
+    return [
+        dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
+        for t in turns
+    ]
 
 
 def _clean(turns: list[Turn]) -> list[Turn]:
     """Each turn as a terminal shows it, its secrets redacted (what every sent turn is)."""
-    return redact_turns([
-        dataclasses.replace(t, text=strip_invisible(t.text)) if has_invisible(t.text) else t
-        for t in turns
-    ])
+    return redact_turns(_visible(turns))
+
+
+def redacted_windows(
+    turns: list[Turn], budget: int | None, window_chars: int, held: Sequence[Held] = ()
+) -> tuple[list[Turn], list[str]]:
+    """Each turn redacted (before any is cut: an elision never splits a secret), fitted
+    to `budget`, a short session's room under its floor filled with what condensation
+    dropped (`held`, cleaned the same way first), cut into windows, each window redacted
+    again (for what only adjacent turns show). Returns the redacted turns (with what was
+    restored) and the windows."""
+    clean: set[str] = set()
+    windows = untouched_windows(turns, budget, window_chars, clean, held)
+    if windows is not None:
+        return turns, windows
+    turns = redact_turns(turns)
+    sent, turns = fill(fit(turns, budget), turns, list(held), budget, _clean)
+    return turns, [w if w in clean else redact(w) for w in split_windows(sent, window_chars)]
+
+
+def untouched_windows(
+    turns: list[Turn], budget: int | None, window_chars: int, clean: set[str],
+    held: Sequence[Held] = (),
+) -> list[str] | None:
+    """The windows, in one pass of the detector instead of two, when redaction changes
+    nothing (most sessions); None otherwise, and `clean` holds the windows it left as they
+    are (redacting one again would give it back: `redact` is a function of its text alone
+    while no job's memory is collecting).
+
+    `_prepare` redacts each turn, fits, cuts windows and redacts each window. When no
+    window cuts a turn, the windows of the unredacted turns are those of the redacted ones
+    as soon as every turn comes back unchanged: each turn sent whole is checked inside its
+    window (as `redact_turns` checks it inside its group: a text redaction leaves
+    unchanged has no secret in any of its turns), the turns fitting dropped or shortened
+    by `redact_turns`, whole; then the windows need no second pass, already checked. Under a
+    job's memory (`collecting`) the two passes stay: what the turns' pass remembers is
+    redacted in the windows."""
+    if remembering():
+        return None
+    sent = fit(turns, budget)
+    if has_room(sent, held, budget):
+        return None  # a short session's room gets what condensation dropped: two passes
+    if not fits_whole(sent, window_chars):
+        return None  # a window cuts a turn: only the turns' own pass sees all of it
+    windows = split_windows(sent, window_chars)
+    for w in windows:
+        if redact(w) != w:
+            return None
+        clean.add(w)
+    whole = {id(t) for t in sent}  # a turn fitting shortened is a new object: not whole
+    left = [t for t in turns if id(t) not in whole]
+    if any(a is not b for a, b in zip(redact_turns(left), left, strict=True)):
+        return None
+    return windows
 
 
 def job_chars() -> int:

@@ -33,7 +33,8 @@ from reviewer.sanitize import gitleaks, layers, named, protocols, shapes
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
 
-__all__ = ["MARKER_RE", "collecting", "redact", "redact_obj", "redact_report", "remembered"]
+__all__ = ["MARKER_RE", "collecting", "redact", "redact_obj", "redact_report", "remembered",
+           "remembering"]
 
 REMEMBERED = "remembered"  # marker kind of a value seen redacted earlier in the same job
 _MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everywhere
@@ -130,6 +131,11 @@ def collecting() -> Iterator[set[str]]:
         yield found
     finally:
         _redact._SINKS.remove(found)
+
+
+def remembering() -> bool:
+    """Whether a job's memory is collecting (``redact`` then depends on what it saw)."""
+    return bool(_redact._SINKS)
 
 
 def remembered(values: set[str]) -> set[str]:
