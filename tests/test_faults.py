@@ -543,7 +543,10 @@ def assert_hook_failed_open(out: subprocess.CompletedProcess[bytes], event: str)
 def test_a_full_disk_fails_hooks_open_and_the_job_is_caught_up_later(
     tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with tiny_fs(tmp_path / "disk", 512) as disk:
+    # 1 MiB, as the other full-disk tests: a new store and its write-ahead log take ~300 kB
+    # while its migrations run (512 kB ran out once the schema grew), and the disk is filled
+    # only after that.
+    with tiny_fs(tmp_path / "disk", 1024) as disk:
         home = disk / "home"
         monkeypatch.setenv("MEM_REVIEW_HOME", str(home))
         monkeypatch.setenv("MEM_REVIEW_NO_SPAWN", "1")
