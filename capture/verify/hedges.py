@@ -9,7 +9,15 @@ import re
 
 from capture.ground import normalise
 from capture.verify.cues import HEDGES, find, says
-from capture.verify.words import _SENTENCE, _SENTENCE_BREAK, _STOP, _WORD, _expand, _stem
+from capture.verify.words import (
+    _SENTENCE,
+    _STOP,
+    _WORD,
+    _expand,
+    _stem,
+    sentence_bounds,
+    sentence_start,
+)
 
 # Words that say a claim is a guess or an opinion, not something found.
 _HEDGE = re.compile(
@@ -155,9 +163,7 @@ def _hedge_around(text: str, quote: str, *, normalised: bool = False) -> str:
     at = low.find(quote)
     if at < 0:
         return ""
-    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
-    end = _SENTENCE_BREAK.search(low, at + len(quote))
-    hi = end.start() + 1 if end else len(low)
+    lo, hi = sentence_bounds(low, at, len(quote))
     # Only the words right beside the quote: a run-on prompt is no one sentence.
     before = low[max(lo, at - HEDGE_REACH): at]
     after = low[at + len(quote): min(hi, at + len(quote) + HEDGE_REACH)]
@@ -246,9 +252,7 @@ def guessed_alternative(text: str, quote: str, *, normalised: bool = False) -> s
     at = low.find(quote)
     if at < 0:
         return ""
-    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
-    end = _SENTENCE_BREAK.search(low, at + len(quote))
-    hi = end.start() + 1 if end else len(low)
+    lo, hi = sentence_bounds(low, at, len(quote))
     before, after = low[lo:at], low[at + len(quote): hi]
     alternative = re.match(r"(?:or|either)\b", quote) or _ALTERNATIVE_AFTER.match(after) or (
         re.search(r"\beither\b", before) and re.search(r"\bor\b", quote + after))
@@ -280,7 +284,7 @@ def intended(fact: str, quote: str, text: str, *, normalised: bool = False) -> s
     at = low.find(quote)
     if at < 0:
         return ""
-    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+    lo = sentence_start(low, at)
     m = _INTENT.search(low[lo: at + len(quote)])
     return m.group("intent") if m else ""
 

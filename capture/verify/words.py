@@ -41,6 +41,17 @@ _STOP = {
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[。！？]")
 
 
+def sentence_start(low: str, at: int) -> int:
+    """Where the sentence holding position `at` of `low` starts (after the last break)."""
+    return max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
+
+
+def sentence_bounds(low: str, at: int, length: int) -> tuple[int, int]:
+    """(start, end) of the sentence around `low[at:at + length]`, its stop included."""
+    end = _SENTENCE_BREAK.search(low, at + length)
+    return sentence_start(low, at), end.start() + 1 if end else len(low)
+
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 
 
@@ -150,8 +161,7 @@ def _sentence_of(text: str, quote: str) -> str:
     at = low.find(quote)
     if at < 0:
         return quote
-    lo = max((b.end() for b in _SENTENCE_BREAK.finditer(low, 0, at)), default=0)
-    return low[lo: at + len(quote)]
+    return low[sentence_start(low, at): at + len(quote)]
 
 
 def _clip(text: str, limit: int) -> str:
