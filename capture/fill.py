@@ -36,12 +36,12 @@ import re
 from collections.abc import Callable, Sequence
 
 from capture.condense import render, render_turn
-from capture.fit import MIN_BUDGET
+from capture.fit import MIN_BUDGET, bytes_of, size_of
 from capture.held import Held
 from capture.noise import squeeze_leaders, strip_ansi
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import OUTPUT_PREFIX, Turn, without_count
-from capture.written import _SECRET_LINE, _SECRET_NAME, cut_middle
+from capture.written import SECRET_LINE, cut_middle, holds_secrets
 
 Clean = Callable[[list[Turn]], list[Turn]]
 
@@ -61,7 +61,7 @@ def has_room(fitted: list[Turn], held: Sequence[Held], max_bytes: int | None) ->
     """Whether `fill` may restore anything: pieces are held and the fitted text leaves a
     piece's worth of room under the floor (most sessions are over it: nothing to do)."""
     return bool(held) and max_bytes is not None and \
-        min(max_bytes, MIN_BUDGET) - _size(fitted) >= MIN_PIECE
+        min(max_bytes, MIN_BUDGET) - size_of(fitted) >= MIN_PIECE
 
 
 def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int | None,
@@ -70,7 +70,7 @@ def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int
     with the same pieces in theirs). Unchanged when there is no room under the floor."""
     if max_bytes is None or not has_room(fitted, held, max_bytes):
         return fitted, turns
-    room = min(max_bytes, MIN_BUDGET) - _size(fitted)
+    room = min(max_bytes, MIN_BUDGET) - size_of(fitted)
     sent = _norm(render(fitted))
     calls = {(t.line, t.tool) for t in fitted if t.kind == "tool_call"}
     candidates = []
@@ -136,7 +136,7 @@ def fill(fitted: list[Turn], turns: list[Turn], held: list[Held], max_bytes: int
         return fitted, turns
     pieces = [chosen[n] for n in sorted(chosen)]
     out = _insert([t for t in fitted if id(t) not in gone], pieces, with_calls=True)
-    if _size(out) > min(max_bytes, MIN_BUDGET):  # never: each cost is exact
+    if size_of(out) > min(max_bytes, MIN_BUDGET):  # never: each cost is exact
         return fitted, turns
     return out, _insert(list(turns), pieces, with_calls=False)
 
@@ -150,7 +150,7 @@ def _tidy(h: Held) -> str:
     if h.tool == "Read":
         text = _READ_NUMBER.sub("", text)
     lines = [squeeze_leaders(ln.rstrip()) for ln in text.split("\n")]
-    text = "\n".join(ln for ln in lines if not _SECRET_LINE.search(ln))
+    text = "\n".join(ln for ln in lines if not SECRET_LINE.search(ln))
     return _BLANKS.sub("\n\n", text).strip()
 
 
@@ -160,8 +160,8 @@ def _secret_file(h: Held) -> bool:
     if not h.path:
         return False
     if h.tool != "Bash":
-        return bool(_SECRET_NAME.match(h.path.rsplit("/", 1)[-1]))
-    return any(_SECRET_NAME.match(p.rsplit("/", 1)[-1]) for p in _PATHS.findall(h.path))
+        return holds_secrets(h.path)
+    return any(holds_secrets(p) for p in _PATHS.findall(h.path))
 
 
 def _norm(text: str) -> str:
@@ -241,8 +241,8 @@ def _cost(piece: Turn, h: Held, here: list[Turn], calls: set[tuple[int, str | No
     superseded = _superseded(piece, h, here) - gone
     cost = _sent_bytes(_shown(piece, h))
     if call is not None:
-        cost += _bytes(render_turn(call)) + 1
-    cost -= sum(_bytes(render_turn(t)) + 1 for t in here if id(t) in superseded)
+        cost += bytes_of(render_turn(call)) + 1
+    cost -= sum(bytes_of(render_turn(t)) + 1 for t in here if id(t) in superseded)
     return cost, call, superseded
 
 
@@ -259,7 +259,7 @@ def _cut_to(piece: Turn, h: Held, room: int, calls: set[tuple[int, str | None]]
         cut = dataclasses.replace(piece, text=cut_middle(piece.text, limit))
         call = _call_turn(h, calls)
         cost = _sent_bytes(_shown(cut, h)) + (
-            _bytes(render_turn(call)) + 1 if call is not None else 0)
+            bytes_of(render_turn(call)) + 1 if call is not None else 0)
         if cost <= room:
             return h, cut, call
     return None
@@ -290,12 +290,4 @@ def _placed(p: tuple[Held, Turn, Turn | None], with_calls: bool) -> list[Turn]:
 
 def _sent_bytes(turns: list[Turn]) -> int:
     """What hanging turns add to the text: each its rendering and one line break."""
-    return sum(_bytes(render_turn(t)) + 1 for t in turns)
-
-
-def _size(turns: list[Turn]) -> int:
-    return _bytes(render(turns))
-
-
-def _bytes(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+    return sum(bytes_of(render_turn(t)) + 1 for t in turns)

@@ -130,7 +130,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     )
     for stage in stages:
         turns = stage(turns)
-        if _size(turns) <= max_bytes:
+        if size_of(turns) <= max_bytes:
             return turns
     shared = _share_prose(turns, max_bytes, GOOD_SHARE)
     if shared is not None:
@@ -147,7 +147,7 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
     shared = _share_prose(turns, max_bytes, MIN_SHARE)
     if shared is not None:
         return shared
-    if _size([t for t in turns if t.kind not in SHAREABLE]) > max_bytes:
+    if size_of([t for t in turns if t.kind not in SHAREABLE]) > max_bytes:
         # Prompts and failures alone are over: the budget cannot be met. Failures keep
         # only their key lines; the assistant keeps its floor share rather than
         # losing every word.
@@ -164,14 +164,14 @@ def _drop_until_fits(turns: list[Turn], max_bytes: int,
     code file read says about itself before what a document read says (a document or
     config file is the project's own statement, a code read's header a summary)."""
     order = sorted((i for i, t in enumerate(turns) if which(t)),
-                   key=lambda i: (_doc_read(turns[i]), -_bytes(turns[i].text)))
-    over = _size(turns) - max_bytes
+                   key=lambda i: (_doc_read(turns[i]), -bytes_of(turns[i].text)))
+    over = size_of(turns) - max_bytes
     gone: set[int] = set()
     for i in order:
         if over <= 0:
             break
         gone.add(i)
-        over -= _bytes(turns[i].text) + 2
+        over -= bytes_of(turns[i].text) + 2
     return [t for i, t in enumerate(turns) if i not in gone]
 
 
@@ -228,7 +228,7 @@ def _summary_core(text: str) -> str:
 def _shrunk_summary(t: Turn, cap: int, keep: Callable[[str, int], str]) -> Turn:
     """A summary over `cap` bytes: its retelling sections first, then `keep` cuts it."""
     core = _summary_core(t.text)
-    return _cut(t, core if _bytes(core) <= cap else keep(core, cap))
+    return _cut(t, core if bytes_of(core) <= cap else keep(core, cap))
 
 
 PASTE_SHARE = 2  # prompts and failures may take at most 1/2 of the budget before pastes shrink
@@ -244,20 +244,20 @@ def _bound_pastes(turns: list[Turn], max_bytes: int) -> list[Turn]:
     question after a paste sits), until they fit that share: the person's words and the
     error lines stay, the assistant keeps room to be heard."""
     def said(ts: list[Turn]) -> int:
-        return sum(_bytes(t.text) for t in ts if t.kind in ("prompt", "tool_error"))
+        return sum(bytes_of(t.text) for t in ts if t.kind in ("prompt", "tool_error"))
 
     over = said(turns) - max_bytes // PASTE_SHARE
     if over <= 0:
         return turns
     out = list(turns)
-    order = sorted((i for i, t in enumerate(out) if _bytes(t.text) > LONG_PASTE and (
+    order = sorted((i for i, t in enumerate(out) if bytes_of(t.text) > LONG_PASTE and (
         t.kind == "tool_error" or (t.kind == "prompt" and _machine_text(t.text)))),
-        key=lambda i: -_bytes(out[i].text))
+        key=lambda i: -bytes_of(out[i].text))
     for i in order:
         if over <= 0:
             break
         short = dataclasses.replace(out[i], text=_paste_core(out[i].text))
-        over -= _bytes(out[i].text) - _bytes(short.text)
+        over -= bytes_of(out[i].text) - bytes_of(short.text)
         out[i] = short
     return out
 
@@ -287,19 +287,19 @@ def _paste_core(text: str) -> str:
     middle = text[len(head): len(text) - len(tail)]
     lines = [ln.strip()[:200] for ln in middle.split("\n") if ln.strip()]
     keys = list(dict.fromkeys(ln for ln in lines if is_key_line(ln)))[:PASTE_KEYS]
-    room = PASTE_MIDDLE - sum(_bytes(k) + 1 for k in keys)
+    room = PASTE_MIDDLE - sum(bytes_of(k) + 1 for k in keys)
     kept, shapes = set(keys), {_shape(k) for k in keys}
     fields: dict[str, int] = {}  # a report's field (`RuleID:`) → its values kept
     for ln in lines:
         shape, field = _shape(ln), _FIELD.match(ln)
-        if shape in shapes or room < _bytes(ln) + 1 or (
+        if shape in shapes or room < bytes_of(ln) + 1 or (
                 field and fields.get(field.group(1), 0) >= PASTE_FIELD_VALUES):
             continue
         if field:
             fields[field.group(1)] = fields.get(field.group(1), 0) + 1
         shapes.add(shape)
         kept.add(ln)
-        room -= _bytes(ln) + 1
+        room -= bytes_of(ln) + 1
     picked = [ln for ln in dict.fromkeys(lines) if ln in kept]
     return "\n".join([head + CUT, *picked, "[…] " + tail] if picked else [head + _MID + tail])
 
@@ -318,7 +318,7 @@ def _shape(line: str) -> str:
 def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
     """Each compaction summary cut to its share of the budget, the end kept."""
     cap = max(SUMMARY_MIN, max_bytes // SUMMARY_SHARE)
-    return [_shrunk_summary(t, cap, _middle) if t.kind == "summary" and _bytes(t.text) > cap
+    return [_shrunk_summary(t, cap, _middle) if t.kind == "summary" and bytes_of(t.text) > cap
             else t for t in turns]
 
 
@@ -327,15 +327,15 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
     only read first (the session's own writing says more), then the longest first,
     until the text fits."""
     out = list(turns)
-    over = _size(out) - max_bytes
+    over = size_of(out) - max_bytes
     order = sorted((i for i, t in enumerate(out) if _written(t)
-                    and _bytes(t.text) > WRITTEN_SHARE),
-                   key=lambda i: (out[i].tool != "Read", -_bytes(out[i].text)))
+                    and bytes_of(t.text) > WRITTEN_SHARE),
+                   key=lambda i: (out[i].tool != "Read", -bytes_of(out[i].text)))
     for i in order:
         if over <= 0:
             break
         short = _cut(out[i], _middle(out[i].text, WRITTEN_SHARE))
-        over -= _bytes(out[i].text) - _bytes(short.text)
+        over -= bytes_of(out[i].text) - bytes_of(short.text)
         out[i] = short
     return out
 
@@ -370,10 +370,10 @@ def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:
     """When the assistant describes the same thing again later (a design, a change log),
     the latest description wins: an earlier one that shares most of its words with a
     later, at least as long one is cut to its first sentence, oldest first."""
-    prose = [i for i, t in enumerate(turns) if t.kind == "prose" and _bytes(t.text) > GOOD_SHARE]
+    prose = [i for i, t in enumerate(turns) if t.kind == "prose" and bytes_of(t.text) > GOOD_SHARE]
     words = {i: _content_words(turns[i].text) for i in prose}
     out = list(turns)
-    over = _size(out) - max_bytes
+    over = size_of(out) - max_bytes
     for n, i in enumerate(prose):
         if over <= 0:
             break
@@ -383,12 +383,12 @@ def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:
         for j in prose[n + 1:]:
             later = words[j]
             if len(mine & later) >= SAME_THING * min(len(mine), len(later)) and \
-                    _bytes(turns[j].text) * 2 >= _bytes(turns[i].text):
+                    bytes_of(turns[j].text) * 2 >= bytes_of(turns[i].text):
                 # What it found that the later one does not retell stays (a finding
                 # in its own words); the outdated rest goes.
                 short = _cut(out[i], _salient(out[i].text, GOOD_SHARE, turns[j].text)
                              or _first_sentence(out[i].text))
-                over -= _bytes(out[i].text) - _bytes(short.text)
+                over -= bytes_of(out[i].text) - bytes_of(short.text)
                 out[i] = short
                 break
     return out
@@ -422,17 +422,17 @@ def _fit_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
     if not idx:
         return turns
     rest = [t for t in turns if t.kind != "summary"]
-    room = max_bytes - _size(rest)
+    room = max_bytes - size_of(rest)
     # What a summary costs beyond its text: markers and separators (measured, not guessed).
-    overhead = _size(turns) - _size(rest) - sum(_bytes(turns[i].text) for i in idx)
-    share = (room - overhead) // len(idx) - _bytes(CUT)
+    overhead = size_of(turns) - size_of(rest) - sum(bytes_of(turns[i].text) for i in idx)
+    share = (room - overhead) // len(idx) - bytes_of(CUT)
     if share < SUMMARY_MIN:
         return rest
     out = list(turns)
     for i in idx:
-        if _bytes(out[i].text) > share:
+        if bytes_of(out[i].text) > share:
             out[i] = _shrunk_summary(out[i], share, _middle)
-    return out if _size(out) <= max_bytes else rest
+    return out if size_of(out) <= max_bytes else rest
 
 
 def _key_lines(turn: Turn) -> Turn:
@@ -443,11 +443,13 @@ def _key_lines(turn: Turn) -> Turn:
     return turn if text == turn.text else dataclasses.replace(turn, text=text)
 
 
-def _size(turns: list[Turn]) -> int:
+def size_of(turns: list[Turn]) -> int:
+    """Bytes of the turns as sent (rendered, UTF-8)."""
     return len(render(turns).encode("utf-8", "surrogatepass"))
 
 
-def _bytes(text: str) -> int:
+def bytes_of(text: str) -> int:
+    """Bytes of a text as sent (UTF-8; a lone surrogate counted, not refused)."""
     return len(text.encode("utf-8", "surrogatepass"))
 
 
@@ -495,12 +497,12 @@ def _shorten_narration(
     announces; the most saved first, until the text fits. `narration` holds the
     narration turns by id; the cut ones join it."""
     out = list(turns)
-    over = _size(out) - max_bytes
+    over = size_of(out) - max_bytes
     cuts = []
     for i, t in enumerate(turns):
         if id(t) in narration:
             short = _cut(t, _narrated(t.text))
-            saved = _bytes(t.text) - _bytes(short.text)
+            saved = bytes_of(t.text) - bytes_of(short.text)
             if saved > 0:
                 cuts.append((saved, i, short))
     for saved, i, short in sorted(cuts, key=lambda c: -c[0]):
@@ -521,12 +523,12 @@ def _share_prose(
     prose = [i for i, t in enumerate(turns) if t.kind in SHAREABLE]
     if not prose:
         return None
-    mark = _bytes(CUT)
-    room = max_bytes - (_size(turns) - sum(_bytes(turns[i].text) for i in prose))
+    mark = bytes_of(CUT)
+    room = max_bytes - (size_of(turns) - sum(bytes_of(turns[i].text) for i in prose))
     # Water-filling: texts shorter than an equal share keep all of theirs and leave the
     # rest of it to the longer ones.
     share: int | None = None
-    lengths = sorted(_bytes(turns[i].text) for i in prose)
+    lengths = sorted(bytes_of(turns[i].text) for i in prose)
     for k, length in enumerate(lengths):
         if length * (len(lengths) - k) > room:
             share = room // (len(lengths) - k) - mark
@@ -541,10 +543,10 @@ def _share_prose(
     out = list(turns)
     for i in prose:
         text = out[i].text
-        if _bytes(text) > share:
+        if bytes_of(text) > share:
             out[i] = _cut(out[i], _middle(text, share))
     out = [t for t in out if t.kind not in SHAREABLE or t.text != CUT.strip()]
-    return out if _size(out) <= max_bytes or not must_fit else None
+    return out if size_of(out) <= max_bytes or not must_fit else None
 
 
 def _head(text: str, limit: int) -> str:
@@ -563,22 +565,22 @@ def _middle(text: str, limit: int) -> str:
     cut; a text over LONG_CUT times the room also keeps the findings of its middle (a
     long report's verdicts sit in its sections). Too little room for both: the opening
     alone."""
-    if _bytes(text) <= limit:
+    if bytes_of(text) <= limit:
         return text
     if limit < 3 * GOOD_SHARE // 2:
         return _salient(text, limit) or _head(text, limit)
-    room = limit - _bytes(_MID) - _bytes(CUT)
-    if _bytes(text) > LONG_CUT * limit:
+    room = limit - bytes_of(_MID) - bytes_of(CUT)
+    if bytes_of(text) > LONG_CUT * limit:
         # A long report cut to a fraction: its title, the findings of its middle (a
         # verdict, a cause, a value), its end; not one run from each end alone.
         head = _head(text, room // 5)
         tail = _tail(text, room * 2 // 5)
         middle = text[len(head): len(text) - len(tail)]
-        found = _salient(middle, room - _bytes(head) - _bytes(tail) - _bytes(_MID))
+        found = _salient(middle, room - bytes_of(head) - bytes_of(tail) - bytes_of(_MID))
         if found:
             return head + _MID + found.removeprefix("[…] ") + _MID + tail
     head = _head(text, room // 3)
-    tail = _tail(text, room - _bytes(head))
+    tail = _tail(text, room - bytes_of(head))
     return head + _MID + tail if tail else head
 
 
@@ -612,7 +614,7 @@ def _salient(text: str, limit: int, known: str = "") -> str:
     for score, _, i in scored:
         if score == 0:
             break
-        cost = _bytes(text[spans[i][0]:spans[i][1]]) + _bytes(_MID)
+        cost = bytes_of(text[spans[i][0]:spans[i][1]]) + bytes_of(_MID)
         if used + cost <= limit:
             chosen.append(i)
             used += cost

@@ -54,6 +54,11 @@ _CODE_EXT = (
 )
 
 
+def holds_secrets(path: str) -> bool:
+    """A file that holds secrets by its name (`.env`, a key, `credentials.json`)."""
+    return bool(_SECRET_NAME.match(path.rsplit("/", 1)[-1]))
+
+
 def is_code(path: str) -> bool:
     """A source file by its extension (never one that holds secrets by its nature)."""
     name = path.rsplit("/", 1)[-1].casefold()
@@ -113,12 +118,12 @@ _CONSTANT = re.compile(
 def describe(path: str, body: str) -> str:
     """A written file's body as worth sending: a doc whole, code by its opening comment,
     the constants it sets and the definitions it touches; a small piece whole."""
-    if not body.strip() or _SECRET_NAME.match(path.rsplit("/", 1)[-1]) or \
+    if not body.strip() or holds_secrets(path) or \
             path.casefold().endswith(_STYLE_EXT):
         return ""  # a stylesheet's rules are looks: its call line says it was changed
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)
-    if len(body.strip()) <= SMALL_BYTES and not _SECRET_LINE.search(body):
+    if len(body.strip()) <= SMALL_BYTES and not SECRET_LINE.search(body):
         return body.strip()  # a one-line fix: the line is the fact (`audioCtx.resume()`)
     header = code_header(body)
     defs: list[str] = []
@@ -127,7 +132,7 @@ def describe(path: str, body: str) -> str:
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
         if "=" in stripped and stripped[:1].isalpha() and (k := _CONSTANT.match(stripped)) \
-                and not _SECRET_LINE.search(raw):
+                and not SECRET_LINE.search(raw):
             # A setting, what it is set to: at the top level, or inside a body (an edit's
             # `const CONC = 20;` in a loop: its indentation is the file's, not a scope's).
             line = " ".join(k.group().split())
@@ -175,8 +180,8 @@ _STATEMENT = re.compile(r"(?:if|for|while|return|switch|case|else|elif|try|catch
 _NOTICE = re.compile(r"(?i)copyright|licen[cs]e|spdx")
 # A line that assigns what reads like a credential: never kept from a file, whatever
 # redaction would recognise (a read is the project's code, not the person's words).
-_SECRET_LINE = re.compile(r"(?i)(?:key|token|secret|passw|credential|auth|private|cookie"
-                          r"|session_id|signature)\w*['\"]?\s*[:=]")
+SECRET_LINE = re.compile(r"(?i)(?:key|token|secret|passw|credential|auth|private|cookie"
+                         r"|session_id|signature)\w*['\"]?\s*[:=]")
 DOCUMENTED_SCAN = 16_000  # of a file read, only this much is searched (a bench row's cost)
 
 
@@ -202,7 +207,7 @@ def documented(text: str, limit: int = DOCUMENTED_BYTES, *, python: bool = False
         raw = m.group("code")
         code = raw.strip()
         indent = len(raw[: len(raw) - len(raw.lstrip())].expandtabs(4))
-        if indent > 4 or _STATEMENT.match(code) or _SECRET_LINE.search(code):
+        if indent > 4 or _STATEMENT.match(code) or SECRET_LINE.search(code):
             continue
         comment = m.group("c").strip()
         said = _WHOLE_COMMENT.sub("", comment).strip(" \t\"'")
@@ -248,7 +253,7 @@ def with_was(kept: str, old: str, new: str) -> str:
     `name: NPU`): a rename or a changed value is a fact only with both sides."""
     old = old.strip()
     if not kept or not old or len(new.strip()) > SMALL_BYTES or len(old) > WAS_BYTES \
-            or kept != new.strip() or _SECRET_LINE.search(old):
+            or kept != new.strip() or SECRET_LINE.search(old):
         return kept
     return f"was: {old}\nnow: {kept}"
 
