@@ -62,6 +62,17 @@ def t(kind: str, text: str, tool: str | None = None) -> Turn:
     return Turn(role, kind, text, 1, 0, tool=tool)  # type: ignore[arg-type]
 
 
+def fitted_after_filler(prompt: str, said: str, call: str, short_by: int) -> str:
+    """What `fit` sends of a prompt, the assistant's `said`, a call and 40 sentences of
+    filler prose, with a budget `short_by` bytes below their size: prose must shrink."""
+    from capture.condense import render
+    from capture.fit import fit
+
+    filler = " ".join(f"Edited module_{i} to use the new loader." for i in range(40))
+    turns = [t("prompt", prompt), t("prose", said), t("tool_call", call), t("prose", filler)]
+    return render(fit(turns, len(render(turns).encode()) - short_by))
+
+
 def convo(*specs: tuple[str, str]) -> list[Turn]:
     """Turns from (who, text): user, assistant, call (a tool call), fail, summary."""
     kinds = {

@@ -4,10 +4,9 @@ long report cut to a fraction keeping its middle's findings."""
 
 from __future__ import annotations
 
-from records import t
+from records import fitted_after_filler
 
-from capture.condense import render
-from capture.fit import _middle, fit
+from capture.fit import _middle
 from capture.results import answer_words, quoted_lines
 
 
@@ -25,10 +24,7 @@ def test_a_japanese_answer_draws_on_the_lines_it_names() -> None:
 
 def test_japanese_narration_is_cut_at_its_full_stops() -> None:
     said = "原因が分かりました：config.yamlのportが8080です。確認してみます。"
-    filler = " ".join(f"Edited module_{i} to use the new loader." for i in range(40))
-    turns = [t("prompt", "なぜ8080？"), t("prose", said), t("tool_call", "Bash: vi x"),
-             t("prose", filler)]
-    out = render(fit(turns, len(render(turns).encode()) - 20))
+    out = fitted_after_filler("なぜ8080？", said, "Bash: vi x", 20)
     assert "原因が分かりました：config.yamlのportが8080です。" in out
 
 
