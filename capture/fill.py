@@ -41,7 +41,7 @@ from capture.held import Held
 from capture.noise import squeeze_leaders, strip_ansi
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import OUTPUT_PREFIX, Turn, without_count
-from capture.written import SECRET_LINE, cut_middle, holds_secrets
+from capture.written import SECRET_LINE, WRITERS, cut_middle, holds_secrets
 
 Clean = Callable[[list[Turn]], list[Turn]]
 
@@ -49,7 +49,6 @@ MIN_PIECE = 240  # bytes: less room than this is not worth a cut piece (a paragr
 CLEAN_GROUP = 32  # pieces redacted together (redaction costs mostly per call)
 LEFT_OUT_TRIES = 4  # of the pieces that did not fit, those tried for the room left
 LINE_CHARS = 400  # a restored line longer than this keeps its opening (a minified blob)
-WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
 _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
 _BLANKS = re.compile(r"\n{3,}")

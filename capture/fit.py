@@ -56,6 +56,7 @@ from capture.transcript import (
     is_landmark,
     without_count,
 )
+from capture.written import WRITERS
 
 LOOKUPS = frozenset({
     "Read", "Grep", "Glob", "LS", "TodoWrite", "TodoRead", "NotebookRead", "WebSearch",
@@ -199,7 +200,6 @@ def _look(t: Turn) -> bool:
 
 
 SUMMARY_SHARE = 8  # a compaction summary takes at most 1/8 of the budget (one took 15%)
-WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 REPORTERS = frozenset({"Task", "Agent", "Read"})  # a report, a small doc read
 WRITTEN_SHARE = 480  # a written file's body when the room is short (then shared as prose)
 SAME_THING = 0.5  # share of words two texts have in common to describe the same thing

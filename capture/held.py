@@ -9,17 +9,18 @@ redacts and cuts what it restores.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from capture.noise import SIBLING, ends
+from capture.written import WRITERS
 
 HELD_EACH = 32_000  # of one input or output, its head and end (more than any budget's room)
 HELD_CHARS = 4 << 20  # of one read, at most: a job's text is bounded the same way
 # Calls whose input is already sent (a prompt, a plan, a to-do list) or whose result is
 # a person's answer or bookkeeping: nothing of theirs is held.
 _NOT_HELD = frozenset({"TodoWrite", "TodoRead", "ExitPlanMode", "AskUserQuestion"})
-_WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _REJECTED = "The user doesn't want to"  # a refusal: its words are a prompt already
 _CALL_SHOWN = 400  # a shell command this long on one line is shown whole by its call line
 
@@ -67,7 +68,7 @@ class Holder:
     def result(self, tid: Any, name: str, body: str, error: bool, line: int, offset: int,
                ts: str | None, look: bool) -> None:
         """A tool's result, held whole (its head and end when huge)."""
-        if name in _NOT_HELD or (not error and name in _WRITERS) or not body.strip() or (
+        if name in _NOT_HELD or (not error and name in WRITERS) or not body.strip() or (
                 error and (SIBLING in body[:300] or body.startswith(_REJECTED))):
             return
         _, line_text, call_line, path = self.calls.get(tid, (name, "", 0, "")) \
@@ -79,9 +80,7 @@ class Holder:
         if self.chars >= HELD_CHARS:
             return
         if len(held.text) > HELD_EACH:
-            held = Held(held.which, held.tool, ends(held.text, HELD_EACH), held.line,
-                        held.offset, held.timestamp, held.call, held.call_line, held.path,
-                        held.look)
+            held = dataclasses.replace(held, text=ends(held.text, HELD_EACH))
         self.items.append(held)
         self.chars += len(held.text)
 

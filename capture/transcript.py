@@ -55,6 +55,7 @@ from capture.results import (
     stressed_words,
 )
 from capture.written import (
+    WRITERS,
     code_header,
     cut_middle,
     documented,
@@ -803,7 +804,6 @@ def _input_text(inp: Any) -> str:
     return ""
 
 
-_WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 
 
 def _new_paths(name: str, inp: Any, cwd: str, seen: set[str]) -> set[str]:
@@ -813,7 +813,7 @@ def _new_paths(name: str, inp: Any, cwd: str, seen: set[str]) -> set[str]:
     root = cwd.rstrip("/") + "/"
     if len(root) < 3:
         return set()
-    if name in _WRITE_TOOLS:
+    if name in WRITERS:
         path = _s(d, "file_path") or _s(d, "notebook_path")
         found = {path} if path.startswith(root) else set()
     elif name == "Bash":

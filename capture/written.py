@@ -15,6 +15,8 @@ from typing import Any
 from capture.wrapped import unwrapped
 from reviewer.shell_words import heredocs
 
+WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})  # the tools that write a file
+
 WRITTEN_BYTES = 1600  # a document or config body kept whole up to this, else its middle cut
 DEFS_BYTES = 500  # the definitions a code change touches, at most
 DEFS_SCAN = 20_000  # of a code body, only this much is searched for them
