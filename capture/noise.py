@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from capture.wrapped import unwrapped
+from reviewer.shell_words import unwrapped
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
 
@@ -70,7 +70,7 @@ _LOOK = re.compile(
     r"|git\s+(?:status|log|diff|show|branch|remote|rev-parse|ls-files|blame|describe|shortlog"
     r"|reflog|config\s+--get|stash\s+list|tag(?:\s+-l|\s*$)))\b"
 )
-# A look at a machine's state (often through `ssh`, see capture.wrapped): processes,
+# A look at a machine's state (often through `ssh`, see reviewer.shell_words.unwrapped): processes,
 # memory, logs, settings and packages read, never changed (`dmesg -n 7` sets a level).
 _STATE_LOOK = re.compile(
     r"^(?:ps|free|uptime|top|logread|lsof|lsblk|netstat|ss|journalctl|dmesg(?!\s+-[nCcDE])"

@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 
 from capture.noise import ends
-from capture.wrapped import unwrapped
-from reviewer.shell_words import command_lines
+from reviewer.shell_words import command_lines, unwrapped
 
 QUOTED_PREFIX = "» "  # a result's line the next answer relies on, hung under its call
 # A script's command past its first line: a call line of its own (what was run, not

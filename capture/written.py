@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from capture.wrapped import unwrapped
-from reviewer.shell_words import heredocs
+from reviewer.shell_words import heredocs, unwrapped
 
 WRITERS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})  # the tools that write a file
 

@@ -12,7 +12,7 @@ from capture.condense import render
 from capture.fit import fit
 from capture.noise import only_looks, read_only
 from capture.transcript import read_turns
-from capture.wrapped import inner_command, unwrapped
+from reviewer.shell_words import inner_command, unwrapped
 
 
 def test_inner_command_of_ssh_and_shells() -> None:
