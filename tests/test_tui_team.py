@@ -114,9 +114,11 @@ async def test_team_view_shows_trust_and_takes_retires_and_edits(bob: Path) -> N
         assert data["approved_by"] == "Bob Example <bob@example.com>"
         assert reading.read(bob).approved == []
         assert screen.rows[0].counts is False
-        await pilot.press("escape")
+        await pilot.press("escape")  # back to the review: the taken fact is there, approved
+        await app.settle()
         await pilot.pause()
         assert app.screen is app.main
+        assert [r.status for r in app.main.all_rows] == ["approved"]
 
 
 async def test_taking_a_teammates_rewording_of_your_fact_adopts_it(

@@ -63,7 +63,7 @@ class ReviewApp(App[None]):
         from reviewer.log import log
 
         log("tui", f"write failed: {type(exc).__name__}: {exc}")
-        self.main.run_later(lambda: self.main.write_failed(exc))
+        self.main.ui.soon(self.main.write_failed, exc)
 
     async def settle(self) -> None:
         """Wait for background work: store writes, staleness, the detail pane (tests)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from textual import work
@@ -14,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Select, Static, TextArea
 
 from reviewer.tui.safe_text import printable
+from reviewer.tui.ui_loop import UiLoop
 
 CATEGORIES = ("decision", "convention", "dead_end", "todo", "gotcha", "environment")
 
@@ -33,6 +33,7 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
         """`diffs`: the stale fact's diff, shown under the text (edit opened from the
         verify question hid the very change the new wording must describe)."""
         super().__init__()
+        self.ui = UiLoop()
         self.diffs = diffs
         self.text = text
         self.category = category
@@ -72,15 +73,16 @@ class EditScreen(ModalScreen[tuple[str, str] | None]):
         area.move_cursor(area.document.end)
         if self.diffs is not None:
             self.add_class("-with-diff")
-            self._load(asyncio.get_running_loop())
+            self.ui.capture()
+            self._load()
 
     @work(thread=True, exit_on_error=False)
-    def _load(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _load(self) -> None:
         from reviewer.tui.screens.verify import load_diff
 
         if self.diffs is not None:
             load_diff(self.query_one("#edit-diff-body", Static), self.diffs,
-                      self.query_one("#edit-diff", VerticalScroll), loop, self.text)
+                      self.query_one("#edit-diff", VerticalScroll), self.ui, self.text)
 
     def action_save(self) -> None:
         text = " ".join(self.query_one(TextArea).text.split())

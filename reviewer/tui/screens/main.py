@@ -8,8 +8,6 @@ which writes it with its history row in the background, in order.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -34,6 +32,7 @@ from reviewer.tui.rows import (
     queue_counts,
 )
 from reviewer.tui.safe_text import printable
+from reviewer.tui.ui_loop import UiLoop
 from reviewer.tui.widgets.detail import MAX_FACT, DetailPane, full
 from reviewer.tui.widgets.empty_state import EmptyState, empty_content
 from reviewer.tui.widgets.fact_list import FactList
@@ -110,7 +109,7 @@ class MainScreen(Screen[None]):
         self.counts = triage.Counts()
         self.jobs: dict[str, int] = {}
         self.doors = ""  # Claude Code memory reaching sessions unreviewed (doors.header)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.ui = UiLoop()  # threads hand their results back through it
         self._review: Review | None = None
         self._keys_state: tuple[bool, ...] | None = None
         self._filter_bar: FilterBar | None = None
@@ -152,7 +151,7 @@ class MainScreen(Screen[None]):
         return self._filter_bar is not None and self._filter_bar.display
 
     def on_mount(self) -> None:
-        self._loop = asyncio.get_running_loop()
+        self.ui.capture()
         self._review = self.app  # type: ignore[assignment]
         self.facts.marked = self.marks
         self.facts.grades = self.grades
@@ -216,8 +215,7 @@ class MainScreen(Screen[None]):
         except Exception:
             return
         if not get_current_worker().is_cancelled:
-            self.run_later(functools.partial(self._merge_read, merged, jobs, version,
-                                             decisions, by_id))
+            self.ui.soon(self._merge_read, merged, jobs, version, decisions, by_id)
 
     def _merge_read(self, merged: live.Merged, jobs: dict[str, int], version: int,
                     decisions: int, by_id: dict[int, FactRow]) -> None:
@@ -311,11 +309,10 @@ class MainScreen(Screen[None]):
             finally:
                 conn.close()
         except Exception as exc:
-            self.run_later(functools.partial(self._load_failed, exc))
+            self.ui.soon(self._load_failed, exc)
             return
         if not get_current_worker().is_cancelled:
-            self.run_later(functools.partial(self._loaded_everything, rows, jobs, found,
-                                             doors))
+            self.ui.soon(self._loaded_everything, rows, jobs, found, doors)
 
     def _load_failed(self, exc: Exception) -> None:
         from reviewer.log import log
@@ -959,7 +956,12 @@ class MainScreen(Screen[None]):
     def action_team(self) -> None:
         from reviewer.tui.screens.team import TeamScreen
 
-        self.app.push_screen(TeamScreen(self))
+        self.app.push_screen(TeamScreen(self.review), self._team_closed)
+
+    def _team_closed(self, took: bool | None) -> None:
+        """A fact taken in the team view is approved here too: show the store as it is."""
+        if took:
+            self.action_reload()
 
     def action_help(self) -> None:
         from reviewer.tui.screens.help import HelpScreen
@@ -996,7 +998,7 @@ class MainScreen(Screen[None]):
             log("tui", f"staleness failed: {type(exc).__name__}: {exc}")
             return
         if found is not None and not worker.is_cancelled:
-            self.run_later(functools.partial(self._apply_verdicts, found))
+            self.ui.soon(self._apply_verdicts, found)
 
     def _apply_verdicts(self, found: stale.Scan) -> None:
         changed = stale.apply(self.by_id, found)
@@ -1026,7 +1028,7 @@ class MainScreen(Screen[None]):
             log("tui", f"staleness grading failed: {type(exc).__name__}: {exc}")
             return
         if found and not get_current_worker().is_cancelled:
-            self.run_later(functools.partial(self._apply_grades, found))
+            self.ui.soon(self._apply_grades, found)
 
     def _apply_grades(self, found: dict[int, str]) -> None:
         self.grades.update({i: g for i, g in found.items()
@@ -1077,18 +1079,6 @@ class MainScreen(Screen[None]):
                 diffs[path] = highlight.render_diff(
                     mark_cited_hunks(diff, row.text) if diff else "(no changes in git's view)")
         return diffs
-
-    def run_later(self, fn: Callable[[], None]) -> None:
-        """Schedule `fn` on the UI loop from any thread, without blocking.
-
-        Not `call_from_thread`: it waits for the loop, and a worker waiting on a loop that
-        is shutting down (and waiting on the worker) would hang `q`.
-        """
-        loop = self._loop
-        if loop is None:
-            return
-        with contextlib.suppress(RuntimeError):  # the loop is closed: the app is gone
-            loop.call_soon_threadsafe(fn)
 
 
 def _doors_header(conn: object, project: str) -> str:

@@ -21,11 +21,11 @@ from textual.widgets.option_list import Option
 
 from reviewer.sharing.team import TeamFact
 from reviewer.tui.safe_text import printable
+from reviewer.tui.ui_loop import UiLoop
 from reviewer.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from reviewer.tui.review_context import Review
-    from reviewer.tui.screens.main import MainScreen
 
 STALE_STATES = ("changed", "moved", "deleted")
 
@@ -67,7 +67,9 @@ def detail(tf: TeamFact, diffs: dict[str, str]) -> Content:
     return Content("\n").join(lines)
 
 
-class TeamScreen(Screen[None]):
+class TeamScreen(Screen[bool]):
+    """Dismissed with whether a fact was taken, so the review it returns to reloads."""
+
     BINDINGS = [  # noqa: RUF012
         Binding("a", "take", "Take", id="team-take"),
         Binding("e", "edit", "Edit file", id="team-edit"),
@@ -77,9 +79,11 @@ class TeamScreen(Screen[None]):
         Binding("escape,t,q", "close", "Back", id="team-close"),
     ]
 
-    def __init__(self, main: MainScreen) -> None:
+    def __init__(self, review: Review) -> None:
         super().__init__(id="team")
-        self.main = main  # the review it was opened from: its store, writer and UI loop
+        self.review = review  # the app's store, writer and project (held: workers use it)
+        self.ui = UiLoop()
+        self.took = False
         self.rows: list[TeamFact] = []
         self.retired: list[tuple[Path, bytes]] = []  # for u: each removed file's bytes
 
@@ -99,11 +103,8 @@ class TeamScreen(Screen[None]):
             return bool(self.retired)
         return True
 
-    @property
-    def review(self) -> Review:
-        return self.main.review
-
     def on_mount(self) -> None:
+        self.ui.capture()
         self.reload()
         self.query_one(OptionList).focus()
 
@@ -152,7 +153,7 @@ class TeamScreen(Screen[None]):
             if self.is_mounted and self.selected is tf:
                 self.query_one("#team-detail", Static).update(detail(tf, {}))
 
-        self.main.run_later(show)
+        self.ui.soon(show)
 
     @work(thread=True, exclusive=True, group="team-diff", exit_on_error=False)
     def _diffs(self, tf: TeamFact) -> None:
@@ -162,7 +163,7 @@ class TeamScreen(Screen[None]):
             if self.is_mounted and self.selected is tf:
                 self.query_one("#team-detail", Static).update(detail(tf, diffs))
 
-        self.main.run_later(show)
+        self.ui.soon(show)
 
     def action_take(self) -> None:
         from reviewer.sharing import team
@@ -173,15 +174,15 @@ class TeamScreen(Screen[None]):
             return
         project = self.review.project
         future = self.review.writer.take_shared(lambda s: team.stage_take(s.conn, project, tf))
-        future.add_done_callback(lambda _f: self.main.run_later(lambda: self._taken(tf)))
+        future.add_done_callback(lambda _f: self.ui.soon(self._taken, tf))
 
     def _taken(self, tf: TeamFact) -> None:
         if not self.is_mounted:
             return
         self.notify("Taken: approved as yours; `mem-review share` writes it with your name",
                     timeout=3, markup=False)
+        self.took = True
         self.reload(tf.fact.id)
-        self.main.action_reload()
 
     def action_retire(self) -> None:
 
@@ -274,4 +275,4 @@ class TeamScreen(Screen[None]):
         self.app.push_screen(EditScreen(tf.fact.text, tf.fact.category, stale=tf.stale), saved)
 
     def action_close(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(self.took)

@@ -6,8 +6,6 @@ change in view, never one key: y re-verify · e edit (prefilled) · x retire as 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Callable
 
 from textual import work
@@ -19,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from reviewer.tui.safe_text import printable
+from reviewer.tui.ui_loop import UiLoop
 
 VERIFY, EDIT, RETIRE = "verify", "edit", "retire"
 CITED = "◀ touches what the fact names"  # main.mark_cited_hunks puts it on a hunk header
@@ -56,7 +55,7 @@ def hint() -> Content:
 
 
 def load_diff(widget: Static, diffs: Callable[[], list[Content]], scroll: VerticalScroll,
-              loop: asyncio.AbstractEventLoop, fact_text: str) -> None:
+              ui: UiLoop, fact_text: str) -> None:
     """Fill `widget` from `diffs` (run in a thread), then open `scroll` at the cited hunk:
     the `+` line that matters was below the fold at 80×24."""
     try:
@@ -78,9 +77,7 @@ def load_diff(widget: Static, diffs: Callable[[], list[Content]], scroll: Vertic
 
         widget.call_after_refresh(to_cited)
 
-    # Not `call_from_thread`: it waits for a loop that may be shutting down.
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(show)
+    ui.soon(show)
 
 
 class VerifyScreen(ModalScreen[str | None]):
@@ -97,6 +94,7 @@ class VerifyScreen(ModalScreen[str | None]):
 
     def __init__(self, text: str, why: str, diffs: Callable[[], list[Content]]) -> None:
         super().__init__()
+        self.ui = UiLoop()
         self.text = text
         self.why = why
         self._diffs = diffs
@@ -115,7 +113,7 @@ class VerifyScreen(ModalScreen[str | None]):
             yield Static(hint(), id="verify-hint", markup=False)
 
     def on_mount(self) -> None:
-        self._loop = asyncio.get_running_loop()
+        self.ui.capture()
         self._load()
 
     def on_resize(self) -> None:
@@ -124,7 +122,7 @@ class VerifyScreen(ModalScreen[str | None]):
     @work(thread=True, exit_on_error=False)
     def _load(self) -> None:
         load_diff(self.query_one("#verify-diff-body", Static), self._diffs,
-                  self.query_one("#verify-diff", VerticalScroll), self._loop, self.text)
+                  self.query_one("#verify-diff", VerticalScroll), self.ui, self.text)
 
     def action_scroll(self, lines: int) -> None:
         self.query_one("#verify-diff", VerticalScroll).scroll_relative(y=lines, animate=False)

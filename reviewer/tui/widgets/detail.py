@@ -8,8 +8,6 @@ history. The full content is cached per fact version.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +25,7 @@ from reviewer.sanitize.lookalike import review_flags
 from reviewer.tui.reading import Reading, line_spans
 from reviewer.tui.rows import FactDetail, FactRow, HistoryRow
 from reviewer.tui.safe_text import clip, printable
+from reviewer.tui.ui_loop import UiLoop
 
 DEBOUNCE_SECONDS = 0.03
 MAX_FACT = 4_000
@@ -235,13 +234,13 @@ class DetailPane(VerticalScroll, can_focus=False):
         self._cache: LRUCache[tuple[Any, ...], Content] = LRUCache(maxsize=256)
         self.placeholder = Content("")
         self.body = Static(self.placeholder, id="detail-body", markup=False)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.ui = UiLoop()
         self._readings: LRUCache[tuple[int, int], Reading] = LRUCache(maxsize=4096)
         self._layouts: LRUCache[tuple[Any, ...], tuple[int, str, list[tuple[int, int]]]] = (
             LRUCache(maxsize=64))
 
     def on_mount(self) -> None:
-        self._loop = asyncio.get_running_loop()
+        self.ui.capture()
 
     def compose(self) -> ComposeResult:
         yield self.body
@@ -349,10 +348,8 @@ class DetailPane(VerticalScroll, can_focus=False):
 
             log("tui", f"detail for fact {row.id} failed: {type(exc).__name__}: {exc}")
             return
-        if not worker.is_cancelled and self._loop is not None:
-            # Not call_from_thread: it would block, and hang an app that is shutting down.
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the app is gone
-                self._loop.call_soon_threadsafe(self._loaded, row, key, content)
+        if not worker.is_cancelled:
+            self.ui.soon(self._loaded, row, key, content)
 
     def _loaded(self, row: FactRow, key: tuple[Any, ...], content: Content) -> None:
         self._cache[key] = content
