@@ -79,3 +79,18 @@ def test_a_denial_of_what_the_quote_states_in_its_words_or_names_is_suspected() 
                                "the underscore test was never added")
     assert not denied_outright("The cache is not shared between workers.",
                                "Workers start in parallel.")
+
+
+def test_the_next_sentences_hedge_is_not_the_quotes() -> None:
+    from capture.ground import normalise
+    from capture.verify.hedges import _hedge_around
+
+    text = ("The plugin contracts are listed but not documented in detail. Let me check "
+            "what else might be missing.")
+    quote = normalise("The plugin contracts are listed but not documented in detail.")
+    assert not _hedge_around(text, quote)
+    assert _hedge_around(text.replace("are listed", "might be listed"), quote[:20])
+    chat = convo(("assistant", text))
+    got = verify("The docs already cover the plugin contracts in full detail.",
+                 "The plugin contracts are listed but not documented in detail.", chat)
+    assert got.hint == "negation_flip"
