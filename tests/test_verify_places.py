@@ -94,3 +94,17 @@ def test_the_next_sentences_hedge_is_not_the_quotes() -> None:
     got = verify("The docs already cover the plugin contracts in full detail.",
                  "The plugin contracts are listed but not documented in detail.", chat)
     assert got.hint == "negation_flip"
+
+
+def test_a_count_spelt_out_is_a_number() -> None:
+    chat = convo(("assistant", "Updated the planner agent's header.\nversion: 8.0.0 now."))
+    got = verify("All five edited agents are at metadata version 8.0.0.",
+                 "Updated the planner agent's header", chat)
+    assert (got.supported, got.check) == (False, "number_mismatch")
+    said = convo(("assistant", "Updated the 5 agents' headers.\nversion: 8.0.0 now."))
+    assert verify("All five edited agents are at metadata version 8.0.0.",
+                  "Updated the 5 agents' headers", said).supported
+    # inside a name it is no count
+    named = convo(("assistant", "The compact mode prints each todo on its own line."))
+    assert verify("The two-line mode prints each todo on its own line.",
+                  "The compact mode prints each todo on its own line", named).check is None
