@@ -108,3 +108,14 @@ def test_a_count_spelt_out_is_a_number() -> None:
     named = convo(("assistant", "The compact mode prints each todo on its own line."))
     assert verify("The two-line mode prints each todo on its own line.",
                   "The compact mode prints each todo on its own line", named).check is None
+
+
+def test_a_denied_quote_whose_own_instead_the_fact_leaves_out_is_still_denied() -> None:
+    quote = "`ROOT_DIR` is set to `__HOME__/app` (a placeholder) instead of the real path"
+    chat = convo(("assistant", "The issue is that it is not true that " + quote + ". Odd."))
+    got = verify("The startup errors came from ROOT_DIR still holding the __HOME__ "
+                 "placeholder.", quote, chat)
+    assert got.hint == "negation_flip"
+    # the fact that says the opposite of the quote agrees with the sentence
+    assert verify("ROOT_DIR is not set to `__HOME__/app` instead of the real path.", quote,
+                  chat).hint != "negation_flip"
