@@ -119,3 +119,14 @@ def test_a_denied_quote_whose_own_instead_the_fact_leaves_out_is_still_denied() 
     # the fact that says the opposite of the quote agrees with the sentence
     assert verify("ROOT_DIR is not set to `__HOME__/app` instead of the real path.", quote,
                   chat).hint != "negation_flip"
+
+
+def test_a_later_works_correctly_corrects_no_claim_of_a_fault() -> None:
+    from capture.verify import corrects
+
+    later = "## Summary\n3. Authentication works correctly with the server"
+    claim = "the server issues new tokens for each authentication request, so they differ"
+    assert not corrects(later, claim, "Each authentication request gets a fresh token.")
+    # it does correct a report that something is broken
+    assert corrects(later, "authentication is broken against the server",
+                    "Authentication against the server is broken.")
