@@ -331,6 +331,9 @@ def _beside(text: str) -> dict[str, set[str]]:
     def joined(a: int, b: int) -> bool:  # only spaces between tokens a and b
         return not low[found[a].end(): found[b].start()].strip()
 
+    def labelled(a: int) -> bool:  # a label and its number: "approvals: 2", "retries = 5"
+        return low[found[a].end(): found[a + 1].start()].strip() in (":", "=")
+
     for i, tok in enumerate(toks):
         if not tok[0].isdigit():
             continue
@@ -338,7 +341,7 @@ def _beside(text: str) -> dict[str, set[str]]:
         if i + 1 < len(toks) and not toks[i + 1][0].isdigit() and joined(i, i + 1):
             words.append(toks[i + 1])
         for k in range(i - 1, max(-1, i - 4), -1):
-            if toks[k][0].isdigit() or not joined(k, k + 1):
+            if toks[k][0].isdigit() or not (joined(k, k + 1) or (k == i - 1 and labelled(k))):
                 break
             if toks[k] not in _LINKS:
                 words.append(toks[k])

@@ -19,6 +19,7 @@ Layout, one way down (each module imports only those below it):
   hedges       hedges, opinions, attributions, guesses
   locate       finding the quote and who said it
   inversion    negation and verb flips (knowledge)
+  places       a path on another branch, a variable pointed elsewhere (knowledge)
   values       numbers, units, names, flag values (knowledge)
   turns        who spoke; each turn's text
   names        identifiers, numbers, shared terms

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from capture.claims import (
     comparison_flipped,
@@ -25,6 +25,7 @@ from capture.verify.hints import _with_hint
 from capture.verify.inversion import denied_value, flips_meaning, flips_negation
 from capture.verify.locate import _fail, _find_all, _pick, clean_quote, locate
 from capture.verify.names import identifiers
+from capture.verify.places import pointed_elsewhere, sibling_path
 from capture.verify.tools import (
     _RAN,
     _WRITERS,
@@ -55,6 +56,14 @@ from capture.verify.values import (
 )
 from capture.verify.verdict import CONFIDENT, Verdict
 from capture.verify.words import _clip, _predicate_negations, too_short, words
+
+
+def _session_texts(turns: Sequence[Turn],
+                   tool_texts: Sequence[tuple[str, str, str]]) -> Iterator[str]:
+    """Every turn's text, then what tools were given and gave back (read lazily: most
+    facts point no variable anywhere and never ask)."""
+    yield from _texts(turns)
+    yield from (t for _w, _n, t in tool_texts)
 
 
 def _slip_near(fact: str, turns: Sequence[Turn], at: int,
@@ -153,6 +162,10 @@ def verify(
                        "identifier_mismatch", hit, turns, reverted)
     elif field := field_changed(fact, evidence):
         failed = _fail("identifier_mismatch", hit, turns, field)
+    elif branch := sibling_path(fact, quote):
+        failed = _fail("identifier_mismatch", hit, turns, branch)
+    elif elsewhere := pointed_elsewhere(fact, _session_texts(turns, tool_texts)):
+        failed = _fail("identifier_mismatch", hit, turns, elsewhere)
     elif variant := code_variant(fact, quote):
         failed = _fail("identifier_mismatch", hit, turns, "the fact's code differs from "
                        "its quote's: " + variant)

@@ -79,6 +79,10 @@ _CORRECTION = re.compile(
     r"(?P<what>[^,.;:!?]{1,60})",
 )
 # A claim that something is wrong, which "X looks fine" or "X is not the issue" refutes.
+# What a thing does wrong, in a verb: "drops retries", "hangs", "loses the header".
+_FAULT = re.compile(r"\b(?:drops?|dropping|dropped|loses?|losing|lost|skips?|skipping|skipped"
+                    r"|ignores?|ignoring|ignored|hangs?|hanging|crash\w*|stuck|breaks?|truncat\w*"
+                    r"|swallow\w*|duplicat\w*|overwrit\w*)\b")
 _BROKEN = re.compile(r"\b(?:broken|dangling|corrupt\w*|misconfigured|wrong|bad|missing|stale"
                      r"|conflict\w*|the (?:issue|problem|cause|culprit)|causing|caused|fail\w*"
                      r"|interfer\w*|blocking|leak\w*|errors?)\b")
@@ -145,6 +149,9 @@ def corrects(later: str, quote: str, fact: str, *, strict: bool = True) -> bool:
             continue  # "it still doesn't work" refutes a fix, a plan or a guess, not a fact
         if (m.group("fine") or m.group("now_ok")) and not _BROKEN.search(normalise(quote)):
             continue  # "looks fine" agrees with a claim that something works
+        if m.group("verdict") and not (_BROKEN.search(normalise(quote))
+                                       or _FAULT.search(normalise(quote))):
+            continue  # "works correctly" says nothing of a claim that reports no fault
         if m.group("despite"):  # "tracked despite the gitignore": only about its object
             said = {w for w in _WORD.findall(m.group("object")) if len(w) >= 5
                     and w not in _STOP}

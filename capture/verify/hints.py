@@ -55,6 +55,14 @@ from capture.verify.verdict import SPEAKERS, Verdict
 from capture.verify.words import _clip, _expand, _predicate_negations, too_short
 
 
+def _keeps_polarity(fact: str, quote: str) -> bool:
+    """The fact does not add the negation that the words before its quote put on it:
+    it negates as often as the quote (mod 2), or less often than the quote does (a fact
+    that leaves out the quote's "instead" cannot be restating a "not" before it)."""
+    f, q = _predicate_negations(fact), _predicate_negations(quote)
+    return f % 2 == q % 2 or f < q
+
+
 def _with_hint(
     verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None,
     evidence: str = "", tool_texts: Sequence[tuple[str, str, str]] = (),
@@ -82,7 +90,7 @@ def _with_hint(
     # The negation before the quote flips it: the fact agrees with the quote only if it
     # negates once more than the quote does ("Don't | use npm" / "Do not use npm").
     if (lead := negated_before(here, quote, normalised=True)) and \
-            _predicate_negations(asserted(fact)) % 2 == _predicate_negations(quote) % 2:
+            _keeps_polarity(asserted(fact), quote):
         return dataclasses.replace(verdict, hint="negation_flip", hint_detail=(
             f"the quote starts right after “{lead}”: its sentence says the opposite"))
     if (limit := limited_after(here, quote, normalised=True)) and not re.search(

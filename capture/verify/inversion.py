@@ -33,6 +33,8 @@ _ANTONYMS = (
     ({"accept"}, {"reject", "declin", "refus"}),
     ({"requir", "mandatory"}, {"optional"}),
     ({"sync", "synchronous"}, {"async", "asynchronous"}),
+    # "the hooks exist at …" / "the hook scripts were missing"
+    ({"exist", "present"}, {"miss", "absent", "gone"}),
 )
 
 
@@ -118,7 +120,34 @@ def flips_meaning(fact: str, quote: str) -> bool:
         if f_all and q_all and len(f_all & q_all) >= INVERSION_OVERLAP * min(
                 len(f_all), len(q_all)):
             return True
+        if _subject(fact, yes | no) & _subject(quote, yes | no):
+            return True
     return False
+
+
+_AUX = {"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does",
+        "did", "now", "still", "already", "all", "both"}
+
+
+def _subject(text: str, verbs: set[str]) -> set[str]:
+    """Stems of the words right before the first of `verbs` in `text`, over auxiliaries
+    ("the hook scripts were | missing" → hook, script): what the verb is said of. A
+    short quote shares few words with its fact, but an inversion shares its subject."""
+    toks = _WORD.findall(normalise(text))
+    for i, w in enumerate(toks):
+        if re.sub(r"(?:ing|ed|es|s|e)$", "", w) not in verbs:
+            continue
+        out: set[str] = set()
+        for prev in reversed(toks[max(0, i - 5): i]):
+            if prev in _AUX:
+                continue
+            if prev in _STOP or prev in _NEGATORS or len(prev) < 3:
+                break
+            out.add(re.sub(r"(?:es|s)$", "", prev)[:5])
+            if len(out) == 2:
+                break
+        return out
+    return set()
 
 
 def dropped_negation(fact: str, quote: str) -> str:
@@ -279,4 +308,20 @@ def denied_outright(fact: str, quote: str) -> str:
     shared = [i for i in names if normalise(i).strip("`'\"()") in q]
     if len(shared) >= 2 or (shared and len(shared) == len(names)):
         return m.group()
+    # Or the quote restates the fact's subject in words: a name of the fact and one
+    # content word more, or three content words (the quote need not name everything the
+    # fact does: it supports one part of it).
+    words = len(_content(fact) & _content(quote))
+    if (shared and words >= 2) or words >= 3:
+        return m.group()
     return ""
+
+
+def _content(text: str) -> set[str]:
+    """Content stems of a text, negated or not: what it is about. A name's words count
+    as words (`test_handles_underscore_in_path` says "test", "underscore", "path";
+    `conversation-revert` says "conversation" and "revert")."""
+    split = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
+    split = re.sub(r"[_./-]+", " ", split)
+    neg, aff = polarity(split)
+    return neg | aff

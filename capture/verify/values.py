@@ -337,4 +337,19 @@ def missing_terms(fact: str, near: str) -> tuple[list[str], list[str]]:
     idents = sorted(i for i in identifiers(fact) if not _present(i, hay))
     nums = [n for n in dict.fromkeys(numbers(fact)) if not re.search(
         r"(?<![\d.])" + re.escape(n) + r"(?![\d])", hay)]
+    # A count spelt out ("all five agents") is a number too: neither it nor its digits
+    # near the quote is a count the fact made up. Not inside a name ("two-line mode").
+    for m in _SPELT_COUNT.finditer(normalise(fact)):
+        word = m.group(1)
+        n = str(_COUNTS[word])
+        if not re.search(rf"(?<![\w.-]){word}(?![\w-])|(?<![\d.]){n}(?![\d])", hay) and \
+                word not in nums:
+            nums.append(word)
     return idents, nums
+
+
+_COUNTS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six",
+                                       "seven", "eight", "nine", "ten", "eleven", "twelve"))}
+# "one" is too often no count ("one of", "the one that"), so counts start at two.
+_SPELT_COUNT = re.compile(r"(?<![\w-])(two|three|four|five|six|seven|eight|nine|ten|eleven"
+                          r"|twelve)(?![\w-])")

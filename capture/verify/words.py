@@ -47,8 +47,10 @@ def sentence_start(low: str, at: int) -> int:
 
 
 def sentence_bounds(low: str, at: int, length: int) -> tuple[int, int]:
-    """(start, end) of the sentence around `low[at:at + length]`, its stop included."""
-    end = _SENTENCE_BREAK.search(low, at + length)
+    """(start, end) of the sentence around `low[at:at + length]`, its stop included. A
+    span that ends with its sentence's stop ends the sentence there: the next sentence's
+    "might" is not this one's."""
+    end = _SENTENCE_BREAK.search(low, at + max(0, length - 1))
     return sentence_start(low, at), end.start() + 1 if end else len(low)
 
 
