@@ -64,23 +64,6 @@ def test_two_files_of_one_directory_are_no_branch() -> None:
                         "File: reports/weekly/scan.json")
 
 
-def test_a_denial_of_what_the_quote_states_in_its_words_or_names_is_suspected() -> None:
-    from capture.verify.inversion import denied_outright
-
-    # one name the quote gives and more words of it: the quote need not name everything
-    assert denied_outright("Timer profiles are not stored under localStorage key `tp-all`; "
-                           "the active one under `tp-current`.",
-                           "`tp-current`: stored as the active timer profile")
-    # a name's own words say what it is about
-    assert denied_outright("A test for underscores in project paths was not added.",
-                           "test_find_sessions_handles_underscore_in_project_path")
-    # a quote that denies in its own words, or shares too little: no suspicion
-    assert not denied_outright("A test for underscores in project paths was not added.",
-                               "the underscore test was never added")
-    assert not denied_outright("The cache is not shared between workers.",
-                               "Workers start in parallel.")
-
-
 def test_the_next_sentences_hedge_is_not_the_quotes() -> None:
     from capture.ground import normalise
     from capture.verify.hedges import _hedge_around

@@ -308,20 +308,4 @@ def denied_outright(fact: str, quote: str) -> str:
     shared = [i for i in names if normalise(i).strip("`'\"()") in q]
     if len(shared) >= 2 or (shared and len(shared) == len(names)):
         return m.group()
-    # Or the quote restates the fact's subject in words: a name of the fact and one
-    # content word more, or three content words (the quote need not name everything the
-    # fact does: it supports one part of it).
-    words = len(_content(fact) & _content(quote))
-    if (shared and words >= 2) or words >= 3:
-        return m.group()
     return ""
-
-
-def _content(text: str) -> set[str]:
-    """Content stems of a text, negated or not: what it is about. A name's words count
-    as words (`test_handles_underscore_in_path` says "test", "underscore", "path";
-    `conversation-revert` says "conversation" and "revert")."""
-    split = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
-    split = re.sub(r"[_./-]+", " ", split)
-    neg, aff = polarity(split)
-    return neg | aff
