@@ -143,3 +143,22 @@ def test_a_word_held_in_the_evidence_counts(conn) -> None:
     recall._credit_evidence(
         q.terms, ["a configured_key: the hooks ran; testing hookless, rehook"], credits)
     assert credits == [[recall.EVIDENCE_HELD] * 4 + [0.0]]  # `less` only inside a word
+
+
+def test_a_fact_found_by_its_evidence_alone(conn) -> None:
+    """A question in the session's words the fact restated ("non-blocking" where the
+    fact says "must not block") reaches the fact through its evidence's own index
+    (schema fact_ev), even when none of its text's words beat the many short sentences
+    holding one of the question's words; a stale fact matched only so is not counted."""
+    found = add(conn, "Commits are never stopped: each secret is redacted in place.")
+    conn.execute("UPDATE fact SET evidence = ? WHERE id = ?",
+                 ("make the scanning hook non-blocking, redact instead", found))
+    for i in range(20):  # the question's words, each in many short sentences
+        add(conn, f"Note {i}: the scanning output.")
+        add(conn, f"Note {i}: the hook output.")
+    got = [h.id for h in recall.recall(conn, PROJECT, "non-blocking scanning hook").results]
+    assert found in got[:3]
+    # kept in step by triggers: a new quote replaces the old one in the index
+    conn.execute("UPDATE fact SET evidence = 'nothing of it' WHERE id = ?", (found,))
+    got = [h.id for h in recall.recall(conn, PROJECT, "non-blocking scanning hook").results]
+    assert found not in got
