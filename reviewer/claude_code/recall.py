@@ -14,8 +14,10 @@ rebuilt here), plus overlap between the files asked about and the files a fact c
 plus a little of the fact's confidence; then the best hundred are re-scored by the share
 of the question's words each holds and of its adjacent word pairs it holds adjacent
 (coverage leads, BM25 orders within it; a word held only as a synonym, or only in the
-fact's evidence quote, counts half, and a fact holding the kind of answer the question
-asks for, answer_kinds.py, gets a little);
+fact's evidence quote, counts half, a word held as its derivational root, word_roots.py,
+counts whole, and a fact holding the kind of answer the question asks for,
+answer_kinds.py, gets a little); the question's words are searched in the facts' evidence
+too (a match there weighs less than one in the text);
 newest approval breaks ties. Synonyms (query_terms.py) widen only a question whose own
 words match almost nothing. The question is
 never handed to FTS5 as syntax: it is cut to words, each quoted, joined with OR, so
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from reviewer.claude_code import answer_kinds, query_terms
+from reviewer.claude_code import answer_kinds, query_terms, word_roots
 from reviewer.claude_code.inject import cited_files, neutralise
 from reviewer.freshness import staleness
 from reviewer.store import vectors
@@ -577,6 +579,8 @@ def _seen(text: str) -> _Seen:
             for part in raw.split("_"):
                 words.add(part.casefold())
                 words.update(query_terms.parts(part))
+    for w in low_words:  # `unlisted` holds listed, `scanner` holds scan
+        words.update(word_roots.roots(w))
     heads = [w[:5] for w in low_words]
     # every adjacent pair: a question's pairs hold no filler word, so one with a filler
     # word here matches none (short of a longer word of the same first five letters)
@@ -636,7 +640,11 @@ def _credits(terms: list[str], words: set[str] | frozenset[str],
         heads, short = seen.heads, seen.short
     out: list[float] = []
     for t, syn in zip(terms, synonyms, strict=True):
-        if (t[:5] in heads) if len(t) >= 5 else (t in short):
+        held = (t[:5] in heads) if len(t) >= 5 else (t in short)
+        if not held:  # `scanner` held as scan (word_roots.py)
+            held = any((r[:5] in heads) if len(r) >= 5 else (r in short)
+                       for r in word_roots.roots(t))
+        if held:
             out.append(1.0)
         elif syn and not syn.isdisjoint(words):
             out.append(SYNONYM_HELD)
