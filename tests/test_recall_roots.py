@@ -44,3 +44,13 @@ def test_a_negated_word_holds_its_root(conn) -> None:
         add(conn, f"Note {i}: gists.")
     got = [h.id for h in recall.recall(conn, PROJECT, "are the gists listed").results]
     assert got[0] == answer
+
+
+def test_every_word_with_a_root_is_looked_up() -> None:
+    """MAY_HAVE_ROOT, the one-pass filter of a fact's words, keeps every word `roots`
+    has a root for (and a fact holds the roots of those words)."""
+    text = ("the scanner ran publicly on unlisted nonblocking workers, logger v2_scanner "
+            "and a user of unix until an error in the filters")
+    kept = set(word_roots.MAY_HAVE_ROOT.findall(text))
+    assert {w for w in text.replace(",", "").split() if word_roots.roots(w)} <= kept
+    assert {"scan", "public", "listed", "blocking", "work", "log"} <= recall._seen(text).words

@@ -571,7 +571,8 @@ def _seen(text: str) -> _Seen:
     """`_words` of `text` with the lookups `_credits` makes precomputed. Cached by text:
     a running server re-scores the same facts question after question, and the word
     split is most of a re-score's cost."""
-    low_words = _TERM.findall(text.casefold())
+    low = text.casefold()
+    low_words = _TERM.findall(low)
     words = set(low_words)
     plain = text.islower() and "_" not in text and not _DIGIT.search(text)
     for raw in () if plain else _TERM.findall(text):  # identifiers: capitals, _, digits
@@ -579,7 +580,7 @@ def _seen(text: str) -> _Seen:
             for part in raw.split("_"):
                 words.add(part.casefold())
                 words.update(query_terms.parts(part))
-    for w in low_words:  # `unlisted` holds listed, `scanner` holds scan
+    for w in word_roots.MAY_HAVE_ROOT.findall(low):  # `unlisted`: listed, `scanner`: scan
         words.update(word_roots.roots(w))
     heads = [w[:5] for w in low_words]
     # every adjacent pair: a question's pairs hold no filler word, so one with a filler
@@ -641,9 +642,8 @@ def _credits(terms: list[str], words: set[str] | frozenset[str],
     out: list[float] = []
     for t, syn in zip(terms, synonyms, strict=True):
         held = (t[:5] in heads) if len(t) >= 5 else (t in short)
-        if not held:  # `scanner` held as scan (word_roots.py)
-            held = any((r[:5] in heads) if len(r) >= 5 else (r in short)
-                       for r in word_roots.roots(t))
+        if not held and (roots := word_roots.roots(t)):  # `scanner` held as scan
+            held = any((r[:5] in heads) if len(r) >= 5 else (r in short) for r in roots)
         if held:
             out.append(1.0)
         elif syn and not syn.isdisjoint(words):

@@ -17,6 +17,10 @@ import re
 _DOUBLE = re.compile(r"([bdgklmnprt])\1$")  # scann → scan, logg → log
 MIN_ROOT = 4
 MIN_NEGATED = 5  # `unlisted` → listed; not `unix`, `until`, `unique` (root too short)
+# The words of a lowercase text that may have a root (a superset, one pass in C): a fact's
+# other words are not looked up.
+MAY_HAVE_ROOT = re.compile(
+    r"(?<![^\W_])(?:(?:non|un)[a-z]{5,}|[a-z]{4,}(?:ly|ers?|ors?))(?![^\W_])")
 
 
 @functools.lru_cache(maxsize=8192)
