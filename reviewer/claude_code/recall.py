@@ -308,13 +308,13 @@ def recall(
                      q.synonym_match),
                 ) if words and weight > 0
             ]
-            quoted = _search_evidence(cur, q.match, root) if EVIDENCE_SEARCH_WEIGHT > 0 else []
-            extras.append((EVIDENCE_SEARCH_WEIGHT, quoted))
+            worded = {fid for found in (matched, *(e for _, e in extras)) for fid, _ in found}
+            if EVIDENCE_SEARCH_WEIGHT > 0:  # last: what it finds alone is not `worded`
+                extras.append((EVIDENCE_SEARCH_WEIGHT, _search_evidence(cur, q.match, root)))
         except sqlite3.OperationalError as exc:  # never expected: the expression is quoted
             raise RecallError(f"the search index refused the query ({exc})") from None
         best = max((-s for _, s in matched), default=0.0) or 1.0
         text_scores = {fid: (-s) / best for fid, s in matched}
-        worded = set(text_scores) | {fid for _, extra in extras[:-1] for fid, _ in extra}
         for weight, extra in extras:
             best_extra = max((-s for _, s in extra), default=0.0) or 1.0
             for fid, s in extra:
