@@ -162,3 +162,16 @@ def test_a_fact_found_by_its_evidence_alone(conn) -> None:
     conn.execute("UPDATE fact SET evidence = 'nothing of it' WHERE id = ?", (found,))
     got = [h.id for h in recall.recall(conn, PROJECT, "non-blocking scanning hook").results]
     assert found not in got
+
+
+def test_a_store_without_the_evidence_index_still_answers(conn) -> None:
+    """A store opened read-only before schema V16 has no fact_ev: the evidence search
+    finds nothing there, and the words' search answers as before."""
+    mine = add(conn, "The exporter retries three times.")
+    conn.execute("UPDATE fact SET evidence = 'the exporter backoff' WHERE id = ?", (mine,))
+    assert [i for i, _ in recall._search_evidence(conn.cursor(), '"backoff"', PROJECT)] == [mine]
+    for name in ("insert", "delete", "update"):
+        conn.execute(f"DROP TRIGGER fact_ev_{name}")
+    conn.execute("DROP TABLE fact_ev")
+    assert recall._search_evidence(conn.cursor(), '"backoff"', PROJECT) == []
+    assert [h.id for h in recall.recall(conn, PROJECT, "exporter retries").results] == [mine]
