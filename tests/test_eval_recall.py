@@ -43,3 +43,14 @@ def test_the_missed_questions_are_listed_per_variant_and_half() -> None:
         ("misses at 10,106 facts, heldout", "q2, q3"),
         ("misses at 10,106 facts, tune (with the semantic extra)", "none"),
     ]
+
+
+def test_a_question_set_is_split_by_id_parity_on_request(monkeypatch) -> None:
+    """MEM_REVIEW_RECALL_SPLIT=parity: a fixed rule decided before reading any question
+    (even ids tune, odd ids held out), in place of the halves the set's author wrote."""
+    qs = [{"id": "r4q002", "half": "heldout"}, {"id": "r4q007", "half": "tune"},
+          {"id": "x", "half": "tune"}]
+    monkeypatch.delenv("MEM_REVIEW_RECALL_SPLIT", raising=False)
+    assert [section.half_of(q) for q in qs] == ["heldout", "tune", "tune"]
+    monkeypatch.setenv("MEM_REVIEW_RECALL_SPLIT", "parity")
+    assert [section.half_of(q) for q in qs] == ["tune", "heldout", "tune"]

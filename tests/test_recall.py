@@ -123,6 +123,20 @@ def test_pending_stale_rejected_and_other_projects_never_answer(
     assert "1 matching fact(s) withheld as pending" in note
 
 
+def test_a_stale_fact_matched_only_by_its_evidence_is_not_counted(repo: Path, conn) -> None:
+    """The evidence is searched to find facts that restate a question's words; the
+    withheld count still means facts whose own text (or cited files) matched."""
+    fresh = add(conn, repo, "The queue worker retries five times", files=("src/api.py",))
+    quoted = add(conn, repo, "Delays double in src/db.py", files=("src/db.py",))
+    conn.execute("UPDATE fact SET evidence = 'the queue worker backoff' WHERE id = ?",
+                 (quoted,))
+    write_old(repo, "src/db.py", "# db.py, rewritten\n")  # the quoted fact is stale
+    answer = recall.recall(conn, repo, "queue worker")
+    assert ids(answer) == [fresh] and answer.withheld_stale == 0
+    conn.execute("UPDATE fact SET text = 'The queue worker backs off' WHERE id = ?", (quoted,))
+    assert recall.recall(conn, repo, "queue worker").withheld_stale == 1
+
+
 def test_an_empty_answer_is_a_normal_answer(repo: Path, conn) -> None:
     add(conn, repo, "Deploys happen on Tuesdays")
     answer = recall.recall(conn, repo, "kubernetes helm chart")

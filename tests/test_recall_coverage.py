@@ -143,3 +143,35 @@ def test_a_word_held_in_the_evidence_counts(conn) -> None:
     recall._credit_evidence(
         q.terms, ["a configured_key: the hooks ran; testing hookless, rehook"], credits)
     assert credits == [[recall.EVIDENCE_HELD] * 4 + [0.0]]  # `less` only inside a word
+
+
+def test_a_fact_found_by_its_evidence_alone(conn) -> None:
+    """A question in the session's words the fact restated ("non-blocking" where the
+    fact says "must not block") reaches the fact through its evidence's own index
+    (schema fact_ev), even when none of its text's words beat the many short sentences
+    holding one of the question's words; a stale fact matched only so is not counted."""
+    found = add(conn, "Commits are never stopped: each secret is redacted in place.")
+    conn.execute("UPDATE fact SET evidence = ? WHERE id = ?",
+                 ("make the scanning hook non-blocking, redact instead", found))
+    for i in range(20):  # the question's words, each in many short sentences
+        add(conn, f"Note {i}: the scanning output.")
+        add(conn, f"Note {i}: the hook output.")
+    got = [h.id for h in recall.recall(conn, PROJECT, "non-blocking scanning hook").results]
+    assert found in got[:3]
+    # kept in step by triggers: a new quote replaces the old one in the index
+    conn.execute("UPDATE fact SET evidence = 'nothing of it' WHERE id = ?", (found,))
+    got = [h.id for h in recall.recall(conn, PROJECT, "non-blocking scanning hook").results]
+    assert found not in got
+
+
+def test_a_store_without_the_evidence_index_still_answers(conn) -> None:
+    """A store opened read-only before schema V16 has no fact_ev: the evidence search
+    finds nothing there, and the words' search answers as before."""
+    mine = add(conn, "The exporter retries three times.")
+    conn.execute("UPDATE fact SET evidence = 'the exporter backoff' WHERE id = ?", (mine,))
+    assert [i for i, _ in recall._search_evidence(conn.cursor(), '"backoff"', PROJECT)] == [mine]
+    for name in ("insert", "delete", "update"):
+        conn.execute(f"DROP TRIGGER fact_ev_{name}")
+    conn.execute("DROP TABLE fact_ev")
+    assert recall._search_evidence(conn.cursor(), '"backoff"', PROJECT) == []
+    assert [h.id for h in recall.recall(conn, PROJECT, "exporter retries").results] == [mine]

@@ -8,6 +8,7 @@ thing ("config" and "settings", "remove" and "delete", "test" and "spec"). The i
 
 - each CamelCase or digit-joined word is also searched as its parts;
 - adjacent words are also searched joined (`fact store` finds `FactStore`);
+- each word's derivational roots (word_roots.py: `scanner` → scan) are searched too;
 - each word's group in `SYNONYMS` is searched too.
 
 Expansions score below the question's own words (recall.py weighs them), so they widen
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import re
 from itertools import pairwise
+
+from reviewer.claude_code import word_roots
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"\w+")
@@ -178,6 +181,9 @@ def expand_split(raw_words: list[str], terms: list[str], stop: frozenset[str]
     words = [w for w in pieces if w and w not in stop]
     for a, b in pairwise(words):
         add(a + b)
+    for w in terms:  # derivational roots the stemmer leaves apart (`scanner`: scan)
+        for root in word_roots.roots(w):
+            add(root)
     forms = list(out)
     for w in [*terms, *forms]:
         for syn in SYNONYMS.get(w, ()):

@@ -14,8 +14,10 @@ rebuilt here), plus overlap between the files asked about and the files a fact c
 plus a little of the fact's confidence; then the best hundred are re-scored by the share
 of the question's words each holds and of its adjacent word pairs it holds adjacent
 (coverage leads, BM25 orders within it; a word held only as a synonym, or only in the
-fact's evidence quote, counts half, and a fact holding the kind of answer the question
-asks for, answer_kinds.py, gets a little);
+fact's evidence quote, counts half, a word held as its derivational root, word_roots.py,
+counts whole, and a fact holding the kind of answer the question asks for,
+answer_kinds.py, gets a little); the question's words are searched in the facts' evidence
+too (a match there weighs less than one in the text);
 newest approval breaks ties. Synonyms (query_terms.py) widen only a question whose own
 words match almost nothing. The question is
 never handed to FTS5 as syntax: it is cut to words, each quoted, joined with OR, so
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from reviewer.claude_code import answer_kinds, query_terms
+from reviewer.claude_code import answer_kinds, query_terms, word_roots
 from reviewer.claude_code.inject import cited_files, neutralise
 from reviewer.freshness import staleness
 from reviewer.store import vectors
@@ -86,6 +88,19 @@ SYNONYM_HELD = 0.5
 # to 93 of 113, MRR 0.764 to 0.779; 0.8 the same). It reorders what the question's words
 # found; searching evidence for more candidates won one more question but cost 2 ms.
 EVIDENCE_HELD = 0.5
+# The question's words are also searched in the evidence's own index (schema fact_ev), and
+# a fact found there scores this share of a text match: a natural question written from
+# the session's words reaches a fact that restates them (recall4's read half, even ids,
+# at 82 / 1,082 / 10,082 facts: r@5 19 / 15 / 13 to 19 / 16 / 15 of 25, MRR 0.61 / 0.51
+# / 0.46 to 0.64 / 0.56 / 0.50; its blind half unchanged in aggregate; 0.15 and 0.6 did
+# less). A fact matched only there and withheld as stale is not counted as a match.
+EVIDENCE_SEARCH_WEIGHT = 0.3
+# Its best 50 only: the re-score reads the best hundred of all, and a fact found only
+# there needs to be among the evidence's best to get in (read half: the same r@5 as 300,
+# MRR 0.52 at 10,082 facts; median recall under load 18.5 ms with its best 300, 15.4 ms
+# with its best 50, 14.8 ms without the evidence search). Over main, evidence and roots
+# together cost about a quarter more time per recall (interleaved runs under load).
+EVIDENCE_CANDIDATES = 50
 PAIR_WEIGHT = 1.0
 # A fact holding an answer of the kind the question asks for (answer_kinds.py: "how long"
 # and a duration, "why" and a cause): a quarter of full coverage (tuning set 1 at 10,000
@@ -275,6 +290,7 @@ def recall(
     cur = conn.cursor()
     cur.row_factory = None
     text_scores: dict[int, float] = {}
+    worded: set[int] = set()  # matched by the text's words, not the evidence's alone
     pending: set[int] = set()
     if q.terms:
         try:
@@ -293,6 +309,9 @@ def recall(
                      q.synonym_match),
                 ) if words and weight > 0
             ]
+            worded = {fid for found in (matched, *(e for _, e in extras)) for fid, _ in found}
+            if EVIDENCE_SEARCH_WEIGHT > 0:  # last: what it finds alone is not `worded`
+                extras.append((EVIDENCE_SEARCH_WEIGHT, _search_evidence(cur, q.match, root)))
         except sqlite3.OperationalError as exc:  # never expected: the expression is quoted
             raise RecallError(f"the search index refused the query ({exc})") from None
         best = max((-s for _, s in matched), default=0.0) or 1.0
@@ -303,6 +322,7 @@ def recall(
                 text_scores[fid] = text_scores.get(fid, 0.0) + weight * (-s) / best_extra
         for fid, n in _inside_identifiers(cur, root, q.terms).items():
             text_scores[fid] = text_scores.get(fid, 0.0) + PART_WEIGHT * n / len(q.terms)
+            worded.add(fid)
     by_file: dict[int, float] = {}
     if q.files:
         for fid, status, raw in _citing(cur, root, q.files):
@@ -336,7 +356,9 @@ def recall(
         fid, confidence, approved_at = row[0], row[6], float(row[7] or 0)
         verdict = verdicts.get(fid)
         if verdict is not None and verdict.stale:
-            if fid in lexical:  # a semantic neighbour is not a match: not counted
+            # a semantic neighbour, or a fact whose evidence alone matched, is not
+            # counted as a match: the count keeps its meaning (the text's words)
+            if fid in worded or fid in by_file:
                 answer.withheld_stale += 1
             continue
         score = (
@@ -370,6 +392,20 @@ def _search(cur: sqlite3.Cursor, match: str, root: str) -> list[tuple[int, float
             if fact != _BY_ID or "no such index" not in str(exc):
                 raise
     return []
+
+
+def _search_evidence(cur: sqlite3.Cursor, match: str, root: str) -> list[tuple[int, float]]:
+    """`_search` over the facts' evidence (schema fact_ev, V16); [] on a store opened
+    read-only before it."""
+    try:
+        return cur.execute(
+            f"SELECT f.id, bm25(fact_ev) FROM fact_ev JOIN {_BY_ID} ON f.id = fact_ev.rowid "
+            "WHERE fact_ev MATCH ? AND f.project = ? AND f.status = 'approved' "
+            "ORDER BY bm25(fact_ev) LIMIT ?", (match, root, EVIDENCE_CANDIDATES)).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such" not in str(exc):
+            raise
+        return []
 
 
 def _fuse(
@@ -536,7 +572,8 @@ def _seen(text: str) -> _Seen:
     """`_words` of `text` with the lookups `_credits` makes precomputed. Cached by text:
     a running server re-scores the same facts question after question, and the word
     split is most of a re-score's cost."""
-    low_words = _TERM.findall(text.casefold())
+    low = text.casefold()
+    low_words = _TERM.findall(low)
     words = set(low_words)
     plain = text.islower() and "_" not in text and not _DIGIT.search(text)
     for raw in () if plain else _TERM.findall(text):  # identifiers: capitals, _, digits
@@ -544,6 +581,8 @@ def _seen(text: str) -> _Seen:
             for part in raw.split("_"):
                 words.add(part.casefold())
                 words.update(query_terms.parts(part))
+    for w in word_roots.MAY_HAVE_ROOT.findall(low):  # `unlisted`: listed, `scanner`: scan
+        words.update(word_roots.roots(w))
     heads = [w[:5] for w in low_words]
     # every adjacent pair: a question's pairs hold no filler word, so one with a filler
     # word here matches none (short of a longer word of the same first five letters)
@@ -603,7 +642,10 @@ def _credits(terms: list[str], words: set[str] | frozenset[str],
         heads, short = seen.heads, seen.short
     out: list[float] = []
     for t, syn in zip(terms, synonyms, strict=True):
-        if (t[:5] in heads) if len(t) >= 5 else (t in short):
+        held = (t[:5] in heads) if len(t) >= 5 else (t in short)
+        if not held and (roots := word_roots.roots(t)):  # `scanner` held as scan
+            held = any((r[:5] in heads) if len(r) >= 5 else (r in short) for r in roots)
+        if held:
             out.append(1.0)
         elif syn and not syn.isdisjoint(words):
             out.append(SYNONYM_HELD)

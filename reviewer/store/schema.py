@@ -364,11 +364,38 @@ V15_FACT_ID_STATUS = """
 CREATE INDEX fact_id_project_status ON fact(id, project, status);
 """
 
+# Recall's word search over each fact's evidence (the transcript's quotes it was extracted
+# from, reviewer/claude_code/recall.py): a question written from what happened in a session
+# uses the session's words, which the fact may restate in others. Its own index, so the
+# fact text's BM25 is untouched; kept in step by triggers like fact_fts.
+# Self-contained: renumber freely at merge.
+V16_FACT_EVIDENCE_SEARCH = """
+CREATE VIRTUAL TABLE fact_ev USING fts5(
+    evidence, content='fact', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+INSERT INTO fact_ev(fact_ev) VALUES ('rebuild');
+CREATE TRIGGER fact_ev_insert AFTER INSERT ON fact
+BEGIN
+    INSERT INTO fact_ev (rowid, evidence) VALUES (new.id, new.evidence);
+END;
+CREATE TRIGGER fact_ev_delete AFTER DELETE ON fact
+BEGIN
+    INSERT INTO fact_ev (fact_ev, rowid, evidence) VALUES ('delete', old.id, old.evidence);
+END;
+CREATE TRIGGER fact_ev_update AFTER UPDATE OF id, evidence ON fact
+WHEN old.id IS NOT new.id OR old.evidence IS NOT new.evidence
+BEGIN
+    INSERT INTO fact_ev (fact_ev, rowid, evidence) VALUES ('delete', old.id, old.evidence);
+    INSERT INTO fact_ev (rowid, evidence) VALUES (new.id, new.evidence);
+END;
+"""
+
 MIGRATIONS: list[str] = [
     V1, V2, V3, V4_FACT_SEARCH, V5_VERIFIER, V6_HASH_CACHE_KEYS, V7_SHARING,
     V8_JOB_FIRST_FAILED_AT, V9_NATIVE_MEMORY, V10_REMOTE_TRUST,
     V11_VERIFY_HINT, V12_FACT_VECTORS, V13_FACT_PARTS, V14_FACT_VEC_APPROVED,
-    V15_FACT_ID_STATUS,
+    V15_FACT_ID_STATUS, V16_FACT_EVIDENCE_SEARCH,
 ]
 VERSION = len(MIGRATIONS)
 

@@ -12,7 +12,8 @@ Reported per half of the questions (tune: the shared sessions and the held-out c
 recall@5, MRR and p95 time of one `recall` call on a real SQLite store; with and without
 the optional semantic extra (reviewer/store/vectors.py) where it is installed.
 MEM_REVIEW_HELDOUT_DIR and MEM_REVIEW_RECALL_QUESTIONS name another held-out corpus and its
-questions; MEM_REVIEW_RECALL_MISSES=1 lists the questions missed at the largest store.
+questions; MEM_REVIEW_RECALL_SPLIT=parity splits every set by id parity instead of its own
+halves; MEM_REVIEW_RECALL_MISSES=1 lists the questions missed at the largest store.
 """
 
 from __future__ import annotations
@@ -202,12 +203,23 @@ def score(conn: sqlite3.Connection, ids: dict[int, str], questions: list[dict[st
             "p95 ms": f"{p95:.1f}", "_misses": misses}
 
 
+def half_of(q: dict[str, Any]) -> str:
+    """The question's half: as its set says, or with MEM_REVIEW_RECALL_SPLIT=parity by a
+    rule fixed before reading any question, even ids tune and odd ids held out (an id
+    without a trailing number keeps its set's half)."""
+    if os.environ.get("MEM_REVIEW_RECALL_SPLIT", "").strip() == "parity":
+        digits = re.search(r"(\d+)$", str(q.get("id", "")))
+        if digits:
+            return "tune" if int(digits.group(1)) % 2 == 0 else "heldout"
+    return str(q.get("half", "tune"))
+
+
 def questions_by_half(known: set[str]) -> dict[str, list[dict[str, Any]]]:
     halves: dict[str, list[dict[str, Any]]] = {"tune": [], "heldout": []}
     for q in all_questions():
         relevant = [k for r in q.get("relevant", []) if (k := f"{q['session']}#{r}") in known]
         if relevant:
-            halves.setdefault(q.get("half", "tune"), []).append({**q, "relevant": relevant})
+            halves.setdefault(half_of(q), []).append({**q, "relevant": relevant})
     return halves
 
 
