@@ -41,7 +41,7 @@ from capture.held import Held
 from capture.noise import squeeze_leaders, strip_ansi
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import OUTPUT_PREFIX, Turn, without_count
-from capture.written import SECRET_LINE, WRITERS, cut_middle, holds_secrets
+from capture.written import WRITERS, assigns_secret, cut_middle, holds_secrets
 
 Clean = Callable[[list[Turn]], list[Turn]]
 
@@ -149,7 +149,7 @@ def _tidy(h: Held) -> str:
     if h.tool == "Read":
         text = _READ_NUMBER.sub("", text)
     lines = [squeeze_leaders(ln.rstrip()) for ln in text.split("\n")]
-    text = "\n".join(ln for ln in lines if not SECRET_LINE.search(ln))
+    text = "\n".join(ln for ln in lines if not assigns_secret(ln))
     return _BLANKS.sub("\n\n", text).strip()
 
 

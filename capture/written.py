@@ -55,20 +55,26 @@ _CODE_EXT = (
 )
 
 
+def file_name(path: str) -> str:
+    """The last part of a path, `/` or Windows' `\\` between its parts (a session on
+    Windows names `C:\\Users\\me\\app\\.env`: the whole path is not a name)."""
+    return re.split(r"[/\\]", path)[-1]
+
+
 def holds_secrets(path: str) -> bool:
     """A file that holds secrets by its name (`.env`, a key, `credentials.json`)."""
-    return bool(_SECRET_NAME.match(path.rsplit("/", 1)[-1]))
+    return bool(_SECRET_NAME.match(file_name(path)))
 
 
 def is_code(path: str) -> bool:
     """A source file by its extension (never one that holds secrets by its nature)."""
-    name = path.rsplit("/", 1)[-1].casefold()
+    name = file_name(path).casefold()
     return not _SECRET_NAME.match(name) and name.endswith(_CODE_EXT)
 
 
 def is_doc(path: str) -> bool:
     """A document, rule or config file (kept whole), not code."""
-    name = path.rsplit("/", 1)[-1].casefold()
+    name = file_name(path).casefold()
     if _SECRET_NAME.match(name):
         return False
     return name.endswith(_DOC_EXT) or name in _DOC_NAMES
@@ -124,7 +130,7 @@ def describe(path: str, body: str) -> str:
         return ""  # a stylesheet's rules are looks: its call line says it was changed
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)
-    if len(body.strip()) <= SMALL_BYTES and not SECRET_LINE.search(body):
+    if len(body.strip()) <= SMALL_BYTES and not assigns_secret(body):
         return body.strip()  # a one-line fix: the line is the fact (`audioCtx.resume()`)
     header = code_header(body)
     defs: list[str] = []
@@ -133,7 +139,7 @@ def describe(path: str, body: str) -> str:
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
         if "=" in stripped and stripped[:1].isalpha() and (k := _CONSTANT.match(stripped)) \
-                and not SECRET_LINE.search(raw):
+                and not assigns_secret(raw):
             # A setting, what it is set to: at the top level, or inside a body (an edit's
             # `const CONC = 20;` in a loop: its indentation is the file's, not a scope's).
             line = " ".join(k.group().split())
@@ -183,6 +189,30 @@ _NOTICE = re.compile(r"(?i)copyright|licen[cs]e|spdx")
 # redaction would recognise (a read is the project's code, not the person's words).
 SECRET_LINE = re.compile(r"(?i)(?:key|token|secret|passw|credential|auth|private|cookie"
                          r"|session_id|signature)\w*['\"]?\s*[:=]")
+# What such a line may assign and still say no secret (issue 21: `"CLAUDE_CODE_MAX_OUTPUT_
+# TOKENS": "64000"` and `max_tokens: 4096` were dropped from a settings file as if they
+# were credentials): a small number, a flag, nothing, or where the secret comes from (an
+# environment variable), never the secret itself.
+_HARMLESS = re.compile(
+    r"""^[\s'"`]*(?:\d{1,7}(?:\.\d+)?(?:[kKmM]?[bB]?|ms|s|m|h|d)?|true|false|null|none|nil"""
+    r"""|undefined|(?:process\.env|os\.environ|os\.getenv|import\.meta\.env|env\b|ENV\b)[\w.\[('"]*"""
+    r"""[\w)\]'"]*|\$\{?[A-Za-z_]\w*\}?)?[\s'"`]*[,;]?\s*(?:(?://|#).*)?$""", re.I)
+
+
+def assigns_secret(text: str) -> bool:
+    """Some line of `text` assigns what reads like a credential (SECRET_LINE), not a
+    number, a flag or an environment variable's name (_HARMLESS)."""
+    for m in SECRET_LINE.finditer(text):
+        end = text.find("\n", m.end())
+        value = text[m.end(): len(text) if end < 0 else end]
+        if not _HARMLESS.match(value) or (_SECRET_WORD.search(m.group())
+                                            and _DIGITS.search(value)):
+            return True  # a password of digits is still a password
+    return False
+
+
+_SECRET_WORD = re.compile(r"(?i)passw|secret|credential|private")
+_DIGITS = re.compile(r"\d")
 DOCUMENTED_SCAN = 16_000  # of a file read, only this much is searched (a bench row's cost)
 
 
@@ -208,7 +238,7 @@ def documented(text: str, limit: int = DOCUMENTED_BYTES, *, python: bool = False
         raw = m.group("code")
         code = raw.strip()
         indent = len(raw[: len(raw) - len(raw.lstrip())].expandtabs(4))
-        if indent > 4 or _STATEMENT.match(code) or SECRET_LINE.search(code):
+        if indent > 4 or _STATEMENT.match(code) or assigns_secret(code):
             continue
         comment = m.group("c").strip()
         said = _WHOLE_COMMENT.sub("", comment).strip(" \t\"'")
@@ -254,7 +284,7 @@ def with_was(kept: str, old: str, new: str) -> str:
     `name: NPU`): a rename or a changed value is a fact only with both sides."""
     old = old.strip()
     if not kept or not old or len(new.strip()) > SMALL_BYTES or len(old) > WAS_BYTES \
-            or kept != new.strip() or SECRET_LINE.search(old):
+            or kept != new.strip() or assigns_secret(old):
         return kept
     return f"was: {old}\nnow: {kept}"
 

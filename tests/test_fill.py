@@ -268,3 +268,46 @@ def test_the_large_real_session_sends_what_it_sent_without_the_fill(
     filled = pipeline.sent_windows(path, CFG)
     monkeypatch.setattr(pipeline, "fill", lambda fitted, turns, *_: (fitted, turns))
     assert pipeline.sent_windows(path, CFG) == filled
+
+
+def test_a_setting_named_for_tokens_or_auth_comes_back_a_credential_does_not(
+        tmp_path: Path) -> None:
+    """A line is held back as a credential for what it assigns, not for its name alone:
+    a token count, a flag, an environment variable's name say no secret (issue 21: a
+    settings file lost `"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000"` and `max_tokens`). The
+    file is past what a read's detail keeps: its middle comes back by the fill."""
+    settings = "\n".join([
+        "{", *[f'  "plugin_{i}": "enabled",' for i in range(40)], '  "env": {',
+        '    "DA": "PAI",', '    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000"',
+        "  },", '  "max_tokens": 4096,', '  "oauth_enabled": true,',
+        '  "github_token": process.env.GH_TOKEN,', '  "api_key": "live-value-123456789",',
+        '  "db_password": 314159,',
+        *[f'  "theme_{i}": "dark"' for i in range(40)], "}"])
+    text = sent(tmp_path, [
+        user("Why does the hook fail at startup?"),
+        call("Read", {"file_path": "/home/u/.claude/settings.json"}, "r1", "m1"),
+        result(settings, "r1"),
+        say("The hook path is fine; the env block is what matters.", "m2"),
+    ])
+    for kept in ('"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000"', '"max_tokens": 4096',
+                 '"oauth_enabled": true', '"github_token": process.env.GH_TOKEN'):
+        assert kept in text
+    assert "live-value" not in text and "314159" not in text  # a credential, digits or not
+
+
+def test_a_windows_path_to_a_secrets_file_is_never_restored(tmp_path: Path) -> None:
+    """`C:\\Users\\me\\app\\.env` is a `.env` file: its name is what follows the last
+    backslash, not the whole path (a session on Windows)."""
+    env = "\n".join(["DATABASE_HOST=db.internal", "PLAIN_SETTING_NUMBER_SEVEN=seven-value",
+                     *[f"FLAG_{i}=on" for i in range(12)]])
+    text = sent(tmp_path, [
+        user("Where is the config?"),
+        call("Read", {"file_path": "C:\\Users\\me\\app\\.env"}, "e1", "m1"),
+        result(env, "e1"),
+        call("Read", {"file_path": "C:\\Users\\me\\app\\settings.py"}, "e2", "m2"),
+        result("import os\nTIMEOUT_SECONDS = 41\n" + "\n".join(
+            f"LIMIT_{i} = {i}" for i in range(12)), "e2"),
+        say("Config is in settings.py.", "m3"),
+    ])
+    assert "TIMEOUT_SECONDS = 41" in text  # the code file came back…
+    assert "PLAIN_SETTING_NUMBER_SEVEN" not in text and "DATABASE_HOST" not in text
