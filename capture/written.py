@@ -77,7 +77,16 @@ def is_doc(path: str) -> bool:
     name = file_name(path).casefold()
     if _SECRET_NAME.match(name):
         return False
-    return name.endswith(_DOC_EXT) or name in _DOC_NAMES
+    return name.endswith(_DOC_EXT) or name in _DOC_NAMES or bool(_CONFIG_CODE.match(name))
+
+
+# A project's settings written as code: `hardhat.config.js`, `vite.config.ts`,
+# `.eslintrc.cjs`, `build.gradle.kts`. Read, they say the environment in values (a
+# compiler version, a chain id, a port: issue 21, a Hardhat config's Solidity 0.8.25 and
+# networks were lost as "code"); kept as a config file is, not by its definitions.
+_CONFIG_CODE = re.compile(
+    r"^(?:[\w.-]+\.config|\.[\w-]+rc|build\.gradle|settings\.gradle)"
+    r"\.(?:js|cjs|mjs|ts|cts|mts|kts|json5?)$|^[\w.-]+\.gradle$")
 
 
 def cut_middle(text: str, limit: int, head_share: float = 1 / 3) -> str:
