@@ -62,20 +62,38 @@ def file_name(path: str) -> str:
 
 
 def holds_secrets(path: str) -> bool:
-    """A file that holds secrets by its name (`.env`, a key, `credentials.json`)."""
-    return bool(_SECRET_NAME.match(file_name(path)))
+    """A file that holds secrets by its name (`.env`, a key, `credentials.json`). Code
+    named for what it handles (`redact_secrets.py`, `refresh_token.ts`) is code: what a
+    line of it assigns is judged line by line (`assigns_secret`), as in any code (issue
+    21: a session's whole new `redact_gitleaks_secrets.py` was dropped for its name); a
+    module that is only the word (`secrets.py`, `credentials.js`) or a script (`set_
+    tokens.sh`: `export` lines) still holds them."""
+    name = file_name(path)
+    if not _SECRET_NAME.match(name):
+        return False
+    low = name.casefold()
+    stem, dot, ext = low.rpartition(".")
+    return not (dot and low.endswith(_CODE_EXT) and ("." + ext) not in _SCRIPT_EXT
+                and not _STORE_NAME.match(name) and not _ONLY_THE_WORD.fullmatch(stem))
+
+
+# The names _SECRET_NAME knows whatever their extension (`.env.js` is not code).
+_STORE_NAME = re.compile(
+    r"(?i)^(?:\.env(?:\..*)?|\.npmrc|\.pypirc|\.netrc|\.pgpass|\.htpasswd|id_[a-z0-9]+)$")
+_ONLY_THE_WORD = re.compile(r"(?:[\w-]+\.)?(?:secret|credential|password|token)s?")
+_SCRIPT_EXT = frozenset({".sh", ".bash", ".zsh", ".fish", ".ps1", ".exs"})
 
 
 def is_code(path: str) -> bool:
     """A source file by its extension (never one that holds secrets by its nature)."""
     name = file_name(path).casefold()
-    return not _SECRET_NAME.match(name) and name.endswith(_CODE_EXT)
+    return not holds_secrets(path) and name.endswith(_CODE_EXT)
 
 
 def is_doc(path: str) -> bool:
     """A document, rule or config file (kept whole), not code."""
     name = file_name(path).casefold()
-    if _SECRET_NAME.match(name):
+    if holds_secrets(path):
         return False
     return name.endswith(_DOC_EXT) or name in _DOC_NAMES or bool(_CONFIG_CODE.match(name))
 
