@@ -595,7 +595,11 @@ _FINDING = re.compile(
     r"|must|never|always|requires?|expects?|fails?|failed)\b")
 
 
-_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|[。！？]+|(?=\n)|$)", re.M)
+# A list item's number (`2. `) opens its sentence: alone it is no sentence (a cut report
+# read "2. […] 3. […]": each number scored as a value found).
+_SENTENCE_SPAN = re.compile(
+    r"(?:^[ \t]*\(?\d{1,3}[.)][ \t]+)?\S(?:.*?)(?:[.!?]+(?=\s|$)|[。！？]+|(?=\n)|$)", re.M)
+_LIST_MARK = re.compile(r"^[ \t]*\(?\d{1,3}[.)][ \t]+")  # … and is not a value it names
 
 
 def _salient(text: str, limit: int, known: str = "") -> str:
@@ -605,7 +609,8 @@ def _salient(text: str, limit: int, known: str = "") -> str:
     opening "Perfect! The issue is clear now." says nothing a finding does not. A
     finding already in `known` (a later retelling) does not count."""
     spans = [(m.start(), m.end()) for m in _SENTENCE_SPAN.finditer(text)]
-    scored = sorted(((sum(f not in known for f in _FINDING.findall(text[a:b])), -i, i)
+    scored = sorted(((sum(f not in known for f in _FINDING.findall(
+        _LIST_MARK.sub("", text[a:b], count=1))), -i, i)
                      for i, (a, b) in enumerate(spans)), reverse=True)
     if not scored or scored[0][0] == 0:
         return ""
