@@ -2,7 +2,7 @@
 given, restored while the text is under its floor (issue 21).
 
 The send budget has a floor (`capture.fit.MIN_BUDGET`): a short session is dense, and
-24 KiB costs under a cent. But condensation drops most of what tools carried whatever
+32 KiB costs under 2 cents. But condensation drops most of what tools carried whatever
 the room (a file's body, a command's long output, a script's lines), so a 47 KB session
 sent 4 KB and a 37 KB one 1.7 KB, and the facts whose carrier was a command's output were
 lost for nothing. Here, while the fitted text is under min(budget, MIN_BUDGET), what the
@@ -20,7 +20,7 @@ as many as any order by class tried, or more (the results a later answer drew on
 then failures, commands, what was written; commands before file reads; inputs first;
 by each class's carriers per byte, failures the densest; the most recent first): a
 finding is a line, and many small pieces hold more of them than one large body. A
-session already at its floor or over it (every session of more than 25 × 24 KiB that
+session already at its floor or over it (every session of more than 25 × 32 KiB that
 sends that much) is left byte for byte as it was.
 
 Everything restored is cleaned by the caller's function (the pipeline's: invisible
