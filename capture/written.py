@@ -58,7 +58,7 @@ _CODE_EXT = (
 def file_name(path: str) -> str:
     """The last part of a path, `/` or Windows' `\\` between its parts (a session on
     Windows names `C:\\Users\\me\\app\\.env`: the whole path is not a name)."""
-    return re.split(r"[/\\]", path)[-1]
+    return path[max(path.rfind("/"), path.rfind("\\")) + 1:]
 
 
 def holds_secrets(path: str) -> bool:
