@@ -26,6 +26,12 @@ _DOC_EXT = (
     ".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json",
     ".jsonc", ".ini", ".cfg", ".conf", ".example", ".sample", ".template", ".properties",
     ".mdc", ".gitignore", ".dockerignore", ".editorconfig", ".nvmrc", ".tool-versions",
+    # A machine's or a deployment's settings (issue 21: a written systemd unit or a
+    # Terraform file was neither a document nor code, and its body went unsent): units,
+    # XML and plist settings, infrastructure and schema declarations, rules files.
+    ".service", ".timer", ".socket", ".mount", ".path", ".target", ".network", ".netdev",
+    ".xml", ".plist", ".tf", ".hcl", ".prisma", ".graphql", ".gql", ".proto", ".htaccess",
+    ".rules", ".repo", ".desktop", ".sources",
 )
 # Files that hold secrets by their nature: never kept, whatever redaction would catch.
 _SECRET_NAME = re.compile(
@@ -34,7 +40,8 @@ _SECRET_NAME = re.compile(
     r"|.*(?:secret|credential|password|token)s?(?:\..*)?)$"
 )
 _DOC_NAMES = ("makefile", "dockerfile", "justfile", "procfile", "gemfile", "brewfile",
-              "codeowners", "license", "readme")
+              "codeowners", "license", "readme", "caddyfile", "vagrantfile", "jenkinsfile",
+              "containerfile", "crontab")
 _DEF = re.compile(
     r"(?:export\s+(?:default\s+)?)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?(?:static\s+)?"
     r"(?:def|class|function|fn|func|interface|type|struct|enum|trait|impl|module|defmodule"

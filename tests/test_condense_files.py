@@ -87,3 +87,53 @@ def test_code_named_for_the_secrets_it_handles_is_kept_a_store_of_them_is_not(
     assert "def redact_line(line: str, start: int, end: int)" in text
     assert "pepper-and-more" not in text and "Loaded by settings" not in text
     assert "seven-value" not in text
+
+
+UNIT = """[Unit]
+Description=Telegram relay bot
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=simple
+User=relay
+WorkingDirectory=/opt/relay
+ExecStart=/opt/relay/.venv/bin/python -m relay --port 8443
+Restart=on-failure
+RestartSec=5
+
+[Install]
+WantedBy=multi-user.target
+"""
+TERRAFORM = """resource "aws_s3_bucket" "logs" {
+  bucket = "acme-build-logs"
+}
+
+resource "aws_s3_bucket_lifecycle_configuration" "logs" {
+  bucket = aws_s3_bucket.logs.id
+  rule {
+    id     = "expire"
+    status = "Enabled"
+    expiration { days = 14 }
+  }
+}
+"""
+
+
+def test_a_machines_or_deployments_settings_are_kept_as_a_config_file(tmp_path: Path) -> None:
+    """A systemd unit written, a Terraform file read: settings, neither prose nor code
+    (issue 21: such a body was sent as nothing but its call line)."""
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        user("Run the relay as a service and check the log bucket's retention."),
+        call("Write", {"file_path": "/etc/systemd/system/relay.service", "content": UNIT},
+             "w1", "m1"),
+        result("File created successfully", "w1"),
+        call("Read", {"file_path": "/home/u/infra/main.tf"}, "r1", "m2"),
+        result("\n".join(f"{i + 1:6}→{ln}" for i, ln in enumerate(TERRAFORM.split("\n"))),
+               "r1"),
+    ])
+    text = render(read_turns(path)[0])
+    for value in ("ExecStart=/opt/relay/.venv/bin/python -m relay --port 8443",
+                  "Restart=on-failure", "User=relay", 'bucket = "acme-build-logs"',
+                  "expiration { days = 14 }"):
+        assert value in text
