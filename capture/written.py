@@ -229,8 +229,9 @@ SECRET_LINE = re.compile(r"(?i)(?:key|token|secret|passw|credential|auth|private
 # environment variable), never the secret itself.
 _HARMLESS = re.compile(
     r"""^[\s'"`]*(?:\d{1,7}(?:\.\d+)?(?:[kKmM]?[bB]?|ms|s|m|h|d)?|true|false|null|none|nil"""
-    r"""|undefined|(?:process\.env|os\.environ|os\.getenv|import\.meta\.env|env\b|ENV\b)[\w.\[('"]*"""
-    r"""[\w)\]'"]*|\$\{?[A-Za-z_]\w*\}?)?[\s'"`]*[,;]?\s*(?:(?://|#).*)?$""", re.I)
+    r"""|undefined|(?:process\.env|os\.environ|os\.getenv|import\.meta\.env|env\b|ENV\b)"""
+    r"""[\w.\[\]()'"]*|\$\{?[A-Za-z_]\w*\}?)?[\s'"`]*[,;]?\s*(?:(?://|#).*)?$""", re.I)
+HARMLESS_CHARS = 200  # a longer value is not a number, a flag or a variable's name
 
 
 def assigns_secret(text: str) -> bool:
@@ -239,8 +240,8 @@ def assigns_secret(text: str) -> bool:
     for m in SECRET_LINE.finditer(text):
         end = text.find("\n", m.end())
         value = text[m.end(): len(text) if end < 0 else end]
-        if not _HARMLESS.match(value) or (_SECRET_WORD.search(m.group())
-                                            and _DIGITS.search(value)):
+        if len(value) > HARMLESS_CHARS or not _HARMLESS.match(value) or (
+                _SECRET_WORD.search(m.group()) and _DIGITS.search(value)):
             return True  # a password of digits is still a password
     return False
 

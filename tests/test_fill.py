@@ -311,3 +311,13 @@ def test_a_windows_path_to_a_secrets_file_is_never_restored(tmp_path: Path) -> N
     ])
     assert "TIMEOUT_SECONDS = 41" in text  # the code file came back…
     assert "PLAIN_SETTING_NUMBER_SEVEN" not in text and "DATABASE_HOST" not in text
+
+
+def test_a_credential_check_on_a_huge_line_is_one_pass() -> None:
+    """A minified file's one line of 200 kB: the check answers without trying the rest
+    of the line at every position (a value that long is no number or flag anyway)."""
+    from capture.written import assigns_secret
+
+    assert assigns_secret('{"token": process.env' + "A" * 200_000 + "!}")
+    assert assigns_secret('{"key": 1, ' * 20_000)
+    assert not assigns_secret('  "max_output_tokens": 64000,  // the model\'s cap')
