@@ -40,7 +40,7 @@ from capture.fit import MIN_BUDGET, bytes_of, size_of
 from capture.held import Held
 from capture.noise import squeeze_leaders, strip_ansi
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
-from capture.transcript import OUTPUT_PREFIX, Turn, without_count
+from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, without_count
 from capture.written import WRITERS, assigns_secret, cut_middle, holds_secrets
 
 Clean = Callable[[list[Turn]], list[Turn]]
@@ -54,6 +54,8 @@ _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
 _BLANKS = re.compile(r"\n{3,}")
 _PATHS = re.compile(r"[\w.~/-]+")
 _WS = re.compile(r"(?:\s|…)+")  # a run of blanks or a leader squeezed to " … "
+_READ_HEADS = (" reads:", " opens with:", " " + DOCUMENTS)  # a read's details, by header
+_CUT_LINE = re.compile(r"^\[… [\d,]+ characters cut …\]$")  # capture.written.cut_middle's
 
 
 def has_room(fitted: list[Turn], held: Sequence[Held], max_bytes: int | None) -> bool:
@@ -224,6 +226,15 @@ def _superseded(piece: Turn, h: Held, here: list[Turn]) -> set[int]:
         if h.which == "input" and t.kind == "detail" and t.tool == piece.tool \
                 and piece.tool in WRITERS:
             out.add(id(t))
+        elif t.kind == "detail" and t.tool == "Read" and h.tool == "Read" \
+                and t.text.partition("\n")[0].endswith(_READ_HEADS):
+            # What condensation kept of the same read (its opening and end, its doc
+            # comments, its header comment): the whole file holds it (issue 21: a read
+            # restored whole was sent beside its own cut copy).
+            lines = [_norm(ln.strip().removesuffix("[…]")).strip()
+                     for ln in t.text.split("\n")[1:] if not _CUT_LINE.match(ln.strip())]
+            if all(ln in body for ln in lines if ln):
+                out.add(id(t))
         elif t.kind == "detail" or (t.kind == "tool_call" and t.text.startswith(SCRIPT_PREFIX)):
             lines = [_norm(ln.removeprefix(OUTPUT_PREFIX).removeprefix(QUOTED_PREFIX)
                            .removeprefix(SCRIPT_PREFIX)).strip() for ln in t.text.split("\n")]

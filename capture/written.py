@@ -240,10 +240,19 @@ def assigns_secret(text: str) -> bool:
     for m in SECRET_LINE.finditer(text):
         end = text.find("\n", m.end())
         value = text[m.end(): len(text) if end < 0 else end]
-        if len(value) > HARMLESS_CHARS or not _HARMLESS.match(value) or (
-                _SECRET_WORD.search(m.group()) and _DIGITS.search(value)):
-            return True  # a password of digits is still a password
+        if len(value) > HARMLESS_CHARS:
+            return True
+        if _SECRET_WORD.search(m.group()):  # a password of digits or words is still one
+            if not _HARMLESS.match(value) or _DIGITS.search(value):
+                return True
+        elif not _HARMLESS.match(value) and not _PROSE.match(value):
+            return True
     return False
+
+
+# A sentence assigned to a key's or a token's name describes it (`"MAX_OUTPUT_TOKENS":
+# "Maximum tokens for Claude responses."` in a settings file's docs): no credential.
+_PROSE = re.compile(r"""^\s*["'`]?[A-Z][a-z]+(?: [\w'(),./-]+){3,}["'`]?\s*[,;]?\s*$""")
 
 
 _SECRET_WORD = re.compile(r"(?i)passw|secret|credential|private")

@@ -278,7 +278,8 @@ def test_a_setting_named_for_tokens_or_auth_comes_back_a_credential_does_not(
     file is past what a read's detail keeps: its middle comes back by the fill."""
     settings = "\n".join([
         "{", *[f'  "plugin_{i}": "enabled",' for i in range(40)], '  "env": {',
-        '    "DA": "PAI",', '    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000"',
+        '    "DA": "PAI",', '    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000",',
+        '    "MAX_THINKING_TOKENS": "Tokens the model may think for. Higher costs more."',
         "  },", '  "max_tokens": 4096,', '  "oauth_enabled": true,',
         '  "github_token": process.env.GH_TOKEN,', '  "api_key": "live-value-123456789",',
         '  "db_password": 314159,',
@@ -290,6 +291,7 @@ def test_a_setting_named_for_tokens_or_auth_comes_back_a_credential_does_not(
         say("The hook path is fine; the env block is what matters.", "m2"),
     ])
     for kept in ('"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000"', '"max_tokens": 4096',
+                 '"MAX_THINKING_TOKENS": "Tokens the model may think for. Higher costs more."',
                  '"oauth_enabled": true', '"github_token": process.env.GH_TOKEN'):
         assert kept in text
     assert "live-value" not in text and "314159" not in text  # a credential, digits or not
@@ -321,3 +323,21 @@ def test_a_credential_check_on_a_huge_line_is_one_pass() -> None:
     assert assigns_secret('{"token": process.env' + "A" * 200_000 + "!}")
     assert assigns_secret('{"key": 1, ' * 20_000)
     assert not assigns_secret('  "max_output_tokens": 64000,  // the model\'s cap')
+
+
+def test_a_document_read_restored_whole_replaces_its_cut_copy(tmp_path: Path) -> None:
+    """Condensation keeps a long document read by its opening and end; restored whole,
+    the file holds that copy, which goes (it was sent twice, the cut one first)."""
+    readme = "\n".join(["# Relay", "", "Relay forwards alerts to the on-call channel.", "",
+                        *[f"- rule {i}: alerts tagged team-{i} page the team-{i} rota within "
+                          f"{i + 2} minutes" for i in range(40)], "", "## Deploy",
+                        "Run `make deploy ENV=prod`; it needs the VPN."])
+    text = sent(tmp_path, [
+        user("How are alerts routed?"),
+        call("Read", {"file_path": "/home/u/relay/README.md"}, "r1", "m1"),
+        result(readme, "r1"),
+        say("Each team tag pages its own rota.", "m2"),
+    ])
+    assert "rule 20: alerts tagged team-20 page the team-20 rota within 22 minutes" in text
+    assert text.count("README.md reads:") == 1
+    assert "characters cut" not in text
