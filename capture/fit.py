@@ -327,13 +327,16 @@ def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
 
 def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
     """What a Write/Edit carried cut to WRITTEN_SHARE bytes (head and end), what was
-    only read first (the session's own writing says more), then the longest first,
-    until the text fits."""
+    only read first (the session's own writing says more), then what a file said before
+    it was written again (the latest version wins), then the longest first, until the
+    text fits."""
     out = list(turns)
     over = size_of(out) - max_bytes
+    older = _rewritten(out)
     order = sorted((i for i, t in enumerate(out) if _written(t)
                     and bytes_of(t.text) > WRITTEN_SHARE),
-                   key=lambda i: (out[i].tool != "Read", -bytes_of(out[i].text)))
+                   key=lambda i: (out[i].tool != "Read", i not in older,
+                                  -bytes_of(out[i].text)))
     for i in order:
         if over <= 0:
             break
@@ -341,6 +344,20 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
         over -= bytes_of(out[i].text) - bytes_of(short.text)
         out[i] = short
     return out
+
+
+def _rewritten(turns: list[Turn]) -> set[int]:
+    """Indexes of the bodies written (a Write's, an Edit's) to a file that a later call
+    writes again: an older version of what it says."""
+    last: dict[str, int] = {}
+    older: set[int] = set()
+    for k, t in enumerate(turns):
+        if k and t.kind == "detail" and t.tool in WRITERS and turns[k - 1].kind == "tool_call":
+            path = without_count(turns[k - 1].text).partition(" ")[2]
+            if path in last:
+                older.add(last[path])
+            last[path] = k
+    return older
 
 
 def _doc_read(t: Turn) -> bool:

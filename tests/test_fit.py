@@ -235,3 +235,20 @@ def test_a_mid_sized_sessions_findings_fit_its_floor(tmp_path: Path) -> None:
     for i in range(14):
         assert f"Finding {i}: contract_{i} settles after {i + 3} blocks." in sent
     assert sent.count("It keeps its ledger in escrow.") == 14 * 60  # none cut
+
+
+def test_a_file_written_again_keeps_its_latest_version_whole() -> None:
+    """Two versions of the same document written, too big for the room together: the
+    older one is cut first, though the newer is the longer (issue 21: "the latest
+    description wins the budget")."""
+    from records import t
+
+    v1 = "\n".join(f"- step {i}: deploy with `make ship` from the laptop" for i in range(30))
+    v2 = "\n".join(f"- step {i}: deploy from CI only, `make ship` is removed" for i in range(30))
+    turns = [t("prompt", "Write the deploy runbook."),
+             t("tool_call", "Write docs/RUNBOOK.md", "Write"), t("detail", v1, "Write"),
+             t("prose", "Changed my mind on the laptop path; rewriting it."),
+             t("tool_call", "Write docs/RUNBOOK.md", "Write"), t("detail", v2, "Write")]
+    bodies = [x.text for x in fit(turns, size(turns) - 600) if x.kind == "detail"]
+    assert bodies[1] == v2  # the latest version, whole
+    assert bodies[0] != v1 and bodies[0].startswith("- step 0: deploy with `make ship`")
