@@ -2,7 +2,7 @@
 given, restored while the text is under its floor (issue 21).
 
 The send budget has a floor (`capture.fit.MIN_BUDGET`): a short session is dense, and
-24 KiB costs under a cent. But condensation drops most of what tools carried whatever
+32 KiB costs under 2 cents. But condensation drops most of what tools carried whatever
 the room (a file's body, a command's long output, a script's lines), so a 47 KB session
 sent 4 KB and a 37 KB one 1.7 KB, and the facts whose carrier was a command's output were
 lost for nothing. Here, while the fitted text is under min(budget, MIN_BUDGET), what the
@@ -20,7 +20,7 @@ as many as any order by class tried, or more (the results a later answer drew on
 then failures, commands, what was written; commands before file reads; inputs first;
 by each class's carriers per byte, failures the densest; the most recent first): a
 finding is a line, and many small pieces hold more of them than one large body. A
-session already at its floor or over it (every session of more than 25 × 24 KiB that
+session already at its floor or over it (every session of more than 25 × 32 KiB that
 sends that much) is left byte for byte as it was.
 
 Everything restored is cleaned by the caller's function (the pipeline's: invisible
@@ -40,8 +40,8 @@ from capture.fit import MIN_BUDGET, bytes_of, size_of
 from capture.held import Held
 from capture.noise import squeeze_leaders, strip_ansi
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
-from capture.transcript import OUTPUT_PREFIX, Turn, without_count
-from capture.written import SECRET_LINE, WRITERS, cut_middle, holds_secrets
+from capture.transcript import DOCUMENTS, OUTPUT_PREFIX, Turn, without_count
+from capture.written import WRITERS, assigns_secret, cut_middle, holds_secrets
 
 Clean = Callable[[list[Turn]], list[Turn]]
 
@@ -54,6 +54,8 @@ _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
 _BLANKS = re.compile(r"\n{3,}")
 _PATHS = re.compile(r"[\w.~/-]+")
 _WS = re.compile(r"(?:\s|…)+")  # a run of blanks or a leader squeezed to " … "
+_READ_HEADS = (" reads:", " opens with:", " " + DOCUMENTS)  # a read's details, by header
+_CUT_LINE = re.compile(r"^\[… [\d,]+ characters cut …\]$")  # capture.written.cut_middle's
 
 
 def has_room(fitted: list[Turn], held: Sequence[Held], max_bytes: int | None) -> bool:
@@ -149,7 +151,7 @@ def _tidy(h: Held) -> str:
     if h.tool == "Read":
         text = _READ_NUMBER.sub("", text)
     lines = [squeeze_leaders(ln.rstrip()) for ln in text.split("\n")]
-    text = "\n".join(ln for ln in lines if not SECRET_LINE.search(ln))
+    text = "\n".join(ln for ln in lines if not assigns_secret(ln))
     return _BLANKS.sub("\n\n", text).strip()
 
 
@@ -224,6 +226,15 @@ def _superseded(piece: Turn, h: Held, here: list[Turn]) -> set[int]:
         if h.which == "input" and t.kind == "detail" and t.tool == piece.tool \
                 and piece.tool in WRITERS:
             out.add(id(t))
+        elif t.kind == "detail" and t.tool == "Read" and h.tool == "Read" \
+                and t.text.partition("\n")[0].endswith(_READ_HEADS):
+            # What condensation kept of the same read (its opening and end, its doc
+            # comments, its header comment): the whole file holds it (issue 21: a read
+            # restored whole was sent beside its own cut copy).
+            lines = [_norm(ln.strip().removesuffix("[…]")).strip()
+                     for ln in t.text.split("\n")[1:] if not _CUT_LINE.match(ln.strip())]
+            if all(ln in body for ln in lines if ln):
+                out.add(id(t))
         elif t.kind == "detail" or (t.kind == "tool_call" and t.text.startswith(SCRIPT_PREFIX)):
             lines = [_norm(ln.removeprefix(OUTPUT_PREFIX).removeprefix(QUOTED_PREFIX)
                            .removeprefix(SCRIPT_PREFIX)).strip() for ln in t.text.split("\n")]

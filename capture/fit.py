@@ -74,12 +74,15 @@ _WORDS = re.compile(r"[\w./-]+")
 
 
 # A floor under the budget: a short session is dense (a prompt, a finding, a fix) and
-# 1/25 of 100 kB is a few paragraphs; sending 24 KiB (~6k tokens, under a cent at Haiku's
-# price) costs little and loses none of it (issue 21). Session 7 moved the budget from
-# 1/40 and 8 KiB: on the tuning sets the budget, not condensation, was what lost facts
-# (set 3: 35 of 48 carried at 1/40, 43 at 1/25 or 1/20; sessions2's tune half 18 → 20
-# of 20). The bench's cost row keeps the price of it in view.
-MIN_BUDGET = 24_576
+# 1/25 of 100 kB is a few paragraphs; sending 32 KiB (~9k tokens, under 2 cents at
+# Haiku's price) costs little and loses none of it (issue 21). Session 7 moved the budget
+# from 1/40 and 8 KiB to 1/25 and 24 KiB: on the tuning sets the budget, not condensation,
+# was what lost facts (set 3: 35 of 48 carried at 1/40, 43 at 1/25 or 1/20; sessions2's
+# tune half 18 → 20 of 20). Session 9 moved 24 → 32 KiB: a 332 KB session that read its
+# project's config and docs to write CLAUDE.md carried 4 of 13 facts at 24 KiB, 8 at 32
+# (sets 1–4 unchanged); a session at the floor costs ~$0.0024 more (bench: $0.0145 →
+# $0.0169 for the 297 KB subagent session). The bench's cost row keeps the price in view.
+MIN_BUDGET = 32_768
 
 
 def budget_for(source_bytes: int, ratio: int) -> int | None:
@@ -324,13 +327,16 @@ def _bound_summaries(turns: list[Turn], max_bytes: int) -> list[Turn]:
 
 def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
     """What a Write/Edit carried cut to WRITTEN_SHARE bytes (head and end), what was
-    only read first (the session's own writing says more), then the longest first,
-    until the text fits."""
+    only read first (the session's own writing says more), then what a file said before
+    it was written again (the latest version wins), then the longest first, until the
+    text fits."""
     out = list(turns)
     over = size_of(out) - max_bytes
+    older = _rewritten(out)
     order = sorted((i for i, t in enumerate(out) if _written(t)
                     and bytes_of(t.text) > WRITTEN_SHARE),
-                   key=lambda i: (out[i].tool != "Read", -bytes_of(out[i].text)))
+                   key=lambda i: (out[i].tool != "Read", i not in older,
+                                  -bytes_of(out[i].text)))
     for i in order:
         if over <= 0:
             break
@@ -338,6 +344,20 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
         over -= bytes_of(out[i].text) - bytes_of(short.text)
         out[i] = short
     return out
+
+
+def _rewritten(turns: list[Turn]) -> set[int]:
+    """Indexes of the bodies written (a Write's, an Edit's) to a file that a later call
+    writes again: an older version of what it says."""
+    last: dict[str, int] = {}
+    older: set[int] = set()
+    for k, t in enumerate(turns):
+        if k and t.kind == "detail" and t.tool in WRITERS and turns[k - 1].kind == "tool_call":
+            path = without_count(turns[k - 1].text).partition(" ")[2]
+            if path in last:
+                older.add(last[path])
+            last[path] = k
+    return older
 
 
 def _doc_read(t: Turn) -> bool:
@@ -595,7 +615,11 @@ _FINDING = re.compile(
     r"|must|never|always|requires?|expects?|fails?|failed)\b")
 
 
-_SENTENCE_SPAN = re.compile(r"\S(?:.*?)(?:[.!?]+(?=\s|$)|[。！？]+|(?=\n)|$)", re.M)
+# A list item's number (`2. `) opens its sentence: alone it is no sentence (a cut report
+# read "2. […] 3. […]": each number scored as a value found).
+_SENTENCE_SPAN = re.compile(
+    r"(?:^[ \t]*\(?\d{1,3}[.)][ \t]+)?\S(?:.*?)(?:[.!?]+(?=\s|$)|[。！？]+|(?=\n)|$)", re.M)
+_LIST_MARK = re.compile(r"^[ \t]*\(?\d{1,3}[.)][ \t]+")  # … and is not a value it names
 
 
 def _salient(text: str, limit: int, known: str = "") -> str:
@@ -605,7 +629,8 @@ def _salient(text: str, limit: int, known: str = "") -> str:
     opening "Perfect! The issue is clear now." says nothing a finding does not. A
     finding already in `known` (a later retelling) does not count."""
     spans = [(m.start(), m.end()) for m in _SENTENCE_SPAN.finditer(text)]
-    scored = sorted(((sum(f not in known for f in _FINDING.findall(text[a:b])), -i, i)
+    scored = sorted(((sum(f not in known for f in _FINDING.findall(
+        _LIST_MARK.sub("", text[a:b], count=1))), -i, i)
                      for i, (a, b) in enumerate(spans)), reverse=True)
     if not scored or scored[0][0] == 0:
         return ""

@@ -26,6 +26,12 @@ _DOC_EXT = (
     ".md", ".mdx", ".markdown", ".txt", ".rst", ".adoc", ".toml", ".yaml", ".yml", ".json",
     ".jsonc", ".ini", ".cfg", ".conf", ".example", ".sample", ".template", ".properties",
     ".mdc", ".gitignore", ".dockerignore", ".editorconfig", ".nvmrc", ".tool-versions",
+    # A machine's or a deployment's settings (issue 21: a written systemd unit or a
+    # Terraform file was neither a document nor code, and its body went unsent): units,
+    # XML and plist settings, infrastructure and schema declarations, rules files.
+    ".service", ".timer", ".socket", ".mount", ".path", ".target", ".network", ".netdev",
+    ".xml", ".plist", ".tf", ".hcl", ".prisma", ".graphql", ".gql", ".proto", ".htaccess",
+    ".rules", ".repo", ".desktop", ".sources",
 )
 # Files that hold secrets by their nature: never kept, whatever redaction would catch.
 _SECRET_NAME = re.compile(
@@ -34,7 +40,8 @@ _SECRET_NAME = re.compile(
     r"|.*(?:secret|credential|password|token)s?(?:\..*)?)$"
 )
 _DOC_NAMES = ("makefile", "dockerfile", "justfile", "procfile", "gemfile", "brewfile",
-              "codeowners", "license", "readme")
+              "codeowners", "license", "readme", "caddyfile", "vagrantfile", "jenkinsfile",
+              "containerfile", "crontab")
 _DEF = re.compile(
     r"(?:export\s+(?:default\s+)?)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?(?:static\s+)?"
     r"(?:def|class|function|fn|func|interface|type|struct|enum|trait|impl|module|defmodule"
@@ -55,23 +62,56 @@ _CODE_EXT = (
 )
 
 
+def file_name(path: str) -> str:
+    """The last part of a path, `/` or Windows' `\\` between its parts (a session on
+    Windows names `C:\\Users\\me\\app\\.env`: the whole path is not a name)."""
+    return path[max(path.rfind("/"), path.rfind("\\")) + 1:]
+
+
 def holds_secrets(path: str) -> bool:
-    """A file that holds secrets by its name (`.env`, a key, `credentials.json`)."""
-    return bool(_SECRET_NAME.match(path.rsplit("/", 1)[-1]))
+    """A file that holds secrets by its name (`.env`, a key, `credentials.json`). Code
+    named for what it handles (`redact_secrets.py`, `refresh_token.ts`) is code: what a
+    line of it assigns is judged line by line (`assigns_secret`), as in any code (issue
+    21: a session's whole new `redact_gitleaks_secrets.py` was dropped for its name); a
+    module that is only the word (`secrets.py`, `credentials.js`) or a script (`set_
+    tokens.sh`: `export` lines) still holds them."""
+    name = file_name(path)
+    if not _SECRET_NAME.match(name):
+        return False
+    low = name.casefold()
+    stem, dot, ext = low.rpartition(".")
+    return not (dot and low.endswith(_CODE_EXT) and ("." + ext) not in _SCRIPT_EXT
+                and not _STORE_NAME.match(name) and not _ONLY_THE_WORD.fullmatch(stem))
+
+
+# The names _SECRET_NAME knows whatever their extension (`.env.js` is not code).
+_STORE_NAME = re.compile(
+    r"(?i)^(?:\.env(?:\..*)?|\.npmrc|\.pypirc|\.netrc|\.pgpass|\.htpasswd|id_[a-z0-9]+)$")
+_ONLY_THE_WORD = re.compile(r"(?:[\w-]+\.)?(?:secret|credential|password|token)s?")
+_SCRIPT_EXT = frozenset({".sh", ".bash", ".zsh", ".fish", ".ps1", ".exs"})
 
 
 def is_code(path: str) -> bool:
     """A source file by its extension (never one that holds secrets by its nature)."""
-    name = path.rsplit("/", 1)[-1].casefold()
-    return not _SECRET_NAME.match(name) and name.endswith(_CODE_EXT)
+    name = file_name(path).casefold()
+    return not holds_secrets(path) and name.endswith(_CODE_EXT)
 
 
 def is_doc(path: str) -> bool:
     """A document, rule or config file (kept whole), not code."""
-    name = path.rsplit("/", 1)[-1].casefold()
-    if _SECRET_NAME.match(name):
+    name = file_name(path).casefold()
+    if holds_secrets(path):
         return False
-    return name.endswith(_DOC_EXT) or name in _DOC_NAMES
+    return name.endswith(_DOC_EXT) or name in _DOC_NAMES or bool(_CONFIG_CODE.match(name))
+
+
+# A project's settings written as code: `hardhat.config.js`, `vite.config.ts`,
+# `.eslintrc.cjs`, `build.gradle.kts`. Read, they say the environment in values (a
+# compiler version, a chain id, a port: issue 21, a Hardhat config's Solidity 0.8.25 and
+# networks were lost as "code"); kept as a config file is, not by its definitions.
+_CONFIG_CODE = re.compile(
+    r"^(?:[\w.-]+\.config|\.[\w-]+rc|build\.gradle|settings\.gradle)"
+    r"\.(?:js|cjs|mjs|ts|cts|mts|kts|json5?)$|^[\w.-]+\.gradle$")
 
 
 def cut_middle(text: str, limit: int, head_share: float = 1 / 3) -> str:
@@ -124,7 +164,7 @@ def describe(path: str, body: str) -> str:
         return ""  # a stylesheet's rules are looks: its call line says it was changed
     if is_doc(path):
         return cut_middle(body, WRITTEN_BYTES)
-    if len(body.strip()) <= SMALL_BYTES and not SECRET_LINE.search(body):
+    if len(body.strip()) <= SMALL_BYTES and not assigns_secret(body):
         return body.strip()  # a one-line fix: the line is the fact (`audioCtx.resume()`)
     header = code_header(body)
     defs: list[str] = []
@@ -133,7 +173,7 @@ def describe(path: str, body: str) -> str:
     for raw in body[:DEFS_SCAN].split("\n"):
         stripped = raw.lstrip()
         if "=" in stripped and stripped[:1].isalpha() and (k := _CONSTANT.match(stripped)) \
-                and not SECRET_LINE.search(raw):
+                and not assigns_secret(raw):
             # A setting, what it is set to: at the top level, or inside a body (an edit's
             # `const CONC = 20;` in a loop: its indentation is the file's, not a scope's).
             line = " ".join(k.group().split())
@@ -183,6 +223,40 @@ _NOTICE = re.compile(r"(?i)copyright|licen[cs]e|spdx")
 # redaction would recognise (a read is the project's code, not the person's words).
 SECRET_LINE = re.compile(r"(?i)(?:key|token|secret|passw|credential|auth|private|cookie"
                          r"|session_id|signature)\w*['\"]?\s*[:=]")
+# What such a line may assign and still say no secret (issue 21: `"CLAUDE_CODE_MAX_OUTPUT_
+# TOKENS": "64000"` and `max_tokens: 4096` were dropped from a settings file as if they
+# were credentials): a small number, a flag, nothing, or where the secret comes from (an
+# environment variable), never the secret itself.
+_HARMLESS = re.compile(
+    r"""^[\s'"`]*(?:\d{1,7}(?:\.\d+)?(?:[kKmM]?[bB]?|ms|s|m|h|d)?|true|false|null|none|nil"""
+    r"""|undefined|(?:process\.env|os\.environ|os\.getenv|import\.meta\.env|env\b|ENV\b)"""
+    r"""[\w.\[\]()'"]*|\$\{?[A-Za-z_]\w*\}?)?[\s'"`]*[,;]?\s*(?:(?://|#).*)?$""", re.I)
+HARMLESS_CHARS = 200  # a longer value is not a number, a flag or a variable's name
+
+
+def assigns_secret(text: str) -> bool:
+    """Some line of `text` assigns what reads like a credential (SECRET_LINE), not a
+    number, a flag or an environment variable's name (_HARMLESS)."""
+    for m in SECRET_LINE.finditer(text):
+        end = text.find("\n", m.end())
+        value = text[m.end(): len(text) if end < 0 else end]
+        if len(value) > HARMLESS_CHARS:
+            return True
+        if _SECRET_WORD.search(m.group()):  # a password of digits or words is still one
+            if not _HARMLESS.match(value) or _DIGITS.search(value):
+                return True
+        elif not _HARMLESS.match(value) and not _PROSE.match(value):
+            return True
+    return False
+
+
+# A sentence assigned to a key's or a token's name describes it (`"MAX_OUTPUT_TOKENS":
+# "Maximum tokens for Claude responses."` in a settings file's docs): no credential.
+_PROSE = re.compile(r"""^\s*["'`]?[A-Z][a-z]+(?: [\w'(),./-]+){3,}["'`]?\s*[,;]?\s*$""")
+
+
+_SECRET_WORD = re.compile(r"(?i)passw|secret|credential|private")
+_DIGITS = re.compile(r"\d")
 DOCUMENTED_SCAN = 16_000  # of a file read, only this much is searched (a bench row's cost)
 
 
@@ -208,7 +282,7 @@ def documented(text: str, limit: int = DOCUMENTED_BYTES, *, python: bool = False
         raw = m.group("code")
         code = raw.strip()
         indent = len(raw[: len(raw) - len(raw.lstrip())].expandtabs(4))
-        if indent > 4 or _STATEMENT.match(code) or SECRET_LINE.search(code):
+        if indent > 4 or _STATEMENT.match(code) or assigns_secret(code):
             continue
         comment = m.group("c").strip()
         said = _WHOLE_COMMENT.sub("", comment).strip(" \t\"'")
@@ -254,7 +328,7 @@ def with_was(kept: str, old: str, new: str) -> str:
     `name: NPU`): a rename or a changed value is a fact only with both sides."""
     old = old.strip()
     if not kept or not old or len(new.strip()) > SMALL_BYTES or len(old) > WAS_BYTES \
-            or kept != new.strip() or SECRET_LINE.search(old):
+            or kept != new.strip() or assigns_secret(old):
         return kept
     return f"was: {old}\nnow: {kept}"
 

@@ -268,3 +268,76 @@ def test_the_large_real_session_sends_what_it_sent_without_the_fill(
     filled = pipeline.sent_windows(path, CFG)
     monkeypatch.setattr(pipeline, "fill", lambda fitted, turns, *_: (fitted, turns))
     assert pipeline.sent_windows(path, CFG) == filled
+
+
+def test_a_setting_named_for_tokens_or_auth_comes_back_a_credential_does_not(
+        tmp_path: Path) -> None:
+    """A line is held back as a credential for what it assigns, not for its name alone:
+    a token count, a flag, an environment variable's name say no secret (issue 21: a
+    settings file lost `"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000"` and `max_tokens`). The
+    file is past what a read's detail keeps: its middle comes back by the fill."""
+    settings = "\n".join([
+        "{", *[f'  "plugin_{i}": "enabled",' for i in range(40)], '  "env": {',
+        '    "DA": "PAI",', '    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000",',
+        '    "MAX_THINKING_TOKENS": "Tokens the model may think for. Higher costs more."',
+        "  },", '  "max_tokens": 4096,', '  "oauth_enabled": true,',
+        '  "github_token": process.env.GH_TOKEN,', '  "api_key": "live-value-123456789",',
+        '  "db_password": 314159,',
+        *[f'  "theme_{i}": "dark"' for i in range(40)], "}"])
+    text = sent(tmp_path, [
+        user("Why does the hook fail at startup?"),
+        call("Read", {"file_path": "/home/u/.claude/settings.json"}, "r1", "m1"),
+        result(settings, "r1"),
+        say("The hook path is fine; the env block is what matters.", "m2"),
+    ])
+    for kept in ('"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "64000"', '"max_tokens": 4096',
+                 '"MAX_THINKING_TOKENS": "Tokens the model may think for. Higher costs more."',
+                 '"oauth_enabled": true', '"github_token": process.env.GH_TOKEN'):
+        assert kept in text
+    assert "live-value" not in text and "314159" not in text  # a credential, digits or not
+
+
+def test_a_windows_path_to_a_secrets_file_is_never_restored(tmp_path: Path) -> None:
+    """`C:\\Users\\me\\app\\.env` is a `.env` file: its name is what follows the last
+    backslash, not the whole path (a session on Windows)."""
+    env = "\n".join(["DATABASE_HOST=db.internal", "PLAIN_SETTING_NUMBER_SEVEN=seven-value",
+                     *[f"FLAG_{i}=on" for i in range(12)]])
+    text = sent(tmp_path, [
+        user("Where is the config?"),
+        call("Read", {"file_path": "C:\\Users\\me\\app\\.env"}, "e1", "m1"),
+        result(env, "e1"),
+        call("Read", {"file_path": "C:\\Users\\me\\app\\settings.py"}, "e2", "m2"),
+        result("import os\nTIMEOUT_SECONDS = 41\n" + "\n".join(
+            f"LIMIT_{i} = {i}" for i in range(12)), "e2"),
+        say("Config is in settings.py.", "m3"),
+    ])
+    assert "TIMEOUT_SECONDS = 41" in text  # the code file came back…
+    assert "PLAIN_SETTING_NUMBER_SEVEN" not in text and "DATABASE_HOST" not in text
+
+
+def test_a_credential_check_on_a_huge_line_is_one_pass() -> None:
+    """A minified file's one line of 200 kB: the check answers without trying the rest
+    of the line at every position (a value that long is no number or flag anyway)."""
+    from capture.written import assigns_secret
+
+    assert assigns_secret('{"token": process.env' + "A" * 200_000 + "!}")
+    assert assigns_secret('{"key": 1, ' * 20_000)
+    assert not assigns_secret('  "max_output_tokens": 64000,  // the model\'s cap')
+
+
+def test_a_document_read_restored_whole_replaces_its_cut_copy(tmp_path: Path) -> None:
+    """Condensation keeps a long document read by its opening and end; restored whole,
+    the file holds that copy, which goes (it was sent twice, the cut one first)."""
+    readme = "\n".join(["# Relay", "", "Relay forwards alerts to the on-call channel.", "",
+                        *[f"- rule {i}: alerts tagged team-{i} page the team-{i} rota within "
+                          f"{i + 2} minutes" for i in range(40)], "", "## Deploy",
+                        "Run `make deploy ENV=prod`; it needs the VPN."])
+    text = sent(tmp_path, [
+        user("How are alerts routed?"),
+        call("Read", {"file_path": "/home/u/relay/README.md"}, "r1", "m1"),
+        result(readme, "r1"),
+        say("Each team tag pages its own rota.", "m2"),
+    ])
+    assert "rule 20: alerts tagged team-20 page the team-20 rota within 22 minutes" in text
+    assert text.count("README.md reads:") == 1
+    assert "characters cut" not in text
