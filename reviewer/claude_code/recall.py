@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 import os
 import re
 import sqlite3
@@ -509,15 +510,18 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     pairs = _pairs(_TERM.findall(q.text.casefold()))
     shapes = answer_kinds.asked(q.text)
     seen = [_seen(row[1]) for _, _, _, row, _ in head]
-    synonyms = [_synonyms(t) for t in q.terms]
-    credits = [_credits(q.terms, f.words, synonyms, f) for f in seen]
+    # `_credits` of each fact, with the question's forms and synonyms looked up once
+    checks = [(_forms(t), _synonyms(t)) for t in q.terms]
+    credits = [[1.0 if not f.keys.isdisjoint(forms)
+                else SYNONYM_HELD if syn and not syn.isdisjoint(f.words) else 0.0
+                for forms, syn in checks] for f in seen]
     _credit_evidence(q.terms, [row[9] if len(row) > 9 else "" for _, _, _, row, _ in head],
                      credits)
     weights = _rarity(credits, len(q.terms))
     total = sum(weights) or 1.0
     rescored = []
     for (neg, neg_at, fid, row, state), f, credit in zip(head, seen, credits, strict=True):
-        share = sum(w * c for w, c in zip(weights, credit, strict=True)) / total
+        share = sum(map(operator.mul, weights, credit)) / total  # as many of each
         bonus = COVERAGE_WEIGHT * share + PAIR_WEIGHT * _pairs_held(pairs, f.pairs)
         if shapes and answer_kinds.answers(shapes, row[1]):
             bonus += ANSWER_KIND_WEIGHT
