@@ -79,7 +79,7 @@ CONFIDENCE_WEIGHT = 0.25
 COVERAGE_WEIGHT = 2.0
 COVERAGE_CANDIDATES = 100
 SEEN_CACHE = 1_024  # facts whose words a running server keeps (~6 KB each: ~6 MB at most)
-WORD_CACHE = 16_384  # words (and identifiers) whose forms it keeps (~0.2 KB each)
+WORD_CACHE = 4_096  # words, and identifiers, whose forms it keeps (~0.25 KB each, ~2 MB)
 # A question's word the fact holds only as a synonym counts half a word in the coverage
 # share (both tuning sets at 10,000 facts: MRR 0.72 to 0.73 and 0.69 to 0.71, r@5 the same
 # or one more): it orders what the question's own words found, it finds nothing new.
