@@ -29,12 +29,13 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 import os
 import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import Any, NamedTuple
 
 from reviewer.claude_code import answer_kinds, query_terms, word_roots
@@ -78,6 +79,7 @@ CONFIDENCE_WEIGHT = 0.25
 COVERAGE_WEIGHT = 2.0
 COVERAGE_CANDIDATES = 100
 SEEN_CACHE = 1_024  # facts whose words a running server keeps (~6 KB each: ~6 MB at most)
+WORD_CACHE = 4_096  # words, and identifiers, whose forms it keeps (~0.25 KB each, ~2 MB)
 # A question's word the fact holds only as a synonym counts half a word in the coverage
 # share (both tuning sets at 10,000 facts: MRR 0.72 to 0.73 and 0.69 to 0.71, r@5 the same
 # or one more): it orders what the question's own words found, it finds nothing new.
@@ -120,6 +122,9 @@ SEMANTIC_RRF_WEIGHT = 1.0
 
 _TERM = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
+# The words `_seen` may split as identifiers: every word holding `_` or, after its first
+# letter, anything but a-z (a superset, found in one pass in C; `_seen` decides).
+_MAY_SPLIT = re.compile(r"(?<!\w)(?:\w[a-z]*[^\Wa-z]\w*|_\w*)")
 # A path or file name written in the question: `src/db.py`, `db.py`, `reviewer/store/`.
 _PATHLIKE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|(?<![\w/.-])[\w-]+\.[A-Za-z]{1,5}\b")
 # Words that match nearly every fact: they only widen the candidate set. `s` and `t` are
@@ -505,15 +510,18 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     pairs = _pairs(_TERM.findall(q.text.casefold()))
     shapes = answer_kinds.asked(q.text)
     seen = [_seen(row[1]) for _, _, _, row, _ in head]
-    synonyms = [_synonyms(t) for t in q.terms]
-    credits = [_credits(q.terms, f.words, synonyms, f) for f in seen]
+    # `_credits` of each fact, with the question's forms and synonyms looked up once
+    checks = [(_forms(t), _synonyms(t)) for t in q.terms]
+    credits = [[1.0 if not f.keys.isdisjoint(forms)
+                else SYNONYM_HELD if syn and not syn.isdisjoint(f.words) else 0.0
+                for forms, syn in checks] for f in seen]
     _credit_evidence(q.terms, [row[9] if len(row) > 9 else "" for _, _, _, row, _ in head],
                      credits)
     weights = _rarity(credits, len(q.terms))
     total = sum(weights) or 1.0
     rescored = []
     for (neg, neg_at, fid, row, state), f, credit in zip(head, seen, credits, strict=True):
-        share = sum(w * c for w, c in zip(weights, credit, strict=True)) / total
+        share = sum(map(operator.mul, weights, credit)) / total  # as many of each
         bonus = COVERAGE_WEIGHT * share + PAIR_WEIGHT * _pairs_held(pairs, f.pairs)
         if shapes and answer_kinds.answers(shapes, row[1]):
             bonus += ANSWER_KIND_WEIGHT
@@ -526,8 +534,10 @@ class _Seen(NamedTuple):
     """What the re-score reads of one fact, worked out once per text (`_seen`)."""
 
     words: frozenset[str]  # lowercase words and the parts of its identifiers
-    heads: frozenset[str]  # each word's first five letters (the stemming match)
-    short: frozenset[str]  # `_short`: what a question's short word may be held as
+    # each word's first five letters (the stemming match) and `_short`, what a question's
+    # word shorter than five letters may be held as: one set, as a five-letter form is
+    # never short and a whole word shorter than five letters is its own short form
+    keys: frozenset[str]
     pairs: frozenset[tuple[str, str]]  # adjacent words by their first five letters
 
 
@@ -576,18 +586,40 @@ def _seen(text: str) -> _Seen:
     low_words = _TERM.findall(low)
     words = set(low_words)
     plain = text.islower() and "_" not in text and not _DIGIT.search(text)
-    for raw in () if plain else _TERM.findall(text):  # identifiers: capitals, _, digits
-        if "_" in raw or (len(raw) > 2 and not raw[1:].islower() and not raw[1:].isupper()):
-            for part in raw.split("_"):
-                words.add(part.casefold())
-                words.update(query_terms.parts(part))
+    for raw in () if plain else _MAY_SPLIT.findall(text):  # identifiers: capitals, _, digits
+        words.update(_identifier_parts(raw))
     for w in word_roots.MAY_HAVE_ROOT.findall(low):  # `unlisted`: listed, `scanner`: scan
         words.update(word_roots.roots(w))
     heads = [w[:5] for w in low_words]
     # every adjacent pair: a question's pairs hold no filler word, so one with a filler
     # word here matches none (short of a longer word of the same first five letters)
-    return _Seen(frozenset(words), frozenset(w[:5] for w in words), _short(words),
-                 frozenset(pairwise(heads)))
+    return _Seen(frozenset(words), _keys(words), frozenset(pairwise(heads)))
+
+
+@functools.lru_cache(maxsize=WORD_CACHE)
+def _identifier_parts(raw: str) -> tuple[str, ...]:
+    """The words `raw` adds to a fact's words as an identifier (`TranscriptSelection`:
+    transcriptselection, transcript, selection; `handle_event`: handle, event), () for a
+    plain word. Cached by word: the same identifiers recur from fact to fact."""
+    if not ("_" in raw or (len(raw) > 2 and not raw[1:].islower() and not raw[1:].isupper())):
+        return ()
+    out: list[str] = []
+    for part in raw.split("_"):
+        out.append(part.casefold())
+        out += query_terms.parts(part)
+    return tuple(out)
+
+
+def _keys(words: set[str] | frozenset[str]) -> frozenset[str]:
+    """`_Seen.keys` of `words`: each one's first five letters, and `_short`'s forms."""
+    return frozenset(chain.from_iterable(map(_word_keys, words)))
+
+
+@functools.lru_cache(maxsize=WORD_CACHE)
+def _word_keys(word: str) -> tuple[str, ...]:
+    """One word's `_Seen.keys`, cached: a store's vocabulary is far smaller than its facts."""
+    n = len(word)
+    return (word[:5], *(word[:k] for k in _SHORT_CUTS[n])) if n <= 7 else (word[:5],)
 
 
 def _rarity(credits: list[list[float]], n: int) -> list[float]:
@@ -615,14 +647,13 @@ def _held(terms: list[str], words: set[str]) -> float:
 def _short(words: set[str] | frozenset[str]) -> frozenset[str]:
     """Every form a question's word shorter than five letters may take in `words`: the
     word plus at most three letters (`hook` in `hooks`), so each is one set lookup."""
-    out: list[str] = []
-    for w in words:
-        n = len(w)
-        if n <= 4:
-            out += (w[:1], w[:2], w[:3], w)[:n]
-        elif n <= 7:  # cut to 2-4, 3-4 or 4 letters: at most three letters dropped
-            out += (w[:2], w[:3], w[:4])[n - 5:]
-    return frozenset(out)
+    # a word of n letters gives its first k for max(1, n - 3) <= k <= min(n, 4): `hook`
+    # h, ho, hoo, hook; `hooks` ho, hoo, hook; `hooked` hoo, hook; `hookups` hook
+    return frozenset(
+        [w[:k] for w in words if len(w) <= 7 for k in _SHORT_CUTS[len(w)]])
+
+
+_SHORT_CUTS = tuple(range(max(1, n - 3), min(n, 4) + 1) for n in range(8))
 
 
 def _credits(terms: list[str], words: set[str] | frozenset[str],
@@ -635,23 +666,23 @@ def _credits(terms: list[str], words: set[str] | frozenset[str],
     "stylesheet" for `css`; `synonyms`: each term's, when already looked up), else 0.
     `seen`: the fact's precomputed lookups (`_seen`), in place of working them out."""
     synonyms = synonyms or [_synonyms(t) for t in terms]
-    if seen is None:
-        heads = frozenset(w[:5] for w in words)
-        short = _short(words)
-    else:
-        heads, short = seen.heads, seen.short
+    keys = _keys(words) if seen is None else seen.keys
     out: list[float] = []
     for t, syn in zip(terms, synonyms, strict=True):
-        held = (t[:5] in heads) if len(t) >= 5 else (t in short)
-        if not held and (roots := word_roots.roots(t)):  # `scanner` held as scan
-            held = any((r[:5] in heads) if len(r) >= 5 else (r in short) for r in roots)
-        if held:
+        if not keys.isdisjoint(_forms(t)):
             out.append(1.0)
         elif syn and not syn.isdisjoint(words):
             out.append(SYNONYM_HELD)
         else:
             out.append(0.0)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _forms(term: str) -> frozenset[str]:
+    """The `_Seen.keys` any of which holds `term`: its first five letters (a shorter term:
+    itself), and so for each of its derivational roots (`scanner` held as scan)."""
+    return frozenset((w[:5] if len(w) >= 5 else w) for w in (term, *word_roots.roots(term)))
 
 
 @functools.lru_cache(maxsize=4096)
