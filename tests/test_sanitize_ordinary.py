@@ -1,0 +1,102 @@
+"""Random-looking runs that their place shows to be ordinary data stay as they are, and
+the same runs where a secret stands are still redacted (values made here, not a battery's)."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import string
+
+import pytest
+
+from reviewer.sanitize import detect
+from reviewer.sanitize.ordinary import ordinary_run, typed_id_base64
+
+
+def _rand(n: int, seed: int) -> str:
+    """A run a generator made: capitals, small letters and digits (fixed by ``seed``)."""
+    import random
+
+    rng = random.Random(seed)
+    alphabet = string.ascii_letters + string.digits
+    while True:
+        v = "".join(rng.choice(alphabet) for _ in range(n))
+        if any(c.isdigit() for c in v) and any(c.isupper() for c in v):
+            return v
+
+
+def _hex(n: int, seed: int) -> str:
+    import random
+
+    return "".join(random.Random(seed).choice("0123456789abcdef") for _ in range(n))
+
+
+def _node_id(kind: str, n: int) -> str:
+    return base64.b64encode(f"0{len(kind)}:{kind}{n}".encode()).decode()
+
+
+def _sheet(i: str) -> str:
+    return f"// https://docs.example.org/sheets/d/{i}/edit\nsheetId := \"{i}\""
+
+
+ORDINARY = [
+    # an object's id, quoted where the URL that shows it is in the same text
+    lambda: _sheet(_rand(44, 1)),
+    # a commit a workflow pins
+    lambda: f"      - uses: someone/deploy-action@{_hex(40, 2)} # v4.1.0",
+    # an anchor of a document link, whatever words it holds
+    lambda: "See [Password reset tokens](#password-reset-tokens-and-logs) first.",
+    lambda: "docs](https://git.example.org/a/b/blob/main/UPGRADE.md#upgrade-to-v1700-and-x2)",
+    # a percent-encoded search query
+    lambda: "https://git.example.org/o/r/issues?q=is%3Aissue+is%3Aclosed+label%3Abug",
+    # a property name, a product and its version
+    lambda: "-Dnet.example.preferIPv4Stack=true",
+    lambda: 'ua += " MyFancyPlugin/3.2.14 (https://plugin.example.org)"',
+    # ids a program printed as bracketed fields of its log records
+    lambda: (f"[2021-03-04 10:58:57,847][INFO ][cluster.service ] [Arc] new_master "
+             f"[Arc][{_rand(22, 3)}][es-master-x1][inet[/10.2.15.2:9300]]"),
+    # an owner's and a project's name in a URL's path, beside "authenticator"
+    lambda: "Work around aws-iam-authenticator ([#894](https://git.example.org/"
+            "terraform-cloud-modules/terraform-cloud-eks/issues/894))",
+    # a GitHub node id: base64 of its type and number
+    lambda: f'  node_id: "{_node_id("Repository", 132935648)}",\n  name: "hello-world",',
+]
+
+
+@pytest.mark.parametrize("make", ORDINARY)
+def test_ordinary_runs_by_their_place_are_not_redacted(make):
+    text = make()
+    assert detect.redact(text) == text
+
+
+def test_wrapped_base64_cut_above_its_head_is_data_unless_a_private_key_ends_it():
+    lines = [base64.b64encode(secrets.token_bytes(57)).decode() for _ in range(6)]
+    body = "\n".join(lines)
+    cert = body + "\n-----END CERTIFICATE-----\n"
+    assert detect.redact(cert) == cert
+    key = body + "\n-----END PRIVATE KEY-----\n"
+    assert not ordinary_run(key, 0, len(lines[0]), "high-entropy")
+    assert ordinary_run(cert, 0, len(lines[0]), "high-entropy")
+
+
+SECRET = [
+    # a token in a URL's path after a segment that names it
+    lambda t: f"https://api.example.org/integration/{t}/enqueue\nkey is {t}",
+    # a token in a fragment, as OAuth's implicit flow sends it
+    lambda t: f"https://app.example.org/cb#access_token={t}&state=1",
+    # a token in a log record, as a key's value
+    lambda t: f"[2021-03-04 10:58:57][INFO] [auth] token={t} [user 10.0.0.1]",
+    # a token quoted alone
+    lambda t: f"here you go: {t}",
+]
+
+
+@pytest.mark.parametrize("make", SECRET)
+def test_the_same_runs_where_a_secret_stands_are_still_redacted(make):
+    t = _rand(32, 9)
+    assert t not in detect.redact(make(t))
+
+
+def test_typed_ids_only_decode_to_a_type_and_a_number():
+    assert typed_id_base64(_node_id("User", 583231))
+    assert not typed_id_base64(base64.b64encode(b"admin:Hunter22x").decode())
