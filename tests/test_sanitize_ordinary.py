@@ -102,3 +102,30 @@ def test_a_piece_of_a_percent_encoded_query_of_words_is_ordinary():
     q = f"https://db.example.org/?pw=p%40{t}%21"
     s = q.index(t)
     assert not percent_piece(q, s, s + len(t))
+
+
+def test_a_block_cut_above_its_head_is_data_to_its_last_short_line_and_first_piece():
+    lines = [base64.b64encode(secrets.token_bytes(48)).decode() for _ in range(5)]
+    tail = base64.b64encode(secrets.token_bytes(18)).decode()
+    cert = "\n".join(lines) + f"\n{tail}\n-----END CERTIFICATE-----\n"
+    assert detect.redact(cert) == cert
+    cut = lines[0][-18:] + "\\n" + "\\n".join(lines[1:]) + '\\n",'
+    assert detect.redact(cut) == cut
+    key = "\n".join(lines) + f"\n{tail}\n-----END PRIVATE KEY-----\n"
+    s = key.index(tail)
+    assert not ordinary_run(key, s, s + len(tail), "high-entropy")
+
+
+def test_an_id_a_log_prints_in_brackets_is_ordinary_where_it_is_printed_again():
+    node = "-" + _rand(21, 4)
+    text = (f"[2021-03-04 10:58:57,847][INFO ][discovery ] [Arc] mycluster/{node}\n"
+            f"[2021-03-04 10:59:05,167][INFO ][cluster.service ] [Arc] new_master "
+            f"[Arc][{node}][es-master-x1][inet[/10.2.15.2:9300]]{{data=false}}\n")
+    assert detect.redact(text) == text
+
+
+def test_an_anchor_with_a_version_in_it_is_a_heading():
+    text = ("Please see [upgrade docs](https://git.example.org/o/r/blob/master/docs/"
+            "upgrades.md#upgrade-module-to-v1700-for-managed-node-groups) for more.")
+    s = text.index("upgrade-module")
+    assert ordinary_run(text, s, s + 20, "secret-value")

@@ -81,8 +81,8 @@ def url_fragment(text: str, start: int, v: str) -> bool:
     if _LINK_BEFORE_RE.search(text, max(0, start - 300), start) is None:
         return False
     pieces = [p for p in re.split(r"[\-_.:]+", urllib.parse.unquote(frag)) if p]
-    return bool(pieces) and all(_syntax.word_like(p) or p.isdigit() or _syntax.is_name(p)
-                                for p in pieces)
+    return bool(pieces) and all(_syntax.word_like(p) or _VERSION_RE.fullmatch(p)
+                                or _syntax.is_name(p) for p in pieces)
 
 
 # --------------------------------------------------------------------------- percent pieces
@@ -183,6 +183,25 @@ _OPEN_CLOSE = {"[": "]", "{": "}"}
 
 
 def log_field(text: str, start: int, end: int) -> bool:
+    """The run stands as a log record's bracketed field, here or where the text prints
+    the same value again (``[Arc] myesdb/<node id>``, then ``[Arc][<node id>]``)."""
+    if _log_field_at(text, start, end):
+        return True
+    whole = text[start:end]
+    v = whole.rsplit("/", 1)[-1]  # "<cluster>/<node id>": the id printed alone elsewhere
+    if len(v) < 12 or not (v == whole or _syntax.is_name(whole.rsplit("/", 1)[0])):
+        return False
+    at = text.find(v)
+    for _ in range(16):
+        if at < 0:
+            break
+        if at != start + len(whole) - len(v) and _log_field_at(text, at, at + len(v)):
+            return True
+        at = text.find(v, at + 1)
+    return False
+
+
+def _log_field_at(text: str, start: int, end: int) -> bool:
     """A run a program printed as one bracketed field of a record (``[Arc][<node
     id>][es-master-…]``, ``{<uuid>}{<node id>}{10.44.2.5}``): the line holds three
     bracketed fields or more, and opens with a timestamp or holds a UUID or an address."""
@@ -203,6 +222,8 @@ def log_field(text: str, start: int, end: int) -> bool:
 # --------------------------------------------------------------------------- data blocks
 
 _B64_LINE_RE = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+_B64_RUN_RE = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}")  # a block's last line, or a cut piece
+_BREAK_BEFORE_RE = re.compile(r"[A-Za-z0-9+/]{40,}[\"',]*(?:\\n|\r?\n)[ \t]*[\"']?\Z")
 _BREAK_RE = re.compile(r"(?:\\n|\r?\n)[\"',]*[ \t]*[\"']?")
 _END_ARMOR_RE = re.compile(r"-----END ([A-Z0-9 ]+)-----")
 _MIN_LINES_AFTER = 3
@@ -214,7 +235,7 @@ def block_piece(text: str, start: int, end: int) -> bool:
     are as wide or it is the block's last; the block ends in a certificate's or public
     key's armor, or in none, and never in a private key's."""
     s = start + 1 if text[start : start + 1] == "n" and text[start - 1 : start] == "\\" else start
-    if _B64_LINE_RE.fullmatch(text, s, end) is None:
+    if _B64_RUN_RE.fullmatch(text, s, end) is None:
         return False
     width = end - s
     pos, lines, widths = end, 0, []
@@ -230,7 +251,7 @@ def block_piece(text: str, start: int, end: int) -> bool:
         lines += 1
         pos = n.end()
     armor = _END_ARMOR_RE.match(text, pos)
-    if armor is not None:
+    if armor is not None and (lines or _BREAK_BEFORE_RE.search(text, max(0, s - 200), s)):
         return "PRIVATE" not in armor.group(1)
     at_head_of_text = not text[:s].strip(" \t\r\n\"',\\n")
     return (at_head_of_text and lines >= _MIN_LINES_AFTER and width <= widths[0]
