@@ -129,3 +129,10 @@ def test_an_anchor_with_a_version_in_it_is_a_heading():
             "upgrades.md#upgrade-module-to-v1700-for-managed-node-groups) for more.")
     s = text.index("upgrade-module")
     assert ordinary_run(text, s, s + 20, "secret-value")
+
+
+def test_a_capability_url_is_no_id_for_ending_in_more_path_even_written_twice():
+    t = _rand(22, 6)
+    text = f"HC_PING=https://hc-ping.example.com/{t}/backup-nightly\n"
+    assert t not in detect.redact(text)
+    assert t not in detect.redact(text + text)

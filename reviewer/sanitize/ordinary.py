@@ -38,7 +38,8 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
         return True  # a generated-looking run that reads as names (a password may not)
     return (pinned_ref(text, start, v) or url_fragment(text, start, v)
             or percent_piece(text, start, end) or url_name_segment(text, start, end)
-            or url_path_elsewhere(text, start, end, v) or log_field(text, start, end)
+            or (kind != "url-secret" and url_path_elsewhere(text, start, end, v))
+            or log_field(text, start, end)
             or (kind != "mfa-secret" and block_piece(text, start, end)))
 
 
@@ -144,8 +145,8 @@ def url_path_elsewhere(text: str, start: int, end: int, v: str) -> bool:
     for m in _URL_RE.finditer(text):
         url = m.group()
         k = url.find(v)
-        if k < 0:
-            continue
+        if k < 0 or m.start() + k == start:
+            continue  # not this occurrence: its own URL's rule judged it
         before, after = url[:k], url[k + len(v):]
         path = before.split("://", 1)[1]
         host = path.split("/", 1)[0].lower()
@@ -158,8 +159,8 @@ def url_path_elsewhere(text: str, start: int, end: int, v: str) -> bool:
 
 
 # Hosts and segments that carry a credential in the path (a webhook, an integration).
-_HOOK_RE = re.compile(r"hook|integration|trigger|catch|invite|capabilit|private|shared",
-                      re.IGNORECASE)
+_HOOK_RE = re.compile(r"hook|integration|trigger|catch|invite|capabilit|private|shared|ping|"
+                      r"heartbeat|notify|alert|events|maker", re.IGNORECASE)
 
 
 def url_name_segment(text: str, start: int, end: int) -> bool:
