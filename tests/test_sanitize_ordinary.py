@@ -136,3 +136,13 @@ def test_a_capability_url_is_no_id_for_ending_in_more_path_even_written_twice():
     text = f"HC_PING=https://hc-ping.example.com/{t}/backup-nightly\n"
     assert t not in detect.redact(text)
     assert t not in detect.redact(text + text)
+
+
+@pytest.mark.parametrize("text", [
+    "    fill_in 'password', with: 'abc'",
+    '    params: { user: { password: "password", password_confirmation: "password" } }',
+])
+def test_the_syntax_between_two_quoted_literals_is_no_value(text):
+    assert ", with: " not in text or ", with: " in detect.redact(text)
+    assert ", password_confirmation: " not in text or (
+        ", password_confirmation: " in detect.redact(text))

@@ -36,11 +36,27 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
         return False  # a key named it a secret: its place is that key
     if kind == "high-entropy" and (dotted_names(v) or names_and_versions(v)):
         return True  # a generated-looking run that reads as names (a password may not)
-    return (pinned_ref(text, start, v) or url_fragment(text, start, v)
+    return (between_literals(text, start, end) or pinned_ref(text, start, v)
+            or url_fragment(text, start, v)
             or percent_piece(text, start, end) or url_name_segment(text, start, end)
             or (kind != "url-secret" and url_path_elsewhere(text, start, end, v))
             or log_field(text, start, end)
             or (kind != "mfa-secret" and block_piece(text, start, end)))
+
+
+# --------------------------------------------------------------------------- syntax
+
+# ``', with: '``, ``", password_confirmation: "``: what stands between two quoted literals
+# (a separator, a keyword argument's name), read as a quoted value by a rule that paired
+# the wrong quotes.
+_BETWEEN_RE = re.compile(r"[ \t]*[,;:=][ \t]*(?:[A-Za-z_][\w\-]{0,40}[ \t]*[:=]>?[ \t]*)?"
+                         r"|[ \t]*[A-Za-z_][\w\-]{0,40}[ \t]*[:=]>?[ \t]*")
+
+
+def between_literals(text: str, start: int, end: int) -> bool:
+    q = text[start - 1 : start]
+    return (q in ("'", '"', "`") and text[end : end + 1] == q
+            and _BETWEEN_RE.fullmatch(text, start, end) is not None)
 
 
 # --------------------------------------------------------------------------- pinned refs
