@@ -146,3 +146,11 @@ def test_the_syntax_between_two_quoted_literals_is_no_value(text):
     assert ", with: " not in text or ", with: " in detect.redact(text)
     assert ", password_confirmation: " not in text or (
         ", password_confirmation: " in detect.redact(text))
+
+
+def test_a_name_an_operator_tests_is_an_operand_not_a_value():
+    text = ("headers = _cfg.headers, _cfg$withCr = _cfg.withCredentials, withCredentials = "
+            "_cfg$withCr === void 0 ? 'same-origin' : _cfg$withCr, fetchOptions;")
+    assert detect.redact(text) == text
+    t = _rand(20, 7)
+    assert t not in detect.redact(f"password = {t} # set by ops")

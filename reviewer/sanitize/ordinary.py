@@ -32,11 +32,13 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
     v = text[start:end]
     if kind == "base64-secret":
         return typed_id_base64(v)
+    if between_literals(text, start, end) or operand(text, start, end):
+        return True
     if kind == "secret-assignment":
         return False  # a key named it a secret: its place is that key
     if kind == "high-entropy" and (dotted_names(v) or names_and_versions(v)):
         return True  # a generated-looking run that reads as names (a password may not)
-    return (between_literals(text, start, end) or pinned_ref(text, start, v)
+    return (pinned_ref(text, start, v)
             or url_fragment(text, start, v)
             or percent_piece(text, start, end) or url_name_segment(text, start, end)
             or (kind != "url-secret" and url_path_elsewhere(text, start, end, v))
@@ -57,6 +59,18 @@ def between_literals(text: str, start: int, end: int) -> bool:
     q = text[start - 1 : start]
     return (q in ("'", '"', "`") and text[end : end + 1] == q
             and _BETWEEN_RE.fullmatch(text, start, end) is not None)
+
+
+# ``withCredentials = _resolveConfig$withCr === void 0 ? …``: a bare name that an operator
+# compares or tests is an operand of an expression, not a literal assigned.
+_OPERAND_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_OPERATOR_AFTER_RE = re.compile(r"[ \t]*(?:===?|!==?|&&|\|\||\?(?![?.])[ \t])")
+
+
+def operand(text: str, start: int, end: int) -> bool:
+    return (text[start - 1 : start] not in ("'", '"', "`")
+            and _OPERAND_RE.fullmatch(text, start, end) is not None
+            and _OPERATOR_AFTER_RE.match(text, end) is not None)
 
 
 # --------------------------------------------------------------------------- pinned refs
