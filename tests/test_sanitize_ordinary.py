@@ -154,3 +154,13 @@ def test_a_name_an_operator_tests_is_an_operand_not_a_value():
     assert detect.redact(text) == text
     t = _rand(20, 7)
     assert t not in detect.redact(f"password = {t} # set by ops")
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'\tsheetId := "{v}"\n\treadRange := "sheet1"',
+    lambda v: f"<key>application-identifier</key>\n<string>{v}</string>",
+])
+def test_a_value_named_an_identifier_in_any_language_is_ordinary(make):
+    v = _rand(32, 8)
+    assert detect.redact(make(v)) == make(v)
+    assert v not in detect.redact(f'\tsessionToken := "{v}"\n')
