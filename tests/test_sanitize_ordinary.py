@@ -164,3 +164,9 @@ def test_a_value_named_an_identifier_in_any_language_is_ordinary(make):
     v = _rand(32, 8)
     assert detect.redact(make(v)) == make(v)
     assert v not in detect.redact(f'\tsessionToken := "{v}"\n')
+
+
+def test_a_token_before_a_shell_operator_is_still_a_value():
+    t = _rand(40, 10)
+    assert t not in detect.redact(f"$ export SERVICE_TOKEN={t} && ./deploy.sh")
+    assert t not in detect.redact(f"$ export SERVICE_TOKEN={t}; [ $X == {t} ] && ok")

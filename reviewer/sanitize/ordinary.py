@@ -65,13 +65,16 @@ def between_literals(text: str, start: int, end: int) -> bool:
 # ``withCredentials = _resolveConfig$withCr === void 0 ? …``: a bare name that an operator
 # compares or tests is an operand of an expression, not a literal assigned.
 _OPERAND_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
-_OPERATOR_AFTER_RE = re.compile(r"[ \t]*(?:===?|!==?|&&|\|\||\?(?![?.])[ \t])")
+_OPERATOR_AFTER_RE = re.compile(r"[ \t]*(?:===?|!==?)")
 
 
 def operand(text: str, start: int, end: int) -> bool:
-    return (text[start - 1 : start] not in ("'", '"', "`")
-            and _OPERAND_RE.fullmatch(text, start, end) is not None
-            and _OPERATOR_AFTER_RE.match(text, end) is not None)
+    """Compared, and a name the same text assigns to (``_cfg$withCr = …``): a variable."""
+    v = text[start:end]
+    if (text[start - 1 : start] in ("'", '"', "`") or _OPERAND_RE.fullmatch(v) is None
+            or _OPERATOR_AFTER_RE.match(text, end) is None):
+        return False
+    return re.search(r"(?<![\w$.])" + re.escape(v) + r"[ \t]*=(?![=>])", text) is not None
 
 
 # --------------------------------------------------------------------------- id names
