@@ -170,3 +170,10 @@ def test_a_token_before_a_shell_operator_is_still_a_value():
     t = _rand(40, 10)
     assert t not in detect.redact(f"$ export SERVICE_TOKEN={t} && ./deploy.sh")
     assert t not in detect.redact(f"$ export SERVICE_TOKEN={t}; [ $X == {t} ] && ok")
+
+
+def test_words_joined_by_dashes_near_authenticator_are_no_recovery_code():
+    text = "- Work around path bug in aws-iam-authenticator for terraform-cloud-modules users"
+    assert detect.redact(text) == text
+    codes = "Recovery codes:\nychbi-hlzka\nkwxz8-vijud\n"
+    assert "ychbi-hlzka" not in detect.redact(codes)

@@ -37,6 +37,8 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
         return True
     if kind == "secret-assignment":
         return False  # a key named it a secret: its place is that key
+    if kind == "mfa-secret" and worded_code(v):
+        return True
     if kind == "high-entropy" and (dotted_names(v) or names_and_versions(v)):
         return True  # a generated-looking run that reads as names (a password may not)
     return (under_id_name(text, start) or pinned_ref(text, start, v)
@@ -98,6 +100,19 @@ def under_id_name(text: str, start: int) -> bool:
     if _public.names_a_credential(key) or _syntax.credential_name(key):
         return False
     return _public.names_an_id(key) or bool(segs & _ID_WORDS)
+
+
+# --------------------------------------------------------------------------- codes of words
+
+def worded_code(v: str) -> bool:
+    """``for terraform-aws-modules``, ``aws-iam-authenticator``: words joined by dashes or
+    spaces that a recovery-code rule read as a code's groups; a code's groups are random
+    letters and digits of one width (``kafe-lobz-7xq2``, ``ychbi-hlzka``)."""
+    pieces = [p for p in re.split(r"[\- ]+", v) if p]
+    return (len(pieces) >= 2 and all(p.isalpha() and (len(p) <= 3 or _syntax._word(p))
+                                     for p in pieces)
+            and any(len(p) >= 7 and _syntax._word(p) for p in pieces)
+            and len({len(p) for p in pieces}) > 1)
 
 
 # --------------------------------------------------------------------------- pinned refs
