@@ -177,3 +177,10 @@ def test_words_joined_by_dashes_near_authenticator_are_no_recovery_code():
     assert detect.redact(text) == text
     codes = "Recovery codes:\nychbi-hlzka\nkwxz8-vijud\n"
     assert "ychbi-hlzka" not in detect.redact(codes)
+
+
+def test_a_short_commit_linked_to_its_full_digest_is_ordinary():
+    full = hashlib.sha1(b"fix").hexdigest()
+    text = (f"* Fix Karpenter EC2 pass role permission ([#3193](https://git.example.org/o/r/"
+            f"issues/3193)) ([{full[:7]}](https://git.example.org/o/r/commit/{full}))")
+    assert detect.redact(text) == text

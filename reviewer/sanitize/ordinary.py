@@ -41,7 +41,7 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
         return True
     if kind == "high-entropy" and (dotted_names(v) or names_and_versions(v)):
         return True  # a generated-looking run that reads as names (a password may not)
-    return (under_id_name(text, start) or pinned_ref(text, start, v)
+    return (under_id_name(text, start) or pinned_ref(text, start, v) or abbreviated(text, v)
             or url_fragment(text, start, v)
             or percent_piece(text, start, end) or url_name_segment(text, start, end)
             or (kind != "url-secret" and url_path_elsewhere(text, start, end, v))
@@ -126,6 +126,15 @@ _DIGEST_HEX_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 def pinned_ref(text: str, start: int, v: str) -> bool:
     return (_DIGEST_HEX_RE.fullmatch(v) is not None
             and _PINNED_BEFORE_RE.search(text, max(0, start - 120), start) is not None)
+
+
+def abbreviated(text: str, v: str) -> bool:
+    """``[dea6c44](…/commit/dea6c44b45…)``: the short form of a digest the same text spells
+    out in full (a commit's link, a log's short and long ids)."""
+    core = v.strip("[](){}`'\" ")
+    if not 7 <= len(core) <= 16 or re.fullmatch(r"[0-9a-f]+", core) is None:
+        return False
+    return re.search(re.escape(core) + r"[0-9a-f]{24,}", text) is not None
 
 
 # --------------------------------------------------------------------------- URL fragments
