@@ -184,3 +184,8 @@ def test_a_short_commit_linked_to_its_full_digest_is_ordinary():
     text = (f"* Fix Karpenter EC2 pass role permission ([#3193](https://git.example.org/o/r/"
             f"issues/3193)) ([{full[:7]}](https://git.example.org/o/r/commit/{full}))")
     assert detect.redact(text) == text
+
+
+def test_a_ruby_symbol_is_a_name():
+    text = '    assert_named_route "/users/password/edit", :edit_user_password_path\n'
+    assert detect.redact(text) == text

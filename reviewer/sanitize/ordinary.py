@@ -42,6 +42,7 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
     if kind == "high-entropy" and (dotted_names(v) or names_and_versions(v)):
         return True  # a generated-looking run that reads as names (a password may not)
     return (under_id_name(text, start) or pinned_ref(text, start, v) or abbreviated(text, v)
+            or symbol(text, start, v)
             or url_fragment(text, start, v)
             or percent_piece(text, start, end) or url_name_segment(text, start, end)
             or (kind != "url-secret" and url_path_elsewhere(text, start, end, v))
@@ -126,6 +127,14 @@ _DIGEST_HEX_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 def pinned_ref(text: str, start: int, v: str) -> bool:
     return (_DIGEST_HEX_RE.fullmatch(v) is not None
             and _PINNED_BEFORE_RE.search(text, max(0, start - 120), start) is not None)
+
+
+def symbol(text: str, start: int, v: str) -> bool:
+    """``:new_user_password_path``: a Ruby symbol (a name written after a colon), snake
+    case, as code names routes, options and fields."""
+    return (text[start - 1 : start] == ":" and text[start - 2 : start - 1] in (" ", "\t", ",",
+                                                                           "(", "[", "{")
+            and re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+[?!]?", v) is not None)
 
 
 def abbreviated(text: str, v: str) -> bool:
