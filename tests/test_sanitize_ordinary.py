@@ -189,3 +189,23 @@ def test_a_short_commit_linked_to_its_full_digest_is_ordinary():
 def test_a_ruby_symbol_is_a_name():
     text = '    assert_named_route "/users/password/edit", :edit_user_password_path\n'
     assert detect.redact(text) == text
+
+
+@pytest.mark.parametrize("make", [
+    # a log that prints a credential in its brackets
+    lambda t: f"[2021-03-04 10:58:57][INFO ][auth] issued token [{t}] for [10.0.0.1]",
+    # an id quoted elsewhere whose URL names a hook two segments up
+    lambda t: f"https://api.example.org/webhooks/123/{t}/run\nthe id is {t}",
+])
+def test_places_that_say_credential_keep_the_shape_rules(make):
+    t = _rand(24, 11)
+    assert t not in detect.redact(make(t))
+
+
+def test_short_pieces_of_letters_and_digits_are_no_words():
+    text = "docs: (#ab3-9xQz-Lm2P-x8Rk-Tq4w)"
+    s = text.index("ab3")
+    assert not ordinary_run(text, s, s + 24, "secret-value")
+    q = "https://db.example.org/login?u=ops&password=Pa%24%24w0rd%21"
+    s = q.index("Pa%24")
+    assert not percent_piece(q, s, len(q))

@@ -172,8 +172,7 @@ def url_fragment(text: str, start: int, v: str) -> bool:
     if _LINK_BEFORE_RE.search(text, max(0, start - 300), start) is None:
         return False
     pieces = [p for p in re.split(r"[\-_.:]+", urllib.parse.unquote(frag)) if p]
-    return bool(pieces) and all(_syntax.word_like(p) or _VERSION_RE.fullmatch(p)
-                                or _syntax.is_name(p) for p in pieces)
+    return _words_only(pieces) or (len(pieces) == 1 and _syntax.is_name(pieces[0]))
 
 
 # --------------------------------------------------------------------------- percent pieces
@@ -196,8 +195,15 @@ def percent_piece(text: str, start: int, end: int) -> bool:
         return False
     decoded = urllib.parse.unquote_plus(run)
     pieces = [p for p in re.split(r"[^A-Za-z0-9]+", decoded) if p]
-    return bool(pieces) and all(_syntax.word_like(p) or (p.isdigit() and len(p) <= 8)
-                                for p in pieces)
+    return _words_only(pieces)
+
+
+def _words_only(pieces: list[str]) -> bool:
+    """Words (one of five letters or more among them), short all-letter pieces, numbers,
+    versions: no piece mixes letters and digits as a generated value does."""
+    return bool(pieces) and any(len(p) >= 5 and _syntax._word(p) for p in pieces) and all(
+        _syntax._word(p) or (p.isalpha() and len(p) <= 4) or (p.isdigit() and len(p) <= 8)
+        or _VERSION_RE.fullmatch(p) is not None for p in pieces)
 
 
 # --------------------------------------------------------------------------- names
@@ -240,17 +246,18 @@ def url_path_elsewhere(text: str, start: int, end: int, v: str) -> bool:
         before, after = url[:k], url[k + len(v):]
         path = before.split("://", 1)[1]
         host = path.split("/", 1)[0].lower()
-        named = path.rstrip("/").rsplit("/", 1)[-1]
+        segs = path.rstrip("/").split("/")[1:]
         if before.endswith("/") and after.startswith("/") and after[1:2].isalpha() and \
-                "=" not in path and "@" not in path and not _syntax.credential_name(named) \
-                and _HOOK_RE.search(named) is None and _HOOK_RE.search(host) is None:
+                "=" not in path and "@" not in path and _HOOK_RE.search(host) is None and \
+                not any(_syntax.credential_name(g) or _HOOK_RE.search(g) for g in segs):
             return True
     return False
 
 
 # Hosts and segments that carry a credential in the path (a webhook, an integration).
 _HOOK_RE = re.compile(r"hook|integration|trigger|catch|invite|capabilit|private|shared|ping|"
-                      r"heartbeat|notify|alert|events|maker", re.IGNORECASE)
+                      r"heartbeat|notify|alert|events|maker|pass|key|token|secret|auth",
+                      re.IGNORECASE)
 
 
 def url_name_segment(text: str, start: int, end: int) -> bool:
@@ -262,7 +269,7 @@ def url_name_segment(text: str, start: int, end: int) -> bool:
     if "://" not in text[ls + 1 : start]:
         return False
     pieces = [p for p in re.split(r"[\-_.]+", text[start:end]) if p]
-    return len(pieces) >= 2 and all(_syntax.word_like(p) and p.isalpha() for p in pieces)
+    return len(pieces) >= 2 and all(p.isalpha() for p in pieces) and _words_only(pieces)
 
 
 # --------------------------------------------------------------------------- log records
@@ -271,6 +278,8 @@ def url_name_segment(text: str, start: int, end: int) -> bool:
 _LOG_HEAD_RE = re.compile(r"[ \t]*\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d")
 _FIELD_RE = re.compile(r"[\[{][^\[\]{}\n]{1,80}[\]}]")
 _OPEN_CLOSE = {"[": "]", "{": "}"}
+_CREDENTIAL_LINE_RE = re.compile(r"token|secret|passw|api[ _\-]?key|credential|session|bearer|"
+                                 r"auth", re.IGNORECASE)
 
 
 def log_field(text: str, start: int, end: int) -> bool:
@@ -302,8 +311,8 @@ def _log_field_at(text: str, start: int, end: int) -> bool:
     ls = text.rfind("\n", 0, start) + 1
     le = text.find("\n", end)
     line = text[ls : le if le >= 0 else len(text)]
-    if len(_FIELD_RE.findall(line)) < 3:
-        return False
+    if len(_FIELD_RE.findall(line)) < 3 or _CREDENTIAL_LINE_RE.search(line) is not None:
+        return False  # "[auth] issued token [<t>]": a log that prints a credential
     return (_LOG_HEAD_RE.match(line) is not None
             or re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                          line) is not None
