@@ -77,6 +77,8 @@ def operand(text: str, start: int, end: int) -> bool:
     if (text[start - 1 : start] in ("'", '"', "`") or _OPERAND_RE.fullmatch(v) is None
             or _OPERATOR_AFTER_RE.match(text, end) is None):
         return False
+    if text.count(v) < 2:
+        return False
     return re.search(r"(?<![\w$.])" + re.escape(v) + r"[ \t]*=(?![=>])", text) is not None
 
 
@@ -143,7 +145,14 @@ def abbreviated(text: str, v: str) -> bool:
     core = v.strip("[](){}`'\" ")
     if not 7 <= len(core) <= 16 or re.fullmatch(r"[0-9a-f]+", core) is None:
         return False
-    return re.search(re.escape(core) + r"[0-9a-f]{24,}", text) is not None
+    at = text.find(core)
+    for _ in range(16):
+        if at < 0:
+            return False
+        if re.match(r"[0-9a-f]{24}", text[at + len(core) : at + len(core) + 24]):
+            return True
+        at = text.find(core, at + 1)
+    return False
 
 
 # --------------------------------------------------------------------------- URL fragments
@@ -157,6 +166,8 @@ _LINK_BEFORE_RE = re.compile(r"(?:\]\(|\(|https?://\S*|\S*\.\w{1,8})#\Z")
 def url_fragment(text: str, start: int, v: str) -> bool:
     """The span lies in a link's anchor (``upgrades.md#upgrade-to-v18``, ``(#password-
     reset-tokens)``): a heading's slug."""
+    if text.rfind("#", max(0, start - 200), start) < 0:
+        return False
     a = start
     while a > 0 and start - a < 200 and (text[a - 1].isalnum() or text[a - 1] in "-_.:%"):
         a -= 1
@@ -183,6 +194,8 @@ _QUERY_RUN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 def percent_piece(text: str, start: int, end: int) -> bool:
     """A span cut out of percent-encoded text (``is%3Aissue+is%3Aclosed``) that decodes to
     words: a query someone typed into a search box."""
+    if not (text[start - 1 : start] == "%" or "%" in text[start:end]):
+        return False
     a, b = start, end
     while a > 0 and start - a < 400 and text[a - 1] in _QUERY_RUN:
         a -= 1
@@ -190,8 +203,6 @@ def percent_piece(text: str, start: int, end: int) -> bool:
         b += 1
     run = text[a:b]
     if len(re.findall(r"%[0-9A-Fa-f]{2}", run)) < 1 or "%" not in text[a:end + 1]:
-        return False
-    if not (text[start - 1 : start] == "%" or "%" in text[start:end]):
         return False
     decoded = urllib.parse.unquote_plus(run)
     pieces = [p for p in re.split(r"[^A-Za-z0-9]+", decoded) if p]
@@ -236,8 +247,8 @@ def url_path_elsewhere(text: str, start: int, end: int, v: str) -> bool:
     """The same value stands in the text as a URL's path segment with more path after it
     (``docs.google.com/spreadsheets/d/<id>/edit``): the id of the object that URL shows,
     wherever else it is quoted."""
-    if len(v) < 12 or "://" not in text:
-        return False
+    if len(v) < 12 or text.count(v) < 2 or "://" not in text:
+        return False  # quoted once: no other place to say what it is
     for m in _URL_RE.finditer(text):
         url = m.group()
         k = url.find(v)
@@ -289,7 +300,8 @@ def log_field(text: str, start: int, end: int) -> bool:
         return True
     whole = text[start:end]
     v = whole.rsplit("/", 1)[-1]  # "<cluster>/<node id>": the id printed alone elsewhere
-    if len(v) < 12 or not (v == whole or _syntax.is_name(whole.rsplit("/", 1)[0])):
+    if len(v) < 12 or text.count(v) < 2 or not (
+            v == whole or _syntax.is_name(whole.rsplit("/", 1)[0])):
         return False
     at = text.find(v)
     for _ in range(16):
