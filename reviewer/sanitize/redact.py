@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from reviewer.sanitize import ordinary as _ordinary
 from reviewer.sanitize import providers as _providers
 from reviewer.sanitize import public as _public
 from reviewer.sanitize import syntax as _syntax
@@ -1564,6 +1565,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
             or _public.key_id_context(text, start)):
         return True
     if _in_secret_ref(text, start, end):
+        return True
+    if _ordinary.ordinary_run(text, start, end, kind):
         return True
     if kind in _SHAPE_KINDS:
         bare = value.rstrip(".…")
