@@ -303,8 +303,10 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
             continue  # a name indexed, called or dotted: code, not a sentence
         if _list_item(low, m.start(), end):
             continue  # '"names": ["token", "secret"]': a word as data, naming nothing
-        if _ABOUT_NAME_RE.match(low, end):
+        if _ABOUT_NAME_RE.match(low, end) and not (w == "access key" and _ACCESS_ID_RE.match(
+                low, end)):
             continue  # "the secret name is db-credentials-7f9k2": its name, not its value
+            # ("access key id": the pair's other half, a credential too)
         if low[m.start() - 1 : m.start()] in ("_", "-", ".") and _public_name_before(
                 low, m.start()):
             continue  # NEXT_PUBLIC_ANALYTICS_KEY: a key shipped to browsers by design
@@ -393,6 +395,7 @@ def _value_below(text: str, eol: int, kind: str) -> Iterator[Span]:
 
 _ABOUT_NAME_RE = re.compile(r"[ \t_\-]?(?:name|names|id|ids|file|path|type|length|field|"
                             r"variable|ref|reference|arn)\b")
+_ACCESS_ID_RE = re.compile(r"[ \t_\-]?id\b")
 _PUBLIC_NAME_RE = re.compile(r"(?:^|[_.\-])(?:public|publishable)[_.\-][a-z0-9_.\-]*\Z")
 
 

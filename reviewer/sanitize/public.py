@@ -74,6 +74,13 @@ _SAID_PUBLIC_RE = re.compile(r"\((?:it'?s )?public\b|\bpublishable\b|"
                              r"\bpublic[ \t]+(?:token|id|identifier)\b", re.IGNORECASE)
 
 
+_ACCESS_BEFORE_RE = re.compile(r"\baccess(?:[ \t_\-]key)?[ \t_\-]\Z", re.IGNORECASE)
+
+
+_APP_ID_RE = re.compile(r"app(?:lication)?[_\-]?id", re.IGNORECASE)
+_HEX_KEY_RE = re.compile(r"[0-9a-fA-F]{32,64}(?![0-9A-Za-z\-])")
+
+
 def under_id_key(text: str, start: int) -> bool:
     """The value at ``start`` stands right after a key that names an identifier, or the
     line before it says the value is public."""
@@ -81,8 +88,12 @@ def under_id_key(text: str, start: int) -> bool:
     nl = text.rfind("\n", lo, start)
     ls = nl + 1 if nl >= 0 else lo
     m = _KEY_BEFORE_RE.search(text, ls, start) or _PROSE_ID_BEFORE_RE.search(text, ls, start)
-    if m is not None and (names_an_id(m.group("k")) or site_key(m.group("k"))):
-        return True
+    if m is not None and (names_an_id(m.group("k")) or site_key(m.group("k"))) and not (
+            _ACCESS_BEFORE_RE.search(text, ls, m.start("k"))) and not (
+            _APP_ID_RE.fullmatch(m.group("k")) and _HEX_KEY_RE.match(text, start)):
+        return True  # (not "AWS access key id: …": the id half of a key pair; not an
+        # "app_id" of 32+ hex: a metered API's key by another name, where apps' ids are
+        # numbers, bundle names or UUIDs)
     return _SAID_PUBLIC_RE.search(text, ls, start) is not None
 
 

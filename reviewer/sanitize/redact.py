@@ -1226,6 +1226,10 @@ def _key_strength(key: str) -> str | None:
         return "strong"
     if last in _WEAK:
         return "weak"
+    if last == "id" and prev in ("access", "key") and "api" not in segs and (
+            prev == "access" or segs[-3:-2] == ["access"]):
+        return "weak"  # ACCESS_KEY_ID, accessId: the half of a key pair that names it,
+        # a credential when random (not ``api_key_id``: a key's public handle)
     return _inner_strength(segs)
 
 
