@@ -48,7 +48,11 @@ def test_a_value_printed_for_an_ordinary_name_stays(ask: str, value: str) -> Non
 
 
 def test_a_quoted_value_cut_by_a_message_end_is_hidden_whole() -> None:
+    from reviewer.sanitize.shapes import random_token
+
     v = _token(20)
+    while not random_token(v):  # generated as keys are (the split is what is tested)
+        v = _token(20)
     a, b = v[:9], v[9:]
     window = f"User: ssh pw for the pi is `{a}\n\nUser: {b}` — sorry, phone keyboard\n"
     out = redact(window)
@@ -88,3 +92,79 @@ def test_an_app_id_query_parameter_of_hex_is_a_key() -> None:
                    "app_id=2f0c2a8e-58c4-4bb5-9f0e-0f6f2b8e4e11"):
         text = f"https://graph.example.org/oauth?{public}&x=1"
         assert redact(text) == text
+
+
+def test_a_graphql_node_id_is_public_and_user_password_base64_is_not() -> None:
+    import base64
+
+    for decoded in ("010:Repository132935648", "04:User583231", "Issue:4417"):
+        b = base64.b64encode(decoded.encode()).decode()
+        text = f'{{ node_id: "{b}", name: "demo" }}'
+        assert redact(text) == text
+    b = base64.b64encode(f"deploy:{_token(16)}".encode()).decode()
+    assert b not in redact(f'{{ node_id: "{b}", name: "demo" }}')
+
+
+def test_an_id_assigned_with_go_or_ruby_operators_is_public() -> None:
+    v = _token(44)
+    for line in (f'\tspreadsheetId := "{v}"', f'"document_id" => "{v}"'):
+        assert redact(line) == line
+    for line in (f'\tapiToken := "{v}"', f'"secret" => "{v}"'):
+        assert v not in redact(line)
+
+
+def _letters(n: int) -> str:
+    """A generated value with no digit (as one in sixty 24-character base62 keys is)."""
+    from reviewer.sanitize.redact import _random_letters
+
+    while True:
+        v = "".join(secrets.choice(string.ascii_letters) for _ in range(n))
+        if _random_letters(v):
+            return v
+
+
+def test_a_token_without_digits_under_a_token_flag_is_hidden() -> None:
+    v = _letters(24)
+    assert v not in redact(f"vercel deploy --token {v}")
+    assert v not in redact(f"API_TOKEN={v}")
+    for name in ("getUserAccessTokenFromCache", "HTTPServerNameResolver", "withCredentialsFlag"):
+        text = f"--token {name}"
+        assert redact(text) == text
+
+
+@pytest.mark.parametrize("form", [
+    "snyk auth {u}", "snyk config set api={u}", "fly auth token {t}", "acme-cli login {t}",
+    "tool token set {h}",
+])
+def test_a_credential_given_after_an_auth_subcommand_is_hidden(form: str) -> None:
+    import uuid
+
+    u, t, h = str(uuid.uuid4()), _token(24), secrets.token_hex(20)
+    out = redact(form.format(u=u, t=t, h=h))
+    assert u not in out and t not in out and h not in out
+
+
+@pytest.mark.parametrize("text", [
+    "gh auth login", "npm login --registry https://registry.example.com",
+    "git config set user.name alice", "docker login registry.example.com",
+    "az login --tenant 2f0c2a8e-58c4-4bb5-9f0e-0f6f2b8e4e11",
+    "gcloud auth login someone@example.com",
+])
+def test_auth_subcommands_without_a_credential_stay(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_an_authorization_value_under_its_json_key_is_hidden() -> None:
+    v = secrets.token_hex(16)
+    assert v not in redact(f'fetch(url, {{ headers: {{ "Authorization": "{v}" }} }})')
+    for text in ('"authorization": "required"', "authorization: enabled"):
+        assert redact(text) == text
+
+
+def test_a_share_link_hosts_path_grant_is_hidden() -> None:
+    v = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(27)) + "7"
+    out = redact(f"served from `https://link.storjshare.example/raw/{v}/marketing/hero.mp4`.")
+    assert v not in out and "marketing/hero.mp4" in out
+    for url in ("https://share.streamlit.io/user/repo/main/app.py",
+                "https://links.example.com/docs/v2/getting-started"):
+        assert redact(url) == url

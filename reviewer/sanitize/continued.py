@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from reviewer.sanitize import redact as _redact
 from reviewer.sanitize import shapes as _shapes
 
 Span = tuple[int, int, str]
@@ -27,15 +28,19 @@ _CUT_RE = re.compile(
 _MARKER_RUN_RE = re.compile(r"x{14,}")
 
 
+def _generated(v: str) -> bool:
+    return (_shapes.random_token(v) or _shapes.typed_password(v) or _redact._looks_random(v)
+            or _redact._random_letters(v))
+
+
 def find_continued_values(text: str, low: str) -> Iterator[Span]:
     if "`" not in text and '"' not in text and "'" not in text:
         return
     for m in _CUT_RE.finditer(text):
         a, b = m.group("a"), m.group("b")
         if _MARKER_RUN_RE.fullmatch(a):
-            if _shapes._fragment(b) or (len(b) >= 4 and any(c.isdigit() for c in b)):
-                yield *m.span("b"), "secret-value"
-        elif _shapes.random_token(a + b) or _shapes.typed_password(a + b):
+            yield *m.span("b"), "secret-value"  # the quote a secret opened closes here
+        elif _generated(a + b):
             yield *m.span("a"), "secret-value"
             yield *m.span("b"), "secret-value"
 

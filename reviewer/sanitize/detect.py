@@ -29,7 +29,16 @@ import re
 import urllib.parse
 from collections.abc import Iterator
 
-from reviewer.sanitize import continued, gitleaks, layers, named, printed, protocols, shapes
+from reviewer.sanitize import (
+    continued,
+    gitleaks,
+    layers,
+    named,
+    positional,
+    printed,
+    protocols,
+    shapes,
+)
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
 
@@ -187,6 +196,6 @@ def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
 
 
 for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
-              *protocols.FINDERS, *printed.FINDERS, *continued.FINDERS):
+              *protocols.FINDERS, *printed.FINDERS, *continued.FINDERS, *positional.FINDERS):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)

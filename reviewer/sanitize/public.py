@@ -20,7 +20,7 @@ from itertools import pairwise
 # ``x-amz-id-2: …``, ``"lineage": "…"``, ``trace_id=…``, ``BuildID[sha1]=…``: the key the
 # value stands under names an identifier or a digest, and nothing secret.
 _KEY_BEFORE_RE = re.compile(
-    r"(?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,60}(?:\[[a-z0-9]{1,8}\])?)[\"']?[ \t]*(?:=|:)[ \t]*"
+    r"(?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,60}(?:\[[a-z0-9]{1,8}\])?)[\"']?[ \t]*(?::=|=>?|:)[ \t]*"
     r"[\"'`]?\Z")
 _SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 def _words(text: str) -> frozenset[str]:

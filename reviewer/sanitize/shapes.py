@@ -234,6 +234,9 @@ _NAMED_SEGMENT_RE = re.compile(r"(?:private|secret|token|key|auth|access)[-_]"
                                r"(?P<t>[A-Za-z0-9_\-]{16,512})")
 _HOOK_HOST_RE = re.compile(
     r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?|ping|heartbeats?)[.\-]")
+# "link.<service>/…", "share.<service>/…": a host that serves share links, whose path
+# carries the access grant ("link.storjshare.io/raw/<access>/<bucket>/<key>")
+_SHARE_HOST_RE = re.compile(r"(?:links?|share|shared|sharing)\.[\w\-]+\.[a-z]{2,}\Z")
 _SEGMENT_RE = re.compile(r"[^/?#]+")
 _ACTION_SEGMENT_RE = re.compile(r"[A-Za-z][A-Za-z_\-]{1,40}")  # "edit", "view", "Design"
 _TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
@@ -277,7 +280,8 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             host = auth.rsplit("@", 1)[1]
         else:
             host = auth
-        hooky = _HOOK_HOST_RE.search("." + host.lower()) is not None
+        hooky = (_HOOK_HOST_RE.search("." + host.lower()) is not None
+                 or _SHARE_HOST_RE.match(host.lower()) is not None)
         path_end = len(url)
         for stop in ("?", "#"):
             k = url.find(stop, len(url) - len(rest))
