@@ -22,8 +22,11 @@ The worker, ``preview`` and the store's door import this; a hook never does
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import functools
+import html
 import json
 import re
 import urllib.parse
@@ -49,6 +52,7 @@ REMEMBERED = "remembered"  # marker kind of a value seen redacted earlier in the
 _MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everywhere
 
 
+_HEX_RE = re.compile(r"[0-9a-fA-F]{16,}")
 _PIECE_SPLIT_RE = re.compile(r"(?:\\[nrt]|[&;,\s\"'<>])+")  # between values
 _SUBPIECE_SPLIT_RE = re.compile(r"[:/@=]+")  # inside one: user:password, a/b/c, k=v
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]{8,}")  # a value glued to words of another script
@@ -74,8 +78,34 @@ def forms(value: str) -> frozenset[str]:
         if p != v and len(p) >= _MIN_PIECE and _credential_like(p):
             out.add(p)
     for p in list(out):
+        text = _decoded(p)
+        if text is not None and text != v:
+            out.update(forms(text))  # a k8s Secret's ``data:``: a model may decode it
+    for p in list(out):
         out.update(w for w in _spellings(p) if len(w) >= _MIN_REMEMBERED)
     return frozenset(out)
+
+
+_B64_RE = re.compile(r"[A-Za-z0-9+/_\-]{8,4096}={0,2}")
+_PRINTABLE_RE = re.compile(r"[\x20-\x7e\t\r\n]+")
+
+
+def _decoded(v: str) -> str | None:
+    """The text a base64 value encodes (``c3VwZXJzZWNyZXQ=`` → ``supersecret``), if text."""
+    if not _B64_RE.fullmatch(v) or v.isalpha() or v.isdigit():
+        return None
+    body = v.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        raw = (base64.urlsafe_b64decode(padded) if "-" in body or "_" in body
+               else base64.b64decode(padded, validate=True))
+        text = raw.decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    text = text.strip()
+    return text if len(text) >= _MIN_REMEMBERED and _PRINTABLE_RE.fullmatch(text) else None
 
 
 def _spellings(v: str) -> set[str]:
@@ -96,6 +126,10 @@ def _spellings(v: str) -> set[str]:
     escaped = json.dumps(v)[1:-1]
     if escaped != v:
         out.add(escaped)
+    if "&" in v or "<" in v or ">" in v:  # an XML or HTML file's ``&amp;`` and its reader's "&"
+        out.update((html.unescape(v), html.escape(v, quote=False)))
+    if _HEX_RE.fullmatch(v):  # hex read back in the other case
+        out.update((v.lower(), v.upper()))
     out.discard(v)
     return out
 
