@@ -168,3 +168,31 @@ def test_a_share_link_hosts_path_grant_is_hidden() -> None:
     for url in ("https://share.streamlit.io/user/repo/main/app.py",
                 "https://links.example.com/docs/v2/getting-started"):
         assert redact(url) == url
+
+
+@pytest.mark.parametrize("command", [
+    "$ vault kv get -field=password secret/db",
+    "$ gcloud secrets versions access latest --secret=stripe-webhook",
+    "$ op read op://Prod/db/password",
+    "$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d",
+    "$ pass show email/work",
+    "$ security find-generic-password -s db -w",
+    "$ aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text",
+    "  · Bash: openssl rand -hex 32\n    ┆ →",
+    "$ echo $DB_PASSWORD",
+])
+@pytest.mark.parametrize("shape", ["token", "words", "short"])
+def test_the_output_of_a_command_that_prints_a_secret_is_hidden(command: str, shape: str) -> None:
+    v = {"token": _token(24), "short": _token(8),
+         "words": "-".join(secrets.choice(["amber", "birch", "cobalt", "delta", "ember"])
+                           for _ in range(4))}[shape]
+    out = redact(f"{command}\n{v}\n")
+    assert v not in out
+    assert command.split()[1] in out  # the command stays readable
+
+
+def test_words_after_a_secret_reading_command_stay() -> None:
+    text = ("$ gcloud secrets versions access latest --secret=stripe-webhook\n"
+            "ERROR: (gcloud.secrets.versions.access) NOT_FOUND: Secret [x] not found\n"
+            "$ pass show email/work\nError: email/work is not in the password store.\n")
+    assert redact(text) == text

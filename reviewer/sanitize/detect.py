@@ -40,6 +40,7 @@ from reviewer.sanitize import (
     positional,
     printed,
     protocols,
+    reveal,
     shapes,
 )
 from reviewer.sanitize import redact as _redact
@@ -230,6 +231,7 @@ def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
 
 
 for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
-              *protocols.FINDERS, *printed.FINDERS, *continued.FINDERS, *positional.FINDERS):
+              *protocols.FINDERS, *printed.FINDERS, *continued.FINDERS, *positional.FINDERS,
+              *reveal.FINDERS):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)

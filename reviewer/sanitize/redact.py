@@ -1193,6 +1193,7 @@ _NOT_SECRET_PREV = frozenset(
     )
 )
 # a name, not a secret: letters, "_", ".", "-" only (unless long and mixed-case, like a key)
+_DASHED_NAME_RE = re.compile(r"[a-z]{2,}(?:[-_.][a-z]{2,}){1,6}")
 _NAMEISH_RE = re.compile(r"(?:[a-z_.\-]+|[A-Z_.\-]+|[A-Za-z_.\-]{1,19})\Z")
 _END_OF_LINE_RE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\n|\\n|\Z)")
 _LOWER_WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*\Z")
@@ -1402,6 +1403,8 @@ def _judge(text: str, m: re.Match[str]) -> Span | None:
         return None  # "cancelToken: defaultToConfig2,": code names a value, gives none
     if strength == "strong" and not envlike and _not_a_token(value):
         return None
+    if strength == "strong" and dashed and _DASHED_NAME_RE.fullmatch(value):
+        return None  # "--secret=stripe-webhook": a flag naming the secret to read, not it
     if strength == "weak":
         if key.lower().endswith("cookie") and "=" in value.rstrip("="):
             return None  # "name=value; …": the cookie rule hides the values, keeps the names

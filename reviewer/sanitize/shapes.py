@@ -548,6 +548,10 @@ _BLANK_KEYS = frozenset(_redact._words(
     "message msg"))
 
 
+_ENV_LINE_RE = re.compile(r"(?:export[ \t]+)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=")
+_INDENT_RE = re.compile(r"[ \t]*(?:export[ \t]+)?")
+
+
 def _named_otherwise(text: str, s: int) -> bool:
     """A random-looking value right under a key (a header, a JSON or YAML key, ``k=v``)
     whose name says what it is and names no credential (``X-Google-Smtp-Source``,
@@ -565,6 +569,10 @@ def _named_otherwise(text: str, s: int) -> bool:
         return False  # not a name made of words ("xxxxxxxx" where a marker was)
     if any(w in _ABBREVIATED for w in segs):
         return False  # "auth tok:", "wifi psk:": a credential's short name
+    if ks >= 0 and _ENV_LINE_RE.match(text, ks) and _INDENT_RE.fullmatch(
+            text, text.rfind("\n", 0, ks) + 1, ks) and not _public.names_an_id(key):
+        return False  # "MAILGUN_SIGNING=…" in an env dump: a process's settings, where a
+        # generated value is a credential whatever its variable is called
     return not any(_credential_name(k) for k in (key, *_parent_keys(text, s)))
 
 
