@@ -178,7 +178,7 @@ def test_a_share_link_hosts_path_grant_is_hidden() -> None:
     "$ pass show email/work",
     "$ security find-generic-password -s db -w",
     "$ aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text",
-    "  · Bash: openssl rand -hex 32\n    ┆ →",
+    "  · Bash: openssl rand -hex 32\n    ┆ → ",
     "$ echo $DB_PASSWORD",
 ])
 @pytest.mark.parametrize("shape", ["token", "words", "short"])
@@ -186,7 +186,7 @@ def test_the_output_of_a_command_that_prints_a_secret_is_hidden(command: str, sh
     v = {"token": _token(24), "short": _token(8),
          "words": "-".join(secrets.choice(["amber", "birch", "cobalt", "delta", "ember"])
                            for _ in range(4))}[shape]
-    out = redact(f"{command}\n{v}\n")
+    out = redact(f"{command}{v}\n" if command.endswith(" ") else f"{command}\n{v}\n")
     assert v not in out
     assert command.split()[1] in out  # the command stays readable
 
@@ -195,4 +195,11 @@ def test_words_after_a_secret_reading_command_stay() -> None:
     text = ("$ gcloud secrets versions access latest --secret=stripe-webhook\n"
             "ERROR: (gcloud.secrets.versions.access) NOT_FOUND: Secret [x] not found\n"
             "$ pass show email/work\nError: email/work is not in the password store.\n")
+    assert redact(text) == text
+
+
+def test_a_secret_reading_command_inside_a_substitution_prints_nothing() -> None:
+    text = '--password="$(pass show acme/db)"\n\nSLACK_BOT_TOKEN=xoxb-your-token\n'
+    assert redact(text) == text
+    text = 'psql "$(op read op://infra/db/url)"\nDEPLOY_ENV=staging-eu\n'
     assert redact(text) == text

@@ -55,6 +55,7 @@ _OUT_PREFIX_RE = re.compile(r"[ \t]*(?:[┆│|][ \t]*)?(?:\d{1,7})?(?:→[ \t]?
 _VALUE_RE = re.compile(r"[^\s\"'`]{4,512}")
 _NEXT_COMMAND_RE = re.compile(r"(?:[·$#%>]|Bash:|User:|Assistant:|\w+@[\w.\-]+)")
 _MAX_LINES = 8
+_SUBSTITUTION_RE = re.compile(r"\$\(|`|<\(|=[ \t]*[\"']?\$")
 
 
 def _command_lines(low: str) -> list[tuple[int, int]]:
@@ -75,18 +76,15 @@ def _command_lines(low: str) -> list[tuple[int, int]]:
 def find_revealed(text: str, low: str) -> Iterator[Span]:
     for ls, le in _command_lines(low):
         m = _REVEAL_RE.search(low, ls, le + 1)
-        if m is None:
-            continue
+        if m is None or _SUBSTITUTION_RE.search(low, ls, m.start()):
+            continue  # '--password="$(pass show db)"': the output goes to the flag, unseen
         pos, lines = (le if le < len(low) else -1), 0
         while pos >= 0 and lines < _MAX_LINES:
             nxt = text.find("\n", pos + 1)
             line_end = len(text) if nxt < 0 else nxt
             p = _OUT_PREFIX_RE.match(text, pos + 1, line_end).end()
             if p >= line_end:
-                if lines:
-                    break
-                pos = nxt
-                continue  # a blank line before the output
+                break  # a blank line: the output is over (or another turn begins)
             if _NEXT_COMMAND_RE.match(text, p):
                 break
             v = _VALUE_RE.match(text, p, line_end)
