@@ -203,3 +203,13 @@ def test_a_secret_reading_command_inside_a_substitution_prints_nothing() -> None
     assert redact(text) == text
     text = 'psql "$(op read op://infra/db/url)"\nDEPLOY_ENV=staging-eu\n'
     assert redact(text) == text
+
+
+def test_a_websocket_handshake_nonce_and_a_credential_id_name_stay_readable() -> None:
+    import base64
+
+    key = base64.b64encode(secrets.token_bytes(16)).decode()
+    text = f"> GET /ws HTTP/1.1\n> Upgrade: websocket\n> Sec-WebSocket-Key: {key}\n"
+    assert redact(text) == text
+    v = _token(20)
+    assert v not in redact(f"my credential is {v}")

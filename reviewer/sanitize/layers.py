@@ -287,6 +287,8 @@ def _word_end(low: str, m: re.Match[str]) -> int | None:
         return e if end >= len(low) or low[end] not in "0123456789_" else None
     if len(w) <= 5 or (end < len(low) and low[end].isalpha()):
         return None  # "keys" is fine below; "keyboard", "tokens…" are other words
+    if low[e:end] in ("id", "ids"):
+        return None  # "credentialId", "tokenid": a name for the thing's id, not its value
     return end
 
 

@@ -81,6 +81,14 @@ _APP_ID_RE = re.compile(r"app(?:lication)?[_\-]?id", re.IGNORECASE)
 _HEX_KEY_RE = re.compile(r"[0-9a-fA-F]{32,64}(?![0-9A-Za-z\-])")
 
 
+# RFC 6455's handshake: the client's nonce and the server's hash of it, public by design.
+_WEBSOCKET_RE = re.compile(r"sec-websocket-(?:key|accept)[ \t]*:[ \t]*\Z", re.IGNORECASE)
+
+
+def websocket_nonce(text: str, start: int) -> bool:
+    return _WEBSOCKET_RE.search(text, max(0, start - 40), start) is not None
+
+
 def under_id_key(text: str, start: int) -> bool:
     """The value at ``start`` stands right after a key that names an identifier, or the
     line before it says the value is public."""

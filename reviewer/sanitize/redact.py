@@ -1602,7 +1602,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
                 or _public.under_id_key(text, start) or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
                 or _public.in_angle_id(text, start, end) or _publishable(value)
-                or _public.crypt_hash(text, start, value) or _public.example_value(text, start))
+                or _public.crypt_hash(text, start, value) or _public.example_value(text, start)
+                or _public.websocket_nonce(text, start))
     return False
 
 
