@@ -213,3 +213,59 @@ def test_a_websocket_handshake_nonce_and_a_credential_id_name_stay_readable() ->
     assert redact(text) == text
     v = _token(20)
     assert v not in redact(f"my credential is {v}")
+
+
+def test_a_prefixed_uuid_right_after_a_token_word_is_hidden() -> None:
+    import uuid
+
+    v = f"xq{secrets.choice('abcdef')}t-{uuid.uuid4()}"
+    assert v not in redact(f"our logs api token {v} dataset web-logs")
+    text = f"cache key Linux-pip-{uuid.uuid4()}"
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("command", [
+    "$ kubectl get fooscret app -o jsonpath='{.spec.authentication.serviceToken}'",
+    "$ cat creds.json | jq -r .api_key",
+    "$ gcloud sql users describe app --format='value(password)'",
+])
+def test_the_output_of_a_command_selecting_a_credential_field_is_hidden(command: str) -> None:
+    v = f"st.{secrets.token_hex(8)}.{secrets.token_hex(16)}"
+    assert v not in redact(f"{command}\n{v}\n")
+
+
+@pytest.mark.parametrize("command", [
+    "$ kubectl get pod x -o jsonpath='{.status.podIP}'", "$ jq -r .version package.json",
+])
+def test_the_output_of_a_command_selecting_another_field_stays(command: str) -> None:
+    text = f"{command}\n{_token(20)}\n"
+    assert redact(text) == text
+
+
+def test_a_wallet_key_where_a_config_says_it_signs_is_hidden() -> None:
+    h = "0x" + secrets.token_hex(32)
+    for text in (f'networks: {{ sepolia: {{ url: "https://rpc.example.org", accounts: ["{h}"] }}}}',
+                 f"acct = Account.from_key('{h}')", f"const w = new Wallet('{h}')"):
+        assert h not in redact(text)
+    for text in (f"tx hash {h}", f'"blockHash": "{h}"'):
+        assert redact(text) == text
+
+
+def test_a_url_whose_user_and_host_are_tokens_is_hidden() -> None:
+    from reviewer.sanitize.shapes import random_lower
+
+    def lower_token() -> str:
+        while True:
+            v = "".join(secrets.choice(string.ascii_lowercase + string.digits)
+                        for _ in range(30))
+            if random_lower(v):
+                return v
+
+    a, b = lower_token(), lower_token()
+    out = redact(f"NOTIFY_URL=pover://{a}@{b}")
+    assert a not in out and b not in out
+    for url in ("ssh://git@github.com/org/repo", "redis://default@cache01/0",
+                "postgres://app@db-primary:5432/app"):
+        assert redact(url) == url
+    for name in ("kubernetes1234", "ubuntu2204server01", "python311slim2024"):
+        assert not random_lower(name)

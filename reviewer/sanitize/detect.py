@@ -42,6 +42,7 @@ from reviewer.sanitize import (
     protocols,
     reveal,
     shapes,
+    wallets,
 )
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
@@ -232,6 +233,6 @@ def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
 
 for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
               *protocols.FINDERS, *printed.FINDERS, *continued.FINDERS, *positional.FINDERS,
-              *reveal.FINDERS):
+              *reveal.FINDERS, *wallets.FINDERS):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)

@@ -496,7 +496,8 @@ def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> 
     shape). Before a password word only a token counts ("ORA-01017: … password")."""
     if _near_token(v):
         return True
-    if token_word and distance <= 3 and (_redact._UUID_RE.match(v) or _prefixed_random(v)):
+    if token_word and distance <= 3 and (_redact._UUID_RE.match(v) or _prefixed_random(
+            v, named=distance == 0 and not back)):
         return True
     if back:
         return False
@@ -515,11 +516,13 @@ _GENERATED_PART_RE = re.compile(
     r"|[0-9a-f]{24,128}|[0-9A-F]{24,128}|[A-Za-z0-9_\-]{20,256}")
 
 
-def _prefixed_random(v: str) -> bool:
+def _prefixed_random(v: str, named: bool = False) -> bool:
+    """(``named``: the word for a token stands right before it, "api token xaat-<uuid>",
+    so a prefix and a UUID is the token's format, not a cache key's name and digest.)"""
     m = _PREFIX_RE.match(v)
     if m is None or m.end() >= len(v):
         return False
-    if _redact._NAMED_DIGEST_RE.match(v) and not _syntax.credential_name(
+    if not named and _redact._NAMED_DIGEST_RE.match(v) and not _syntax.credential_name(
             v[: m.end()].replace("-", "_")):
         return False  # "Linux-pip-<sha256>", "build-<uuid>": a cache key names a digest
     parts = re.split(r"[.]", v[m.end():])

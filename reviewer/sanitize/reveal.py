@@ -43,12 +43,21 @@ REVEALING = (
     r"api_?key|private_?key|pwd)[a-z0-9_]*\}?[\"']?[ \t]*(?:$|\n)",
 )
 _REVEAL_RE = re.compile("|".join(f"(?:{p})" for p in REVEALING), re.MULTILINE)
+# Or a command that selects one field, named as a credential is (``kubectl get … -o
+# jsonpath='{.spec.authentication.serviceToken}'``, ``aws … --query SecretString``,
+# ``jq -r .api_key``, ``--format='value(password)'``, ``yq .db.password``).
+_FIELD_RE = re.compile(
+    r"(?:jsonpath=[\"']?\{[^}\n]*?|--query[ \t=]+[\"']?[\w.\[\]]*?|-field=|"
+    r"\b[jy]q[ \t]+(?:-r[ \t]+)?[\"']?[\w.\[\]]*?|value\()"
+    r"\.?(?P<f>[A-Za-z_][\w\-]{1,60})[\"'}\])]*[ \t]*(?:\||$)", re.MULTILINE)
+_FIELD_NEEDLES = ("jsonpath", "--query", "-field=", "jq ", "yq ", "value(")
 # Literal words one of the commands holds: only their lines are searched.
 _NEEDLES = ("vault ", "gcloud ", "op read", "op item", "kubectl ", "aws ", "pass show",
             "security find-", "bw get", "lpass ", "doppler ", "infisical ", "keyvault",
             "heroku ", "secret-tool", "keyring ", "sops ", "openssl rand", "pwgen",
             "print-access-token", "print-identity-token", "get-access-token", "gh auth token",
-            "create token", "whoami", "printenv", "echo ")
+            "create token", "whoami", "printenv", "echo ", "jsonpath", "--query", "-field=",
+            "jq ", "yq ", "value(")
 # What stands before an output line: indentation, the condenser's "┆ →" or a Read's
 # "12→", a box's "│".
 _OUT_PREFIX_RE = re.compile(r"[ \t]*(?:[┆│|][ \t]*)?(?:\d{1,7})?(?:→[ \t]?)?[ \t]*")
@@ -73,10 +82,21 @@ def _command_lines(low: str) -> list[tuple[int, int]]:
     return out
 
 
+def _selects_credential(text: str, ls: int, le: int) -> int | None:
+    """Where the field a command line selects ends, if its name is a credential's."""
+    for m in _FIELD_RE.finditer(text, ls, le):
+        if _redact._key_strength(m.group("f")) is not None:
+            return m.start()
+    return None
+
+
 def find_revealed(text: str, low: str) -> Iterator[Span]:
     for ls, le in _command_lines(low):
         m = _REVEAL_RE.search(low, ls, le + 1)
-        if m is None or _SUBSTITUTION_RE.search(low, ls, m.start()):
+        at = m.start() if m is not None else (
+            _selects_credential(text, ls, le) if any(
+                n in low[ls:le] for n in _FIELD_NEEDLES) else None)
+        if at is None or _SUBSTITUTION_RE.search(low, ls, at):
             continue  # '--password="$(pass show db)"': the output goes to the flag, unseen
         pos, lines = (le if le < len(low) else -1), 0
         while pos >= 0 and lines < _MAX_LINES:

@@ -278,6 +278,10 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             if _token_user(name):  # a token as the user name, with a password or not
                 yield base, base + len(name), "url-password"
             host = auth.rsplit("@", 1)[1]
+            h = host.split(":", 1)[0]
+            if "." not in h and random_lower(h):  # "pover://<token>@<user key>": no host
+                hs = base + len(auth) - len(host)
+                yield hs, hs + len(h), "url-secret"
         else:
             host = auth
         hooky = (_HOOK_HOST_RE.search("." + host.lower()) is not None
@@ -312,9 +316,26 @@ def _token_user(user: str) -> bool:
     """``https://<token>@host``: a user name that is a token, not a name."""
     if len(user) < 16 or _redact.MARKER_RE.search(user):
         return False
-    return _redact._looks_random(user) or (
+    return _redact._looks_random(user) or random_lower(user) or (
         len(user) >= 20 and any(c.isdigit() for c in user) and any(c.isupper() for c in user)
         and any(c.islower() for c in user))
+
+
+_LOWER_ALNUM_RE = re.compile(r"[a-z0-9]{20,128}")
+
+
+def random_lower(v: str) -> bool:
+    """A generated token of small letters and digits (Pushover's, Storj's): digits strewn
+    through it, few vowels, dense; not a word, a name with a number or a hex digest."""
+    if not _LOWER_ALNUM_RE.fullmatch(v) or _redact._HEX_RE.match(v):
+        return False
+    letters = [c for c in v if c.isalpha()]
+    digits = len(v) - len(letters)
+    if digits < 3 or len(letters) < 8:
+        return False
+    vowels = sum(c in "aeiouy" for c in letters)
+    changes = len(re.findall(r"[a-z]+|[0-9]+", v)) - 1
+    return vowels < 0.36 * len(letters) and changes / len(v) >= 0.2 and _entropy(v) >= 3.8
 
 
 # --------------------------------------------------------------------------- parts of a value
