@@ -238,7 +238,7 @@ def test_the_output_of_a_command_selecting_a_credential_field_is_hidden(command:
     "$ kubectl get pod x -o jsonpath='{.status.podIP}'", "$ jq -r .version package.json",
 ])
 def test_the_output_of_a_command_selecting_another_field_stays(command: str) -> None:
-    text = f"{command}\n{_token(20)}\n"
+    text = f"{command}\nember-cobalt-quarry-2\n"  # a secret only if the command says so
     assert redact(text) == text
 
 

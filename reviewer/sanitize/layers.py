@@ -525,7 +525,14 @@ def _prefixed_random(v: str, named: bool = False) -> bool:
     if not named and _redact._NAMED_DIGEST_RE.match(v) and not _syntax.credential_name(
             v[: m.end()].replace("-", "_")):
         return False  # "Linux-pip-<sha256>", "build-<uuid>": a cache key names a digest
-    parts = re.split(r"[.]", v[m.end():])
+    # the prefix may end at any of its separators ("xqat-a961…": a UUID may start with a
+    # letter, which the prefix's pattern would take as a word of its own)
+    ends = [i + 1 for i in range(m.end()) if v[i] in "-_."]
+    return any(_generated_rest(v[e:]) for e in reversed(ends))
+
+
+def _generated_rest(rest: str) -> bool:
+    parts = re.split(r"[.]", rest)
     if not all(_GENERATED_PART_RE.fullmatch(p) for p in parts):
         return False
     return any(_redact._UUID_RE.match(p) or re.fullmatch(r"[0-9a-fA-F]{24,}", p)
