@@ -269,3 +269,23 @@ def test_a_url_whose_user_and_host_are_tokens_is_hidden() -> None:
         assert redact(url) == url
     for name in ("kubernetes1234", "ubuntu2204server01", "python311slim2024"):
         assert not random_lower(name)
+
+
+def test_a_token_whose_prefix_names_a_secret_key_is_hidden_without_context() -> None:
+    from reviewer.sanitize.shapes import random_lower
+
+    while not random_lower(rest := "".join(secrets.choice(string.ascii_lowercase + string.digits)
+                                           for _ in range(24))):
+        pass
+    for v in (f"zq_sk_{rest}", f"acme-secret-{_token(32)}", f"svc_pat_{secrets.token_hex(20)}"):
+        assert v not in redact(f"Die Integration nutzt jetzt {v}, bitte nicht committen.")
+    for text in (f"pk_live_{rest}", "node_modules/some-token-lib/index.js",
+                 f"cache-key-{secrets.token_hex(20)}"):
+        assert redact(text) == text
+
+
+def test_a_value_printed_for_a_key_name_needs_no_digit() -> None:
+    v = _letters(24)
+    assert v not in redact(f"> process.env.PUSHBULLET_KEY\n'{v}'\n")
+    text = f'{{"credentialId": "{_token(24)}", "aaguid": "916cd768-dffc-4e6e-877c-57aec5b5df38"}}'
+    assert redact(text) == text

@@ -38,6 +38,7 @@ from reviewer.sanitize import (
     layers,
     named,
     positional,
+    prefixed,
     printed,
     protocols,
     reveal,
@@ -233,6 +234,6 @@ def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
 
 for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
               *protocols.FINDERS, *printed.FINDERS, *continued.FINDERS, *positional.FINDERS,
-              *reveal.FINDERS, *wallets.FINDERS):
+              *reveal.FINDERS, *wallets.FINDERS, *prefixed.FINDERS):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)

@@ -59,7 +59,7 @@ def find_printed_values(text: str, low: str) -> Iterator[Span]:
         if not _redact._is_literal(v) or _redact.placeholder(v) or " " in v.strip():
             continue
         if strength == "password" or (strength == "strong" and not _redact._not_a_token(v)) or (
-                strength == "weak" and _redact._looks_random(v)):
+                strength == "weak" and (_redact._looks_random(v) or _redact._random_letters(v))):
             yield *m.span("v"), "password" if strength == "password" else "secret-value"
 
 

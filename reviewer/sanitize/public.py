@@ -53,7 +53,11 @@ def key_before(text: str, start: int) -> str:
 
 def names_a_credential(key: str) -> bool:
     """``session_id``, ``access_key_id``: an id that opens something (not a signature's)."""
-    segs = {s.lower() for s in _SEG_RE.findall(key)}
+    order = [s.lower() for s in _SEG_RE.findall(key)]
+    if len(order) >= 2 and order[-1] == "id" and order[-2] in ("credential", "key", "cred") and (
+            "access" not in order):
+        return False  # "credentialId" (WebAuthn), "api_key_id": the handle of a secret
+    segs = set(order)
     return bool(segs & (_SECRET_SEGMENTS - {"signature", "sig"}))
 
 
