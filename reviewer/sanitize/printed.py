@@ -45,7 +45,7 @@ def _last_name(expr: str) -> str:
 
 
 def find_printed_values(text: str, low: str) -> Iterator[Span]:
-    if "\n" not in text and "\\n" not in text:
+    if ('"' not in text and "'" not in text) or ("\n" not in text and "\\n" not in text):
         return
     for m in _VALUE_LINE_RE.finditer(text):
         lo = max(0, m.start() - _MAX_ASK)

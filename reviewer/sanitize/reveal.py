@@ -67,14 +67,16 @@ _MAX_LINES = 8
 _SUBSTITUTION_RE = re.compile(r"\$\(|`|<\(|=[ \t]*[\"']?\$")
 
 
+_NEEDLE_RE = re.compile("|".join(re.escape(n) for n in _NEEDLES))
+
+
 def _command_lines(low: str) -> list[tuple[int, int]]:
     """The lines that hold a needle, in order, each once."""
-    starts: set[int] = set()
-    for needle in _NEEDLES:
-        i = low.find(needle)
-        while i >= 0:
-            starts.add(low.rfind("\n", 0, i) + 1)
-            i = low.find(needle, i + len(needle))
+    if not any(n in low for n in _NEEDLES):
+        return []
+    starts = {low.rfind("\n", 0, m.start()) + 1 for m in _NEEDLE_RE.finditer(low)}
+    if not starts:
+        return []
     out = []
     for ls in sorted(starts):
         le = low.find("\n", ls)

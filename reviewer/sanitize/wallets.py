@@ -20,11 +20,13 @@ _SIGNING_BEFORE_RE = re.compile(
     r"|(?:Wallet|from_?[Kk]ey|privateKeyToAccount|fromPrivateKey|Keypair|signer)[ \t]*\(\s*)"
     r"[\"'`]?\Z")
 _REACH = 120
+_CONTEXT_WORDS = ("accounts", "signer", "deployer", "wallet", "ownerkey", "owner_key", "pk",
+                  "privkey", "priv_key", "fromkey", "from_key", "privatekeytoaccount",
+                  "fromprivatekey", "keypair")
 
 
 def find_wallet_keys(text: str, low: str) -> Iterator[Span]:
-    if "accounts" not in low and "signer" not in low and "wallet" not in low and (
-            "key" not in low and "deployer" not in low):
+    if not any(w in low for w in _CONTEXT_WORDS):
         return
     for m in _KEY_RE.finditer(text):
         s = m.start()
