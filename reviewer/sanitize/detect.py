@@ -232,8 +232,18 @@ def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
     return finder
 
 
+# Context one line or one message away, and prefixes that name a key: small finders run
+# as one (a finder's call and line view cost more than these gates on a short turn).
+_CONTEXTS = (*printed.FINDERS, *continued.FINDERS, *positional.FINDERS, *reveal.FINDERS,
+             *wallets.FINDERS, *prefixed.FINDERS)
+
+
+def _contexts(text: str, low: str) -> Iterator[tuple[int, int, str]]:
+    for find in _CONTEXTS:
+        yield from find(text, low)
+
+
 for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
-              *protocols.FINDERS, *printed.FINDERS, *continued.FINDERS, *positional.FINDERS,
-              *reveal.FINDERS, *wallets.FINDERS, *prefixed.FINDERS):
+              *protocols.FINDERS, _contexts):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)

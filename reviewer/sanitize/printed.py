@@ -19,8 +19,8 @@ from reviewer.sanitize import redact as _redact
 Span = tuple[int, int, str]
 
 # The line below holds one quoted literal, after what the tool prints before it.
-_VALUE_LINE_RE = re.compile(
-    r"(?:\r?\n|\\n)[ \t]*(?:0x[0-9A-Fa-f]{4,16}(?:[ \t]*<[^<>\n]{1,80}>)?:[ \t]*"  # gdb x/s
+_VALUE_LINE = (
+    r"[ \t]*(?:0x[0-9A-Fa-f]{4,16}(?:[ \t]*<[^<>\n]{1,80}>)?:[ \t]*"  # gdb x/s
     r"|\$\d{1,5}[ \t]*=[ \t]*"  # gdb p: $1 =
     r"|=>[ \t]*"  # irb, pry
     r"|Out\[\d{1,5}\]:[ \t]*"  # IPython
@@ -28,6 +28,8 @@ _VALUE_LINE_RE = re.compile(
     r"|\([\w *]{1,30}\)[ \t]*\$\d{1,5}[ \t]*=[ \t]*"  # lldb: (char *) $0 =
     r")?(?P<q>[\"'])(?P<v>[^\"'\n\\]{4,256})(?P=q)[ \t]*(?=\r?\n|\\n|\Z)"
 )
+_VALUE_LINE_RE = re.compile("\n" + _VALUE_LINE)
+_ESCAPED_VALUE_LINE_RE = re.compile(r"\\n" + _VALUE_LINE)
 # The asking line ends in an expression: ``cfg->db_pass``, ``settings.SECRET_KEY``,
 # ``ENV["DB_PASSWORD"]``, ``os.environ.get('API_TOKEN')``.
 _EXPR_END_RE = re.compile(r"[A-Za-z_$][\w$.\->\[\]\"'()]{0,160}[ \t;]*\Z")
@@ -44,10 +46,16 @@ def _last_name(expr: str) -> str:
     return ""
 
 
+def _value_lines(text: str) -> Iterator[re.Match[str]]:
+    yield from _VALUE_LINE_RE.finditer(text)  # starts with a literal "\n": scanned fast
+    if "\\n" in text:
+        yield from _ESCAPED_VALUE_LINE_RE.finditer(text)
+
+
 def find_printed_values(text: str, low: str) -> Iterator[Span]:
     if ('"' not in text and "'" not in text) or ("\n" not in text and "\\n" not in text):
         return
-    for m in _VALUE_LINE_RE.finditer(text):
+    for m in _value_lines(text):
         lo = max(0, m.start() - _MAX_ASK)
         nl = max(text.rfind("\n", lo, m.start()), text.rfind("\\n", lo, m.start() - 1) + 1)
         e = _EXPR_END_RE.search(text, nl + 1 if nl >= 0 else lo, m.start())

@@ -20,19 +20,22 @@ _SIGNING_BEFORE_RE = re.compile(
     r"|(?:Wallet|from_?[Kk]ey|privateKeyToAccount|fromPrivateKey|Keypair|signer)[ \t]*\(\s*)"
     r"[\"'`]?\Z")
 _REACH = 120
-_CONTEXT_WORDS = ("accounts", "signer", "deployer", "wallet", "ownerkey", "owner_key", "pk",
-                  "privkey", "priv_key", "fromkey", "from_key", "privatekeytoaccount",
-                  "fromprivatekey", "keypair")
+_CONTEXT_WORDS = ("accounts", "signer", "deployer", "wallet", "owner", "priv", "fromkey",
+                  "from_key", "keypair", " pk")
 
 
 def find_wallet_keys(text: str, low: str) -> Iterator[Span]:
-    if not any(w in low for w in _CONTEXT_WORDS):
-        return
-    for m in _KEY_RE.finditer(text):
-        s = m.start()
-        ls = max(text.rfind("\n", 0, s) + 1, s - _REACH)
-        if _SIGNING_BEFORE_RE.search(text, ls, s):
-            yield s, m.end(), "private-key"
+    seen: set[int] = set()
+    for word in _CONTEXT_WORDS:  # each place a word says so, then a key shortly after it
+        i = low.find(word)
+        while i >= 0:
+            for m in _KEY_RE.finditer(text, i, min(len(text), i + _REACH + 80)):
+                s = m.start()
+                ls = max(text.rfind("\n", 0, s) + 1, s - _REACH)
+                if s not in seen and _SIGNING_BEFORE_RE.search(text, ls, s):
+                    seen.add(s)
+                    yield s, m.end(), "private-key"
+            i = low.find(word, i + len(word))
 
 
 FINDERS = (find_wallet_keys,)
