@@ -289,3 +289,13 @@ def test_a_value_printed_for_a_key_name_needs_no_digit() -> None:
     assert v not in redact(f"> process.env.PUSHBULLET_KEY\n'{v}'\n")
     text = f'{{"credentialId": "{_token(24)}", "aaguid": "916cd768-dffc-4e6e-877c-57aec5b5df38"}}'
     assert redact(text) == text
+
+
+def test_the_password_half_of_a_user_option_is_hidden() -> None:
+    v = _token(12) + "-64"
+    for text in (f'# ~/.curlrc\nuser = "ci-reader:{v}"\nretry = 3\n', f"proxy-user = bob:{v}\n",
+                 f"basic_auth: admin:{v}\n"):
+        out = redact(text)
+        assert v not in out and ("ci-reader" in out or "bob" in out or "admin" in out)
+    for text in ('user = "alice:${PASSWORD}"\n', "user: root:8080\n", "user: nobody:nogroup\n"):
+        assert redact(text) == text

@@ -43,4 +43,25 @@ def find_auth_arguments(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), "secret-value"
 
 
-FINDERS = (find_auth_arguments,)
+# curl's ``user = "name:password"`` (``.curlrc``, ``-K`` files), ``proxy-user``, a config's
+# ``basic_auth: name:password``: the option takes both halves, the second is the secret.
+_USER_OPTION_RE = re.compile(
+    r"(?<![\w\-])(?:user|proxy-user|userpwd|basic[_\-]?auth|userinfo)[\"']?[ \t]*[=:][ \t]*"
+    r"[\"']?[^\s:\"'@/]{1,64}:(?P<p>[^\s\"'@]{4,128}?)[\"']?(?=[ \t]*(?:$|[\n,;#]))",
+    re.MULTILINE)
+
+
+def find_user_options(text: str, low: str) -> Iterator[Span]:
+    if "user" not in low and "auth" not in low:
+        return
+    for m in _USER_OPTION_RE.finditer(text):
+        p = m.group("p")
+        if p.isdigit() or _redact.placeholder(p) or _redact.MARKER_RE.search(p):
+            continue  # "host:8080", "user:${PASS}", "user:****"
+        if not _redact._is_literal(p):
+            continue
+        if _redact._password_like(p) or _redact._looks_random(p) or _redact._random_letters(p):
+            yield *m.span("p"), "password"
+
+
+FINDERS = (find_auth_arguments, find_user_options)
