@@ -516,14 +516,18 @@ _GENERATED_PART_RE = re.compile(
     r"|[0-9a-f]{24,128}|[0-9A-F]{24,128}|[A-Za-z0-9_\-]{20,256}")
 
 
+_UUID_TAIL_RE = re.compile(r"[-_][0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+                           r"-[0-9a-fA-F]{12}\Z")
+
+
 def _prefixed_random(v: str, named: bool = False) -> bool:
     """(``named``: the word for a token stands right before it, "api token xaat-<uuid>",
-    so a prefix and a UUID is the token's format, not a cache key's name and digest.)"""
+    so a prefix and a UUID is the token's format; a digest there is still a cache key's.)"""
     m = _PREFIX_RE.match(v)
     if m is None or m.end() >= len(v):
         return False
-    if not named and _redact._NAMED_DIGEST_RE.match(v) and not _syntax.credential_name(
-            v[: m.end()].replace("-", "_")):
+    if _redact._NAMED_DIGEST_RE.match(v) and not _syntax.credential_name(
+            v[: m.end()].replace("-", "_")) and not (named and _UUID_TAIL_RE.search(v)):
         return False  # "Linux-pip-<sha256>", "build-<uuid>": a cache key names a digest
     # the prefix may end at any of its separators ("xqat-a961…": a UUID may start with a
     # letter, which the prefix's pattern would take as a word of its own)
