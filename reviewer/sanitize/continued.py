@@ -21,8 +21,8 @@ Span = tuple[int, int, str]
 _BREAK = r"(?:[ \t]*(?:\r?\n|\\n))+[ \t]*"
 _ROLE = r"(?:(?:User|Human|Assistant|Claude|You|Me)[ \t]*:[ \t]*)?"
 _CUT_RE = re.compile(
-    r"(?P<q>[`\"'])(?P<a>[^\s`\"']{2,256})" + _BREAK + _ROLE
-    + r"(?P<b>[^\s`\"']{2,256})(?P=q)(?![\w`\"'])"
+    r"(?P<q>[`\"'])(?P<a>[^\s`\"']{2,256}+)" + _BREAK + _ROLE  # possessive: one try a quote
+    + r"(?P<b>[^\s`\"']{2,256}+)(?P=q)(?![\w`\"'])"
 )
 # ``_spans`` shows a rule a marker as a run of "x" as long as it: a secret never is one.
 _MARKER_RUN_RE = re.compile(r"x{14,}")

@@ -46,7 +46,7 @@ def find_auth_arguments(text: str, low: str) -> Iterator[Span]:
 # curl's ``user = "name:password"`` (``.curlrc``, ``-K`` files), ``proxy-user``, a config's
 # ``basic_auth: name:password``: the option takes both halves, the second is the secret.
 _USER_OPTION_RE = re.compile(
-    r"(?<![\w\-])(?:user|proxy-user|userpwd|basic[_\-]?auth|userinfo)[\"']?[ \t]*[=:][ \t]*"
+    r"(?:user|proxy-user|userpwd|basic[_\-]?auth|userinfo)[\"']?[ \t]*[=:][ \t]*"
     r"[\"']?[^\s:\"'@/]{1,64}:(?P<p>[^\s\"'@]{4,128}?)[\"']?(?=[ \t]*(?:$|[\n,;#]))",
     re.MULTILINE)
 
@@ -55,6 +55,9 @@ def find_user_options(text: str, low: str) -> Iterator[Span]:
     if "user" not in low and "auth" not in low:
         return
     for m in _USER_OPTION_RE.finditer(text):
+        if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_-"):
+            continue  # "superuser:", "max_user=": another name (checked here: a leading
+            # look-behind would cost the regex its fast skip to the first letters)
         p = m.group("p")
         if p.isdigit() or _redact.placeholder(p) or _redact.MARKER_RE.search(p):
             continue  # "host:8080", "user:${PASS}", "user:****"
