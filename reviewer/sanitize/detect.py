@@ -22,14 +22,29 @@ The worker, ``preview`` and the store's door import this; a hook never does
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import functools
+import html
 import json
 import re
 import urllib.parse
 from collections.abc import Iterator
 
-from reviewer.sanitize import gitleaks, layers, named, protocols, shapes
+from reviewer.sanitize import (
+    continued,
+    gitleaks,
+    layers,
+    named,
+    positional,
+    prefixed,
+    printed,
+    protocols,
+    reveal,
+    shapes,
+    wallets,
+)
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize.redact import MARKER_RE, redact, redact_obj, redact_report
 
@@ -40,6 +55,7 @@ REMEMBERED = "remembered"  # marker kind of a value seen redacted earlier in the
 _MIN_REMEMBERED = 5  # shorter values are words, not secrets worth hiding everywhere
 
 
+_HEX_RE = re.compile(r"[0-9a-fA-F]{16,}")
 _PIECE_SPLIT_RE = re.compile(r"(?:\\[nrt]|[&;,\s\"'<>])+")  # between values
 _SUBPIECE_SPLIT_RE = re.compile(r"[:/@=]+")  # inside one: user:password, a/b/c, k=v
 _ASCII_RUN_RE = re.compile(r"[\x21-\x7e]{8,}")  # a value glued to words of another script
@@ -65,8 +81,34 @@ def forms(value: str) -> frozenset[str]:
         if p != v and len(p) >= _MIN_PIECE and _credential_like(p):
             out.add(p)
     for p in list(out):
+        text = _decoded(p)
+        if text is not None and text != v:
+            out.update(forms(text))  # a k8s Secret's ``data:``: a model may decode it
+    for p in list(out):
         out.update(w for w in _spellings(p) if len(w) >= _MIN_REMEMBERED)
     return frozenset(out)
+
+
+_B64_RE = re.compile(r"[A-Za-z0-9+/_\-]{8,4096}={0,2}")
+_PRINTABLE_RE = re.compile(r"[\x20-\x7e\t\r\n]+")
+
+
+def _decoded(v: str) -> str | None:
+    """The text a base64 value encodes (``c3VwZXJzZWNyZXQ=`` → ``supersecret``), if text."""
+    if not _B64_RE.fullmatch(v) or v.isalpha() or v.isdigit():
+        return None
+    body = v.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        raw = (base64.urlsafe_b64decode(padded) if "-" in body or "_" in body
+               else base64.b64decode(padded, validate=True))
+        text = raw.decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    text = text.strip()
+    return text if len(text) >= _MIN_REMEMBERED and _PRINTABLE_RE.fullmatch(text) else None
 
 
 def _spellings(v: str) -> set[str]:
@@ -87,6 +129,10 @@ def _spellings(v: str) -> set[str]:
     escaped = json.dumps(v)[1:-1]
     if escaped != v:
         out.add(escaped)
+    if "&" in v or "<" in v or ">" in v:  # an XML or HTML file's ``&amp;`` and its reader's "&"
+        out.update((html.unescape(v), html.escape(v, quote=False)))
+    if _HEX_RE.fullmatch(v):  # hex read back in the other case
+        out.update((v.lower(), v.upper()))
     out.discard(v)
     return out
 
@@ -186,7 +232,18 @@ def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
     return finder
 
 
+# Context one line or one message away, and prefixes that name a key: small finders run
+# as one (a finder's call and line view cost more than these gates on a short turn).
+_CONTEXTS = (*printed.FINDERS, *continued.FINDERS, *positional.FINDERS, *reveal.FINDERS,
+             *wallets.FINDERS, *prefixed.FINDERS)
+
+
+def _contexts(text: str, low: str) -> Iterator[tuple[int, int, str]]:
+    for find in _CONTEXTS:
+        yield from find(text, low)
+
+
 for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
-              *protocols.FINDERS):
+              *protocols.FINDERS, _contexts):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)

@@ -287,6 +287,8 @@ def _word_end(low: str, m: re.Match[str]) -> int | None:
         return e if end >= len(low) or low[end] not in "0123456789_" else None
     if len(w) <= 5 or (end < len(low) and low[end].isalpha()):
         return None  # "keys" is fine below; "keyboard", "tokens…" are other words
+    if low[e:end] in ("id", "ids"):
+        return None  # "credentialId", "tokenid": a name for the thing's id, not its value
     return end
 
 
@@ -303,8 +305,10 @@ def find_password_nearby(text: str, low: str) -> Iterator[Span]:
             continue  # a name indexed, called or dotted: code, not a sentence
         if _list_item(low, m.start(), end):
             continue  # '"names": ["token", "secret"]': a word as data, naming nothing
-        if _ABOUT_NAME_RE.match(low, end):
+        if _ABOUT_NAME_RE.match(low, end) and not (w == "access key" and _ACCESS_ID_RE.match(
+                low, end)):
             continue  # "the secret name is db-credentials-7f9k2": its name, not its value
+            # ("access key id": the pair's other half, a credential too)
         if low[m.start() - 1 : m.start()] in ("_", "-", ".") and _public_name_before(
                 low, m.start()):
             continue  # NEXT_PUBLIC_ANALYTICS_KEY: a key shipped to browsers by design
@@ -393,6 +397,7 @@ def _value_below(text: str, eol: int, kind: str) -> Iterator[Span]:
 
 _ABOUT_NAME_RE = re.compile(r"[ \t_\-]?(?:name|names|id|ids|file|path|type|length|field|"
                             r"variable|ref|reference|arn)\b")
+_ACCESS_ID_RE = re.compile(r"[ \t_\-]?id\b")
 _PUBLIC_NAME_RE = re.compile(r"(?:^|[_.\-])(?:public|publishable)[_.\-][a-z0-9_.\-]*\Z")
 
 
@@ -491,7 +496,8 @@ def _near_value(v: str, token_word: bool, distance: int, back: bool = False) -> 
     shape). Before a password word only a token counts ("ORA-01017: … password")."""
     if _near_token(v):
         return True
-    if token_word and distance <= 3 and (_redact._UUID_RE.match(v) or _prefixed_random(v)):
+    if token_word and distance <= 3 and (_redact._UUID_RE.match(v) or _prefixed_random(
+            v, named=distance == 0 and not back)):
         return True
     if back:
         return False
@@ -510,14 +516,27 @@ _GENERATED_PART_RE = re.compile(
     r"|[0-9a-f]{24,128}|[0-9A-F]{24,128}|[A-Za-z0-9_\-]{20,256}")
 
 
-def _prefixed_random(v: str) -> bool:
+_UUID_TAIL_RE = re.compile(r"[-_][0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+                           r"-[0-9a-fA-F]{12}\Z")
+
+
+def _prefixed_random(v: str, named: bool = False) -> bool:
+    """(``named``: the word for a token stands right before it, "api token xaat-<uuid>",
+    so a prefix and a UUID is the token's format; a digest there is still a cache key's.)"""
     m = _PREFIX_RE.match(v)
     if m is None or m.end() >= len(v):
         return False
     if _redact._NAMED_DIGEST_RE.match(v) and not _syntax.credential_name(
-            v[: m.end()].replace("-", "_")):
+            v[: m.end()].replace("-", "_")) and not (named and _UUID_TAIL_RE.search(v)):
         return False  # "Linux-pip-<sha256>", "build-<uuid>": a cache key names a digest
-    parts = re.split(r"[.]", v[m.end():])
+    # the prefix may end at any of its separators ("xqat-a961…": a UUID may start with a
+    # letter, which the prefix's pattern would take as a word of its own)
+    ends = [i + 1 for i in range(m.end()) if v[i] in "-_."]
+    return any(_generated_rest(v[e:]) for e in reversed(ends))
+
+
+def _generated_rest(rest: str) -> bool:
+    parts = re.split(r"[.]", rest)
     if not all(_GENERATED_PART_RE.fullmatch(p) for p in parts):
         return False
     return any(_redact._UUID_RE.match(p) or re.fullmatch(r"[0-9a-fA-F]{24,}", p)

@@ -20,7 +20,7 @@ from itertools import pairwise
 # ``x-amz-id-2: …``, ``"lineage": "…"``, ``trace_id=…``, ``BuildID[sha1]=…``: the key the
 # value stands under names an identifier or a digest, and nothing secret.
 _KEY_BEFORE_RE = re.compile(
-    r"(?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,60}(?:\[[a-z0-9]{1,8}\])?)[\"']?[ \t]*(?:=|:)[ \t]*"
+    r"(?P<k>[A-Za-z][A-Za-z0-9_.\-]{0,60}(?:\[[a-z0-9]{1,8}\])?)[\"']?[ \t]*(?::=|=>?|:)[ \t]*"
     r"[\"'`]?\Z")
 _SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 def _words(text: str) -> frozenset[str]:
@@ -53,7 +53,11 @@ def key_before(text: str, start: int) -> str:
 
 def names_a_credential(key: str) -> bool:
     """``session_id``, ``access_key_id``: an id that opens something (not a signature's)."""
-    segs = {s.lower() for s in _SEG_RE.findall(key)}
+    order = [s.lower() for s in _SEG_RE.findall(key)]
+    if len(order) >= 2 and order[-1] == "id" and order[-2] in ("credential", "key", "cred") and (
+            "access" not in order):
+        return False  # "credentialId" (WebAuthn), "api_key_id": the handle of a secret
+    segs = set(order)
     return bool(segs & (_SECRET_SEGMENTS - {"signature", "sig"}))
 
 
@@ -74,6 +78,21 @@ _SAID_PUBLIC_RE = re.compile(r"\((?:it'?s )?public\b|\bpublishable\b|"
                              r"\bpublic[ \t]+(?:token|id|identifier)\b", re.IGNORECASE)
 
 
+_ACCESS_BEFORE_RE = re.compile(r"\baccess(?:[ \t_\-]key)?[ \t_\-]\Z", re.IGNORECASE)
+
+
+_APP_ID_RE = re.compile(r"app(?:lication)?[_\-]?id", re.IGNORECASE)
+_HEX_KEY_RE = re.compile(r"[0-9a-fA-F]{32,64}(?![0-9A-Za-z\-])")
+
+
+# RFC 6455's handshake: the client's nonce and the server's hash of it, public by design.
+_WEBSOCKET_RE = re.compile(r"sec-websocket-(?:key|accept)[ \t]*:[ \t]*\Z", re.IGNORECASE)
+
+
+def websocket_nonce(text: str, start: int) -> bool:
+    return _WEBSOCKET_RE.search(text, max(0, start - 40), start) is not None
+
+
 def under_id_key(text: str, start: int) -> bool:
     """The value at ``start`` stands right after a key that names an identifier, or the
     line before it says the value is public."""
@@ -81,8 +100,12 @@ def under_id_key(text: str, start: int) -> bool:
     nl = text.rfind("\n", lo, start)
     ls = nl + 1 if nl >= 0 else lo
     m = _KEY_BEFORE_RE.search(text, ls, start) or _PROSE_ID_BEFORE_RE.search(text, ls, start)
-    if m is not None and (names_an_id(m.group("k")) or site_key(m.group("k"))):
-        return True
+    if m is not None and (names_an_id(m.group("k")) or site_key(m.group("k"))) and not (
+            _ACCESS_BEFORE_RE.search(text, ls, m.start("k"))) and not (
+            _APP_ID_RE.fullmatch(m.group("k")) and _HEX_KEY_RE.match(text, start)):
+        return True  # (not "AWS access key id: …": the id half of a key pair; not an
+        # "app_id" of 32+ hex: a metered API's key by another name, where apps' ids are
+        # numbers, bundle names or UUIDs)
     return _SAID_PUBLIC_RE.search(text, ls, start) is not None
 
 

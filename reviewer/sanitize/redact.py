@@ -206,6 +206,21 @@ def _looks_random(s: str) -> bool:
     return changes / len(s) >= 0.25 and _entropy(s) >= 3.5
 
 
+def _random_letters(s: str) -> bool:
+    """A generated token that happens to hold no digit (a 24-character base62 key lacks one
+    about once in sixty): both cases, changing often, few vowels (not words or acronyms:
+    ``getUserAccessToken``, ``HTTPServerName``)."""
+    if not 16 <= len(s) <= 256 or "." in s or not (_LOWER_RE.search(s) and _UPPER_RE.search(s)):
+        return False
+    letters = [c for c in s if c.isalpha()]
+    if len(letters) < 0.85 * len(s):
+        return False
+    vowels = sum(c in "aeiouyAEIOUY" for c in letters)
+    changes = len(_CLASS_RUN_RE.findall(s)) - 1
+    # words are about 40% vowels, random letters 23%; names change case once a word
+    return vowels < 0.34 * len(letters) and changes / len(s) >= 0.3 and _entropy(s) >= 3.5
+
+
 def _tokenish(s: str) -> bool:
     """A bearer-style credential rather than a word: has digits, or is long and mixed-case."""
     if MARKER_RE.fullmatch(s):
@@ -1010,6 +1025,9 @@ _depth = 0
 
 
 _USER_PASS_RE = re.compile(r"[^\s:]{1,64}:(\S{6,128})")
+# A GraphQL global id is base64 of its type and number (Relay's ``User:42``, GitHub's
+# legacy ``04:User583231``): public, printed by every API response that names the node.
+_NODE_ID_RE = re.compile(r"\d{1,4}:[A-Z][A-Za-z]{1,40}\d{1,20}|[A-Z][A-Za-z]{1,40}:\d{1,20}")
 
 
 def _b64_secret(run: str) -> tuple[bool, int]:
@@ -1035,6 +1053,8 @@ def _b64_secret(run: str) -> tuple[bool, int]:
         return False, len(raw)  # binary (an image, a hash): not text that could hold a secret
     decoded = raw.decode("ascii")
     pair = _USER_PASS_RE.fullmatch(decoded.strip())
+    if _NODE_ID_RE.fullmatch(decoded):
+        return False, len(raw)  # "010:Repository132935648": a GraphQL node's global id
     if pair is not None and _password_like(pair.group(1)):
         return True, len(raw)  # "user:password", as in Basic auth and docker's config.json
     _depth += 1
@@ -1151,7 +1171,7 @@ _SEG_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd"})
 _PASSWORD_SUFFIX = ("password", "passwd", "passphrase")
 _STRONG = frozenset({"secret", "token", "apikey", "credential", "credentials", "p12", "pfx",
-                     "keystore", "jks"})
+                     "keystore", "jks", "authorization"})
 _STRONG_SUFFIX = ("secret", "token", "apikey")
 _KEY_QUALIFIERS = frozenset(
     _words(
@@ -1174,6 +1194,7 @@ _NOT_SECRET_PREV = frozenset(
     )
 )
 # a name, not a secret: letters, "_", ".", "-" only (unless long and mixed-case, like a key)
+_DASHED_NAME_RE = re.compile(r"[a-z]{2,}(?:[-_.][a-z]{2,}){1,6}")
 _NAMEISH_RE = re.compile(r"(?:[a-z_.\-]+|[A-Z_.\-]+|[A-Za-z_.\-]{1,19})\Z")
 _END_OF_LINE_RE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\n|\\n|\Z)")
 _LOWER_WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*\Z")
@@ -1227,6 +1248,10 @@ def _key_strength(key: str) -> str | None:
         return "strong"
     if last in _WEAK:
         return "weak"
+    if last == "id" and prev in ("access", "key") and "api" not in segs and (
+            prev == "access" or segs[-3:-2] == ["access"]):
+        return "weak"  # ACCESS_KEY_ID, accessId: the half of a key pair that names it,
+        # a credential when random (not ``api_key_id``: a key's public handle)
     return _inner_strength(segs)
 
 
@@ -1368,6 +1393,7 @@ def _judge(text: str, m: re.Match[str]) -> Span | None:
                 _IDENT_CHAIN_RE.match(value)
                 and not yaml_password
                 and ("." in value or not any(c.isdigit() for c in value))
+                and not (strength != "weak" and _random_letters(value))
             ):
                 return None
             if value.isdigit() and len(value) < 6:
@@ -1378,6 +1404,8 @@ def _judge(text: str, m: re.Match[str]) -> Span | None:
         return None  # "cancelToken: defaultToConfig2,": code names a value, gives none
     if strength == "strong" and not envlike and _not_a_token(value):
         return None
+    if strength == "strong" and dashed and _DASHED_NAME_RE.fullmatch(value):
+        return None  # "--secret=stripe-webhook": a flag naming the secret to read, not it
     if strength == "weak":
         if key.lower().endswith("cookie") and "=" in value.rstrip("="):
             return None  # "name=value; …": the cookie rule hides the values, keeps the names
@@ -1577,7 +1605,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
                 or _public.under_id_key(text, start) or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
                 or _public.in_angle_id(text, start, end) or _publishable(value)
-                or _public.crypt_hash(text, start, value) or _public.example_value(text, start))
+                or _public.crypt_hash(text, start, value) or _public.example_value(text, start)
+                or _public.websocket_nonce(text, start))
     return False
 
 

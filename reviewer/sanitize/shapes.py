@@ -234,6 +234,9 @@ _NAMED_SEGMENT_RE = re.compile(r"(?:private|secret|token|key|auth|access)[-_]"
                                r"(?P<t>[A-Za-z0-9_\-]{16,512})")
 _HOOK_HOST_RE = re.compile(
     r"(?:^|[.\-])(?:hooks?|webhooks?|events|maker|notify|alerts?|ping|heartbeats?)[.\-]")
+# "link.<service>/…", "share.<service>/…": a host that serves share links, whose path
+# carries the access grant ("link.storjshare.io/raw/<access>/<bucket>/<key>")
+_SHARE_HOST_RE = re.compile(r"(?:links?|share|shared|sharing)\.[\w\-]+\.[a-z]{2,}\Z")
 _SEGMENT_RE = re.compile(r"[^/?#]+")
 _ACTION_SEGMENT_RE = re.compile(r"[A-Za-z][A-Za-z_\-]{1,40}")  # "edit", "view", "Design"
 _TG_BOT_RE = re.compile(r"bot(\d{5,12}:[A-Za-z0-9_\-]{30,})")
@@ -275,9 +278,14 @@ def find_url_path_secrets(text: str, low: str) -> Iterator[Span]:
             if _token_user(name):  # a token as the user name, with a password or not
                 yield base, base + len(name), "url-password"
             host = auth.rsplit("@", 1)[1]
+            h = host.split(":", 1)[0]
+            if "." not in h and random_lower(h):  # "pover://<token>@<user key>": no host
+                hs = base + len(auth) - len(host)
+                yield hs, hs + len(h), "url-secret"
         else:
             host = auth
-        hooky = _HOOK_HOST_RE.search("." + host.lower()) is not None
+        hooky = (_HOOK_HOST_RE.search("." + host.lower()) is not None
+                 or _SHARE_HOST_RE.match(host.lower()) is not None)
         path_end = len(url)
         for stop in ("?", "#"):
             k = url.find(stop, len(url) - len(rest))
@@ -308,9 +316,26 @@ def _token_user(user: str) -> bool:
     """``https://<token>@host``: a user name that is a token, not a name."""
     if len(user) < 16 or _redact.MARKER_RE.search(user):
         return False
-    return _redact._looks_random(user) or (
+    return _redact._looks_random(user) or random_lower(user) or (
         len(user) >= 20 and any(c.isdigit() for c in user) and any(c.isupper() for c in user)
         and any(c.islower() for c in user))
+
+
+_LOWER_ALNUM_RE = re.compile(r"[a-z0-9]{20,128}")
+
+
+def random_lower(v: str) -> bool:
+    """A generated token of small letters and digits (Pushover's, Storj's): digits strewn
+    through it, few vowels, dense; not a word, a name with a number or a hex digest."""
+    if not _LOWER_ALNUM_RE.fullmatch(v) or _redact._HEX_RE.match(v):
+        return False
+    letters = [c for c in v if c.isalpha()]
+    digits = len(v) - len(letters)
+    if digits < 3 or len(letters) < 8:
+        return False
+    vowels = sum(c in "aeiouy" for c in letters)
+    changes = len(re.findall(r"[a-z]+|[0-9]+", v)) - 1
+    return vowels < 0.36 * len(letters) and changes / len(v) >= 0.2 and _entropy(v) >= 3.8
 
 
 # --------------------------------------------------------------------------- parts of a value
@@ -544,6 +569,10 @@ _BLANK_KEYS = frozenset(_redact._words(
     "message msg"))
 
 
+_ENV_LINE_RE = re.compile(r"(?:export[ \t]+)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=")
+_INDENT_RE = re.compile(r"[ \t]*(?:export[ \t]+)?")
+
+
 def _named_otherwise(text: str, s: int) -> bool:
     """A random-looking value right under a key (a header, a JSON or YAML key, ``k=v``)
     whose name says what it is and names no credential (``X-Google-Smtp-Source``,
@@ -561,6 +590,10 @@ def _named_otherwise(text: str, s: int) -> bool:
         return False  # not a name made of words ("xxxxxxxx" where a marker was)
     if any(w in _ABBREVIATED for w in segs):
         return False  # "auth tok:", "wifi psk:": a credential's short name
+    if ks >= 0 and _ENV_LINE_RE.match(text, ks) and _INDENT_RE.fullmatch(
+            text, text.rfind("\n", 0, ks) + 1, ks) and not _public.names_an_id(key):
+        return False  # "MAILGUN_SIGNING=…" in an env dump: a process's settings, where a
+        # generated value is a credential whatever its variable is called
     return not any(_credential_name(k) for k in (key, *_parent_keys(text, s)))
 
 

@@ -1,0 +1,41 @@
+"""A chain wallet's private key where a config or a call says it signs.
+
+``accounts: ["0x<64 hex>"]`` in a Hardhat or Truffle network, ``new Wallet("0x…")``,
+``Account.from_key("0x…")``, ``signer: 0x…``: 32 bytes of hex there are a key that spends,
+where elsewhere the same shape is a transaction or block hash (public, left alone).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+Span = tuple[int, int, str]
+
+_KEY_RE = re.compile(r"(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{64}(?![0-9A-Za-z])")
+# What stands before the key on its line: a key naming signers, or a call making a wallet.
+_SIGNING_BEFORE_RE = re.compile(
+    r"(?:\b(?:accounts|signers?|deployer|deployer_?key|wallet|owner_?key|pk|privkey|"
+    r"priv_?key)[\"']?[ \t]*[:=][ \t]*\[?[^\n]{0,80}?"
+    r"|(?:Wallet|from_?[Kk]ey|privateKeyToAccount|fromPrivateKey|Keypair|signer)[ \t]*\(\s*)"
+    r"[\"'`]?\Z")
+_REACH = 120
+_CONTEXT_WORDS = ("accounts", "signer", "deployer", "wallet", "owner", "priv", "fromkey",
+                  "from_key", "keypair", " pk")
+
+
+def find_wallet_keys(text: str, low: str) -> Iterator[Span]:
+    seen: set[int] = set()
+    for word in _CONTEXT_WORDS:  # each place a word says so, then a key shortly after it
+        i = low.find(word)
+        while i >= 0:
+            for m in _KEY_RE.finditer(text, i, min(len(text), i + _REACH + 80)):
+                s = m.start()
+                ls = max(text.rfind("\n", 0, s) + 1, s - _REACH)
+                if s not in seen and _SIGNING_BEFORE_RE.search(text, ls, s):
+                    seen.add(s)
+                    yield s, m.end(), "private-key"
+            i = low.find(word, i + len(word))
+
+
+FINDERS = (find_wallet_keys,)
