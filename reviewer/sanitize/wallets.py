@@ -22,20 +22,22 @@ _SIGNING_BEFORE_RE = re.compile(
 _REACH = 120
 _CONTEXT_WORDS = ("accounts", "signer", "deployer", "wallet", "owner", "priv", "fromkey",
                   "from_key", "keypair", " pk")
+# Each word as a literal regex: the engine's literal search outruns ``str.find`` on a long
+# text holding a character outside Latin-1 (every window: the condenser's marks).
+_CONTEXT_RES = tuple(re.compile(re.escape(w)) for w in _CONTEXT_WORDS)
 
 
 def find_wallet_keys(text: str, low: str) -> Iterator[Span]:
     seen: set[int] = set()
-    for word in _CONTEXT_WORDS:  # each place a word says so, then a key shortly after it
-        i = low.find(word)
-        while i >= 0:
+    for word in _CONTEXT_RES:  # each place a word says so, then a key shortly after it
+        for w in word.finditer(low):
+            i = w.start()
             for m in _KEY_RE.finditer(text, i, min(len(text), i + _REACH + 80)):
                 s = m.start()
                 ls = max(text.rfind("\n", 0, s) + 1, s - _REACH)
                 if s not in seen and _SIGNING_BEFORE_RE.search(text, ls, s):
                     seen.add(s)
                     yield s, m.end(), "private-key"
-            i = low.find(word, i + len(word))
 
 
 FINDERS = (find_wallet_keys,)
