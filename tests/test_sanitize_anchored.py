@@ -38,3 +38,13 @@ def test_a_word_at_either_end_and_a_word_cut_short() -> None:
     assert anchored.holds_any("x value(", res)
     assert anchored.holds_any("ecr", res)
     assert not anchored.holds_any("jsonpat value ec r", res)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["→", "→ ", "\n", " ", "\t", "1", "23", "a", "٣", "\r"]),
+                max_size=30).map("".join))
+def test_line_marks_blanked_as_the_multiline_sub_did(text: str) -> None:
+    from reviewer.sanitize import detect
+
+    want = detect._LINE_MARK_RE.sub(lambda m: " " * len(m.group()), text)
+    assert detect._unmarked(text) == want
