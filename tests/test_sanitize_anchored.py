@@ -48,3 +48,15 @@ def test_line_marks_blanked_as_the_multiline_sub_did(text: str) -> None:
 
     want = detect._LINE_MARK_RE.sub(lambda m: " " * len(m.group()), text)
     assert detect._unmarked(text) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.text("acdeiklnoprstuvwy _-", max_size=8),
+                          st.sampled_from(["accounts", "fromkeypair", " pk", "privkey",
+                                           "signer", "deployer", "owner", "from_key"])),
+                max_size=8).map("".join))
+def test_wallet_word_groups_hold_exactly_the_words_present(text: str) -> None:
+    from reviewer.sanitize import wallets
+
+    held = {w for g, ws in wallets._CONTEXT_GROUPS if g.search(text) for w in ws}
+    assert {w for w in wallets._CONTEXT_WORDS if w in text} <= held

@@ -23,17 +23,26 @@ def _rank(c: str) -> int:
     return len(_RARITY) if i < 0 else i
 
 
-def words_res(words: Iterable[str], after: str = "") -> tuple[re.Pattern[str], ...]:
-    """Patterns, one per anchor character, whose ``search`` finds one of ``words``
-    (followed by ``after``, a regex) exactly where the text holds one."""
-    by_anchor: dict[str, list[str]] = {}
+Group = tuple[re.Pattern[str], tuple[str, ...]]
+
+
+def groups(words: Iterable[str], after: str = "") -> tuple[Group, ...]:
+    """Patterns, one per anchor character, each with the words it stands for: its
+    ``search`` finds one of them (followed by ``after``, a regex) exactly where the text
+    holds one."""
+    by_anchor: dict[str, list[tuple[str, str]]] = {}
     for w in dict.fromkeys(words):
         k = min(range(len(w)), key=lambda i: _rank(w[i]))
         ahead = re.escape(w[k + 1 :]) + after
         around = f"(?<={re.escape(w[: k + 1])})" + (f"(?={ahead})" if ahead else "")
-        by_anchor.setdefault(w[k], []).append(around)
-    return tuple(re.compile(f"{re.escape(a)}(?:{'|'.join(alts)})")
-                 for a, alts in by_anchor.items())
+        by_anchor.setdefault(w[k], []).append((w, around))
+    return tuple((re.compile(f"{re.escape(a)}(?:{'|'.join(al for _, al in alts)})"),
+                  tuple(w for w, _ in alts)) for a, alts in by_anchor.items())
+
+
+def words_res(words: Iterable[str], after: str = "") -> tuple[re.Pattern[str], ...]:
+    """The patterns of ``groups``: together they find a text holding any of ``words``."""
+    return tuple(p for p, _ in groups(words, after))
 
 
 def holds_any(text: str, patterns: tuple[re.Pattern[str], ...]) -> bool:
