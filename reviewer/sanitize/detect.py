@@ -206,7 +206,25 @@ _LINE_MARK_RE = re.compile(r"(?m)^(?:[ \t]*\d{1,7})?→ ?")
 
 
 def _unmarked(text: str) -> str:
-    return _LINE_MARK_RE.sub(lambda m: " " * len(m.group()), text)
+    """``text`` with its line marks blanked: the lines holding a "→" are found by ``find``
+    and the mark matched at their start (the same matches as a ``sub`` of the multi-line
+    regex, which tries its ``^`` at every character of a long window)."""
+    out: list[str] = []
+    last, line = 0, -1
+    p = text.find("→")
+    while p >= 0:
+        ls = text.rfind("\n", 0, p) + 1
+        if ls != line:
+            line = ls
+            m = _LINE_MARK_RE.match(text, ls)
+            if m is not None:
+                out += (text[last:ls], " " * (m.end() - ls))
+                last = m.end()
+        p = text.find("→", max(p + 1, last))
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 _VIEW: list[tuple[str, str, str]] = []  # the last text seen, and its unmarked text and low

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from reviewer.sanitize import anchored as _anchored
 from reviewer.sanitize import redact as _redact
 from reviewer.sanitize import shapes as _shapes
 
@@ -36,6 +37,11 @@ def _generated(r: str) -> bool:
 # Where a secret word ends a prefix's segment: the search starts there, not at every word.
 _SEG_HIT_RE = re.compile(r"(?:sk|secret|secretkey|token|tok|pat|apikey|priv|private|sak|sek|ssk)"
                          r"[_\-][a-z0-9]")
+# Whether the text holds a hit at all, each secret word found from its rarest letter (the
+# hit regex tries its alternatives at every s, t, p and a of a long text).
+_SEG_GATE = _anchored.words_res(
+    ("sk", "secret", "secretkey", "token", "tok", "pat", "apikey", "priv", "private", "sak",
+     "sek", "ssk"), after=r"[_\-][a-z0-9]")
 _PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _MAX_PREFIX = 48
 
@@ -53,6 +59,8 @@ def _starts(low: str) -> Iterator[int]:
 
 def find_prefixed_tokens(text: str, low: str) -> Iterator[Span]:
     if "_" not in text and "-" not in text:
+        return
+    if not _anchored.holds_any(low, _SEG_GATE):
         return
     for start in _starts(low):
         m = _PREFIXED_RE.match(text, start)
