@@ -102,6 +102,8 @@ def under_id_name(text: str, start: int) -> bool:
     segs = {w.lower() for w in _syntax.SEG_RE.findall(key)}
     if _public.names_a_credential(key) or _syntax.credential_name(key):
         return False
+    if _public.id_that_opens(text, m.start(m.lastgroup or "k"), key, start):
+        return False
     return _public.names_an_id(key) or bool(segs & _ID_WORDS)
 
 

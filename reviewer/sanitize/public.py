@@ -101,12 +101,19 @@ def under_id_key(text: str, start: int) -> bool:
     ls = nl + 1 if nl >= 0 else lo
     m = _KEY_BEFORE_RE.search(text, ls, start) or _PROSE_ID_BEFORE_RE.search(text, ls, start)
     if m is not None and (names_an_id(m.group("k")) or site_key(m.group("k"))) and not (
-            _ACCESS_BEFORE_RE.search(text, ls, m.start("k"))) and not (
-            _APP_ID_RE.fullmatch(m.group("k")) and _HEX_KEY_RE.match(text, start)):
-        return True  # (not "AWS access key id: …": the id half of a key pair; not an
-        # "app_id" of 32+ hex: a metered API's key by another name, where apps' ids are
-        # numbers, bundle names or UUIDs)
+            id_that_opens(text, m.start("k"), m.group("k"), start)):
+        return True
     return _SAID_PUBLIC_RE.search(text, ls, start) is not None
+
+
+def id_that_opens(text: str, key_start: int, key: str, start: int) -> bool:
+    """A name that says "id" over a value that opens something: "AWS access key id: …" (the
+    id half of a key pair), an "app_id" of 32+ hex (a metered API's key by another name,
+    where apps' ids are numbers, bundle names or UUIDs)."""
+    nl = text.rfind("\n", max(0, key_start - 80), key_start)
+    ls = nl + 1 if nl >= 0 else max(0, key_start - 80)
+    return _ACCESS_BEFORE_RE.search(text, ls, key_start) is not None or (
+        _APP_ID_RE.fullmatch(key) is not None and _HEX_KEY_RE.match(text, start) is not None)
 
 
 # ``<CAF=x9Ym…@mail.gmail.com>``: a Message-ID or Content-ID, an id in angle brackets.
