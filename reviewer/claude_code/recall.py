@@ -383,34 +383,30 @@ def recall(
 _BY_ID = "fact f INDEXED BY fact_id_project_status"  # schema V15: a covering index
 
 
-def _search(cur: sqlite3.Cursor, match: str, root: str) -> list[tuple[int, float]]:
-    """The best CANDIDATES approved facts of `root` for an FTS5 expression, by BM25. Each
-    match's project and status are read from the covering index (V15), not the fact row;
-    a store opened read-only before V15 has no such index and is read the plain way."""
+def _search(cur: sqlite3.Cursor, match: str, root: str, index: str = "fact_fts",
+            limit: int = CANDIDATES) -> list[tuple[int, float]]:
+    """The best `limit` approved facts of `root` for an FTS5 expression over `index`
+    (the facts' text, or `fact_ev`, their evidence), by BM25. Each match's project and
+    status are read from the covering index (V15), not the fact row; a store opened
+    read-only before V15 has no such index and is read the plain way, and one before V16
+    has no evidence index: no evidence matches."""
     for fact in (_BY_ID, "fact f"):
         try:
             return cur.execute(
-                f"SELECT f.id, bm25(fact_fts) FROM fact_fts JOIN {fact} ON f.id = fact_fts.rowid "
-                "WHERE fact_fts MATCH ? AND f.project = ? AND f.status = 'approved' "
-                "ORDER BY bm25(fact_fts) LIMIT ?", (match, root, CANDIDATES)).fetchall()
+                f"SELECT f.id, bm25({index}) FROM {index} JOIN {fact} ON f.id = {index}.rowid "
+                f"WHERE {index} MATCH ? AND f.project = ? AND f.status = 'approved' "
+                f"ORDER BY bm25({index}) LIMIT ?", (match, root, limit)).fetchall()
         except sqlite3.OperationalError as exc:
+            if index != "fact_fts" and "no such table" in str(exc):
+                return []
             if fact != _BY_ID or "no such index" not in str(exc):
                 raise
     return []
 
 
 def _search_evidence(cur: sqlite3.Cursor, match: str, root: str) -> list[tuple[int, float]]:
-    """`_search` over the facts' evidence (schema fact_ev, V16); [] on a store opened
-    read-only before it."""
-    try:
-        return cur.execute(
-            f"SELECT f.id, bm25(fact_ev) FROM fact_ev JOIN {_BY_ID} ON f.id = fact_ev.rowid "
-            "WHERE fact_ev MATCH ? AND f.project = ? AND f.status = 'approved' "
-            "ORDER BY bm25(fact_ev) LIMIT ?", (match, root, EVIDENCE_CANDIDATES)).fetchall()
-    except sqlite3.OperationalError as exc:
-        if "no such" not in str(exc):
-            raise
-        return []
+    """`_search` over the facts' evidence (schema V16)."""
+    return _search(cur, match, root, "fact_ev", EVIDENCE_CANDIDATES)
 
 
 def _fuse(
