@@ -52,6 +52,26 @@ async def test_a_fact_that_fits_is_accepted_at_once(env: Env) -> None:
         assert env.fact(fact_id)["status"] == "approved"
 
 
+async def test_what_is_in_view_at_the_key_press_counts_without_a_scroll_event(
+        env: Env) -> None:
+    """A key pressed before the pane's resize or scroll events reached it (a loaded
+    machine, CI): the pane is asked what is in view at the press, so a fact that fits is
+    accepted, and a long one is still only scrolled on."""
+    short_id, long_id = seed(env, [F(SHORT), F(LONG)])
+    app = make_app(env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.settle()
+        app.main.detail._readings.clear()  # as if no event had marked anything yet
+        await pilot.press("a")
+        await app.settle()
+        assert env.fact(short_id)["status"] == "approved"
+        assert app.main.facts.selected.id == long_id
+        app.main.detail._readings.clear()
+        await pilot.press("a")
+        await app.settle()
+        assert env.fact(long_id)["status"] == "pending"  # its end is not in view
+
+
 async def test_scrolling_through_by_hand_counts(env: Env) -> None:
     (fact_id,) = seed(env, [F(LONG)])
     app = make_app(env)

@@ -304,7 +304,12 @@ class DetailPane(VerticalScroll, can_focus=False):
 
     def fully_seen(self, row: FactRow) -> bool:
         """Whether every character of this version of the fact has been on screen (a fact
-        longer than the pane shows whole never is: edit shows all of it)."""
+        longer than the pane shows whole never is: edit shows all of it).
+
+        What is in view now counts as seen: the pane is asked at the key press, not only
+        when it scrolled or resized, so a press before those events arrive still sees it."""
+        if self._row is not None and self._row.id == row.id:
+            self._note_visible()
         return len(row.text) <= MAX_FACT and self._reading(row).whole
 
     def reveal_unseen(self, row: FactRow) -> bool:
