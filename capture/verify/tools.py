@@ -16,6 +16,7 @@ from capture.results import SCRIPT_PREFIX
 from capture.transcript import Turn
 from capture.verify.hedges import _ATTRIBUTED, fact_speaker, hedged, opinion
 from capture.verify.inversion import dropped_negation, flips_meaning, flips_negation
+from capture.verify.known import against_quote, echoed
 from capture.verify.turns import _TOOL_NORM, _tool_norm
 from capture.verify.values import (
     dropped_words,
@@ -142,6 +143,8 @@ def _changed_against(
     if flips_negation(fact, quote) or flips_meaning(fact, quote):
         return Verdict(False, "negation_flip", speaker="tool",
                        detail="the fact says the opposite of its quote")
+    if known := against_quote(fact, quote):
+        return Verdict(False, known[0], speaker="tool", detail=known[1])
     if changed := unit_changed(fact, quote):
         return Verdict(False, "number_mismatch", speaker="tool", detail=(
             "the quote gives another value: " + ", ".join(changed)))
@@ -209,6 +212,10 @@ def _from_tools(
         if which == "thinking":
             return _from_thinking(fact, quote, text)
         call = texts[k - 1][2] if k and texts[k - 1][0] == "input" else ""
+        said, always = echoed(call, quote)
+        if said and always:
+            return Verdict(False, "tool_line", speaker="tool", detail=(
+                "the call printed it from its own words, whatever it found"))
         found = (which, call[:2000] + "\n" + text)
         break
     if found is None:
