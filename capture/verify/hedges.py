@@ -116,10 +116,23 @@ _FACT_ACT = re.compile(
     r"|found out)\b")
 
 
+# "The user requires …", "the user expects …": any verb of the person's in the present,
+# the person the sentence's subject (not "hooks read what the user types"), and not a
+# noun the person owns ("the user settings are …").
+_FACT_PRESENT = re.compile(
+    r"(?:^|[.;:,]\s)\W*(?P<user>the user|the person|the developer|the human)\s+(?:\w+ly\s+)?"
+    r"(?!(?:is|has|was|does|sessions|settings|files|prompts|messages|hooks|skills|agents"
+    r"|commands|rules|preferences|instructions|inputs|requests|needs|permissions|configs"
+    r"|directories|dirs|paths|credentials|keys|tools|plugins|scripts)\b)[a-z]{3,}(?<!ss)s\b"
+    r"(?!\s+(?:are|were|is|was|have|has|can|could|will|would|should|must|may|might|get"
+    r"|live|go|stay)\b)")
+
+
 def fact_speaker(fact: str) -> str | None:
     """Who the fact says spoke, when it says so ("The user decided …")."""
     low = normalise(fact)
-    m = _FACT_SPEAKER.search(low) or _SPEAKER_PHRASE.search(low) or _FACT_ACT.search(low)
+    m = _FACT_SPEAKER.search(low) or _SPEAKER_PHRASE.search(low) or _FACT_ACT.search(low) \
+        or _FACT_PRESENT.search(low)
     if m is None:
         return None
     groups = m.groupdict()

@@ -211,6 +211,9 @@ def _from_tools(
                            detail="only the session's generated title says so")
         if which == "thinking":
             return _from_thinking(fact, quote, text)
+        if which == "output" and _name in _AGENTS:
+            # A subagent's answer is the assistant's prose: its guesses are guesses.
+            return _from_thinking(fact, quote, text, "a subagent's answer")
         call = texts[k - 1][2] if k and texts[k - 1][0] == "input" else ""
         said, always = echoed(call, quote)
         if said and always:
@@ -264,22 +267,25 @@ _RAN = re.compile(r"\b(?:was|were|got|has been|have been) (?:used|run|ran|execut
                   r"|\b(?:ran|executed|invoked|deployed|launched)\b")
 
 
-def _from_thinking(fact: str, quote: str, text: str) -> Verdict:
-    """A quote of the assistant's thinking (never sent, but in the transcript): what is
-    known wrong against it, else supported, said by the assistant, with the suspicions
-    a spoken quote gets."""
+_AGENTS = frozenset({"Task", "Agent"})
+
+
+def _from_thinking(fact: str, quote: str, text: str,
+                   where: str = "the assistant's thinking") -> Verdict:
+    """A quote of the assistant's thinking (never sent, but in the transcript) or of a
+    subagent's answer: what is known wrong against it, else supported, said by the
+    assistant, with the suspicions a spoken quote gets."""
     if wrong := _known_wrong(fact, quote, _near(text, quote, quote), "assistant"):
         return wrong
     if fact_speaker(fact) == "user":
         return Verdict(True, None, speaker="assistant", hint="speaker",
-                       hint_detail="the quote is the assistant's thinking, not the user's")
+                       hint_detail=f"the quote is {where}, not the user's words")
     if hedged(quote) and not hedged(fact):
         return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
-            "the quote is a guess in the assistant's thinking; the fact states it as found"))
+            f"the quote is a guess in {where}; the fact states it as found"))
     if opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
-            "the quote is a judgement in the assistant's thinking; the fact states it as "
-            "found"))
+            f"the quote is a judgement in {where}; the fact states it as found"))
     if denied := dropped_negation(fact, quote):
         return Verdict(True, None, speaker="assistant", hint="negation_flip", hint_detail=(
             f"the quote says “{denied}”; the fact, restating it, denies nothing"))
