@@ -253,7 +253,8 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
     # claimed, then failing). Only a claim that something works: the report's other
     # details (a key's name) are not what the person contradicts.
     if (_SUCCESS.search(normalise(quote + "\n" + fact)) or _NOW_WORKING.search(
-            normalise(quote))) and _REPORTS_DONE.search(normalise(turns[at].text)) and \
+            normalise(quote))) and (_REPORTS_DONE.search(normalise(turns[at].text))
+                                    or says(SUCCESSES, normalise(quote))) and \
             (nxt := _next_words_report_a_problem(turns, at)) is not None:
         return nxt
     for j in range(at + 1, len(turns)):

@@ -198,7 +198,8 @@ def _from_tools(
                 if fact_speaker(fact) == "user":
                     return Verdict(True, None, speaker="tool", hint="speaker", hint_detail=(
                         "the quote is a file the assistant wrote, not the user's words"))
-                if _in_a_comment(tool_texts[k][2], pieces[0]):
+                if _in_a_comment(tool_texts[k][2], pieces[0],
+                                 header=bool(_DONE.search(normalise(fact)))):
                     return Verdict(True, None, speaker="tool", hint="tool_line", hint_detail=(
                         "only a comment in the written code says so, not the code itself"))
                 return Verdict(True, None, speaker="tool")
@@ -319,14 +320,21 @@ _COMMENT = re.compile(r"^\s*(?://|#(?!!)|/\*|\*(?!\*)|<!--|--\s|;;)")
 _PROSE_FILE = re.compile(r"\.(?:md|markdown|txt|rst|adoc|org)$")
 
 
-def _in_a_comment(text: str, piece: str) -> bool:  # text: the raw input
+# A fact that says something was done ("was made executable", "were removed"): no
+# comment, a header's included, shows that it was.
+_DONE = re.compile(r"\b(?:was|were|got|has been|have been|had been)\s+(?:\w+ly\s+)?"
+                   r"[a-z]+(?:ed|en|de|wn|ne|t)\b")
+
+
+def _in_a_comment(text: str, piece: str, *, header: bool = False) -> bool:
     """The quote sits in an inline comment of a written code file (not a document, not
-    the file's header block): what the code says of itself, which the code under it
-    may not do. A header's usage lines describe the file's interface, and count."""
+    the file's header block unless `header`): what the code says of itself, which the
+    code under it may not do. A header's usage lines describe the file's interface, and
+    count, except for a fact that says something was done."""
     lines = text.split("\n")
     if not lines or _PROSE_FILE.search(lines[0].strip().casefold()):
         return False
-    code_before = False
+    code_before = header
     for ln in lines[1:]:
         if piece in normalise(ln):
             return code_before and bool(_COMMENT.match(ln))
