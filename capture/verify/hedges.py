@@ -32,7 +32,7 @@ _HEDGE = re.compile(
     r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess"
     r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
     r"|unsure|untested|unverified|tends? to|apparently|supposedly|in principle|i'd expect"
-    r"|would expect|expected to)\b"
+    r"|would expect|expected to|or something|or whatever|sort of)\b"
     r"|~\s?\d|[約约大]\s?[\d$¥]"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without
@@ -191,6 +191,25 @@ def _hedge_around(text: str, quote: str, *, normalised: bool = False) -> str:
 
 # Words that turn an observation into a certainty ("no conflicts" → "cannot have
 # conflicts", "works" → "fully functional").
+# A fact that says a check was made; the quote words of a check (English or not), which
+# a fact built on a bare claim ("has been fixed") lacks.
+_VERIFIED = re.compile(r"\b(?:verified|confirmed|tested|validated|proven|proved|double-checked"
+                       r"|(?:was|were|been) (?:checked|shown|seen|observed))\b")
+_CHECK_SHOWN = re.compile(r"verif|confirm|test|pass|check|valid|prove|proof|shown|shows"
+                          r"|success|succeed|works?\b|worked|\bok\b|✓|✔|✅|確認|検証|テスト|成功"
+                          r"|通過|验证|测试|确认|통과|확인|테스트")
+
+
+def unverified(fact: str, quote: str) -> str:
+    """The fact says a check was made ("confirmed to show up again"); its quote words no
+    check at all ("The status line configuration has been fixed."): the fact's word, or
+    ""."""
+    m = _VERIFIED.search(normalise(fact))
+    if m is None or _CHECK_SHOWN.search(normalise(quote)):
+        return ""
+    return m.group()
+
+
 _OVERCLAIM = re.compile(r"\b(?:can not|ca not|cannot|impossible|guaranteed|guarantees?|fully"
                         r"|completely|entirely|permanently)\b")
 

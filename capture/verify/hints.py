@@ -41,6 +41,7 @@ from capture.verify.hedges import (
     one_of_listed,
     opinion,
     seen_none,
+    unverified,
 )
 from capture.verify.inversion import (
     denied_outright,
@@ -177,6 +178,10 @@ def _with_hint(
             not _OVERCLAIM.search(_expand(quote)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the fact says “{strong.group()}”; its quote states no such certainty"))
+    if speaker == "assistant" and fact_speaker(fact) is None and (
+            checked := unverified(fact, quote)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the fact says “{checked}”; its quote words no check, only the claim"))
     if speaker != "tool" and not hedged(fact) and (
             borrowed := _borrowed_from_a_guess(fact, quote, here,
                                                 normalised=True)):

@@ -9,6 +9,7 @@ so it reads code, values and symbols, not English sentences: a session in Japane
 - a command in backticks with one word changed (`make update` / `make install`);
 - a value that differs in case only where case is its meaning (`[y/N]` / `[Y/n]`);
 - a number beside the part of a compound key (`ratio_threshold=100.0` / threshold 500);
+- a default the quote gives (`(default 50)`) the fact gives otherwise (10 "unless …");
 - a look that found nothing (`No files found`) stated as a thing that exists;
 - a line a command printed from its own literal whatever happened (`; echo "All
   fixed"`): what the call was written to say, not what it found. (`&& echo ok` and
@@ -174,6 +175,32 @@ def echoed(call: str, quote: str) -> tuple[str, bool]:
     return "", False
 
 
+# "(default 50)", "default: 3600s", "defaults to 10", "default is 8080", "default=5"
+_DEFAULT_IS = re.compile(r"\bdefault(?:s to|s? is|s? of|\s*[:=]|\b)\s*[\"'`(]?\s*"
+                         r"(\d+(?:\.\d+)?)(?![\d.])")
+# The fact speaks of a default: "by default", "defaults to", "unless a limit is passed".
+_FACT_DEFAULT = re.compile(r"\bdefault|\bunless\b|\botherwise\b|\bif (?:none|no|not)\b"
+                           r"|\bwhen (?:none|no|not|omitted|unset)\b|\bwithout (?:a|an|any)\b")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\d.]|\.\d)")
+
+
+def default_changed(fact: str, quote: str) -> str:
+    """The quote gives a default (`limit` (default 50)) and the fact, speaking of the
+    default, gives a number the quote does not, while saying none of the quote's
+    defaults: what differs, or ""."""
+    q = normalise(quote)
+    defaults = set(_DEFAULT_IS.findall(q))
+    f = normalise(fact)
+    if not defaults or not _FACT_DEFAULT.search(f):
+        return ""
+    mine = set(_NUMBER.findall(f))
+    if not mine or any(_number_in(d, f) for d in defaults) or any(
+            _number_in(n, q) for n in mine):
+        return ""
+    return (f"the fact gives {', '.join(sorted(mine))}; the quote's default is "
+            f"{', '.join(sorted(defaults))}")
+
+
 def against_quote(fact: str, quote: str) -> tuple[str, str] | None:
     """The first of these checks the fact fails against its quote: (check, detail)."""
     if said := nothing_found(fact, quote):
@@ -186,6 +213,8 @@ def against_quote(fact: str, quote: str) -> tuple[str, str] | None:
         return "identifier_mismatch", "the fact's command differs from its quote's: " + ticked
     if cased := case_changed(fact, quote):
         return "identifier_mismatch", cased
+    if default := default_changed(fact, quote):
+        return "number_mismatch", default
     if counted := compound_number_changed(fact, quote):
         return "number_mismatch", "the quote gives another value: " + counted
     return None
