@@ -182,3 +182,15 @@ def test_a_slash_command_output_is_evidence_for_the_verifier(tmp_path: Path) -> 
                   tool_texts=stats.tool_texts).check == "negation_flip"
     assert verify("No MCP servers were set up.", "No MCP servers installed.", turns,
                   tool_texts=stats.tool_texts).check == "not_found"
+
+
+def test_a_share_no_tool_printed_is_the_assistants_own_figure() -> None:
+    def chat(printed: str) -> list[Turn]:
+        return [*convo(("call", "Bash: npx jest csv-chunker")), _result(printed, 2),
+                *convo(("assistant", "Done: the chunker has 100% test coverage (23 passing "
+                                     "tests)."))]
+    quote = "100% test coverage (23 passing tests)"
+    fact = "The CSV chunker has 100% test coverage."
+    got = verify(fact, quote, chat("→ Tests: 23 passed, 23 total"))
+    assert (got.supported, got.hint) == (True, "hedged")
+    assert verify(fact, quote, chat("→ All files | 100 % | 100 % |")).hint is None

@@ -64,6 +64,27 @@ def _keeps_polarity(fact: str, quote: str) -> bool:
     return f % 2 == q % 2 or f < q
 
 
+_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?%")
+
+
+def _unmeasured(fact: str, quote: str, turns: Sequence[Turn],
+                tool_texts: Sequence[tuple[str, str, str]]) -> str:
+    """A percentage the fact takes from the assistant's words ("100% test coverage")
+    that no tool printed anywhere in the session (no coverage run, no report): a share
+    is measured, so one nobody measured is a claim. The figure, or ""."""
+    shares = [m for m in _PERCENT.findall(fact) if re.search(
+        r"(?<![\d.])" + re.escape(m) + r"\s?%", quote)]
+    if not shares:
+        return ""
+    printed = [t.text for t in turns if t.kind in ("detail", "tool_error")] + [
+        t for w, _n, t in tool_texts if w in ("output", "error")]
+    for m in shares:
+        rx = re.compile(r"(?<![\d.])" + re.escape(m) + r"\s?%")
+        if not any(rx.search(text) for text in printed):
+            return f"{m}%"
+    return ""
+
+
 def _with_hint(
     verdict: Verdict, fact: str, quote: str, turns: Sequence[Turn], said_by: str | None,
     evidence: str = "", tool_texts: Sequence[tuple[str, str, str]] = (),
@@ -182,6 +203,10 @@ def _with_hint(
             checked := unverified(fact, quote)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the fact says “{checked}”; its quote words no check, only the claim"))
+    if speaker == "assistant" and (figure := _unmeasured(fact, quote, turns, tool_texts)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"no tool's output in the session shows {figure}: the assistant's own figure, "
+            "stated as measured"))
     if speaker != "tool" and not hedged(fact) and (
             borrowed := _borrowed_from_a_guess(fact, quote, here,
                                                 normalised=True)):
