@@ -194,3 +194,18 @@ def test_a_share_no_tool_printed_is_the_assistants_own_figure() -> None:
     got = verify(fact, quote, chat("→ Tests: 23 passed, 23 total"))
     assert (got.supported, got.hint) == (True, "hedged")
     assert verify(fact, quote, chat("→ All files | 100 % | 100 % |")).hint is None
+
+
+def test_a_fact_naming_the_folder_of_the_quotes_example_swaps_no_name() -> None:
+    chat = convo(("assistant", "記事を追加するには src/routes/blog/posts/ に Markdown を置きます。"
+                               "ファイル名がURLになります（例: `my-article.md` → `/blog/my-article`）"))
+    quote = "ファイル名がURLになります（例: `my-article.md` → `/blog/my-article`）"
+    fact = ("A new blog post is a Markdown file in src/routes/blog/posts/; its file name "
+            "becomes the /blog/ URL.")
+    assert verify(fact, quote, chat).hint is None
+    # a sibling in the quote's folder is another name, still suspected
+    listed = convo(("assistant", "Findings: File:        Docs/M-BOOK-SEC.md (3 hardcoded IPs)"),
+                   ("assistant", "The scan's raw output is in Docs/Results.json."))
+    got = verify("The hardcoded-IP findings came from Docs/Results.json.",
+                 "File:        Docs/M-BOOK-SEC.md", listed)
+    assert got.hint == "identifier_mismatch"
