@@ -197,9 +197,9 @@ def test_a_share_no_tool_printed_is_the_assistants_own_figure() -> None:
 
 
 def test_a_fact_naming_the_folder_of_the_quotes_example_swaps_no_name() -> None:
-    chat = convo(("assistant", "記事を追加するには src/routes/blog/posts/ に Markdown を置きます。"
-                               "ファイル名がURLになります（例: `my-article.md` → `/blog/my-article`）"))
     quote = "ファイル名がURLになります（例: `my-article.md` → `/blog/my-article`）"
+    chat = convo(("assistant", "記事を追加するには src/routes/blog/posts/ に Markdown を置きます。"
+                               + quote))
     fact = ("A new blog post is a Markdown file in src/routes/blog/posts/; its file name "
             "becomes the /blog/ URL.")
     assert verify(fact, quote, chat).hint is None
