@@ -209,3 +209,24 @@ def test_a_fact_naming_the_folder_of_the_quotes_example_swaps_no_name() -> None:
     got = verify("The hardcoded-IP findings came from Docs/Results.json.",
                  "File:        Docs/M-BOOK-SEC.md", listed)
     assert got.hint == "identifier_mismatch"
+
+
+def test_the_quote_said_again_later_with_other_figures() -> None:
+    first = "GitHub found 21 vulnerabilities on the default branch (7 high, 6 moderate, 8 low)"
+    again = "GitHub found 19 vulnerabilities on the default branch (2 high, 8 moderate, 9 low)"
+    fact = "The last push reported 21 Dependabot vulnerabilities, 7 of them high."
+    chat = convo(("assistant", f"Pushed. {first}."), ("user", "bump the deps and push"),
+                 ("assistant", f"Pushed again. {again}."))
+    got = verify(fact, first, chat)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert "19 vulnerabilities" in got.hint_detail
+    same = convo(("assistant", f"Pushed. {first}."), ("user", "push the docs too"),
+                 ("assistant", f"Pushed again. {first}."))
+    assert verify(fact, first, same).hint is None
+    # a pasted report before any call: what tools printed later is the later word
+    pasted = convo(("user", f"Context from before: {first}. Continue the release."),
+                   ("assistant", "Pushing now."))
+    printed = [("input", "Bash", "git push"), ("output", "Bash", f"remote: {again}.")]
+    got = verify(fact, first, pasted, tool_texts=printed)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert verify(fact, first, pasted, tool_texts=printed[:1]).hint is None

@@ -342,6 +342,50 @@ def _set_otherwise_later(
     return None
 
 
+_FIGURES = re.compile(r"\d+(?:[.,]\d+)*")
+RESTATED_CHARS = 4_000_000  # of later text searched for the quote restated, at most
+
+
+def _restated_otherwise(turns: Sequence[Turn], at: int, quote: str,
+                        tool_texts: Sequence[tuple[str, str, str]] = ()
+                        ) -> tuple[int | None, str] | None:
+    """The quote's own words said again later with other figures ("GitHub found 21
+    vulnerabilities … (7 high…)" then "GitHub found 19 vulnerabilities … (2 high…)"):
+    the session's last word on it, when that differs. Words in any language: the
+    quote's text is the template, its figures the slots. What tools gave back counts
+    only when no call came before the quote (those texts carry no turn, so only then
+    are they surely later). (turn or None for a tool's output, what it says), or
+    None."""
+    q = normalise(quote)
+    figures = _FIGURES.findall(q)
+    parts = _FIGURES.split(q)
+    if not figures or sum(len(re.findall(r"[^\W\d_]", p)) for p in parts) < 16:
+        return None
+    shape = re.compile(r"(\d+(?:[.,]\d+)*)".join(re.escape(p) for p in parts))
+    texts = _texts(turns)
+    here = texts[at]
+    after = here.find(q)
+    spans = [(at, here[after + len(q):] if after >= 0 else "")]
+    spans += [(j, texts[j]) for j in range(at + 1, len(turns)) if not is_summary(turns[j])]
+    last: tuple[int | None, str, list[str]] | None = None
+    budget = RESTATED_CHARS
+    for j, text in spans:
+        if budget <= 0:
+            break
+        budget -= len(text)
+        for m in shape.finditer(text):
+            last = (j, m.group(), list(m.groups()))
+    if last is None and not any(t.kind == "tool_call" for t in turns[:at]):
+        for which, _n, text in tool_texts:
+            if which in ("output", "error") and budget > 0:
+                budget -= len(text)
+                for m in shape.finditer(normalise(text)):
+                    last = (None, m.group(), list(m.groups()))
+    if last is None or last[2] == figures:
+        return None
+    return last[0], last[1]
+
+
 # A guess at what something is ("That sounds like **SuperWhisper**").
 _GUESS = re.compile(r"\b(?:sounds like|looks like|probably|likely|might be|could be|may be"
                     r"|my guess|i suspect|i think it's|presumably)\b")

@@ -20,6 +20,7 @@ from capture.verify.corrections import (
     _counted_otherwise_later,
     _overruled,
     _replied_against,
+    _restated_otherwise,
     _set_otherwise_later,
     _turned_down,
 )
@@ -151,6 +152,12 @@ def _with_hint(
         later = _actual_variant(turns, at, fact, evidence or quote)
     if later is None and (reset := _set_otherwise_later(turns, at, fact, evidence or quote)):
         return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
+    if later is None and (again := _restated_otherwise(turns, at, quote, tool_texts)):
+        where = f"turn {again[0]}" if again[0] is not None else "a later tool output"
+        # (a tool's text is not redacted: its words stay out of the detail)
+        said = f": “{_clip(again[1], 200)}”" if again[0] is not None else ""
+        return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
+            f"{where} says it again with other figures{said}"))
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
