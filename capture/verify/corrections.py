@@ -342,7 +342,11 @@ def _set_otherwise_later(
     return None
 
 
-_FIGURES = re.compile(r"\d+(?:[.,]\d+)*")
+# A figure standing alone ("21 vulnerabilities", "(7 high"), not a part of a name, a date,
+# a time or a line number ("build-20250825.log", "2025-11-17t18:56", "x.md:655").
+_FIGURES = re.compile(r"(?<![\w.:/-])\d+(?:[.,]\d+)*(?![\w:/-]|[.,]\d)")
+# A word of the template: three letters or more, or a run of CJK characters.
+_TEMPLATE_WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
 RESTATED_CHARS = 4_000_000  # of later text searched for the quote restated, at most
 
 
@@ -359,9 +363,10 @@ def _restated_otherwise(turns: Sequence[Turn], at: int, quote: str,
     q = normalise(quote)
     figures = _FIGURES.findall(q)
     parts = _FIGURES.split(q)
-    if not figures or sum(len(re.findall(r"[^\W\d_]", p)) for p in parts) < 16:
-        return None
-    shape = re.compile(r"(\d+(?:[.,]\d+)*)".join(re.escape(p) for p in parts))
+    if not figures or len(_TEMPLATE_WORD.findall(" ".join(parts))) < 4:
+        return None  # too few words to be the same statement, not just the same list
+    shape = re.compile(r"(?<![\w.:/-])(\d+(?:[.,]\d+)*)(?![\w:/-]|[.,]\d)".join(
+        re.escape(p) for p in parts))
     texts = _texts(turns)
     here = texts[at]
     after = here.find(q)

@@ -204,10 +204,18 @@ def unverified(fact: str, quote: str) -> str:
     """The fact says a check was made ("confirmed to show up again"); its quote words no
     check at all ("The status line configuration has been fixed."): the fact's word, or
     ""."""
-    m = _VERIFIED.search(normalise(fact))
-    if m is None or _CHECK_SHOWN.search(normalise(quote)):
+    low = normalise(fact)
+    m = _VERIFIED.search(low)
+    if m is None or _CHECK_SHOWN.search(normalise(quote)) or _NOT_CHECKED.search(low):
         return ""
     return m.group()
+
+
+# The fact says the check was NOT made ("never confirmed", "unverified", "not tested").
+_NOT_CHECKED = re.compile(r"\b(?:not|never|n't|no|without|unverified|untested|unconfirmed"
+                          r"|yet to be)\b(?:\W+\w+){0,3}?\W+(?:verified|confirmed|tested"
+                          r"|validated|checked|proven|proved|shown|seen|observed)\b"
+                          r"|\b(?:unverified|untested|unconfirmed)\b")
 
 
 _OVERCLAIM = re.compile(r"\b(?:can not|ca not|cannot|impossible|guaranteed|guarantees?|fully"

@@ -85,10 +85,18 @@ def quoted_value_changed(fact: str, quote: str) -> str:
     q = normalise(quote)
     for m in _FACT_SETTING.finditer(fact):
         key, value = m.group("key").casefold(), m.group("value").strip()
-        if key in given and value not in given[key] and normalise(value) not in q:
+        # a value that holds the quote's, or is held by it (`class="tool-call"` of
+        # `class="tool-call collapsible"`), names the same thing more or less fully
+        if key in given and not any(_overlaps(value, v) for v in given[key]) and \
+                normalise(value) not in q:
             said = ", ".join(sorted(given[key]))
             return f"{m.group('key')}: the quote says “{said}”, the fact “{value}”"
     return ""
+
+
+def _overlaps(a: str, b: str) -> bool:
+    a, b = normalise(a), normalise(b)
+    return a in b or b in a
 
 
 _TICKED = re.compile(r"`([^`\n]{2,80})`")
