@@ -230,3 +230,28 @@ def test_the_quote_said_again_later_with_other_figures() -> None:
     got = verify(fact, first, pasted, tool_texts=printed)
     assert (got.supported, got.hint) == (True, "corrected_later")
     assert verify(fact, first, pasted, tool_texts=printed[:1]).hint is None
+
+
+def test_figures_inside_names_dates_and_line_numbers_are_no_restatement() -> None:
+    line = "Fingerprint: docs/m-book-sec.md:hardcoded-ip:655 left in the allow list"
+    chat = convo(("assistant", f"Added. {line}."), ("user", "next one"),
+                 ("assistant", "Added. Fingerprint: docs/m-book-sec.md:hardcoded-ip:702 left "
+                               "in the allow list."))
+    got = verify("The fingerprint docs/m-book-sec.md:hardcoded-ip:655 is in the allow list.",
+                 line, chat)
+    assert got.hint != "corrected_later"
+
+
+def test_a_value_holding_the_quotes_is_the_same_value() -> None:
+    chat = convo(("assistant", 'The test fails: HTML missing expected element: <div '
+                               'class="tool-call"'))
+    quote = 'HTML missing expected element: <div class="tool-call"'
+    got = verify('The test searched for a div with class="tool-call collapsible".', quote, chat)
+    assert got.check != "identifier_mismatch"
+
+
+def test_a_fact_saying_nothing_was_checked_is_no_overclaim() -> None:
+    chat = convo(("assistant", "The alert should appear now asking you to open Settings."))
+    got = verify("The alert was built but never confirmed working by the user.",
+                 "The alert should appear now asking you to open Settings", chat)
+    assert got.hint != "hedged" or "confirmed" not in got.hint_detail
