@@ -255,3 +255,18 @@ def test_a_fact_saying_nothing_was_checked_is_no_overclaim() -> None:
     got = verify("The alert was built but never confirmed working by the user.",
                  "The alert should appear now asking you to open Settings", chat)
     assert got.hint != "hedged" or "confirmed" not in got.hint_detail
+
+
+def test_an_error_said_fixed_that_shows_again() -> None:
+    def chat(after: str) -> list[Turn]:
+        return convo(("assistant", "Changed the logger: export default createLogger();"),
+                     ("call", "Bash: npm start"), ("fail", after))
+    fact = ("Exporting `createLogger()` as the default instance fixed the 'Class "
+            "constructors cannot be invoked without new' startup error.")
+    quote = "export default createLogger();"
+    again = chat("> node index.ts\nerror: Failed to start service: Class constructors "
+                 "cannot be invoked without 'new'")
+    got = verify(fact, quote, again)
+    assert (got.supported, got.hint) == (True, "corrected_later")
+    assert verify(fact, quote, chat("error: listen EADDRINUSE :::3000")).hint != \
+        "corrected_later"

@@ -24,7 +24,12 @@ from capture.verify.corrections import (
     _set_otherwise_later,
     _turned_down,
 )
-from capture.verify.failures import _failed_just_before, _later_not_found, _rechecked
+from capture.verify.failures import (
+    _error_again,
+    _failed_just_before,
+    _later_not_found,
+    _rechecked,
+)
 from capture.verify.hedges import (
     _ASKED_IN_FACT,
     _ATTRIBUTED,
@@ -146,6 +151,8 @@ def _with_hint(
         later = _later_not_found(turns, at, fact)
     if later is None:
         later = _failed_just_before(turns, at, quote)
+    if later is None:
+        later = _error_again(turns, at, fact)
     if later is None:
         later = _replied_against(turns, at)
     if later is None:
