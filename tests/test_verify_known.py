@@ -270,3 +270,16 @@ def test_an_error_said_fixed_that_shows_again() -> None:
     assert (got.supported, got.hint) == (True, "corrected_later")
     assert verify(fact, quote, chat("error: listen EADDRINUSE :::3000")).hint != \
         "corrected_later"
+
+
+def test_a_comment_the_code_under_it_bears_out_is_evidence() -> None:
+    def written(code: str) -> list[tuple[str, str, str]]:
+        return [("input", "Write", "/home/me/redact.py\nimport re\n\n\ndef redact(s):\n"
+                 f"    # keep first 4 and last 4 characters\n    {code}\n")]
+    chat = convo(("assistant", "Wrote the redactor."))
+    fact = "Redaction keeps the first 4 and last 4 characters of a secret."
+    quote = "keep first 4 and last 4 characters"
+    assert verify(fact, quote, chat, tool_texts=written(
+        "return s[:4] + '***' + s[-4:]")).hint is None
+    assert verify(fact, quote, chat, tool_texts=written(
+        "return s[:2] + '***'")).hint == "tool_line"

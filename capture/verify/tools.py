@@ -326,6 +326,18 @@ _DONE = re.compile(r"\b(?:was|were|got|has been|have been|had been)\s+(?:\w+ly\s
                    r"[a-z]+(?:ed|en|de|wn|ne|t)\b")
 
 
+_FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
+
+
+def _code_agrees(comment: str, code: list[str]) -> bool:
+    """The code right under a comment holds every figure the comment gives ("# keep first
+    4 and last 4" over `s[:4]`, `s[-4:]`): the code says it too, not the comment alone."""
+    figures = set(_FIGURE.findall(comment))
+    body = " ".join(ln for ln in code if not _COMMENT.match(ln))
+    return bool(figures) and all(re.search(r"(?<![\w.])-?" + re.escape(f) + r"(?![\w]|\.\d)",
+                                           body) for f in figures)
+
+
 def _in_a_comment(text: str, piece: str, *, header: bool = False) -> bool:
     """The quote sits in an inline comment of a written code file (not a document, not
     the file's header block unless `header`): what the code says of itself, which the
@@ -335,9 +347,10 @@ def _in_a_comment(text: str, piece: str, *, header: bool = False) -> bool:
     if not lines or _PROSE_FILE.search(lines[0].strip().casefold()):
         return False
     code_before = header
-    for ln in lines[1:]:
+    for i, ln in enumerate(lines[1:], 1):
         if piece in normalise(ln):
-            return code_before and bool(_COMMENT.match(ln))
+            return code_before and bool(_COMMENT.match(ln)) and not _code_agrees(
+                piece, lines[i + 1: i + 9])
         if ln.strip() and not _COMMENT.match(ln) and not ln.startswith("#!"):
             code_before = True
     return False
