@@ -90,6 +90,9 @@ def test_a_line_the_call_printed_from_its_own_words() -> None:
     quote = "Build finished without errors"
     wrong = verify("The build finished without errors.", quote, chat)
     assert (wrong.supported, wrong.check) == (False, "tool_line")
+    alone = [*convo(("call", 'Bash: echo "Build finished without errors"')),
+             _result("→ Build finished without errors", 2)]
+    assert verify("The build finished without errors.", quote, alone).check == "tool_line"
     # printed on a condition, the line says what the condition found
     cond = [*convo(("call", 'Bash: bash -n core.sh && echo "Syntax check passed"')),
             _result("→ Syntax check passed", 2)]

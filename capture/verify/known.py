@@ -165,7 +165,7 @@ def _number_in(n: str, text: str) -> bool:
     return bool(re.search(r"(?<![\d.])" + re.escape(n) + r"(?![\d])", text))
 
 
-_ECHO = re.compile(r"(?:^|(?P<op>&&|\|\||;|\||\bthen|\belse|\bdo))\s*(?:echo|printf)"
+_ECHO = re.compile(r"(?:^(?:bash:)?|(?P<op>&&|\|\||;|\||\bthen|\belse|\bdo))\s*(?:echo|printf)"
                    r"(?:\s+-[a-z]+)*\s+(?P<q>[\"'])(?P<text>.*?)(?P=q)")
 
 
