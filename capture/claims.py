@@ -110,6 +110,16 @@ _TELLS_MOVE = re.compile(r"\b(?:from|renamed|replaced|previously|formerly|old|us
 _CODEISH = re.compile(r"[-_./=@]|\d|[a-z][A-Z]")
 
 
+def moves(text: str) -> list[tuple[str, str]]:
+    """Every move a text states, as (old, new): "from A to B", "A → B", "renamed A to B"."""
+    out = []
+    for m in _MOVE.finditer(text.replace("**", "")):
+        old = m.group("old") or m.group("old2") or m.group("old3") or m.group("old4")
+        new = m.group("new") or m.group("new2") or m.group("new3") or m.group("new4")
+        out.append((old.strip(".:()"), new.strip(".:()")))
+    return out
+
+
 def moved_from(fact: str, quote: str) -> str:
     """The quote moves a name or value from A to B; the fact names A as current and not
     B: what it gets wrong, or "". Only names and values (a flag, a path, a number), not

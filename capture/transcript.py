@@ -770,6 +770,20 @@ def _keep_tool_text(st: _State, which: str, name: str, text: str) -> None:
     st.tool_chars += len(text)
 
 
+_LOCAL_OUTPUT = re.compile(r"<local-command-std(?:out|err)>(.*?)</local-command-std(?:out|err)>",
+                           re.S)
+
+
+def _keep_local_output(st: _State, blocks: list[Any]) -> None:
+    """What a slash command printed (`/mcp`: "No MCP servers configured."), never sent
+    (machine text in a user record), kept for the verifier like a tool's output."""
+    for b in blocks:
+        text = b.get("text") if isinstance(b, dict) and b.get("type") == "text" else None
+        if isinstance(text, str) and "<local-command-std" in text:
+            for m in _LOCAL_OUTPUT.finditer(text):
+                _keep_tool_text(st, "output", "local-command", m.group(1))
+
+
 def _keep_sidechain(st: _State, rec: dict[str, Any]) -> None:
     """A subagent's words and tool traffic (never sent: its report comes back as the
     Task call's result) kept for the verifier like a tool's output."""
@@ -899,6 +913,8 @@ def _record_turns(
         blocks = content
     else:
         return [], "no_content"
+    if rtype == "user":
+        _keep_local_output(st, blocks)
     ts = rec.get("timestamp")
     ts = ts if isinstance(ts, str) else None
     cwd = rec.get("cwd")

@@ -57,6 +57,8 @@ def test_each_half_is_measured_apart(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert (r.values["facts"], r.values["carried"]) == (2, 1)
         assert (r.values["misleading"], r.values["flagged"]) == (1, 1)
         assert r.values["for its reason"].startswith("1 ")
+        # a hedge is a suspicion: counted apart from what the checks know
+        assert (r.values["known"], r.values["by hint"]) == (0, 1)
         assert r.values["wrongly flagged"].startswith("0 ")
         assert r.values["true hinted"] == "0 (0%)"  # a hint on a true one is counted
     assert "lost" in rows["tune half"].note  # which ones: the tune half only

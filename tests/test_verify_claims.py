@@ -328,7 +328,12 @@ def test_a_fix_reported_then_its_commit_hooks_failing_is_suspected() -> None:
     hooks = ("Exit code 1 · mypy.....................Failed\n- hook id: mypy\n"
              "claude_status.py:201: error: incompatible type")
     assert verify(fact, quote, chat(hooks)).hint == "corrected_later"
-    assert verify(fact, quote, chat("Exit code 128 · fatal: not a git repository")).hint is None
+    # No correction from an unrelated failure (the fact's "(verified)" on a quote that
+    # words no check is its own suspicion: test_verify_known).
+    other = verify(fact, quote, chat("Exit code 128 · fatal: not a git repository"))
+    assert other.hint != "corrected_later"
+    assert verify(fact.replace(" (verified)", ""), quote,
+                  chat("Exit code 128 · fatal: not a git repository")).hint is None
 
 
 def test_a_lint_verdict_does_not_refute_a_test_claim() -> None:

@@ -20,6 +20,8 @@ Layout, one way down (each module imports only those below it):
   locate       finding the quote and who said it
   inversion    negation and verb flips (knowledge)
   places       a path on another branch, a variable pointed elsewhere (knowledge)
+  known        a move reversed, a quoted value, a ticked command, a default, a look
+               that found nothing, a call's own echo: the quote's form (knowledge)
   values       numbers, units, names, flag values (knowledge)
   turns        who spoke; each turn's text
   names        identifiers, numbers, shared terms

@@ -23,6 +23,7 @@ from capture.ground import normalise
 from capture.transcript import Turn
 from capture.verify.hints import _with_hint
 from capture.verify.inversion import denied_value, flips_meaning, flips_negation
+from capture.verify.known import against_quote, echoed
 from capture.verify.locate import _fail, _find_all, _pick, clean_quote, locate
 from capture.verify.names import identifiers
 from capture.verify.places import pointed_elsewhere, sibling_path
@@ -126,6 +127,8 @@ def verify(
                        "what it says is the wrong way")
     elif flips_negation(fact, quote) or flips_meaning(fact, quote):
         failed = _fail("negation_flip", hit, turns, "the fact says the opposite of its quote")
+    elif known := against_quote(fact, evidence):
+        failed = _fail(known[0], hit, turns, known[1])
     elif denied := denied_value(fact, quote):
         failed = _fail("negation_flip", hit, turns, f"the fact says it is not {denied}; the "
                        "quote says it is")
@@ -171,6 +174,9 @@ def verify(
                        "its quote's: " + variant)
     elif turn.kind == "detail" and turn.tool in _WRITERS and _write_failed(turns, hit.turn):
         failed = _fail("tool_line", hit, turns, "the file was never written: its write failed")
+    elif (said := _echoed_by(turns, hit.turn, quote)) and said[1]:
+        failed = _fail("tool_line", hit, turns, f"the call printed it from its own words "
+                       f"(“{_clip(said[0], 80)}”), whatever it found")
     elif (turn.kind == "tool_call" and not _is_look(turn)) or _shell_prompt(turn):
         failed = _fail("tool_line", hit, turns, "a tool call says what was run, not what is "
                        "true")
@@ -208,6 +214,16 @@ def verify(
         verdict = dataclasses.replace(verdict, hint="too_short", hint_detail=(
             f"{len(words(quote))} words cannot carry a rule (“{rule}”)"))
     return verdict
+
+
+def _echoed_by(turns: Sequence[Turn], at: int, quote: str) -> tuple[str, bool] | None:
+    """The quote is a result line the call before it printed from its own literal
+    (`known.echoed`): (the literal, printed unconditionally), or None."""
+    turn = turns[at]
+    if turn.kind != "detail" or not at or turns[at - 1].kind != "tool_call":
+        return None
+    said = echoed(turns[at - 1].text, quote)
+    return said if said[0] else None
 
 
 _RULE = re.compile(r"\b(?:must|always|every|never|all|without|each|whenever|any time"

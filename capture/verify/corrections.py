@@ -253,7 +253,8 @@ def _correction(turns: Sequence[Turn], at: int, quote: str, fact: str) -> int | 
     # claimed, then failing). Only a claim that something works: the report's other
     # details (a key's name) are not what the person contradicts.
     if (_SUCCESS.search(normalise(quote + "\n" + fact)) or _NOW_WORKING.search(
-            normalise(quote))) and _REPORTS_DONE.search(normalise(turns[at].text)) and \
+            normalise(quote))) and (_REPORTS_DONE.search(normalise(turns[at].text))
+                                    or says(SUCCESSES, normalise(quote))) and \
             (nxt := _next_words_report_a_problem(turns, at)) is not None:
         return nxt
     for j in range(at + 1, len(turns)):
@@ -339,6 +340,55 @@ def _set_otherwise_later(
             return kind, (f"turn {j} sets {k} to {value}, not {keys[k]}: "
                           f"“{_clip(said, 160)}”")
     return None
+
+
+# A figure standing alone ("21 vulnerabilities", "(7 high"), not a part of a name, a date,
+# a time or a line number ("build-20250825.log", "2025-11-17t18:56", "x.md:655").
+_FIGURES = re.compile(r"(?<![\w.:/-])\d+(?:[.,]\d+)*(?![\w:/-]|[.,]\d)")
+# A word of the template: three letters or more, or a run of CJK characters.
+_TEMPLATE_WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
+RESTATED_CHARS = 4_000_000  # of later text searched for the quote restated, at most
+
+
+def _restated_otherwise(turns: Sequence[Turn], at: int, quote: str,
+                        tool_texts: Sequence[tuple[str, str, str]] = ()
+                        ) -> tuple[int | None, str] | None:
+    """The quote's own words said again later with other figures ("GitHub found 21
+    vulnerabilities … (7 high…)" then "GitHub found 19 vulnerabilities … (2 high…)"):
+    the session's last word on it, when that differs. Words in any language: the
+    quote's text is the template, its figures the slots. What tools gave back counts
+    only when no call came before the quote (those texts carry no turn, so only then
+    are they surely later). (turn or None for a tool's output, what it says), or
+    None."""
+    q = normalise(quote)
+    figures = _FIGURES.findall(q)
+    parts = _FIGURES.split(q)
+    if not figures or len(_TEMPLATE_WORD.findall(" ".join(parts))) < 4:
+        return None  # too few words to be the same statement, not just the same list
+    shape = re.compile(r"(?<![\w.:/-])(\d+(?:[.,]\d+)*)(?![\w:/-]|[.,]\d)".join(
+        re.escape(p) for p in parts))
+    texts = _texts(turns)
+    here = texts[at]
+    after = here.find(q)
+    spans = [(at, here[after + len(q):] if after >= 0 else "")]
+    spans += [(j, texts[j]) for j in range(at + 1, len(turns)) if not is_summary(turns[j])]
+    last: tuple[int | None, str, list[str]] | None = None
+    budget = RESTATED_CHARS
+    for j, text in spans:
+        if budget <= 0:
+            break
+        budget -= len(text)
+        for m in shape.finditer(text):
+            last = (j, m.group(), list(m.groups()))
+    if last is None and not any(t.kind == "tool_call" for t in turns[:at]):
+        for which, _n, text in tool_texts:
+            if which in ("output", "error") and budget > 0:
+                budget -= len(text)
+                for m in shape.finditer(normalise(text)):
+                    last = (None, m.group(), list(m.groups()))
+    if last is None or last[2] == figures:
+        return None
+    return last[0], last[1]
 
 
 # A guess at what something is ("That sounds like **SuperWhisper**").

@@ -212,3 +212,34 @@ def _failed_just_before(turns: Sequence[Turn], at: int, quote: str) -> int | Non
                 return k
             return None  # the run it sums up did not fail
     return None
+
+
+# A fact that says an error went away, and the error it names in quotes.
+_FIXED = re.compile(r"\b(?:fix(?:ed|es)?|resolv(?:ed|es)|solv(?:ed|es)|eliminat\w*|no longer"
+                    r"|got rid of|gets? rid of|cured|stops?|stopped|prevents?|avoids?)\b")
+# An error the fact quotes, called one: "the 'X' startup error", "error 'X'", "X: error".
+_CITED = re.compile(r"(?<!\w)[\"'‘“]([^\"`’”\n]{12,200}?)[\"'’”](?!\w)(?=\s+(?:\w+\s+)?"
+                    r"(?:errors?|exceptions?|failures?|warnings?|crash|panic)\b)"
+                    r"|\b(?:errors?|exceptions?|failures?|warnings?|message)\s+[\"'‘“]"
+                    r"([^\"`’”\n]{12,200}?)[\"'’”](?!\w)")
+_QUOTE_MARKS = re.compile(r"[\"'`‘’“”]")
+
+
+def _error_again(turns: Sequence[Turn], at: int, fact: str) -> int | None:
+    """The fact says a step fixed an error it quotes ("fixed the 'Class constructors
+    cannot be invoked without new' error") and a tool's result after the quote shows
+    that error again: the first such turn, or None."""
+    if not _FIXED.search(normalise(fact)):
+        return None
+    cited = [_QUOTE_MARKS.sub("", normalise(a or b)) for a, b in _CITED.findall(fact)]
+    cited = [c for c in cited if len(c.split()) >= 3]
+    if not cited:
+        return None
+    for j in range(at + 1, len(turns)):
+        t = turns[j]
+        if (t.role == "user" and t.kind in ("tool_error", "detail")) or (
+                t.kind == "prompt" and not is_summary(t)):
+            said = _QUOTE_MARKS.sub("", normalise(t.text))
+            if any(c in said for c in cited):
+                return j
+    return None

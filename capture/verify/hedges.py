@@ -32,7 +32,7 @@ _HEDGE = re.compile(
     r"|start|stop|be able|take effect|go away)|should now|sounds like|i'd guess"
     r"|i'd bet|my hunch|chances are|it's possible|if i'm not mistaken|i wonder|not certain"
     r"|unsure|untested|unverified|tends? to|apparently|supposedly|in principle|i'd expect"
-    r"|would expect|expected to)\b"
+    r"|would expect|expected to|or something|or whatever|sort of)\b"
     r"|~\s?\d|[約约大]\s?[\d$¥]"
 )
 # Words that judge rather than find: an opinion stated as a fact reads the same without
@@ -116,10 +116,23 @@ _FACT_ACT = re.compile(
     r"|found out)\b")
 
 
+# "The user requires …", "the user expects …": any verb of the person's in the present,
+# the person the sentence's subject (not "hooks read what the user types"), and not a
+# noun the person owns ("the user settings are …").
+_FACT_PRESENT = re.compile(
+    r"(?:^|[.;:,]\s)\W*(?P<user>the user|the person|the developer|the human)\s+(?:\w+ly\s+)?"
+    r"(?!(?:is|has|was|does|sessions|settings|files|prompts|messages|hooks|skills|agents"
+    r"|commands|rules|preferences|instructions|inputs|requests|needs|permissions|configs"
+    r"|directories|dirs|paths|credentials|keys|tools|plugins|scripts)\b)[a-z]{3,}(?<!ss)s\b"
+    r"(?!\s+(?:are|were|is|was|have|has|can|could|will|would|should|must|may|might|get"
+    r"|live|go|stay)\b)")
+
+
 def fact_speaker(fact: str) -> str | None:
     """Who the fact says spoke, when it says so ("The user decided …")."""
     low = normalise(fact)
-    m = _FACT_SPEAKER.search(low) or _SPEAKER_PHRASE.search(low) or _FACT_ACT.search(low)
+    m = _FACT_SPEAKER.search(low) or _SPEAKER_PHRASE.search(low) or _FACT_ACT.search(low) \
+        or _FACT_PRESENT.search(low)
     if m is None:
         return None
     groups = m.groupdict()
@@ -178,6 +191,33 @@ def _hedge_around(text: str, quote: str, *, normalised: bool = False) -> str:
 
 # Words that turn an observation into a certainty ("no conflicts" → "cannot have
 # conflicts", "works" → "fully functional").
+# A fact that says a check was made; the quote words of a check (English or not), which
+# a fact built on a bare claim ("has been fixed") lacks.
+_VERIFIED = re.compile(r"\b(?:verified|confirmed|tested|validated|proven|proved|double-checked"
+                       r"|(?:was|were|been) (?:checked|shown|seen|observed))\b")
+_CHECK_SHOWN = re.compile(r"verif|confirm|test|pass|check|valid|prove|proof|shown|shows"
+                          r"|success|succeed|works?\b|worked|\bok\b|✓|✔|✅|確認|検証|テスト|成功"
+                          r"|通過|验证|测试|确认|통과|확인|테스트")
+
+
+def unverified(fact: str, quote: str) -> str:
+    """The fact says a check was made ("confirmed to show up again"); its quote words no
+    check at all ("The status line configuration has been fixed."): the fact's word, or
+    ""."""
+    low = normalise(fact)
+    m = _VERIFIED.search(low)
+    if m is None or _CHECK_SHOWN.search(normalise(quote)) or _NOT_CHECKED.search(low):
+        return ""
+    return m.group()
+
+
+# The fact says the check was NOT made ("never confirmed", "unverified", "not tested").
+_NOT_CHECKED = re.compile(r"\b(?:not|never|n't|no|without|unverified|untested|unconfirmed"
+                          r"|yet to be)\b(?:\W+\w+){0,3}?\W+(?:verified|confirmed|tested"
+                          r"|validated|checked|proven|proved|shown|seen|observed)\b"
+                          r"|\b(?:unverified|untested|unconfirmed)\b")
+
+
 _OVERCLAIM = re.compile(r"\b(?:can not|ca not|cannot|impossible|guaranteed|guarantees?|fully"
                         r"|completely|entirely|permanently)\b")
 

@@ -20,10 +20,16 @@ from capture.verify.corrections import (
     _counted_otherwise_later,
     _overruled,
     _replied_against,
+    _restated_otherwise,
     _set_otherwise_later,
     _turned_down,
 )
-from capture.verify.failures import _failed_just_before, _later_not_found, _rechecked
+from capture.verify.failures import (
+    _error_again,
+    _failed_just_before,
+    _later_not_found,
+    _rechecked,
+)
 from capture.verify.hedges import (
     _ASKED_IN_FACT,
     _ATTRIBUTED,
@@ -41,6 +47,7 @@ from capture.verify.hedges import (
     one_of_listed,
     opinion,
     seen_none,
+    unverified,
 )
 from capture.verify.inversion import (
     denied_outright,
@@ -61,6 +68,27 @@ def _keeps_polarity(fact: str, quote: str) -> bool:
     that leaves out the quote's "instead" cannot be restating a "not" before it)."""
     f, q = _predicate_negations(fact), _predicate_negations(quote)
     return f % 2 == q % 2 or f < q
+
+
+_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?%")
+
+
+def _unmeasured(fact: str, quote: str, turns: Sequence[Turn],
+                tool_texts: Sequence[tuple[str, str, str]]) -> str:
+    """A percentage the fact takes from the assistant's words ("100% test coverage")
+    that no tool printed anywhere in the session (no coverage run, no report): a share
+    is measured, so one nobody measured is a claim. The figure, or ""."""
+    shares = [m for m in _PERCENT.findall(fact) if re.search(
+        r"(?<![\d.])" + re.escape(m) + r"\s?%", quote)]
+    if not shares:
+        return ""
+    printed = [t.text for t in turns if t.kind in ("detail", "tool_error")] + [
+        t for w, _n, t in tool_texts if w in ("output", "error")]
+    for m in shares:
+        rx = re.compile(r"(?<![\d.])" + re.escape(m) + r"\s?%")
+        if not any(rx.search(text) for text in printed):
+            return f"{m}%"
+    return ""
 
 
 def _with_hint(
@@ -124,11 +152,19 @@ def _with_hint(
     if later is None:
         later = _failed_just_before(turns, at, quote)
     if later is None:
+        later = _error_again(turns, at, fact)
+    if later is None:
         later = _replied_against(turns, at)
     if later is None:
         later = _actual_variant(turns, at, fact, evidence or quote)
     if later is None and (reset := _set_otherwise_later(turns, at, fact, evidence or quote)):
         return dataclasses.replace(verdict, hint=reset[0], hint_detail=reset[1])
+    if later is None and (again := _restated_otherwise(turns, at, quote, tool_texts)):
+        where = f"turn {again[0]}" if again[0] is not None else "a later tool output"
+        # (a tool's text is not redacted: its words stay out of the detail)
+        said = f": “{_clip(again[1], 200)}”" if again[0] is not None else ""
+        return dataclasses.replace(verdict, hint="corrected_later", hint_detail=(
+            f"{where} says it again with other figures{said}"))
     if later is not None:
         said = " ".join(render_turn(turns[later]).split())
         return dataclasses.replace(verdict, hint="corrected_later",
@@ -177,6 +213,14 @@ def _with_hint(
             not _OVERCLAIM.search(_expand(quote)):
         return dataclasses.replace(verdict, hint="hedged", hint_detail=(
             f"the fact says “{strong.group()}”; its quote states no such certainty"))
+    if speaker == "assistant" and fact_speaker(fact) is None and (
+            checked := unverified(fact, quote)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"the fact says “{checked}”; its quote words no check, only the claim"))
+    if speaker == "assistant" and (figure := _unmeasured(fact, quote, turns, tool_texts)):
+        return dataclasses.replace(verdict, hint="hedged", hint_detail=(
+            f"no tool's output in the session shows {figure}: the assistant's own figure, "
+            "stated as measured"))
     if speaker != "tool" and not hedged(fact) and (
             borrowed := _borrowed_from_a_guess(fact, quote, here,
                                                 normalised=True)):

@@ -16,6 +16,7 @@ from capture.results import SCRIPT_PREFIX
 from capture.transcript import Turn
 from capture.verify.hedges import _ATTRIBUTED, fact_speaker, hedged, opinion
 from capture.verify.inversion import dropped_negation, flips_meaning, flips_negation
+from capture.verify.known import against_quote, echoed
 from capture.verify.turns import _TOOL_NORM, _tool_norm
 from capture.verify.values import (
     dropped_words,
@@ -142,6 +143,8 @@ def _changed_against(
     if flips_negation(fact, quote) or flips_meaning(fact, quote):
         return Verdict(False, "negation_flip", speaker="tool",
                        detail="the fact says the opposite of its quote")
+    if known := against_quote(fact, quote):
+        return Verdict(False, known[0], speaker="tool", detail=known[1])
     if changed := unit_changed(fact, quote):
         return Verdict(False, "number_mismatch", speaker="tool", detail=(
             "the quote gives another value: " + ", ".join(changed)))
@@ -195,7 +198,8 @@ def _from_tools(
                 if fact_speaker(fact) == "user":
                     return Verdict(True, None, speaker="tool", hint="speaker", hint_detail=(
                         "the quote is a file the assistant wrote, not the user's words"))
-                if _in_a_comment(tool_texts[k][2], pieces[0]):
+                if _in_a_comment(tool_texts[k][2], pieces[0],
+                                 header=bool(_DONE.search(normalise(fact)))):
                     return Verdict(True, None, speaker="tool", hint="tool_line", hint_detail=(
                         "only a comment in the written code says so, not the code itself"))
                 return Verdict(True, None, speaker="tool")
@@ -208,7 +212,14 @@ def _from_tools(
                            detail="only the session's generated title says so")
         if which == "thinking":
             return _from_thinking(fact, quote, text)
+        if which == "output" and _name in _AGENTS:
+            # A subagent's answer is the assistant's prose: its guesses are guesses.
+            return _from_thinking(fact, quote, text, "a subagent's answer")
         call = texts[k - 1][2] if k and texts[k - 1][0] == "input" else ""
+        said, always = echoed(call, quote)
+        if said and always:
+            return Verdict(False, "tool_line", speaker="tool", detail=(
+                "the call printed it from its own words, whatever it found"))
         found = (which, call[:2000] + "\n" + text)
         break
     if found is None:
@@ -257,22 +268,25 @@ _RAN = re.compile(r"\b(?:was|were|got|has been|have been) (?:used|run|ran|execut
                   r"|\b(?:ran|executed|invoked|deployed|launched)\b")
 
 
-def _from_thinking(fact: str, quote: str, text: str) -> Verdict:
-    """A quote of the assistant's thinking (never sent, but in the transcript): what is
-    known wrong against it, else supported, said by the assistant, with the suspicions
-    a spoken quote gets."""
+_AGENTS = frozenset({"Task", "Agent"})
+
+
+def _from_thinking(fact: str, quote: str, text: str,
+                   where: str = "the assistant's thinking") -> Verdict:
+    """A quote of the assistant's thinking (never sent, but in the transcript) or of a
+    subagent's answer: what is known wrong against it, else supported, said by the
+    assistant, with the suspicions a spoken quote gets."""
     if wrong := _known_wrong(fact, quote, _near(text, quote, quote), "assistant"):
         return wrong
     if fact_speaker(fact) == "user":
         return Verdict(True, None, speaker="assistant", hint="speaker",
-                       hint_detail="the quote is the assistant's thinking, not the user's")
+                       hint_detail=f"the quote is {where}, not the user's words")
     if hedged(quote) and not hedged(fact):
         return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
-            "the quote is a guess in the assistant's thinking; the fact states it as found"))
+            f"the quote is a guess in {where}; the fact states it as found"))
     if opinion(quote) and not _ATTRIBUTED.search(normalise(fact)):
         return Verdict(True, None, speaker="assistant", hint="hedged", hint_detail=(
-            "the quote is a judgement in the assistant's thinking; the fact states it as "
-            "found"))
+            f"the quote is a judgement in {where}; the fact states it as found"))
     if denied := dropped_negation(fact, quote):
         return Verdict(True, None, speaker="assistant", hint="negation_flip", hint_detail=(
             f"the quote says “{denied}”; the fact, restating it, denies nothing"))
@@ -306,17 +320,37 @@ _COMMENT = re.compile(r"^\s*(?://|#(?!!)|/\*|\*(?!\*)|<!--|--\s|;;)")
 _PROSE_FILE = re.compile(r"\.(?:md|markdown|txt|rst|adoc|org)$")
 
 
-def _in_a_comment(text: str, piece: str) -> bool:  # text: the raw input
+# A fact that says something was done ("was made executable", "were removed"): no
+# comment, a header's included, shows that it was.
+_DONE = re.compile(r"\b(?:was|were|got|has been|have been|had been)\s+(?:\w+ly\s+)?"
+                   r"[a-z]+(?:ed|en|de|wn|ne|t)\b")
+
+
+_FIGURE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
+
+
+def _code_agrees(comment: str, code: list[str]) -> bool:
+    """The code right under a comment holds every figure the comment gives ("# keep first
+    4 and last 4" over `s[:4]`, `s[-4:]`): the code says it too, not the comment alone."""
+    figures = set(_FIGURE.findall(comment))
+    body = " ".join(ln for ln in code if not _COMMENT.match(ln))
+    return bool(figures) and all(re.search(r"(?<![\w.])-?" + re.escape(f) + r"(?![\w]|\.\d)",
+                                           body) for f in figures)
+
+
+def _in_a_comment(text: str, piece: str, *, header: bool = False) -> bool:
     """The quote sits in an inline comment of a written code file (not a document, not
-    the file's header block): what the code says of itself, which the code under it
-    may not do. A header's usage lines describe the file's interface, and count."""
+    the file's header block unless `header`): what the code says of itself, which the
+    code under it may not do. A header's usage lines describe the file's interface, and
+    count, except for a fact that says something was done."""
     lines = text.split("\n")
     if not lines or _PROSE_FILE.search(lines[0].strip().casefold()):
         return False
-    code_before = False
-    for ln in lines[1:]:
+    code_before = header
+    for i, ln in enumerate(lines[1:], 1):
         if piece in normalise(ln):
-            return code_before and bool(_COMMENT.match(ln))
+            return code_before and bool(_COMMENT.match(ln)) and not _code_agrees(
+                piece, lines[i + 1: i + 9])
         if ln.strip() and not _COMMENT.match(ln) and not ln.startswith("#!"):
             code_before = True
     return False

@@ -272,9 +272,19 @@ def swapped_name(fact: str, quote: str) -> tuple[str, str] | None:
         if _PLACEHOLDER.search(x):
             continue  # `<session-uuid>.json` generalises the quote's name, it is no swap
         for y in q_names:
-            if same_kind(x, y) and normalise(x) != normalise(y):
+            if same_kind(x, y) and normalise(x) != normalise(y) and not _parent_named(y, nf):
                 return x, y
     return None
+
+
+def _parent_named(name: str, fact: str) -> bool:
+    """The fact names the folder or URL prefix the quote's path sits under ("the /blog/
+    URL" for `/blog/my-article`): it speaks of the quote's example in general, it does not
+    put another name for it."""
+    parent = normalise(name).rstrip("/").rsplit("/", 1)[0]
+    # the folder itself, not a sibling in it (`docs/a.json` for `docs/b.md` is a swap)
+    return len(parent.strip("/.~")) >= 3 and bool(
+        re.search(re.escape(parent) + r"/?(?![\w./-])", fact))
 
 
 def region_differs(quote: str, region: str) -> str | None:

@@ -13,6 +13,8 @@ changing capture/; the heldout half is the measure.
   whitespace, quotes and markdown emphasis ignored, as the verifier normalises);
 - misleading: flagged when the verifier marks it ungrounded or hints at it; "for its
   reason" when the check or hint matches what `why` says is wrong (see REASONS);
+  "known" counts those marked ungrounded for that reason, "by hint" those only hinted
+  at (a suspicion a model judge may settle either way);
 - true: wrongly flagged when marked ungrounded; "true hinted" counts those given a
   hint (shown, not marking the candidate; counted because a hint catches a misleading
   one, so hinting everything would win the misleading column).
@@ -196,6 +198,9 @@ def run() -> list[Row]:
                     if named & expected_checks(why):
                         t["for its reason"] += 1
                         per_why[half][why][1] += 1
+                        # known (marked ungrounded) or only suspected (a hint a model
+                        # judge may settle): reported apart, never pooled silently
+                        t["known" if vd.check in expected_checks(why) else "by hint"] += 1
                     else:
                         missed[half].append(f"{cid} as {'/'.join(sorted(named))}")
                 else:
@@ -230,6 +235,7 @@ def run() -> list[Row]:
             "misleading": t["misleading"], "flagged": t["flagged"],
             "for its reason":
                 f"{t['for its reason']} ({_pct(t['for its reason'], t['misleading'])})",
+            "known": t["known"], "by hint": t["by hint"],
             "true": t["true"],
             "wrongly flagged": f"{t['wrongly flagged']} ({_pct(t['wrongly flagged'], t['true'])})",
             # True candidates given a hint: hints count for catching misleading ones, so
