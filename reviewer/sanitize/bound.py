@@ -32,7 +32,7 @@ Span = tuple[int, int, str]
 
 # A run of 2-6 digits right after a letter (or a letter and one separator), ending a
 # token or followed by signs: where a person's password ends ("…2024!", "…_1136").
-_ANCHOR_RE = re.compile(r"\d(?:(?<=[A-Za-z]\d)|(?<=[A-Za-z][_.\-!@#$%^&*~?+]\d))\d{1,5}"
+_ANCHOR_RE = re.compile(r"[0-9](?:(?<=[A-Za-z][0-9])|(?<=[A-Za-z][_.\-!@#$%^&*~?+][0-9]))[0-9]{1,5}"
                         r"[!@#$%^&*~?+]{0,3}(?![0-9A-Za-z_])")
 _TOKEN_STOP = frozenset(" \t\r\n\"'`<>()[]{}=,;|\\/«»“”„‘’「」『』：，、。")
 _SIGNS = frozenset("!@#$%^&*~?+")
@@ -44,7 +44,6 @@ _WORDED_RE = re.compile(r"[A-Za-z][a-z]{2,14}(?:[_.\-][A-Za-z][a-z]{2,14}|[A-Z][
                         r"[_.\-]?\d{2,6}")
 # Shape A: letters, digits and a sign a person typed ("falcon2024!", "Hazel%obelisk4155").
 _LETTERS_RE = re.compile(r"[A-Za-z]{3,}")
-_CLASS_RUN_RE = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^a-zA-Z0-9]+")
 
 # What prose about code holds that a password does not.
 _NOT_VALUE_RE = re.compile(
@@ -92,8 +91,8 @@ def _shape(core: str) -> str | None:
         return None
     signed = any(c in _SIGNS for c in core[1:]) and core[0] not in "@#$%&~+!?"
     if signed:
-        if core.count("%") >= 2 or core.rstrip("!?").isalnum() and core[-1] in "!?" and (
-                sum(c.isdigit() for c in core) < 2):
+        if core.count("%") >= 2 or (core.rstrip("!?").isalnum() and core[-1] in "!?" and (
+                sum(c.isdigit() for c in core) < 2)):
             return None
         return "signed"
     if _WORDED_RE.fullmatch(core) and not _TECH_RE.search(core):
@@ -162,9 +161,9 @@ def _prose(left: str, right: str, strict: bool) -> bool:
         tail = before[-1]
         if not (tail in _BIND_MARKS or _is_letter(tail) or not tail.isascii()):
             return False  # after a digit, a bracket, a flag's "-x" … : not a value given
-        if tail == "-" and (len(before) < 2 or before[-2] != " ") and not _is_letter(
-                before[-2]):
-            return False  # "--pass-"…: a flag, not a dash
+        prev = before[-2] if len(before) >= 2 else " "
+        if tail == "-" and not (prev.isspace() or _is_letter(prev)):
+            return False  # "--pass-"…: a flag, not a dash (nor "ל-", glued to a word)
     elif strict or not after or not _is_letter(after[0]) or after[0].isascii():
         return False  # first in its sentence: only glued to the words of another script
     if right and not (right[0].isspace() or right[0] in _CLAUSE_END or not right[0].isascii()):

@@ -1071,5 +1071,5 @@ def find_handed_over(text: str, low: str) -> Iterator[Span]:
 
 
 FINDERS = (find_wrapped_base64, find_password_nearby, find_named_value, find_code_assignments,
-           find_xml_values, find_cli_flags, find_query_secrets, find_odd_places,
+           find_xml_values, find_query_secrets, find_odd_places,
            find_handed_over)
