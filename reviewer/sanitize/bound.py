@@ -2,13 +2,12 @@
 place in a sentence, not by the words around it.
 
 The keyword layers know the word for *password* in some sixty languages; every fresh
-battery brought languages they did not know ("Pàssword dël server a l'é …", "Di
-paswod fi di router a …"). What does not change from one language to the next is the
-sentence: a run of words (any script) that names something, then one token that is not
-a word — letters and digits, the way people make passwords (``falcon2024!``,
-``GlacierCanyon12``, ``anchor_canyon_1136``, ``Hazel%obelisk4155``) — bound to the words
-by its place: after a colon-like mark, a quote, or a word (a copula or a preposition, in
-whatever language), and followed by the end of the clause.
+battery brought languages and spellings they did not know. What does not change from one
+language to the next is the sentence: a run of words (any script) that names something,
+then one token that is not a word — letters and digits, the way people make passwords
+(``falcon2024!``, ``GlacierCanyon12``, ``anchor_canyon_1136``, ``Hazel%obelisk4155``) —
+bound to the words by its place: after a colon-like mark, a quote, or a word (a copula or
+a preposition, in whatever language), and followed by the end of the clause.
 
 The precision guard is the same language-free reading: the sentence around the value is
 prose (words, at most one technical token: no paths, flags, assignments, code or markup

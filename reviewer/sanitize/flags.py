@@ -1,10 +1,9 @@
 """A password or a token given on any command line, by the shape of its flag, not by a
 list of clients.
 
-``layers._CLI_FLAGS`` names thirty-odd clients and their flags; every fresh battery brought
-clients it did not know (``pscp -pw``, ``evil-winrm -p``, ``rpcclient -U 'u%pw'``,
-``schtasks /RP``, ``cmdkey /pass:``, ``ab -A user:pw``, ``zkCli addauth digest u:pw``).
-What they share is the flag:
+A table of thirty-odd clients and their flags (``layers._CLI_FLAGS``, this module's
+predecessor) missed each fresh battery's clients it did not name. What every client's
+password shares is its flag:
 
 - a flag whose name says it carries a secret, in any client: ``--password``, ``--db-pass``,
   ``-storepass``, ``--oauth2-bearer``, ``--api-key``, ``--client-secret``, ``--auth-token``
@@ -14,6 +13,8 @@ What they share is the flag:
   when its value has a credential's shape (not a port, a path, a word or a name);
 - a user and a password in one value (``-u user:pw``, ``--user``, ``-A``, ``--creds``,
   Samba's ``-U 'user%pw'``), and after an auth subcommand (``addauth digest user:pw``);
+- the last argument of a subcommand that makes a user or sets a password
+  (``add_user NAME PW``, ``register NAME HOST PW``);
 - Windows' ``/p:pw``, ``/pass:pw``, ``/password:pw`` and ``/RP pw`` beside ``/U``.
 
 Each pattern starts at a "-" or a "/" (``re`` skips to it in C).
