@@ -24,9 +24,9 @@ def pw() -> str:
 
 
 def alnum() -> str:
-    """Letters of both cases and digits, eleven of them: no sign."""
+    """Letters of both cases and digits, twelve of them: no sign."""
     body = "".join(RNG.choice(string.ascii_letters) for _ in range(8))
-    return f"{body[:4]}7{body[4:]}Kq2"
+    return f"{body[:3]}7{body[3:6]}4{body[6:]}Kq2"
 
 
 @pytest.mark.parametrize("line", [
@@ -46,6 +46,9 @@ def alnum() -> str:
     "zk addauth digest super:{v}",
     "svcadm add_user alice {v}",
     "xmppctl register alice chat.internal {v}",
+    "objcli alias set prod https://store.internal storeadmin {v}",
+    "ftpsync -u uploader,{v} sftp://files.internal",
+    "net user bob {v} /add",
 ])
 @pytest.mark.parametrize("make", [pw, alnum])
 def test_any_clients_secret_flags(line: str, make: object) -> None:
@@ -70,6 +73,10 @@ def test_any_clients_secret_flags(line: str, make: object) -> None:
     "docker login ghcr.io -u bot --password-stdin",
     "use the --password flag to pass it, or --token for a token",
     "kubectl --server=https://127.0.0.1:6443 --token=foo/system:masters get pods",
+    "docker run -t ubuntu:24.04 bash",
+    "git config user.name alice",
+    "sort -u -t, -k2 users.csv",
+    "useradd -m -s /bin/bash bob2024",
 ])
 def test_ports_paths_names_and_formats_stay(text: str) -> None:
     assert list(flags.find_flag_secrets(text, text.lower())) == []

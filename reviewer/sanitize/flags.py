@@ -45,12 +45,12 @@ def _value(g: str) -> str:
 _FLAG_RE = re.compile(
     r"-(?<![^\s\"']-)(?:"
     r"(?:[uUaA]|-(?:user|username|creds|src-creds|dest-creds|auth|basic|proxy-user|login|"
-    r"credentials?))(?:[ \t]*=[ \t]*|[ \t]+)(?P<uq>[\"']?)[\w.@\-\\]{1,64}[:%]"
+    r"credentials?))(?:[ \t]*=[ \t]*|[ \t]+)(?P<uq>[\"']?)[\w.@\-\\]{1,64}[:%,]"
     r"(?P<up>[\"']?)(?P<uv>[^\s\"'`|;&<>]{3,128})"
     r"|-?(?P<nf>(?=[A-Za-z])[A-Za-z0-9_.\-]{0,40}?"
     r"(?i:pass|pwd|pw|secret|token|bearer|key|cred|auth|pin|otp)[A-Za-z0-9_.\-]{0,40})"
     r"(?:[ \t]*=[ \t]*|[ \t]+)" + _value("n")
-    + r"|(?P<lf>[pPwWaAkKX])(?:[ \t]*=[ \t]*|[ \t]+)?" + _value("l") + ")")
+    + r"|(?P<lf>[pPwWaAkKXt])(?:[ \t]*=[ \t]*|[ \t]+)?" + _value("l") + ")")
 _SECRET_PART_RE = re.compile(
     r"pass|pwd|\Apw\Z|secret|token|bearer|apikey|\Akey\Z|cred|\Aauth|\Apin\Z|otp\Z")
 # Words of a flag's name that say its value is not the secret itself.
@@ -74,12 +74,14 @@ _AUTH_WORDS = ("addauth", "auth", "login", "credential")
 # A subcommand that makes a user or sets a password, then the user (and a host), then the
 # password: ``rabbitmqctl add_user deploy pw``, ``… register alice example.org pw``.
 _SETS_PASSWORD_RE = re.compile(
-    r"(?:add[_\-]?user|change[_\-]?password|set[_\-]?password|register|"
-    r"user[ \t]+add|users?[ \t]+create)[ \t]+(?:[^\s\"'`|;&<>\-][^\s\"'`|;&<>]{0,127}[ \t]+){1,2}"
-    + _value("") + r"(?=[\s\"']|\Z)")
-_SETS_PASSWORD_WORDS = ("add_user", "adduser", "add-user", "change_password", "change-password",
-                        "changepassword", "set_password", "set-password", "setpassword",
-                        "register", "user add", "users create", "user create")
+    r"(?:add[_\-]?user|change[_\-]?password|set[_\-]?password|register|user[ \t]+add|net[ \t]+user|"
+    r"users?[ \t]+create|alias[ \t]+set)[ \t]+(?P<rest>[^\n|;&<>`]{1,400})")
+_ARG_RE = re.compile(r"(?P<q>[\"']?)(?P<v>[^\s\"']{3,256})(?P=q)(?=[\s]|\Z)")
+_MAX_ARGS = 4
+# Every such subcommand holds one of these; it starts at most 7 characters before it
+# ("change_password").
+_SETS_PASSWORD_CORES = ("user", "password", "register", "alias")  # "net user": 4 back
+_SETS_PASSWORD_BACK = 7
 # Windows: /p:pw, /pass:pw, /password:pw, /TargetPassword:pw; /RP pw and /P pw beside /U.
 _WIN_FLAG_RE = re.compile(
     r"/(?<![\w/\\.:]/)(?P<f>p|rp|pw|pwd|pass|passwd|password|[a-z]{1,24}password)"
@@ -198,9 +200,43 @@ def _flag(text: str, m: re.Match[str]) -> tuple[int, int] | None:
             return None
         if "/" in v and not (quoted or shapes.typed_password(v)):
             return None  # a path, unless typed as a password ("-pPaBPrc/W8tRL&3lvN")
-        # a long bare -P: a public key too (minisign, signtool)
-        ok = _credential_shape(v, signed=m.group("lf") == "P" and not quoted and len(v) >= 32)
+        if m.group("lf") == "t":  # a tag, a tty, a time, a title too: only a token
+            ok = bool(_redact._looks_random(v) or shapes.random_token(v))
+        else:  # a long bare -P: a public key too (minisign, signtool)
+            ok = _credential_shape(v, signed=m.group("lf") == "P" and not quoted and len(v) >= 32)
     return (s, s + len(v)) if ok else None
+
+
+def _sets_password(text: str, low: str) -> Iterator[re.Match[str]]:
+    """``_SETS_PASSWORD_RE`` tried just before each "user", "password", "register", "alias"
+    (``str.find`` scans, in C), where a word starts."""
+    tried: set[int] = set()
+    for core in _SETS_PASSWORD_CORES:
+        at = low.find(core)
+        while at >= 0:
+            for start in range(max(0, at - _SETS_PASSWORD_BACK), at + 1):
+                before = low[start - 1] if start else " "
+                if start in tried or before.isalnum() or before in "_-":
+                    continue
+                tried.add(start)
+                m = _SETS_PASSWORD_RE.match(text, start)
+                if m is not None:
+                    yield m
+            at = low.find(core, at + 1)
+
+
+def _set_password(m: re.Match[str]) -> tuple[int, int] | None:
+    """The password among a user-making subcommand's arguments: the first after the
+    user's name that is not a word, a host, a URL, a path or a flag."""
+    args = list(_ARG_RE.finditer(m.string, m.start("rest"), m.end("rest")))[:_MAX_ARGS]
+    for a in args[1:]:
+        v = a.group("v")
+        if a.group("v").startswith("-"):
+            return None  # flags follow: the command reads its password elsewhere
+        if _literal(v, bool(a.group("q"))) and not _word(v) and (
+                _credential_shape(v) or (any(c.isdigit() for c in v) and len(v) >= 6)):
+            return a.span("v")
+    return None
 
 
 def find_flag_secrets(text: str, low: str) -> Iterator[Span]:
@@ -209,7 +245,7 @@ def find_flag_secrets(text: str, low: str) -> Iterator[Span]:
             span = _flag(text, m)
             if span is not None:
                 yield *span, "cli-password"
-    if "/" in text:
+    if "/p" in low or "/rp" in low or "password" in low:  # every Windows flag below holds one
         for m in _WIN_FLAG_RE.finditer(text):
             s, v = _strip(m)
             if not _literal(v) or _word(v):
@@ -221,12 +257,10 @@ def find_flag_secrets(text: str, low: str) -> Iterator[Span]:
                 if _WIN_USER_RE.search(line) is None:
                     continue  # "/p x" alone: a path's piece, not schtasks' password
             yield s, s + len(v), "cli-password"
-    sets = "user" in low or "password" in low or "register" in low
-    for m in _at_words(text, low, _SETS_PASSWORD_WORDS if sets else (), _SETS_PASSWORD_RE):
-        s, v = _strip(m)
-        if _literal(v, bool(m.group("q"))) and not _word(v) and (
-                _credential_shape(v) or (any(c.isdigit() for c in v) and len(v) >= 6)):
-            yield s, s + len(v), "cli-password"
+    for m in _sets_password(text, low):
+        span = _set_password(m)
+        if span is not None:
+            yield *span, "cli-password"
     if ":" in text and ("auth" in low or "login" in low or "credential" in low):
         for m in _at_words(text, low, _AUTH_WORDS, _AUTH_WORD_RE):
             v = m.group("v")
