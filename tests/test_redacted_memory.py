@@ -157,7 +157,7 @@ def test_a_value_redacted_in_an_edit_is_remembered_for_the_next_write(
     from reviewer.claude_code.remember import remember
     from reviewer.store import db
 
-    other = "lantern.quartz.84"  # no rule tells it from words without "password" before it
+    other = "lantern.84.quartz"  # no rule tells it from words without "password" before it
     store = Store()
     try:
         store.import_facts([NewFact(project=str(repo), text="Staging deploys on Fridays.",

@@ -299,3 +299,11 @@ def test_the_password_half_of_a_user_option_is_hidden() -> None:
         assert v not in out and ("ci-reader" in out or "bob" in out or "admin" in out)
     for text in ('user = "alice:${PASSWORD}"\n', "user: root:8080\n", "user: nobody:nogroup\n"):
         assert redact(text) == text
+
+
+@pytest.mark.parametrize("value", ["k9mq2lp@zq7w", "0dnmuzmflncuq4"])
+def test_a_revealed_value_with_an_at_or_a_leading_digit_goes_whole(value: str) -> None:
+    """A value holding "@" is no shell prompt's "user@host" (that goes on: ":~$"), and its
+    leading digit is no Read's line number (that has its "→")."""
+    out = redact(f"$ pass show email/work\n{value}\n")
+    assert value not in out and value[0] + "[REDACTED" not in out, out

@@ -33,7 +33,9 @@ import urllib.parse
 from collections.abc import Iterator
 
 from reviewer.sanitize import (
+    bound,
     continued,
+    flags,
     gitleaks,
     layers,
     named,
@@ -253,7 +255,7 @@ def _seeing_lines(find: _redact.Finder) -> _redact.Finder:
 # Context one line or one message away, and prefixes that name a key: small finders run
 # as one (a finder's call and line view cost more than these gates on a short turn).
 _CONTEXTS = (*printed.FINDERS, *continued.FINDERS, *positional.FINDERS, *reveal.FINDERS,
-             *wallets.FINDERS, *prefixed.FINDERS)
+             *wallets.FINDERS, *prefixed.FINDERS, *flags.FINDERS, *bound.FINDERS)
 
 
 def _contexts(text: str, low: str) -> Iterator[tuple[int, int, str]]:

@@ -61,9 +61,10 @@ _NEEDLES = ("vault ", "gcloud ", "op read", "op item", "kubectl ", "aws ", "pass
             "jq ", "yq ", "value(")
 # What stands before an output line: indentation, the condenser's "┆ →" or a Read's
 # "12→", a box's "│".
-_OUT_PREFIX_RE = re.compile(r"[ \t]*(?:[┆│|][ \t]*)?(?:\d{1,7})?(?:→[ \t]?)?[ \t]*")
+_OUT_PREFIX_RE = re.compile(r"[ \t]*(?:[┆│|][ \t]*)?(?:\d{0,7}→[ \t]?)?[ \t]*")  # "0dNm…": a value
 _VALUE_RE = re.compile(r"[^\s\"'`]{4,512}")
-_NEXT_COMMAND_RE = re.compile(r"(?:[·$#%>]|Bash:|User:|Assistant:|\w+@[\w.\-]+)")
+# A prompt's "user@host" goes on (":~$", " dir]$"): a value alone holding "@" does not.
+_NEXT_COMMAND_RE = re.compile(r"(?:[·$#%>]|Bash:|User:|Assistant:|\w+@[\w.\-]+(?=[:#$]|[ \t]+\S))")
 _MAX_LINES = 8
 _SUBSTITUTION_RE = re.compile(r"\$\(|`|<\(|=[ \t]*[\"']?\$")
 
