@@ -11,11 +11,12 @@ nothing disappears silently; rejected facts are neither shown nor counted.
 
 Ranking: BM25 over the `fact_fts` index (schema V4, kept in step by triggers, never
 rebuilt here), plus overlap between the files asked about and the files a fact cites,
-plus a little of the fact's confidence; then the best hundred are re-scored by the share
+plus a little of the fact's confidence; then the best 200 are re-scored by the share
 of the question's words each holds and of its adjacent word pairs it holds adjacent
 (coverage leads, BM25 orders within it; a word held only as a synonym, or only in the
 fact's evidence quote, counts half, a word held as its derivational root, word_roots.py,
-counts whole, and a fact holding the kind of answer the question asks for,
+counts whole, an identifier of the question counts only written whole, in any spelling,
+or half by its parts, and a fact holding the kind of answer the question asks for,
 answer_kinds.py, gets a little); the question's words are searched in the facts' evidence
 too (a match there weighs less than one in the text);
 newest approval breaks ties. Synonyms (query_terms.py) widen only a question whose own
@@ -76,6 +77,12 @@ CONFIDENCE_WEIGHT = 0.25
 # of 49, MRR 0.69 to 0.73): BM25 alone lets a short sentence that repeats one rare word
 # of the question outrank the fact that holds most of them. Weighed so it leads and BM25
 # orders within; only the best matches are re-scored (each one's words are read).
+# Issue 23, session 10: at 2.0 BM25 still led (a normalised first-stage score reaches about
+# 2 with expansions and evidence), and a fact holding more of the question but long, or
+# past the best hundred, lost to short sentences repeating one common word of it. 6.0 over
+# the best 200 (all five tuning sets, 293 questions, at 10,000 facts: r@5 232 to 243, MRR
+# 0.748 to 0.776; at 1,000: 250 to 261; at 0: 269 to 273); 4.0 or the best 100 did less,
+# the best 300-400 no better.
 COVERAGE_WEIGHT = 6.0
 COVERAGE_CANDIDATES = 200
 SEEN_CACHE = 1_024  # facts whose words a running server keeps (~6 KB each: ~6 MB at most)
@@ -103,12 +110,17 @@ EVIDENCE_SEARCH_WEIGHT = 0.3
 # with its best 50, 14.8 ms without the evidence search). Over main, evidence and roots
 # together cost about a quarter more time per recall (interleaved runs under load).
 EVIDENCE_CANDIDATES = 50
-PAIR_WEIGHT = 1.0
+PAIR_WEIGHT = 1.0  # adjacent words of the question adjacent in the fact (`save transcript`)
+# A question's identifier (`SESSION_SHARE_TRANSCRIPT_PATH`, `FactStore`) is held whole
+# only by a fact that writes it; one holding some of its parts holds this much of that
+# share (tuning sets at 10,000 facts: MRR 0.748 to 0.751 alone; before, `session` in any
+# sentence held the whole identifier by its first five letters).
 IDENT_PART_HELD = 0.5
 # A fact holding an answer of the kind the question asks for (answer_kinds.py: "how long"
 # and a duration, "why" and a cause): a quarter of full coverage (tuning set 1 at 10,000
-# facts: r@5 30 to 31 of 38, MRR 0.73 to 0.75; set 2 unchanged).
-ANSWER_KIND_WEIGHT = 1.5  # adjacent words of the question adjacent in the fact (`save transcript`)
+# facts: r@5 30 to 31 of 38, MRR 0.73 to 0.75; set 2 unchanged), kept a quarter when the
+# coverage weight tripled (0.5 to 1.5: one more question in the top five at each size).
+ANSWER_KIND_WEIGHT = 1.5
 TOOL = "mcp__mem-review__recall"
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
 # facts by embedding join the lexical ranking by weighted reciprocal rank fusion.
