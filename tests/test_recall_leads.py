@@ -94,3 +94,14 @@ def test_identifier_credits_whole_parts_and_quotes() -> None:
     credits = [[0.0, 0.0], [0.0, 0.0]]
     recall._credit_evidence(terms, quotes, credits, idents)
     assert credits == [[0.0, 0.0], [recall.EVIDENCE_HELD, 0.0]]
+
+
+def test_an_identifier_of_the_question_weighs_more_than_a_word(conn) -> None:
+    answer = add(conn, "The user's settings turn toggleMode on and keep thirty recordings, "
+                       "with spoken punctuation and the small English model, which the user "
+                       "picked after trying the larger ones for a week on long dictations "
+                       "and finding them too slow to start on this older laptop.")
+    for i in range(3):  # a few facts holding its three other words
+        add(conn, f"Step {i}: the config option was read from the documented file.")
+    add(conn, "A config option is documented in the project's configuration page.")
+    assert ids(conn, "toggleMode undocumented config option")[0] == answer
