@@ -11,11 +11,12 @@ nothing disappears silently; rejected facts are neither shown nor counted.
 
 Ranking: BM25 over the `fact_fts` index (schema V4, kept in step by triggers, never
 rebuilt here), plus overlap between the files asked about and the files a fact cites,
-plus a little of the fact's confidence; then the best hundred are re-scored by the share
+plus a little of the fact's confidence; then the best 200 are re-scored by the share
 of the question's words each holds and of its adjacent word pairs it holds adjacent
 (coverage leads, BM25 orders within it; a word held only as a synonym, or only in the
 fact's evidence quote, counts half, a word held as its derivational root, word_roots.py,
-counts whole, and a fact holding the kind of answer the question asks for,
+counts whole, an identifier of the question counts only written whole, in any spelling,
+or half by its parts, and a fact holding the kind of answer the question asks for,
 answer_kinds.py, gets a little); the question's words are searched in the facts' evidence
 too (a match there weighs less than one in the text);
 newest approval breaks ties. Synonyms (query_terms.py) widen only a question whose own
@@ -76,8 +77,14 @@ CONFIDENCE_WEIGHT = 0.25
 # of 49, MRR 0.69 to 0.73): BM25 alone lets a short sentence that repeats one rare word
 # of the question outrank the fact that holds most of them. Weighed so it leads and BM25
 # orders within; only the best matches are re-scored (each one's words are read).
-COVERAGE_WEIGHT = 2.0
-COVERAGE_CANDIDATES = 100
+# Issue 23, session 10: at 2.0 BM25 still led (a normalised first-stage score reaches about
+# 2 with expansions and evidence), and a fact holding more of the question but long, or
+# past the best hundred, lost to short sentences repeating one common word of it. 6.0 over
+# the best 200 (all five tuning sets, 293 questions, at 10,000 facts: r@5 232 to 243, MRR
+# 0.748 to 0.776; at 1,000: 250 to 261; at 0: 269 to 273); 4.0 or the best 100 did less,
+# the best 300-400 no better.
+COVERAGE_WEIGHT = 6.0
+COVERAGE_CANDIDATES = 200
 SEEN_CACHE = 1_024  # facts whose words a running server keeps (~6 KB each: ~6 MB at most)
 WORD_CACHE = 4_096  # words, and identifiers, whose forms it keeps (~0.25 KB each, ~2 MB)
 # A question's word the fact holds only as a synonym counts half a word in the coverage
@@ -103,11 +110,20 @@ EVIDENCE_SEARCH_WEIGHT = 0.3
 # with its best 50, 14.8 ms without the evidence search). Over main, evidence and roots
 # together cost about a quarter more time per recall (interleaved runs under load).
 EVIDENCE_CANDIDATES = 50
-PAIR_WEIGHT = 1.0
+PAIR_WEIGHT = 1.0  # adjacent words of the question adjacent in the fact (`save transcript`)
+# A question's identifier (`SESSION_SHARE_TRANSCRIPT_PATH`, `FactStore`) is held whole
+# only by a fact that writes it; one holding some of its parts holds this much of that
+# share (tuning sets at 10,000 facts: MRR 0.748 to 0.751 alone; before, `session` in any
+# sentence held the whole identifier by its first five letters).
+IDENT_PART_HELD = 0.5
+# ... and counts twice a word's weight: it names what the question is about (tuning sets:
+# r@5 243 to 244 of 293 at 10,000 facts, MRR 0.777 to 0.780; 1.5 and 3.0 no better).
+IDENT_WEIGHT = 2.0
 # A fact holding an answer of the kind the question asks for (answer_kinds.py: "how long"
 # and a duration, "why" and a cause): a quarter of full coverage (tuning set 1 at 10,000
-# facts: r@5 30 to 31 of 38, MRR 0.73 to 0.75; set 2 unchanged).
-ANSWER_KIND_WEIGHT = 0.5  # adjacent words of the question adjacent in the fact (`save transcript`)
+# facts: r@5 30 to 31 of 38, MRR 0.73 to 0.75; set 2 unchanged), kept a quarter when the
+# coverage weight tripled (0.5 to 1.5: one more question in the top five at each size).
+ANSWER_KIND_WEIGHT = 1.5
 TOOL = "mcp__mem-review__recall"
 # Optional semantic recall (reviewer/store/vectors.py, the `semantic` extra): the nearest
 # facts by embedding join the lexical ranking by weighted reciprocal rank fusion.
@@ -511,9 +527,13 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     credits = [[1.0 if not f.keys.isdisjoint(forms)
                 else SYNONYM_HELD if syn and not syn.isdisjoint(f.words) else 0.0
                 for forms, syn in checks] for f in seen]
+    idents = _identifiers(q.text)
+    _credit_identifiers(idents, q.terms, seen, credits)
     _credit_evidence(q.terms, [row[9] if len(row) > 9 else "" for _, _, _, row, _ in head],
-                     credits)
+                     credits, idents)
     weights = _rarity(credits, len(q.terms))
+    weights = [w * IDENT_WEIGHT if t in idents else w
+               for w, t in zip(weights, q.terms, strict=True)]
     total = sum(weights) or 1.0
     rescored = []
     for (neg, neg_at, fid, row, state), f, credit in zip(head, seen, credits, strict=True):
@@ -526,6 +546,42 @@ def _by_coverage(q: Query, ranked: list[tuple[float, float, int, tuple[Any, ...]
     return rescored + ranked[len(head):]
 
 
+def _identifiers(text: str) -> dict[str, tuple[str, ...]]:
+    """{the question's words written as identifiers (`snake_case`, `CamelCase`, `v2`),
+    casefolded as `Query.terms` holds them: their parts}."""
+    out: dict[str, tuple[str, ...]] = {}
+    for w in _TERM.findall(text):
+        if w.isdigit() or not (
+                "_" in w.strip("_") or _DIGIT.search(w)
+                or (len(w) > 2 and not w[1:].islower() and not w[1:].isupper())):
+            continue
+        parts = [p for sub in w.split("_") for p in (query_terms.parts(sub) or [sub.casefold()])
+                 if p]
+        out[w.casefold()] = tuple(parts)
+    return out
+
+
+def _credit_identifiers(idents: dict[str, tuple[str, ...]], terms: list[str],
+                        seen: list[_Seen], credits: list[list[float]]) -> None:
+    """A question's identifier (`SESSION_SHARE_TRANSCRIPT_PATH`, `FactStore`; `idents`,
+    `_identifiers`) is held whole only by a fact that writes it, in any spelling
+    (`fact_store`, `FactStore`), not by one holding a word of its first five letters
+    (`session`, `facts`): that one holds IDENT_PART_HELD of the share of its parts it
+    holds. Each fact's credits (`seen`, `credits`: one list per fact) are set in place."""
+    for j, t in enumerate(terms):
+        parts = idents.get(t)
+        if not parts:
+            continue
+        whole = t.replace("_", "")
+        part_forms = [_forms(p) for p in parts]
+        for f, row in zip(seen, credits, strict=True):
+            if whole in f.words or whole in f.joined:
+                row[j] = 1.0
+            else:
+                held = sum(1 for forms in part_forms if not f.keys.isdisjoint(forms))
+                row[j] = IDENT_PART_HELD * held / len(parts)
+
+
 class _Seen(NamedTuple):
     """What the re-score reads of one fact, worked out once per text (`_seen`)."""
 
@@ -535,16 +591,19 @@ class _Seen(NamedTuple):
     # never short and a whole word shorter than five letters is its own short form
     keys: frozenset[str]
     pairs: frozenset[tuple[str, str]]  # adjacent words by their first five letters
+    joined: frozenset[str] = frozenset()  # its words holding `_`, taken out (`factstore`)
 
 
-def _credit_evidence(terms: list[str], quotes: list[str], credits: list[list[float]]) -> None:
+def _credit_evidence(terms: list[str], quotes: list[str], credits: list[list[float]],
+                     idents: dict[str, tuple[str, ...]] | None = None) -> None:
     """Raise each fact's credits (`_credits`, one list per fact, in place) to
     EVIDENCE_HELD for a question's word held only in its evidence (`quotes`, one per
     fact, '' for none): the transcript's own words, quoted when the fact was extracted.
     A question written from what happened in a session uses the session's words ("the
     signing key"), which the fact may restate in others ("the release key"). Only the
     re-scored head reads them; never shown."""
-    forms = [(t[:5], _held_in(t)) for t in terms]
+    idents = idents or {}
+    forms = [(t, _whole_in(t)) if t in idents else (t[:5], _held_in(t)) for t in terms]
     for i, text in enumerate(quotes):
         if not text:
             continue
@@ -554,6 +613,12 @@ def _credit_evidence(terms: list[str], quotes: list[str], credits: list[list[flo
             # the plain substring first: most quotes lack most words
             if row[j] < EVIDENCE_HELD and head in low and held.search(low):
                 row[j] = EVIDENCE_HELD
+
+
+@functools.lru_cache(maxsize=1024)
+def _whole_in(term: str) -> re.Pattern[str]:
+    """An identifier of the question (`_identifiers`) as a quote must hold it: whole."""
+    return re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -589,7 +654,8 @@ def _seen(text: str) -> _Seen:
     heads = [w[:5] for w in low_words]
     # every adjacent pair: a question's pairs hold no filler word, so one with a filler
     # word here matches none (short of a longer word of the same first five letters)
-    return _Seen(frozenset(words), _keys(words), frozenset(pairwise(heads)))
+    joined = frozenset(w.replace("_", "") for w in words if "_" in w)
+    return _Seen(frozenset(words), _keys(words), frozenset(pairwise(heads)), joined)
 
 
 @functools.lru_cache(maxsize=WORD_CACHE)
