@@ -38,6 +38,7 @@ from capture.noise import (
     SIBLING,
     WARNING_LINES,
     ends,
+    last_state,
     output_errors,
     output_warnings,
     reads_files,
@@ -1008,6 +1009,7 @@ def _record_turns(
             name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
             body = _result_text(b.get("content"))
             _keep_tool_text(st, "error" if b.get("is_error") is True else "output", name, body)
+            body = last_state(body)  # a progress line rewritten by `\r`: its last state
             if st.holder is not None:
                 st.holder.result(tid, name, body, b.get("is_error") is True, line, offset, ts,
                                  isinstance(tid, str) and tid in st.looks)
