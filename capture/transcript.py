@@ -344,7 +344,7 @@ _REMINDER_RE = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S
 # removed: a person may write about these tags.
 _WRAPPER_OPEN_RE = re.compile(
     r"<((?:local-)?command-[\w-]+|bash-(?:input|stdout|stderr)|task-notification"
-    r"|user-prompt-submit-hook)>"
+    r"|user-prompt-submit-hook|ide_opened_file)>"
 )
 _INTERRUPT_RE = re.compile(r"\[Request interrupted by user[^\]\n]{0,200}\]")
 # Messages that are generated, not typed by a person.
@@ -1488,10 +1488,16 @@ def without_count(text: str) -> str:
     return _COUNT_RE.sub("", text) if text.endswith(")") else text
 
 
+REPLAYED_PROMPT = 40  # a prompt this long said again word for word is a replay, not news
+
+
 def _without_repeats(turns: list[Turn]) -> list[Turn]:
-    """A prompt sent again with nothing said in between (an API retry, a resend) once;
-    the same call line several times in a row once, with its count."""
+    """A prompt sent again with nothing said in between (an API retry, a resend) once,
+    and a long one said again anywhere later (a resumed session's file replays the
+    person's words and answers: issue 21); the same call line several times in a row
+    once, with its count."""
     out: list[Turn] = []
+    said: set[str] = set()
     last_prompt: str | None = None
     runs = 1  # calls in a row with the same line (`· Edit app.py` four times: once, ×4)
     for t in turns:
@@ -1502,9 +1508,11 @@ def _without_repeats(turns: list[Turn]) -> list[Turn]:
             continue
         runs = 1
         if t.kind == "prompt":
-            if t.text == last_prompt:
+            if t.text == last_prompt or t.text in said:
                 continue
             last_prompt = t.text
+            if len(t.text) >= REPLAYED_PROMPT and len(said) < 4096:
+                said.add(t.text)
         elif t.kind in ("prose", "summary"):
             last_prompt = None
         out.append(t)
