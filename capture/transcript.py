@@ -60,6 +60,7 @@ from capture.written import (
     code_header,
     cut_middle,
     documented,
+    file_name,
     heredoc_files,
     is_code,
     is_doc,
@@ -1038,7 +1039,7 @@ def _record_turns(
                 # Exit 0, but the output names an error (a panic piped through `tee`).
                 turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
                                   offset, ts, name))
-            elif name == "Read" and (said := _read_says(body, st.reads.get(tid, ""))):
+            elif name == "Read" and (said := _read_says(body, st.reads.get(tid, ""), cwd)):
                 # A small document or config file read (package.json, a rules file):
                 # what it says is the project's own statement. A code file's doc
                 # comments go in a turn of their own: the first to go under pressure.
@@ -1125,7 +1126,7 @@ _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
 DOCUMENTS = "documents:"  # heads what a code read's doc comments say (shed first by fit)
 
 
-def _read_says(body: str, path: str) -> list[str]:
+def _read_says(body: str, path: str, cwd: str | None = None) -> list[str]:
     """What a file read says in its own words, under its path, one detail each; none for
     an error or a dump. A document or config file: whole when small, else its opening (a
     config's name, version and description; a document's title and summary) and its end.
@@ -1133,13 +1134,15 @@ def _read_says(body: str, path: str) -> list[str]:
     what they document, never the listing."""
     if not path or len(body) > READ_SCAN_CHARS:
         return []
-    name = path.rsplit("/", 1)[-1]
+    # Named as its call line names it (relative to the session's directory): the call, a
+    # look, is not sent, and two `context.md` of two systems are two files.
+    name = _rel(path, cwd)
     text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
     if not text:
         return []
     if is_doc(path):
         return [f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}".strip()]
-    if not is_code(path) and not (text.startswith("#!") and "." not in name):
+    if not is_code(path) and not (text.startswith("#!") and "." not in file_name(path)):
         return []  # a script without an extension (a git hook) is known by its `#!`
     said = []
     if header := code_header(text):
