@@ -59,6 +59,7 @@ from capture.written import (
     WRITERS,
     code_header,
     cut_middle,
+    describe,
     documented,
     file_name,
     heredoc_files,
@@ -1072,6 +1073,8 @@ def _record_turns(
                     turns.append(Turn("user", "prompt", answer, line, offset, ts))
             else:
                 reason = "tool_result"
+                if name == "Read" and (defs := _read_defines(body, st.reads.get(tid, ""), cwd)):
+                    turns.append(Turn("user", "detail", defs, line, offset, ts, "Read"))
                 if name not in _NOT_QUOTED and tid not in st.listings and \
                         len(st.pending) + len(st.unsent) < _PENDING:
                     st.unsent.append((name, body, line, offset, ts))
@@ -1152,6 +1155,18 @@ def _read_says(body: str, path: str, cwd: str | None = None) -> list[str]:
     if notes := documented(text, python=name.endswith((".py", ".pyi"))):
         said.append(f"{name} {DOCUMENTS}\n{notes}")
     return said
+
+
+def _read_defines(body: str, path: str, cwd: str | None) -> str:
+    """A code file read that says nothing of itself (no header, no doc comments): what
+    it defines, under its path (the call, a look, is not sent: which file was read went
+    with it). Shed with doc comments, first. "" for anything else."""
+    if not path or len(body) > READ_SCAN_CHARS or not is_code(path):
+        return ""
+    text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
+    defs = next((ln for ln in describe(path, text).split("\n") if ln.startswith("defines: ")),
+                "") if text else ""
+    return f"{_rel(path, cwd)} {DOCUMENTS}\n{defs}" if defs else ""
 
 
 # What git says it did: the commit made (branch and hash), where a reset or checkout

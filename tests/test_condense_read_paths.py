@@ -27,3 +27,41 @@ def test_a_read_is_named_by_its_path_under_the_session_directory(tmp_path: Path)
     heads = [t.text.partition("\n")[0] for t in turns if t.kind == "detail"]
     assert heads == ["systems/analytics/context.md reads:",
                      "systems/web-terminal/context.md reads:", "/srv/other/notes.md reads:"]
+
+
+RS = """use std::time::Duration;
+
+pub struct TrendingFetchTask {
+    interval: Duration,
+}
+
+impl TrendingFetchTask {
+    pub fn new(interval: Duration) -> Self {
+        Self { interval }
+    }
+
+    pub async fn run(&self) {
+        loop {
+            let rows = fetch_trending().await;
+            publish(rows).await;
+            tokio::time::sleep(self.interval).await;
+        }
+    }
+}
+"""
+
+
+def test_a_code_read_that_says_nothing_of_itself_names_its_file_and_definitions(
+        tmp_path: Path) -> None:
+    """No header comment, no doc comment: which file was read went with its call line
+    (a look). Its path and what it defines stay, shed first with doc comments."""
+    src = "/home/u/other/web-terminal/bin/web-server/src/tasks/trending_fetch.rs"
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        user("Where is trending fetched?"),
+        call("Read", {"file_path": src}, "t1"), result(RS, "t1"),
+    ])
+    turns, _, _ = read_turns(path)
+    details = [t.text for t in turns if t.kind == "detail"]
+    assert len(details) == 1 and details[0].startswith(src + " documents:\ndefines: ")
+    assert "pub struct TrendingFetchTask {" in details[0]
+    assert "fetch_trending().await" not in details[0]  # the listing is not kept
