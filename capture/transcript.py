@@ -1157,13 +1157,17 @@ def _read_says(body: str, path: str, cwd: str | None = None) -> list[str]:
     return said
 
 
+_DEFINES_SCAN = 6_000
+
+
 def _read_defines(body: str, path: str, cwd: str | None) -> str:
     """A code file read that says nothing of itself (no header, no doc comments): what
     it defines, under its path (the call, a look, is not sent: which file was read went
     with it). Shed with doc comments, first. "" for anything else."""
     if not path or len(body) > READ_SCAN_CHARS or not is_code(path):
         return ""
-    text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
+    # Its first definitions name it (DEFS_BYTES of them at most): the head is enough.
+    text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body[:_DEFINES_SCAN])).strip()
     defs = next((ln for ln in describe(path, text).split("\n") if ln.startswith("defines: ")),
                 "") if text else ""
     return f"{_rel(path, cwd)} {DOCUMENTS}\n{defs}" if defs else ""
