@@ -13,8 +13,11 @@ durable fact; shedding stops as soon as the text fits:
    first; then a script's further commands (`capture.results`), largest first;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
-   "Let me check the config."), cut to its first sentence, longest first, only as far
-   as needed;
+   "Let me check the config."), cut to what it found (its announcing sentences go: in
+   English words, or in any language a last sentence that ends with a colon,
+   "設定ファイルを作成します："), longest first, only as far as needed; then narration
+   that only announces goes whole (the call line says it again) before anything the
+   session wrote is cut;
 3. the length of every assistant text and call detail (a plan, a commit message, an
    issue body: kind "detail"), to an equal share of the room left, if that share is
    still a paragraph (GOOD_SHARE bytes): its opening and its end, or, when the share is
