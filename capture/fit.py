@@ -389,27 +389,8 @@ def _written(t: Turn) -> bool:
                                    or t.text.startswith((OUTPUT_PREFIX, QUOTED_PREFIX)))
 
 
-_SCRIPT_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
-# Kana that only inflects or joins (です, します, の): in every Japanese sentence alike.
-_JOINING = re.compile(r"[\u3040-\u309f\u30fc。、・「」]+")
-
-
 def _content_words(text: str) -> set[str]:
-    """The words two descriptions of the same thing share: of four letters or more, or,
-    in a script written without spaces (Japanese, Chinese), each pair of neighbouring
-    characters that is not only inflection (a "word" there is a whole clause)."""
-    text = text.casefold()
-    if text.isascii():
-        return {w for w in _WORDS.findall(text) if len(w) > 3}
-    out: set[str] = set()
-    for run in _SCRIPT_RUNS.findall(text):
-        if run.isascii():
-            out |= {w for w in _WORDS.findall(run) if len(w) > 3}
-            continue
-        for word in re.findall(r"\w+", run):
-            out |= {word[k:k + 2] for k in range(len(word) - 1)
-                    if not _JOINING.fullmatch(word[k:k + 2])}
-    return out
+    return {w for w in _WORDS.findall(text.casefold()) if len(w) > 3}
 
 
 def _older_versions(turns: list[Turn], max_bytes: int) -> list[Turn]:

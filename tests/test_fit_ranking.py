@@ -58,24 +58,3 @@ def test_narration_that_only_announces_goes_before_a_written_config_is_cut() -> 
     assert [t.text for t in out if t.kind == "detail"] == [body]
     assert out[-1].text == turns[-1].text
     assert all(t in out for t in turns if t.kind == "tool_call")
-
-
-def test_the_latest_japanese_description_wins_as_an_english_one_does() -> None:
-    """Two descriptions of the same design in Japanese share no word of four letters
-    (a clause is one `\\w+` run): the later one still wins the room, the earlier one
-    goes to what it says that the later does not."""
-    early = ("承知しました。プロジェクト紹介、自己紹介・経歴、ブログ、コンタクトフォームを含む"
-             "日英両対応のポートフォリオサイトをNext.jsとTailwind CSSで作成します。"
-             "ブログはMarkdownで書けるようにします。コンタクトフォームの送信先は環境変数で"
-             "設定します。ダークモードにも対応します。")
-    late = ("完成しました。ポートフォリオサイトにはプロジェクト紹介、自己紹介・経歴、ブログ、"
-            "コンタクトフォームがあり、日英両対応です。Next.jsとTailwind CSSで作成し、"
-            "デプロイはCloud Runです。ブログはMarkdownで書けます。"
-            "コンタクトフォームの送信先は環境変数で設定します。ダークモードにも対応しました。")
-    turns = [turn("prompt", "ポートフォリオを作って"), turn("prose", early),
-             turn("tool_call", "Write a.ts", "Write"), turn("prompt", "まとめて"),
-             turn("prose", late)]
-    out = fit(turns, size(turns) - 150)
-    prose = [t.text for t in out if t.kind == "prose"]
-    assert prose[-1] == late
-    assert len(prose[0]) < len(early)
