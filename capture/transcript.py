@@ -1073,7 +1073,9 @@ def _record_turns(
                     turns.append(Turn("user", "prompt", answer, line, offset, ts))
             else:
                 reason = "tool_result"
-                if name == "Read" and (defs := _read_defines(body, st.reads.get(tid, ""), cwd)):
+                if name == "Read" and (defs := _read_defines(body, st.reads.get(tid, ""), cwd)) \
+                        and defs not in st.details:  # a file read again: named once
+                    st.details.add(defs)
                     turns.append(Turn("user", "detail", defs, line, offset, ts, "Read"))
                 if name not in _NOT_QUOTED and tid not in st.listings and \
                         len(st.pending) + len(st.unsent) < _PENDING:
@@ -1158,6 +1160,7 @@ def _read_says(body: str, path: str, cwd: str | None = None) -> list[str]:
 
 
 _DEFINES_SCAN = 6_000
+_DEFINES_CHARS = 160
 
 
 def _read_defines(body: str, path: str, cwd: str | None) -> str:
@@ -1170,6 +1173,8 @@ def _read_defines(body: str, path: str, cwd: str | None) -> str:
     text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body[:_DEFINES_SCAN])).strip()
     defs = next((ln for ln in describe(path, text).split("\n") if ln.startswith("defines: ")),
                 "") if text else ""
+    if len(defs) > _DEFINES_CHARS:  # its first few: the file is named, not listed
+        defs = defs[:_DEFINES_CHARS].rsplit("; ", 1)[0] + "; …"
     return f"{_rel(path, cwd)} {DOCUMENTS}\n{defs}" if defs else ""
 
 

@@ -65,3 +65,23 @@ def test_a_code_read_that_says_nothing_of_itself_names_its_file_and_definitions(
     assert len(details) == 1 and details[0].startswith(src + " documents:\ndefines: ")
     assert "pub struct TrendingFetchTask {" in details[0]
     assert "fetch_trending().await" not in details[0]  # the listing is not kept
+
+
+def test_a_code_read_is_named_once_and_briefly(tmp_path: Path) -> None:
+    """Its first definitions name it; read again, it is not named again (the 3.2 MB
+    bench session read 17 such files, some twice: whole lists cost a cent a thousand)."""
+    body = "\n".join(f"pub fn handler_number_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n"
+                     for i in range(40))
+    src = "/home/u/proj/src/handlers.rs"
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        user("Look at the handlers."),
+        call("Read", {"file_path": src}, "t1"), result(body, "t1"),
+        call("Read", {"file_path": src}, "t2"), result(body, "t2"),
+    ])
+    turns, _, _ = read_turns(path)
+    details = [t.text for t in turns if t.kind == "detail"]
+    assert len(details) == 1
+    head, _, defs = details[0].partition("\n")
+    assert head == "src/handlers.rs documents:"
+    assert defs.startswith("defines: pub fn handler_number_0(") and defs.endswith("; …")
+    assert len(defs) <= 170
