@@ -1159,7 +1159,7 @@ def _read_says(body: str, path: str, cwd: str | None = None) -> list[str]:
     return said
 
 
-_DEFINES_SCAN = 6_000
+_DEFINES_SCAN = 3_000
 _DEFINES_CHARS = 160
 
 
