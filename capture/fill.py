@@ -232,7 +232,8 @@ def _superseded(piece: Turn, h: Held, here: list[Turn]) -> set[int]:
             # comments, its header comment): the whole file holds it (issue 21: a read
             # restored whole was sent beside its own cut copy).
             lines = [_norm(ln.strip().removesuffix("[…]")).strip()
-                     for ln in t.text.split("\n")[1:] if not _CUT_LINE.match(ln.strip())]
+                     for ln in t.text.split("\n")[1:] if not _CUT_LINE.match(ln.strip())
+                     and not ln.startswith("defines: ")]  # names from the file: it holds them
             if all(ln in body for ln in lines if ln):
                 out.add(id(t))
         elif t.kind == "detail" or (t.kind == "tool_call" and t.text.startswith(SCRIPT_PREFIX)):

@@ -13,8 +13,11 @@ durable fact; shedding stops as soon as the text fits:
    first; then a script's further commands (`capture.results`), largest first;
 1. look-ups: successful tool calls that only read (Read, Grep, Glob, LS, TodoWrite, …);
 2. narration: assistant text that announces a tool call (the call comes right after it:
-   "Let me check the config."), cut to its first sentence, longest first, only as far
-   as needed;
+   "Let me check the config."), cut to what it found (its announcing sentences go: in
+   English words, or in any language a last sentence that ends with a colon,
+   "設定ファイルを作成します："), longest first, only as far as needed; then narration
+   that only announces goes whole (the call line says it again) before anything the
+   session wrote is cut;
 3. the length of every assistant text and call detail (a plan, a commit message, an
    issue body: kind "detail"), to an equal share of the room left, if that share is
    still a paragraph (GOOD_SHARE bytes): its opening and its end, or, when the share is
@@ -119,6 +122,10 @@ def fit(turns: list[Turn], max_bytes: int | None) -> list[Turn]:
         lambda ts: _shorten_narration(ts, max_bytes, narration),
         lambda ts: _older_versions(ts, max_bytes),
         lambda ts: _without_repeated_calls(ts, retries),
+        # Narration that only announces its call (the call line says it again) goes
+        # before anything the session wrote is cut: a written rule or config says more.
+        lambda ts: _drop_until_fits(ts, max_bytes, lambda t: id(t) in narration
+                                    and only_announces(t.text)),
         lambda ts: _shorten_written(ts, max_bytes),
         # Still over: what was written or reported by a subagent goes before the prose
         # is cut below a paragraph (the session's own words come first). Each only as
@@ -678,14 +685,35 @@ _DECIDES = re.compile(r"(?i)\b(?:instead|different approach|rather than|switch(?
                       r"|we'll use|i'll use|we will use|because|so that)\b")
 
 
+def _announcing(sentences: list[str]) -> list[bool]:
+    """Which sentences of a narration announce the call after it: "Let me check X." in
+    English words, and in any language the last sentence when it ends with a colon (the
+    call is what follows it: "Now I'll write the plan:", "設定ファイルを作成します：")."""
+    out = [bool(_ANNOUNCE.match(x.strip())) and not _DECIDES.search(x) for x in sentences]
+    if sentences and sentences[-1].rstrip().endswith((":", "：")) \
+            and not _DECIDES.search(sentences[-1]):
+        out[-1] = True
+    return out
+
+
 def _narrated(text: str) -> str:
     """Narration without its announcing sentences ("Let me check X.", "Now I'll write
     the plan:"): what it found stays. Only announcements: its first sentence."""
     sentences = [m.group() for m in _SENTENCES.finditer(text) if m.group().strip()]
-    kept = [x for x in sentences if not _ANNOUNCE.match(x.strip()) or _DECIDES.search(x)]
+    kept = [x for x, said in zip(sentences, _announcing(sentences), strict=True) if not said]
     if not kept or sum(len(x) for x in kept) < 20:
         return _first_sentence(text)
     return "".join(kept).strip() if len(kept) < len(sentences) else text
+
+
+def only_announces(text: str) -> bool:
+    """Narration that says nothing but what the call after it does ("Let me run the
+    tests.", "ESLint設定ファイルを作成します："): the call line says it again. One that
+    names code, a file or a value ("by adding __init__.py files") says what the call is
+    for."""
+    text = text.removesuffix(CUT)
+    sentences = [m.group() for m in _SENTENCES.finditer(text) if m.group().strip()]
+    return bool(sentences) and all(_announcing(sentences)) and not _FINDING.search(text)
 
 
 def _first_sentence(text: str) -> str:

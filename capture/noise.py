@@ -30,6 +30,19 @@ def ends(text: str, most: int) -> str:
     return text[: most // 2] + "\n" + text[-most // 2:]
 
 
+def last_state(text: str) -> str:
+    """Each line as a terminal leaves it: a progress line rewritten after carriage
+    returns (`[13/13] Linking x…\r[mrk1] Linked 14 tool(s)`) shows its last state, not
+    every step run together (issue 21: the outcome sat past a 400-character cut)."""
+    if "\r" not in text:
+        return text
+    text = text.replace("\r\n", "\n")
+    if "\r" not in text:
+        return text
+    return "\n".join(next((p for p in reversed(ln.split("\r")) if p.strip()), "")
+                     if "\r" in ln else ln for ln in text.split("\n"))
+
+
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
@@ -220,13 +233,16 @@ def _cause_line(body: str, start: int) -> str:
 # A line of output that warns: a compiler's `x.swift:68:13: warning: …`, a script's
 # `⚠️ …` or `WARNING: …`. Not an error, but often the finding (a cycle detected, a
 # deprecated call the next step fixes).
+# A linter's report puts the line and column first (`27:14  Warning: 'error' is defined
+# but never used.` from Next.js, `  3:7  warning  'x' is assigned…` from ESLint).
 _WARNING = re.compile(
-    r"^(?:[^\n:]{1,300}:\d+(?::\d+)?: warning: |⚠|(?:\[?WARN(?:ING)?\]?|Warning):? )", re.M)
+    r"^(?:[^\n:]{1,300}:\d+(?::\d+)?: warning: |⚠|(?:\[?WARN(?:ING)?\]?|Warning):? "
+    r"|[ \t]*\d+:\d+[ \t]+(?:[Ww]arning|WARN(?:ING)?)(?::|[ \t]{2}))", re.M)
 WARNING_LINES = 2
 # What every warning line holds: found first (plain substring searches), so that only the
 # lines holding one are tried against _WARNING (a line-anchored pattern tried at every line
 # start costs a pass per line).
-_WARNING_CUES = (": warning: ", "⚠", "WARN", "Warning")
+_WARNING_CUES = (": warning: ", "⚠", "WARN", "Warning", " warning")
 
 
 def _warning_lines(body: str) -> Iterator[re.Match[str]]:

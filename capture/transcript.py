@@ -38,6 +38,7 @@ from capture.noise import (
     SIBLING,
     WARNING_LINES,
     ends,
+    last_state,
     output_errors,
     output_warnings,
     reads_files,
@@ -58,7 +59,9 @@ from capture.written import (
     WRITERS,
     code_header,
     cut_middle,
+    describe,
     documented,
+    file_name,
     heredoc_files,
     is_code,
     is_doc,
@@ -343,7 +346,7 @@ _REMINDER_RE = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S
 # removed: a person may write about these tags.
 _WRAPPER_OPEN_RE = re.compile(
     r"<((?:local-)?command-[\w-]+|bash-(?:input|stdout|stderr)|task-notification"
-    r"|user-prompt-submit-hook)>"
+    r"|user-prompt-submit-hook|ide_opened_file)>"
 )
 _INTERRUPT_RE = re.compile(r"\[Request interrupted by user[^\]\n]{0,200}\]")
 # Messages that are generated, not typed by a person.
@@ -1024,6 +1027,7 @@ def _record_turns(
             name = st.tools.get(tid, "tool") if isinstance(tid, str) else "tool"
             body = _result_text(b.get("content"))
             _keep_tool_text(st, "error" if b.get("is_error") is True else "output", name, body)
+            body = last_state(body)  # a progress line rewritten by `\r`: its last state
             if st.holder is not None:
                 st.holder.result(tid, name, body, b.get("is_error") is True, line, offset, ts,
                                  isinstance(tid, str) and tid in st.looks)
@@ -1052,7 +1056,7 @@ def _record_turns(
                 # Exit 0, but the output names an error (a panic piped through `tee`).
                 turns.append(Turn("user", "tool_error", OUTPUT_ERROR + "\n".join(errs), line,
                                   offset, ts, name))
-            elif name == "Read" and (said := _read_says(body, st.reads.get(tid, ""))):
+            elif name == "Read" and (said := _read_says(body, st.reads.get(tid, ""), cwd)):
                 # A small document or config file read (package.json, a rules file):
                 # what it says is the project's own statement. A code file's doc
                 # comments go in a turn of their own: the first to go under pressure.
@@ -1085,6 +1089,10 @@ def _record_turns(
                     turns.append(Turn("user", "prompt", answer, line, offset, ts))
             else:
                 reason = "tool_result"
+                if name == "Read" and (defs := _read_defines(body, st.reads.get(tid, ""), cwd)) \
+                        and defs not in st.details:  # a file read again: named once
+                    st.details.add(defs)
+                    turns.append(Turn("user", "detail", defs, line, offset, ts, "Read"))
                 if name not in _NOT_QUOTED and tid not in st.listings and \
                         len(st.pending) + len(st.unsent) < _PENDING:
                     st.unsent.append((name, body, line, offset, ts))
@@ -1139,7 +1147,7 @@ _READ_NUMBER = re.compile(r"^ *\d+(?:→|\t)", re.M)
 DOCUMENTS = "documents:"  # heads what a code read's doc comments say (shed first by fit)
 
 
-def _read_says(body: str, path: str) -> list[str]:
+def _read_says(body: str, path: str, cwd: str | None = None) -> list[str]:
     """What a file read says in its own words, under its path, one detail each; none for
     an error or a dump. A document or config file: whole when small, else its opening (a
     config's name, version and description; a document's title and summary) and its end.
@@ -1147,13 +1155,15 @@ def _read_says(body: str, path: str) -> list[str]:
     what they document, never the listing."""
     if not path or len(body) > READ_SCAN_CHARS:
         return []
-    name = path.rsplit("/", 1)[-1]
+    # Named as its call line names it (relative to the session's directory): the call, a
+    # look, is not sent, and two `context.md` of two systems are two files.
+    name = _rel(path, cwd)
     text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body)).strip()
     if not text:
         return []
     if is_doc(path):
         return [f"{name} reads:\n{cut_middle(text, READ_DOC_CHARS, head_share=2 / 3)}".strip()]
-    if not is_code(path) and not (text.startswith("#!") and "." not in name):
+    if not is_code(path) and not (text.startswith("#!") and "." not in file_name(path)):
         return []  # a script without an extension (a git hook) is known by its `#!`
     said = []
     if header := code_header(text):
@@ -1163,6 +1173,25 @@ def _read_says(body: str, path: str) -> list[str]:
     if notes := documented(text, python=name.endswith((".py", ".pyi"))):
         said.append(f"{name} {DOCUMENTS}\n{notes}")
     return said
+
+
+_DEFINES_SCAN = 3_000
+_DEFINES_CHARS = 160
+
+
+def _read_defines(body: str, path: str, cwd: str | None) -> str:
+    """A code file read that says nothing of itself (no header, no doc comments): what
+    it defines, under its path (the call, a look, is not sent: which file was read went
+    with it). Shed with doc comments, first. "" for anything else."""
+    if not path or len(body) > READ_SCAN_CHARS or not is_code(path):
+        return ""
+    # Its first definitions name it (DEFS_BYTES of them at most): the head is enough.
+    text = _READ_NUMBER.sub("", _REMINDER_RE.sub("", body[:_DEFINES_SCAN])).strip()
+    defs = next((ln for ln in describe(path, text).split("\n") if ln.startswith("defines: ")),
+                "") if text else ""
+    if len(defs) > _DEFINES_CHARS:  # its first few: the file is named, not listed
+        defs = defs[:_DEFINES_CHARS].rsplit("; ", 1)[0] + "; …"
+    return f"{_rel(path, cwd)} {DOCUMENTS}\n{defs}" if defs else ""
 
 
 # What git says it did: the commit made (branch and hash), where a reset or checkout
@@ -1502,10 +1531,16 @@ def without_count(text: str) -> str:
     return _COUNT_RE.sub("", text) if text.endswith(")") else text
 
 
+REPLAYED_PROMPT = 40  # a prompt this long said again word for word is a replay, not news
+
+
 def _without_repeats(turns: list[Turn]) -> list[Turn]:
-    """A prompt sent again with nothing said in between (an API retry, a resend) once;
-    the same call line several times in a row once, with its count."""
+    """A prompt sent again with nothing said in between (an API retry, a resend) once,
+    and a long one said again anywhere later (a resumed session's file replays the
+    person's words and answers: issue 21); the same call line several times in a row
+    once, with its count."""
     out: list[Turn] = []
+    said: set[str] = set()
     last_prompt: str | None = None
     runs = 1  # calls in a row with the same line (`· Edit app.py` four times: once, ×4)
     for t in turns:
@@ -1516,9 +1551,11 @@ def _without_repeats(turns: list[Turn]) -> list[Turn]:
             continue
         runs = 1
         if t.kind == "prompt":
-            if t.text == last_prompt:
+            if t.text == last_prompt or t.text in said:
                 continue
             last_prompt = t.text
+            if len(t.text) >= REPLAYED_PROMPT and len(said) < 4096:
+                said.add(t.text)
         elif t.kind in ("prose", "summary"):
             last_prompt = None
         out.append(t)

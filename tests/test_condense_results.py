@@ -284,7 +284,9 @@ def test_warning_lines_found_from_their_cues_are_the_anchored_pattern_s() -> Non
 
     parts = ["src/a.py:12:3: warning: unused x", "⚠ cycle detected", "WARNING: deprecated",
              "[WARN] slow", "Warning: foo", "learn more", "plain", "a: warning: b",
-             "  WARN indented", "x Warning: mid", "warning: lower", "WARNED"]
+             "  WARN indented", "x Warning: mid", "warning: lower", "WARNED",
+             "27:14  Warning: unused", "  3:7   warning  unused x", "3:7 warning: y",
+             "12:30  the warning light"]
     rng = random.Random(7)
     for _ in range(2000):
         body = "\n".join(rng.choice(parts) for _ in range(rng.randint(1, 12)))
