@@ -1596,13 +1596,15 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
         return True
     if _ordinary.ordinary_run(text, start, end, kind):
         return True
+    if (kind in _SHAPE_KINDS or kind == "mfa-secret") and _public.under_id_key(text, start):
+        return True
     if kind in _SHAPE_KINDS:
         bare = value.rstrip(".…")
         return (_syntax.code_run(text, start, end) or _syntax.public_block_line(text, start, end)
                 or _syntax.expression_value(value) or _syntax.path_of_names(value)
                 or _syntax.message_value(value) or _syntax.mangled_symbol(value)
                 or _syntax.labelled_digest(value) or _syntax.in_signature_header(text, start)
-                or _public.under_id_key(text, start) or _public.binary_base64(value)
+                or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
                 or _public.in_angle_id(text, start, end) or _publishable(value)
                 or _public.crypt_hash(text, start, value) or _public.example_value(text, start)
