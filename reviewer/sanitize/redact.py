@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from reviewer.sanitize import identifiers as _identifiers
 from reviewer.sanitize import ordinary as _ordinary
 from reviewer.sanitize import providers as _providers
 from reviewer.sanitize import public as _public
@@ -1595,6 +1596,8 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
     if _in_secret_ref(text, start, end):
         return True
     if _ordinary.ordinary_run(text, start, end, kind):
+        return True
+    if _identifiers.public_identifier(text, start, end, kind):
         return True
     if (kind in _SHAPE_KINDS or kind == "mfa-secret") and _public.under_id_key(text, start):
         return True

@@ -1,0 +1,216 @@
+"""Values that identify or check something public: ids, checksums, content addresses.
+
+Much of what looks generated is published on purpose: a public key's parameters, a
+certificate pin, an object's id in its URL, an extended public key, a package's strong
+name. None opens anything; each says what it is by one of three things, and this module
+reads them (one question, ``public_identifier``, asked by ``redact.public_name`` of a span
+a shape or context rule proposed; a provider's format is never asked):
+
+- its own checksum: base58check of an extended *public* key (``xpub…``, ``tpub…``; the
+  private ``xprv…`` stays a secret);
+- what names it: a JSON Web Key's public members (``n``, ``e``, ``x``, ``y`` beside a
+  ``kty``; ``d``, ``p``, ``q``… stay secret), an element whose attributes name a digest
+  algorithm (``<pin digest="SHA-256">…</pin>``), a date under a key that names no
+  credential (``expiration="2022-01-01"``);
+- where it sits: a URL that shows a public object (``/track/<id>``, ``/status/<id>`` and
+  the share tag in its query), a content-addressed network (IPFS, Arweave), a package's
+  strong name (``Name.Web.v12.2, Version=…``), a chain's program beside "program".
+
+Stdlib only: the hooks' redactor imports this.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from reviewer.sanitize import public as _public
+from reviewer.sanitize import syntax as _syntax
+
+# Kinds a rule gives a value for its shape or a nearby word (``ordinary.KINDS`` without
+# the base64 rule's, whose decoded text decides).
+KINDS = frozenset(("high-entropy", "secret-value", "password", "secret-assignment",
+                   "url-secret", "mfa-secret"))
+
+
+def public_identifier(text: str, start: int, end: int, kind: str) -> bool:
+    """The span ``text[start:end]`` (proposed as ``kind``) identifies or checks something
+    public, by its checksum, by what names it or by where it sits."""
+    if kind not in KINDS:
+        return False
+    v = text[start:end]
+    return (extended_public_key(v) or jwk_public_member(text, start)
+            or digest_element(text, start, end) or dated(text, start, v)
+            or public_object_url(text, start, end) or strong_name(text, start, end, kind)
+            or program_address(text, start, v))
+
+
+# --------------------------------------------------------------------------- checksums
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_B58_INDEX = {c: i for i, c in enumerate(_B58)}
+_EXTENDED_RE = re.compile(r"[xtyzuvYZUV]pub[1-9A-HJ-NP-Za-km-z]{100,112}")
+# BIP32 / SLIP-132 version bytes of extended public keys (xpub, tpub, ypub, zpub, upub,
+# vpub, Ypub, Zpub, Upub, Vpub); a private key's (xprv…) are not among them.
+_PUBLIC_VERSIONS = frozenset(bytes.fromhex(h) for h in (
+    "0488b21e", "043587cf", "049d7cb2", "04b24746", "044a5262", "045f1cf6", "0295b43f",
+    "02aa7ed3", "024289ef", "02575483"))
+
+
+def b58check(v: str) -> bytes | None:
+    """The payload of a base58check string (its last four bytes the double SHA-256 of the
+    rest), or None."""
+    n = 0
+    for c in v:
+        i = _B58_INDEX.get(c)
+        if i is None:
+            return None
+        n = n * 58 + i
+    raw = b"\0" * (len(v) - len(v.lstrip("1"))) + n.to_bytes((n.bit_length() + 7) // 8, "big")
+    if len(raw) < 5:
+        return None
+    body, check = raw[:-4], raw[-4:]
+    return body if hashlib.sha256(hashlib.sha256(body).digest()).digest()[:4] == check else None
+
+
+def extended_public_key(v: str) -> bool:
+    """``xpub661My…``: a BIP32 extended public key, told by its version and checksum."""
+    v = v.strip("\"'`")
+    if _EXTENDED_RE.fullmatch(v) is None:
+        return False
+    body = b58check(v)
+    return body is not None and len(body) == 78 and body[:4] in _PUBLIC_VERSIONS
+
+
+# --------------------------------------------------------------------------- what names it
+
+# A JSON Web Key's members that a public key has (RFC 7517/7518); a private key adds
+# "d", "p", "q", "dp", "dq", "qi", a symmetric one "k": those are never cleared here.
+_JWK_PUBLIC = frozenset(("n", "e", "x", "y", "crv", "x5c", "x5t", "x5u", "kid"))
+_KTY_RE = re.compile(r"[\"']?kty[\"']?[ \t]*[:=]")
+_JWK_REACH = 3000
+
+
+def jwk_public_member(text: str, start: int) -> bool:
+    """``"n": "mvcbc7…"`` in an object with a ``"kty"``: a public key's modulus."""
+    if _public.key_before(text, start) not in _JWK_PUBLIC:
+        return False
+    return _KTY_RE.search(text, max(0, start - _JWK_REACH), start + _JWK_REACH) is not None
+
+
+# A digest algorithm's name as an attribute's value: the element holds a digest.
+_ALGO_ATTR_RE = re.compile(
+    r"<[A-Za-z][\w.:\-]{0,40}(?:\s+[\w.:\-]{1,40}=[\"'][^\"'<>]{0,80}[\"'])*?\s+[\w.:\-]{1,40}="
+    r"[\"'](?:sha-?(?:1|224|256|384|512)|sha3-\d{3}|md5|blake2[bs]?(?:-\d+)?|blake3|crc32c?)"
+    r"[\"'][^<>]{0,200}>[ \t]*\Z", re.IGNORECASE)
+
+
+def digest_element(text: str, start: int, end: int) -> bool:
+    """``<pin digest="SHA-256">7HIp…=</pin>``: an element whose start tag names a digest
+    algorithm, and the span is all of its text."""
+    lt = text.rfind("<", max(0, start - 300), start)
+    if lt < 0 or _ALGO_ATTR_RE.match(text, lt, start) is None:
+        return False
+    return re.match(r"[ \t]*</", text[end:end + 80]) is not None
+
+
+_DATE_RE = re.compile(
+    r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+\-]\d\d:?\d\d)?)?")
+
+
+def dated(text: str, start: int, v: str) -> bool:
+    """``expiration="2022-01-01"``: a date under its own key, which names no credential
+    (a word for one a few words back took it)."""
+    if _DATE_RE.fullmatch(v) is None:
+        return False
+    key = _public.key_before(text, start)
+    return bool(key) and not (_public.names_a_credential(key) or _syntax.credential_name(key))
+
+
+# --------------------------------------------------------------------------- where it sits
+
+# A path segment naming a kind of public object, the id after it that object's: a track,
+# a post, a video, a transaction, a place. A link that hands over access names what it
+# does instead (reset, verify, invite, share, download, hooks…) and is no such object.
+_OBJECT_SEGMENTS = frozenset((
+    "track", "tracks", "album", "albums", "artist", "artists", "playlist", "playlists",
+    "episode", "episodes", "show", "shows", "video", "videos", "watch", "shorts", "embed",
+    "status", "statuses", "post", "posts", "item", "items", "product", "products", "listing",
+    "tx", "txs", "transaction", "transactions", "block", "blocks", "address", "asset",
+    "assets", "nft", "collection", "collections", "place", "places", "photo", "photos",
+    "channel", "channels", "song", "songs", "movie", "title", "book", "books", "recipe",
+    "article", "articles", "story", "stories", "clip", "clips", "reel", "reels",
+    "issue", "issues", "commit", "commits", "package", "packages", "crate", "crates"))
+# Networks where a resource's address is its content's digest.
+_CONTENT_ADDRESSED_RE = re.compile(
+    r"(?:^|\.)(?:arweave\.net|ar-io\.dev|ar\.io|ipfs\.io|dweb\.link|w3s\.link|ipfs\.[\w.\-]+"
+    r"|[\w\-]+\.mypinata\.cloud|cloudflare-ipfs\.com|nftstorage\.link)\Z")
+_URL_START_RE = re.compile(r"(?:https?|ipfs|ipns|ar)://", re.IGNORECASE)
+_URL_STOP = " \t\n\"'`<>()[]{},"
+
+
+def public_object_url(text: str, start: int, end: int) -> bool:
+    """The span is a path segment or a query value of a URL that shows a public object:
+    ``open.spotify.com/track/<id>?si=<share tag>``, ``arweave.net/<tx id>``, ``ipfs://…``."""
+    i = start
+    while i > 0 and start - i < 2048 and text[i - 1] not in _URL_STOP:
+        i -= 1
+    m = _URL_START_RE.search(text, i, start)
+    if m is None:
+        return False
+    scheme = m.group().lower()
+    rest = text[m.end():start]
+    if scheme in ("ipfs://", "ipns://", "ar://"):
+        return "?" not in rest
+    host, _, path = rest.partition("/")
+    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    if "@" in rest.split("/", 1)[0]:
+        return False  # user:password@host: the span may be the password
+    if "?" in path:  # a query value: of an object's URL, under a name that is no credential
+        route, _, query = path.partition("?")
+        name = query.rsplit("&", 1)[-1].partition("=")[0]
+        if not query.endswith(f"{name}=") or _public.names_a_credential(name) or (
+                _syntax.credential_name(name)):
+            return False
+        segs = route.rstrip("/").split("/")
+        return len(segs) >= 2 and segs[-2].lower() in _OBJECT_SEGMENTS and "=" not in route
+    if "=" in path or "#" in path:
+        return False
+    segs = path.split("/")
+    if _CONTENT_ADDRESSED_RE.search(host) is not None:
+        return True
+    return (len(segs) >= 2 and segs[-1] == "" and segs[-2].lower() in _OBJECT_SEGMENTS
+            and ("ipfs" in segs or "ipns" in segs or _object_tail(text, end)))
+
+
+def _object_tail(text: str, end: int) -> bool:
+    """What follows the id: the URL's end, more path, or a query (no credential's name)."""
+    nxt = text[end:end + 1]
+    return nxt in ("", "/", "?", "#") or nxt in _URL_STOP
+
+
+# ``DevExpress.Web.v12.2, Version=12.2.8.0, Culture=neutral, PublicKeyToken=…``: a .NET
+# assembly's strong name, what a manifest or a page's directive references it by.
+_STRONG_NAME_AFTER_RE = re.compile(
+    r"[ \t]*,[ \t]*Version=\d+(?:\.\d+){1,3}[ \t]*,[ \t]*Culture=[\w\-]+[ \t]*,[ \t]*"
+    r"PublicKeyToken=(?:[0-9a-fA-F]{16}|null)", re.IGNORECASE)
+
+
+def strong_name(text: str, start: int, end: int, kind: str) -> bool:
+    """The span is the name in an assembly's strong name (its token is a digest of a
+    public key, found as such by the identifier keys)."""
+    return kind != "secret-assignment" and _STRONG_NAME_AFTER_RE.match(text, end) is not None
+
+
+_PROGRAM_RE = re.compile(r"(?<![a-z])program(?![a-z])", re.IGNORECASE)
+
+
+def program_address(text: str, start: int, v: str) -> bool:
+    """``"TokenkegQ…", // Token program``, ``TOKEN_PROGRAM: "…"``: a chain's program, the
+    base58 of a 32-byte public key, on a line that says "program"."""
+    v = v.strip("\"'`")
+    if _public._B58_ADDRESS_RE.fullmatch(v) is None or _public._b58_bytes(v) != 32:
+        return False
+    ls = text.rfind("\n", 0, start) + 1
+    le = text.find("\n", start)
+    return _PROGRAM_RE.search(text, ls, le if le >= 0 else len(text)) is not None
