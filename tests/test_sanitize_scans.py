@@ -1,0 +1,79 @@
+"""The detector's cheaper scans find exactly what the scans they replace found (texts made
+here from a seeded generator, dense in the characters each scan turns on)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from reviewer.sanitize import (
+    detect,  # noqa: F401  (the full detector, as the worker runs it)
+    gitleaks,
+    layers,
+    shapes,
+)
+
+_SOUP = "abcXYZ019 \t\n_-./:=+~!@#$%^&*?\"'`<>()[]{},;|\\é→\u200b"
+
+
+def _texts(n: int, length: int, alphabet: str = _SOUP, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, length)))
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sign_pairs_are_the_alternations_matches(seed: int) -> None:
+    for text in _texts(300, 120, seed=seed):
+        want = [m.start() for m in shapes._SIGN_NEAR_RE.finditer(text)]
+        assert shapes._sign_pairs(text) == want, text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_near_hits_are_the_alternations_matches(seed: int) -> None:
+    """Words that overlap and nest (``pass``/``password``/``passwort``, ``key``/``keys``),
+    found left to right, the longest at each place, as an alternation finds them."""
+    words = ["pass", "password", "passwort", "key", "keys", "token", "pw", "wor", "ss"]
+    alphabet = "passwordkeytn _-:\n"
+    for text in _texts(300, 80, alphabet, seed=seed):
+        rx = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+        want = [m.span() for m in rx.finditer(text)]
+        assert [(h.s, h.e) for h in layers._near_hits(text, words)] == want, text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_words_are_the_regexes_words(seed: int) -> None:
+    """ASCII letters and digits between anything else, a non-ASCII letter and a lone
+    surrogate included."""
+    for text in _texts(300, 100, _SOUP + "\udc80ÄŁ", seed=seed):
+        low = text.lower()
+        want = tuple(sorted(set(re.findall(r"[a-z0-9]+", low))))
+        assert gitleaks.words.__wrapped__(low) == want, text
+
+
+def test_rule_windows_find_every_match_of_the_whole_text() -> None:
+    """A match holding a keyword lies within the rule's widest match of it: the windows
+    find what one pass over the whole (long) text finds, at its edges too."""
+    rng = random.Random(7)
+    checked = 0
+    for rule in gitleaks.rules()[0]:
+        if not rule.widest or not rule.keywords:
+            continue
+        for k in rule.keywords[:2]:
+            pieces = []
+            for _ in range(40):
+                filler = "".join(rng.choice("abc xyz019_-.\n=:'\"")
+                                 for _ in range(rng.randint(0, 90)))
+                tail = "".join(rng.choice("ABCDEFabcdef0123456789_-")
+                               for _ in range(rng.randint(8, 140)))
+                pieces.append(filler + k + tail)
+            text = "".join(pieces)
+            assert len(text) >= gitleaks._WINDOW_MIN_TEXT
+            low = text.lower()
+            want = [m.span() for m in rule.regex.finditer(text)]
+            got = [m.span() for m in gitleaks._matches(rule, text, low)]
+            assert got == want, rule.id
+            checked += 1
+    assert checked > 150
