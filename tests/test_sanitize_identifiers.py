@@ -68,6 +68,11 @@ def _program_id(seed: int) -> str:
             return v
 
 
+def _cid_v0(seed: int) -> str:
+    """An IPFS CIDv0: base58 of a SHA-256 multihash (0x12, 0x20, then the digest)."""
+    return _b58(b"\x12\x20" + hashlib.sha256(_rng(seed).randbytes(16)).digest())
+
+
 def _jwk(n: str) -> str:
     return ('{\n  "keys": [\n    {\n      "kid": "k1",\n      "e": "AQAB",\n'
             f'      "n": "{n}",\n      "kty": "RSA",\n      "alg": "RS256"\n    }}\n  ]\n}}')
@@ -90,6 +95,9 @@ PUBLIC = [
     lambda: (f'uri: "https://{_token(20, 9).lower()}.arweave.net/{(v := _b64url(32, 10))}",', v),
     lambda: (f'<%@ Register Assembly="{(v := "NorthWind.Grid.v19.2")}, Version=14.2.3.0, '
              'Culture=neutral, PublicKeyToken=0f1e2d3c4b5a6978" Namespace="Acme" %>', v),
+    lambda: (f'"image": "https://gw.example.net/ipfs/{(v := _cid_v0(13))}"', v),
+    lambda: (f"https://short.example/{_token(11, 14)}?si={(v := _token(16, 15))}", v),
+    lambda: (f"annex.key=SHA256E-s1048576--{(v := _rng(16).randbytes(32).hex())}.tar.gz", v),
     lambda: (f'    "{(v := _program_id(11))}", // Token program', v),
     lambda: (f'  TOKEN_PROGRAM: "{(v := _program_id(12))}";', v),
 ]
@@ -112,6 +120,8 @@ SECRET = [
     # a token in an object URL's query under a credential's name
     lambda: (f"https://open.example-music.com/track/{_token(22, 24)}"
              f"?token={(v := _token(32, 25))}", v),
+    # a value that starts as a CID does but is no multihash, under a key's name
+    lambda: (f'api_key = "Qm{(v := _token(44, 26, _B58))[2:]}"', "Qm" + v[2:]),
     # a date-looking password under a password's name
     lambda: ('password: "2031-04-05"', "2031-04-05"),
 ]

@@ -6,15 +6,17 @@ name. None opens anything; each says what it is by one of three things, and this
 reads them (one question, ``public_identifier``, asked by ``redact.public_name`` of a span
 a shape or context rule proposed; a provider's format is never asked):
 
-- its own checksum: base58check of an extended *public* key (``xpub…``, ``tpub…``; the
-  private ``xprv…`` stays a secret);
+- its own checksum or structure: base58check of an extended *public* key (``xpub…``,
+  ``tpub…``; the private ``xprv…`` stays a secret), a content address that names its
+  hash (an IPFS CIDv0's multihash header, a git-annex key);
 - what names it: a JSON Web Key's public members (``n``, ``e``, ``x``, ``y`` beside a
   ``kty``; ``d``, ``p``, ``q``… stay secret), an element whose attributes name a digest
   algorithm (``<pin digest="SHA-256">…</pin>``), a date under a key that names no
   credential (``expiration="2022-01-01"``);
 - where it sits: a URL that shows a public object (``/track/<id>``, ``/status/<id>`` and
-  the share tag in its query), a content-addressed network (IPFS, Arweave), a package's
-  strong name (``Name.Web.v12.2, Version=…``), a chain's program beside "program".
+  the share tag in its query, a link's tracking tags), a content-addressed network (IPFS,
+  Arweave), a package's strong name (``Name.Web.v12.2, Version=…``), a chain's program
+  beside "program".
 
 Stdlib only: the hooks' redactor imports this.
 """
@@ -39,7 +41,8 @@ def public_identifier(text: str, start: int, end: int, kind: str) -> bool:
     if kind not in KINDS:
         return False
     v = text[start:end]
-    return (extended_public_key(v) or jwk_public_member(text, start)
+    return (extended_public_key(v) or content_address(text, start, end, v)
+            or jwk_public_member(text, start)
             or digest_element(text, start, end) or dated(text, start, v)
             or public_object_url(text, start, end) or strong_name(text, start, end, kind)
             or program_address(text, start, v))
@@ -80,6 +83,34 @@ def extended_public_key(v: str) -> bool:
         return False
     body = b58check(v)
     return body is not None and len(body) == 78 and body[:4] in _PUBLIC_VERSIONS
+
+
+# A content address that says how it was made: IPFS's CIDv0 (base58 of a multihash, whose
+# first bytes name SHA-256 and its length), a git-annex key (its backend, the file's size,
+# then the digest: ``SHA256E-s1048576--<hex>.bin``).
+_CID_V0_RE = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")
+_ANNEX_KEY_RE = re.compile(
+    r"(?:SHA(?:1|224|256|384|512)|SHA3_(?:224|256|384|512)|BLAKE2[BS]P?\d{0,3}|SKEIN\d{3,4}"
+    r"|MD5)E?-s\d{1,20}(?:-[mS]\d{1,20})*--[0-9a-f]{32,128}(?:\.[\w\-]{1,16}){0,3}")
+_KEY_STOP = " \t\n\"'`<>()[]{},;=/:"
+
+
+def content_address(text: str, start: int, end: int, v: str) -> bool:
+    """``QmQiJG…`` (an IPFS CIDv0, told by its multihash header), or the span lies inside
+    a git-annex key: the content's digest, named as one."""
+    core = v.strip("\"'`")
+    if _CID_V0_RE.fullmatch(core) is not None:
+        n = 0
+        for c in core:
+            n = n * 58 + _B58_INDEX[c]
+        raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
+        if len(raw) == 34 and raw[:2] == b"\x12\x20":
+            return True
+    i = start
+    while i > 0 and start - i < 200 and text[i - 1] not in _KEY_STOP:
+        i -= 1
+    m = _ANNEX_KEY_RE.match(text, i)
+    return m is not None and m.end() >= end
 
 
 # --------------------------------------------------------------------------- what names it
@@ -145,6 +176,12 @@ _OBJECT_SEGMENTS = frozenset((
 _CONTENT_ADDRESSED_RE = re.compile(
     r"(?:^|\.)(?:arweave\.net|ar-io\.dev|ar\.io|ipfs\.io|dweb\.link|w3s\.link|ipfs\.[\w.\-]+"
     r"|[\w\-]+\.mypinata\.cloud|cloudflare-ipfs\.com|nftstorage\.link)\Z")
+# Query parameters that tag a shared link with where it was shared or which campaign led
+# to it (Spotify's and YouTube's "si", Instagram's "igsh", ads' click ids): public by
+# purpose, put on every copy of the link.
+_TRACKING_PARAMS = frozenset(("si", "igsh", "igshid", "fbclid", "gclid", "dclid", "gbraid",
+                              "wbraid", "msclkid", "yclid", "twclid", "ttclid", "mc_cid",
+                              "mc_eid", "_hsenc", "_hsmi", "ref_src", "ref_url"))
 _URL_START_RE = re.compile(r"(?:https?|ipfs|ipns|ar)://", re.IGNORECASE)
 _URL_STOP = " \t\n\"'`<>()[]{},"
 
@@ -172,6 +209,8 @@ def public_object_url(text: str, start: int, end: int) -> bool:
         if not query.endswith(f"{name}=") or _public.names_a_credential(name) or (
                 _syntax.credential_name(name)):
             return False
+        if name.lower() in _TRACKING_PARAMS or name.lower().startswith("utm_"):
+            return True  # a share or campaign tag, added to links handed around
         segs = route.rstrip("/").split("/")
         return len(segs) >= 2 and segs[-2].lower() in _OBJECT_SEGMENTS and "=" not in route
     if "=" in path or "#" in path:
@@ -179,8 +218,9 @@ def public_object_url(text: str, start: int, end: int) -> bool:
     segs = path.split("/")
     if _CONTENT_ADDRESSED_RE.search(host) is not None:
         return True
-    return (len(segs) >= 2 and segs[-1] == "" and segs[-2].lower() in _OBJECT_SEGMENTS
-            and ("ipfs" in segs or "ipns" in segs or _object_tail(text, end)))
+    return (len(segs) >= 2 and segs[-1] == "" and (
+        segs[-2].lower() in ("ipfs", "ipns")
+        or (segs[-2].lower() in _OBJECT_SEGMENTS and _object_tail(text, end))))
 
 
 def _object_tail(text: str, end: int) -> bool:
