@@ -98,6 +98,12 @@ PUBLIC = [
     lambda: (f'"image": "https://gw.example.net/ipfs/{(v := _cid_v0(13))}"', v),
     lambda: (f"https://short.example/{_token(11, 14)}?si={(v := _token(16, 15))}", v),
     lambda: (f"annex.key=SHA256E-s1048576--{(v := _rng(16).randbytes(32).hex())}.tar.gz", v),
+    lambda: (f"PODS:\n  - Foo (1.2.0)\n\nSPEC CHECKSUMS:\n  Foo: {_rng(17).randbytes(20).hex()}\n"
+             f"  Quux: {(v := _rng(18).randbytes(20).hex())}\n\nCOCOAPODS: 1.15.2", v),
+    lambda: (f"Cache restored from key: Linux-node-modules-{(v := _rng(19).randbytes(20).hex())}",
+             f"Linux-node-modules-{v}"),
+    lambda: ("The key fingerprint is:\n" + ":".join(f"{b:02x}" for b in _rng(20).randbytes(16))
+             + f" {(v := 'anna@WS7Q2X9-Lab')}", v),
     lambda: (f'    "{(v := _program_id(11))}", // Token program', v),
     lambda: (f'  TOKEN_PROGRAM: "{(v := _program_id(12))}";', v),
 ]
@@ -122,6 +128,10 @@ SECRET = [
              f"?token={(v := _token(32, 25))}", v),
     # a value that starts as a CID does but is no multihash, under a key's name
     lambda: (f'api_key = "Qm{(v := _token(44, 26, _B58))[2:]}"', "Qm" + v[2:]),
+    # a digest-shaped value under a digests' heading, on a line that names a credential
+    lambda: (f"SPEC CHECKSUMS:\n  api_key: {(v := _rng(27).randbytes(20).hex())}\n", v),
+    # a credential word between "cache" and "key"
+    lambda: (f"redis cache password key: {(v := _token(24, 28))}", v),
     # a date-looking password under a password's name
     lambda: ('password: "2031-04-05"', "2031-04-05"),
 ]

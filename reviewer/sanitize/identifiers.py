@@ -12,11 +12,12 @@ a shape or context rule proposed; a provider's format is never asked):
 - what names it: a JSON Web Key's public members (``n``, ``e``, ``x``, ``y`` beside a
   ``kty``; ``d``, ``p``, ``q``… stay secret), an element whose attributes name a digest
   algorithm (``<pin digest="SHA-256">…</pin>``), a date under a key that names no
-  credential (``expiration="2022-01-01"``);
-- where it sits: a URL that shows a public object (``/track/<id>``, ``/status/<id>`` and
-  the share tag in its query, a link's tracking tags), a content-addressed network (IPFS,
-  Arweave), a package's strong name (``Name.Web.v12.2, Version=…``), a chain's program
-  beside "program".
+  credential (``expiration="2022-01-01"``), a CI cache's key, a key's comment after its
+  fingerprint;
+- where it sits: a lock file's section of digests (``SPEC CHECKSUMS:``), a URL that shows
+  a public object (``/track/<id>``, ``/status/<id>`` and the share tag in its query, a
+  link's tracking tags), a content-addressed network (IPFS, Arweave), a package's strong
+  name (``Name.Web.v12.2, Version=…``), a chain's program beside "program".
 
 Stdlib only: the hooks' redactor imports this.
 """
@@ -42,7 +43,8 @@ def public_identifier(text: str, start: int, end: int, kind: str) -> bool:
         return False
     v = text[start:end]
     return (extended_public_key(v) or content_address(text, start, end, v)
-            or jwk_public_member(text, start)
+            or jwk_public_member(text, start) or checksum_section(text, start, v)
+            or cache_key(text, start) or key_comment(text, start)
             or digest_element(text, start, end) or dated(text, start, v)
             or public_object_url(text, start, end) or strong_name(text, start, end, kind)
             or program_address(text, start, v))
@@ -158,6 +160,70 @@ def dated(text: str, start: int, v: str) -> bool:
     return bool(key) and not (_public.names_a_credential(key) or _syntax.credential_name(key))
 
 
+# A lock file's or a manifest's section of digests: ``SPEC CHECKSUMS:`` (CocoaPods), then
+# ``  SnapKit: <sha1>``; each line a package and its digest, the heading names them.
+_DIGEST_HEX_RE = re.compile(r"[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{56}|[0-9a-fA-F]{64}"
+                            r"|[0-9a-fA-F]{96}|[0-9a-fA-F]{128}")
+_HEADING_RE = re.compile(r"[ \t]*(?:[-#][ \t]*)?(?P<h>[A-Za-z][\w .\-]{0,60}?)[ \t]*:[ \t]*\r?")
+_DIGEST_WORDS = frozenset(("checksum", "checksums", "sha", "sha1", "sha256", "sha512", "md5",
+                           "hash", "hashes", "digest", "digests", "integrity", "shasum",
+                           "shasums", "sums"))
+_MAX_SECTION_LINES = 400
+
+
+def checksum_section(text: str, start: int, v: str) -> bool:
+    """A hex digest on an indented line under a heading that names digests (the nearest
+    line above that is less indented)."""
+    if _DIGEST_HEX_RE.fullmatch(v) is None:
+        return False
+    key = _public.key_before(text, start)
+    if key and (_public.names_a_credential(key) or _syntax.credential_name(key)):
+        return False  # "  api_key: …" under any heading: its own name says what it is
+    ls = text.rfind("\n", 0, start) + 1
+    head = text[ls:start]
+    indent = len(head) - len(head.lstrip(" \t"))
+    pos = ls
+    for _ in range(_MAX_SECTION_LINES):
+        if indent == 0 or pos == 0:
+            return False
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        line, pos = text[prev : pos - 1], prev
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip(" \t")) < indent:
+            m = _HEADING_RE.fullmatch(line)
+            if m is None:
+                return False
+            segs = {w.lower() for w in _syntax.SEG_RE.findall(m.group("h"))}
+            return bool(segs & _DIGEST_WORDS) and not _public.names_a_credential(m.group("h"))
+    return False
+
+
+# ``Cache restored from key: Linux-node-modules-<hash>``, ``cache-key: …``: a CI cache's
+# key, a digest of lock files; no credential word between "cache" and "key".
+_CACHE_KEY_BEFORE_RE = re.compile(
+    r"\bcache\b[^\n]{0,40}?\bkey[ \t]*[:=]?[ \t]*[`\"']?\Z"
+    r"|cache[-_ ]?key[\"']?[ \t]*[:=][ \t]*[`\"']?\Z", re.IGNORECASE)
+_CREDENTIAL_WORD_RE = re.compile(r"pass|secret|token|auth|api|access|private|credential|sign",
+                                 re.IGNORECASE)
+
+
+def cache_key(text: str, start: int) -> bool:
+    m = _CACHE_KEY_BEFORE_RE.search(text, max(0, start - 80), start)
+    return m is not None and _CREDENTIAL_WORD_RE.search(m.group()) is None
+
+
+# ``d5:d5:7b:…:ed david@host``, ``SHA256:<base64> user@host (ED25519)``: what ssh-keygen
+# prints after a key's fingerprint is the key's comment, a name, not a password.
+_FINGERPRINT_BEFORE_RE = re.compile(
+    r"(?:^|\n)[ \t]*(?:\d{3,5}[ \t]+)?(?:(?:MD5:)?(?:[0-9a-f]{2}:){15}[0-9a-f]{2}"
+    r"|SHA(?:1|256|384|512):[A-Za-z0-9+/]{27,86}={0,2})[ \t]+\Z")
+
+
+def key_comment(text: str, start: int) -> bool:
+    return _FINGERPRINT_BEFORE_RE.search(text, max(0, start - 200), start) is not None
+
+
 # --------------------------------------------------------------------------- where it sits
 
 # A path segment naming a kind of public object, the id after it that object's: a track,
@@ -165,7 +231,7 @@ def dated(text: str, start: int, v: str) -> bool:
 # does instead (reset, verify, invite, share, download, hooks…) and is no such object.
 _OBJECT_SEGMENTS = frozenset((
     "track", "tracks", "album", "albums", "artist", "artists", "playlist", "playlists",
-    "episode", "episodes", "show", "shows", "video", "videos", "watch", "shorts", "embed",
+    "episode", "episodes", "show", "shows", "video", "videos", "watch", "shorts",
     "status", "statuses", "post", "posts", "item", "items", "product", "products", "listing",
     "tx", "txs", "transaction", "transactions", "block", "blocks", "address", "asset",
     "assets", "nft", "collection", "collections", "place", "places", "photo", "photos",
