@@ -77,3 +77,16 @@ def test_rule_windows_find_every_match_of_the_whole_text() -> None:
             assert got == want, rule.id
             checked += 1
     assert checked > 150
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_holds_is_in_the_ascii_view(seed: int) -> None:
+    """A word is found among the text's distinct tokens exactly when it is in the text
+    (long texts, with other scripts, tabs and the separators ``split`` knows)."""
+    rng = random.Random(seed)
+    words = ["live_", "sk", "s.", "q~", "-----begin", "pass word", "ab", "a\tb", "é", "x_y",
+             "token", "\x1c", ""]
+    for text in _texts(40, 9000, _SOUP + "\x1c\x0b", seed=seed):
+        low = text.lower()
+        for w in words + ["".join(rng.choice("abc_.~-") for _ in range(3)) for _ in range(20)]:
+            assert gitleaks.holds(low, w) == (w in gitleaks.ascii_view(low)), (w, seed)

@@ -288,6 +288,30 @@ def ascii_view(low: str) -> str:
     return low if low.isascii() else low.encode("ascii", "ignore").decode("ascii")
 
 
+_TOKENS_MIN_TEXT = 4096  # below this, one scan of the text costs less than its tokens
+
+
+@functools.lru_cache(maxsize=4)
+def tokens(low: str) -> str:
+    """The distinct whitespace-free tokens of ``ascii_view(low)``, one a line: about half
+    the text in code and logs, where tokens repeat. A word without whitespace is in the
+    text exactly when it is in these (it lies within one token; the joins are whitespace)."""
+    return "\n".join(set(ascii_view(low).split()))
+
+
+@functools.lru_cache(maxsize=8192)
+def _spaceless(word: str) -> bool:
+    return word.split() == [word]
+
+
+def holds(low: str, word: str) -> bool:
+    """``word in ascii_view(low)``, for an ASCII word, looked for among the text's distinct
+    tokens when the text is long (every finder's presence tests share them)."""
+    if len(low) < _TOKENS_MIN_TEXT or not _spaceless(word):
+        return word in ascii_view(low)
+    return word in tokens(low)
+
+
 @functools.lru_cache(maxsize=4096)
 def _script_key(word: str) -> str:
     return max(_NON_ASCII_KEY_RE.findall(word), key=len, default="")
@@ -391,11 +415,10 @@ def find(text: str, low: str) -> Iterator[tuple[int, int, str]]:
     """Every gitleaks finding in ``text``: (start, end, kind) of the secret part."""
     glob = rules()[1]
     starts = word_starts(low)
-    hay = ascii_view(low)  # gitleaks' keywords are ASCII
     by_head, other = _by_head(False)
     present = [rs for head in starts & by_head.keys() for k, rs in by_head[head]
-               if may_hold(low, str(k)) and k in hay]
-    present += [rs for k, rs in other if k in hay]
+               if may_hold(low, str(k)) and holds(low, str(k))]
+    present += [rs for k, rs in other if holds(low, str(k))]
     if not present:
         return
     seen: set[str] = set()

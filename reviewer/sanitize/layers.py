@@ -256,9 +256,8 @@ def _near_words(low: str) -> list[str]:
     """The words this text holds (an ASCII word only where a word of the text starts like
     it; the rest only in a text that is not all ASCII)."""
     heads = gitleaks.word_starts(low)
-    view = gitleaks.ascii_view(low)
     found = [w for head, w in _NEAR_ASCII
-             if head in heads and gitleaks.may_hold(low, w) and w in view]
+             if head in heads and gitleaks.may_hold(low, w) and gitleaks.holds(low, w)]
     if not low.isascii():
         found.extend(w for w in _NEAR_OTHER if gitleaks.has_other_script_word(low, w))
     return found

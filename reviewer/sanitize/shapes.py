@@ -79,7 +79,7 @@ def _words_in(low: str, words: tuple[str, ...]) -> re.Pattern[str] | None:
     starts = gitleaks.word_starts(low)
     view = gitleaks.ascii_view(low)
     found = [w for h in starts & heads.keys() for w in heads[h]
-             if gitleaks.may_hold(low, w) and w in view]
+             if gitleaks.may_hold(low, w) and gitleaks.holds(low, w)]
     found += [w for w in other if w in view] if low.isascii() else [
         w for w in other if (w in view if w.isascii() else gitleaks.has_other_script_word(low, w))]
     return _alternation(tuple(sorted(found))) if found else None
