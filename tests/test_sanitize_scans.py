@@ -90,3 +90,27 @@ def test_holds_is_in_the_ascii_view(seed: int) -> None:
         low = text.lower()
         for w in words + ["".join(rng.choice("abc_.~-") for _ in range(3)) for _ in range(20)]:
             assert gitleaks.holds(low, w) == (w in gitleaks.ascii_view(low)), (w, seed)
+
+
+def test_literal_gates_keep_every_match() -> None:
+    """A finder skips a regex when the text lacks every word the regex needs: on texts
+    made to hold those words (and only sometimes the rest), the gated finders find what
+    the regexes find."""
+    from reviewer.sanitize import named
+
+    rng = random.Random(11)
+    parts = ["--name ", "--key=", "--secret-name ", "secrets set ", "secret add ", "API_KEY ",
+             "--value ", "--body=", "-b ", "s3cr3tValue9", " ", "\n", "<k name=\"db_password\" ",
+             "value=\"", "content='", "\">", "</k>", "Zx9!pQ2#wL", "\"", "'"]
+    for _ in range(400):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 30)))
+        want = [m.span("v") for m in named._CLI_PAIR_RE.finditer(text)
+                if named._named_value(m.group("name"), m.group("v"))]
+        got = [(s, e) for s, e, k in named.find_named_pairs(text, text.lower())
+               if k == "cli-password"]
+        assert all(sp in got for sp in want), text
+        want = {m.span("v") for rx in (layers._XML_NAMED_RE, layers._XML_NAMED_TEXT_RE)
+                for m in rx.finditer(text)
+                if layers._value_ok(m.group("k"), m.group("v").strip()) is not None}
+        got = {(s, e) for s, e, _ in layers.find_xml_values(text, text.lower())}
+        assert want <= got, text

@@ -712,7 +712,9 @@ def find_xml_values(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), kind
     if "=" not in text:
         return
-    for rx in (_XML_NAMED_RE, _XML_NAMED_TEXT_RE):
+    for rx, needs in ((_XML_NAMED_RE, ("value", "content")), (_XML_NAMED_TEXT_RE, ("</",))):
+        if not any(w in text for w in needs):
+            continue  # each regex needs one of its words
         for m in rx.finditer(text):
             kind = _value_ok(m.group("k"), m.group("v").strip())
             if kind is not None:

@@ -246,8 +246,8 @@ def find_named_pairs(text: str, low: str) -> Iterator[Span]:
         for m in _PLIST_RE.finditer(text):
             if _named_value(m.group("name").strip(), m.group("v").strip()):
                 yield *m.span("v"), "secret-assignment"
-    if "--" in text or "secret" in low:
-        for m in _CLI_PAIR_RE.finditer(text):
+    if "--name" in text or "--key" in text or "--secret-name" in text or "secret" in text:
+        for m in _CLI_PAIR_RE.finditer(text):  # (the regex needs one of these words)
             if _named_value(m.group("name"), m.group("v")):
                 yield *m.span("v"), "cli-password"
     if "securestring" in low:
