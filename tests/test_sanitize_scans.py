@@ -114,3 +114,39 @@ def test_literal_gates_keep_every_match() -> None:
                 if layers._value_ok(m.group("k"), m.group("v").strip()) is not None}
         got = {(s, e) for s, e, _ in layers.find_xml_values(text, text.lower())}
         assert want <= got, text
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_distinct_token_prechecks_change_nothing(seed: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The random-token and labelled-token finders first ask each distinct token of a long
+    text whether it could be a value; what they find is what the full scan finds."""
+    from reviewer.sanitize import named
+
+    rng = random.Random(seed)
+    alnum = "ABCDEFGHJKabcdefghjk0123456789"
+    words = ["the", "build", "Ably:", "key:", "token =", "cacheKey", "x-request", "id", "\n",
+             "path/to/file.py", "v1.2.3", "Stripe", "sk_test_", "#", "ok", "=", "=="]
+    texts = []
+    for i in range(30):
+        pieces = []
+        for _ in range(rng.randint(700, 1400)):
+            r = rng.random()
+            if r < 0.02 and i % 2:  # every other text holds no generated value
+                pieces.append("".join(rng.choice(alnum) for _ in range(rng.randint(12, 40))))
+            elif r < 0.03:
+                pieces.append("".join(rng.choice("0123456789abcdef") for _ in range(40)))
+            else:
+                pieces.append(rng.choice(words))
+        texts.append(" ".join(pieces))
+    found = 0
+    for text in texts:
+        low = text.lower()
+        got = (list(shapes.find_random_tokens(text, low)), list(named.find_named_tokens(text, low)))
+        with monkeypatch.context() as m:
+            m.setattr(gitleaks, "_TOKENS_MIN_TEXT", 10**9)  # the full scan alone
+            want = (list(shapes.find_random_tokens(text, low)),
+                    list(named.find_named_tokens(text, low)))
+        assert got == want
+        found += len(want[0]) + len(want[1])
+    assert found  # the texts hold values the finders report, so the comparison says something

@@ -299,6 +299,14 @@ def tokens(low: str) -> str:
     return "\n".join(set(ascii_view(low).split()))
 
 
+@functools.lru_cache(maxsize=4)
+def distinct_tokens(text: str) -> str:
+    """``text``'s distinct whitespace-free tokens, one a line, case kept: a regex that never
+    matches whitespace and looks at nothing before its match finds, token by token, the same
+    strings here as in the text (at about half the cost in code and logs)."""
+    return "\n".join(set(text.split()))
+
+
 @functools.lru_cache(maxsize=8192)
 def _spaceless(word: str) -> bool:
     return word.split() == [word]

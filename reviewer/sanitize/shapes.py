@@ -526,6 +526,10 @@ def random_token(v: str) -> bool:
 
 
 def find_random_tokens(text: str, low: str) -> Iterator[Span]:
+    if len(text) >= gitleaks._TOKENS_MIN_TEXT and not any(
+            random_token(m.group().rstrip(".-~"))
+            for m in _RANDOM_RUN_RE.finditer(gitleaks.distinct_tokens(text))):
+        return  # no run of the text looks generated (each distinct token asked once)
     cert_ends: list[tuple[int, int]] = []
     if "-----BEGIN" in text:
         for c in _CERT_RE.finditer(text):
