@@ -16,6 +16,7 @@ import binascii
 import functools
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from reviewer.sanitize import gitleaks
 from reviewer.sanitize import redact as _redact
@@ -251,31 +252,58 @@ _NEAR_ASCII = tuple((w[:2], w) for w in _NEAR_WORDS if w.isascii())
 _NEAR_OTHER = tuple(w for w in _NEAR_WORDS if not w.isascii())
 
 
-@functools.lru_cache(maxsize=256)
-def _words_re(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
-
-
-def _near_words_re(low: str) -> re.Pattern[str] | None:
-    """One alternation of the words this text holds (an ASCII word only where a word of
-    the text starts like it; the rest only in a text that is not all ASCII)."""
+def _near_words(low: str) -> list[str]:
+    """The words this text holds (an ASCII word only where a word of the text starts like
+    it; the rest only in a text that is not all ASCII)."""
     heads = gitleaks.word_starts(low)
-    view = gitleaks.ascii_view(low)
     found = [w for head, w in _NEAR_ASCII
-             if head in heads and gitleaks.may_hold(low, w) and w in view]
+             if head in heads and gitleaks.may_hold(low, w) and gitleaks.holds(low, w)]
     if not low.isascii():
         found.extend(w for w in _NEAR_OTHER if gitleaks.has_other_script_word(low, w))
-    return _words_re(tuple(found)) if found else None
+    return found
+
+
+class _Hit(NamedTuple):
+    """A near word where it stands (what the loop below reads of a match)."""
+
+    s: int
+    e: int
+
+    def start(self) -> int:
+        return self.s
+
+    def end(self) -> int:
+        return self.e
+
+
+def _near_hits(low: str, words: list[str]) -> list[_Hit]:
+    """Where the words stand, as an alternation of them longest first would find them left
+    to right (the longest word at each place, none inside another's match), found with
+    ``str.find`` (a few scans in C instead of a regex tried at every character)."""
+    longest: dict[int, int] = {}
+    for w in words:
+        at = low.find(w)
+        while at >= 0:
+            if longest.get(at, -1) < at + len(w):
+                longest[at] = at + len(w)
+            at = low.find(w, at + 1)
+    hits, done = [], 0
+    for at in sorted(longest):
+        if at >= done:
+            done = longest[at]
+            hits.append(_Hit(at, done))
+    return hits
 
 
 _TOKEN_SET = frozenset(w.lower() for w in _TOKEN_NEAR)
 _PASSWORD_SET = frozenset(w.lower() for w in _PASSWORD_NEAR)
 
 
-def _word_end(low: str, m: re.Match[str]) -> int | None:
+def _word_end(low: str, m: _Hit) -> int | None:
     """Where the word really ends (past a short ending), or None if it is part of a
     longer word or a name ("compass", "keyboard", "PASSWORD_MIN_LENGTH")."""
-    w, s, e = m.group(), m.start(), m.end()
+    s, e = m.s, m.e
+    w = low[s:e]
     if not w.isascii():
         return e
     if s > 0 and low[s - 1].isalpha():
@@ -295,11 +323,11 @@ def _word_end(low: str, m: re.Match[str]) -> int | None:
 def find_password_nearby(text: str, low: str) -> Iterator[Span]:
     """A strong password or a token-like value within a few words of a word for one (after
     it or before it: "the password is now …", "use … as the key", "…를 키로 사용하세요")."""
-    words = _near_words_re(low)
-    if words is None:
+    words = _near_words(low)
+    if not words:
         return
-    for m in words.finditer(low):
-        w = m.group()
+    for m in _near_hits(low, words):
+        w = low[m.s : m.e]
         end = _word_end(low, m)
         if end is None or low[end : end + 1] in ("[", "(", "."):
             continue  # a name indexed, called or dotted: code, not a sentence
@@ -684,7 +712,9 @@ def find_xml_values(text: str, low: str) -> Iterator[Span]:
             yield *m.span("v"), kind
     if "=" not in text:
         return
-    for rx in (_XML_NAMED_RE, _XML_NAMED_TEXT_RE):
+    for rx, needs in ((_XML_NAMED_RE, ("value", "content")), (_XML_NAMED_TEXT_RE, ("</",))):
+        if not any(w in text for w in needs):
+            continue  # each regex needs one of its words
         for m in rx.finditer(text):
             kind = _value_ok(m.group("k"), m.group("v").strip())
             if kind is not None:

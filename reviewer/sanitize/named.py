@@ -22,6 +22,7 @@ import functools
 import json
 import re
 from collections.abc import Iterator
+from types import ModuleType
 
 from reviewer.sanitize import gitleaks, layers
 from reviewer.sanitize import redact as _redact
@@ -133,6 +134,13 @@ def _services_in(low: str) -> tuple[str, ...]:
     return tuple(w for w in gitleaks.words(low) if w in names)
 
 
+def _label_value(v: str, shapes: ModuleType) -> bool:
+    """What a label's value must be below (long, letters and digits, generated or hex)."""
+    return (len(v) >= 16 and _HAS_DIGIT(v) is not None and _HAS_LETTER(v) is not None
+            and (shapes.random_token(v) or (_redact._HEX_RE.match(v) is not None
+                                            and len(v) >= 20)))
+
+
 def find_named_tokens(text: str, low: str) -> Iterator[Span]:
     """A token-like value with a service's name a few words before it ("the Infura one
     is 3c85…"), or a random one labelled by any product's name ("Ably: nEmtq1…"). Found
@@ -141,6 +149,10 @@ def find_named_tokens(text: str, low: str) -> Iterator[Span]:
 
     names = _service_set()
     present = _services_in(low)  # the names this text holds: most hold none
+    if not present and len(text) >= gitleaks._TOKENS_MIN_TEXT and not any(
+            _label_value(c.group().rstrip(".-~="), shapes)
+            for c in _CANDIDATE_RE.finditer(gitleaks.distinct_tokens(text))):
+        return  # no service named, and no value a label could give (each token asked once)
     for c in _CANDIDATE_RE.finditer(text):
         v = c.group().rstrip(".-~=")
         if (not present and len(v) < 16) or _HAS_DIGIT(v) is None or _HAS_LETTER(v) is None:
@@ -246,8 +258,8 @@ def find_named_pairs(text: str, low: str) -> Iterator[Span]:
         for m in _PLIST_RE.finditer(text):
             if _named_value(m.group("name").strip(), m.group("v").strip()):
                 yield *m.span("v"), "secret-assignment"
-    if "--" in text or "secret" in low:
-        for m in _CLI_PAIR_RE.finditer(text):
+    if "--name" in text or "--key" in text or "--secret-name" in text or "secret" in text:
+        for m in _CLI_PAIR_RE.finditer(text):  # (the regex needs one of these words)
             if _named_value(m.group("name"), m.group("v")):
                 yield *m.span("v"), "cli-password"
     if "securestring" in low:

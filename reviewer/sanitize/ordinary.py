@@ -17,7 +17,6 @@ import binascii
 import re
 import urllib.parse
 
-from reviewer.sanitize import public as _public
 from reviewer.sanitize import syntax as _syntax
 
 # Kinds proposed for a run's shape or a nearby word (not a provider's format), and the
@@ -41,7 +40,7 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
         return True
     if kind == "high-entropy" and (dotted_names(v) or names_and_versions(v)):
         return True  # a generated-looking run that reads as names (a password may not)
-    return (under_id_name(text, start) or pinned_ref(text, start, v) or abbreviated(text, v)
+    return (pinned_ref(text, start, v) or abbreviated(text, v)
             or symbol(text, start, v)
             or url_fragment(text, start, v)
             or percent_piece(text, start, end) or url_name_segment(text, start, end)
@@ -80,31 +79,6 @@ def operand(text: str, start: int, end: int) -> bool:
     if text.count(v) < 2:
         return False
     return re.search(r"(?<![\w$.])" + re.escape(v) + r"[ \t]*=(?![=>])", text) is not None
-
-
-# --------------------------------------------------------------------------- id names
-
-# The name a value is given, however the language gives it: ``spreadsheetId := "…"`` (Go),
-# ``:build_id => "…"`` (Ruby), ``<key>application-identifier</key><string>…`` (a plist),
-# ``<request-id>…`` (XML); when the name says identifier and nothing secret, so is it.
-_NAMED_BEFORE_RE = re.compile(
-    r"(?P<k>[A-Za-z][\w.\-]{0,60})[\"']?[ \t]*(?::=|=>|<-|:|=)[ \t]*[\"'`]?\Z"
-    r"|<key>(?P<pk>[\w.\-]{1,80})</key>\s{0,40}<string>\Z"
-    r"|<(?P<xk>[A-Za-z][\w.\-]{0,60})>\Z")
-_ID_WORDS = frozenset(("identifier", "identifiers", "ident"))
-
-
-def under_id_name(text: str, start: int) -> bool:
-    m = _NAMED_BEFORE_RE.search(text, max(0, start - 120), start)
-    if m is None:
-        return False
-    key = m.group("k") or m.group("pk") or m.group("xk")
-    segs = {w.lower() for w in _syntax.SEG_RE.findall(key)}
-    if _public.names_a_credential(key) or _syntax.credential_name(key):
-        return False
-    if _public.id_that_opens(text, m.start(m.lastgroup or "k"), key, start):
-        return False
-    return _public.names_an_id(key) or bool(segs & _ID_WORDS)
 
 
 # --------------------------------------------------------------------------- codes of words

@@ -15,6 +15,8 @@ import binascii
 import re
 from itertools import pairwise
 
+from reviewer.sanitize import syntax as _syntax
+
 # --------------------------------------------------------------------------- identifier keys
 
 # ``x-amz-id-2: …``, ``"lineage": "…"``, ``trace_id=…``, ``BuildID[sha1]=…``: the key the
@@ -93,9 +95,21 @@ def websocket_nonce(text: str, start: int) -> bool:
     return _WEBSOCKET_RE.search(text, max(0, start - 40), start) is not None
 
 
+# The name a value is given, however the language gives it: ``spreadsheetId := "…"`` (Go),
+# ``:build_id => "…"`` (Ruby), ``<key>application-identifier</key><string>…`` (a plist),
+# ``<request-id>…`` (XML). Not bound to the value's line, unlike ``_KEY_BEFORE_RE``.
+_NAMED_BEFORE_RE = re.compile(
+    r"(?P<k>[A-Za-z][\w.\-]{0,60})[\"']?[ \t]*(?::=|=>|<-|:|=)[ \t]*[\"'`]?\Z"
+    r"|<key>(?P<pk>[\w.\-]{1,80})</key>\s{0,40}<string>\Z"
+    r"|<(?P<xk>[A-Za-z][\w.\-]{0,60})>\Z")
+_ID_WORDS = frozenset(("identifier", "identifiers", "ident"))
+
+
 def under_id_key(text: str, start: int) -> bool:
-    """The value at ``start`` stands right after a key that names an identifier, or the
-    line before it says the value is public."""
+    """The value at ``start`` is given a name that says identifier or digest and nothing
+    secret (a key on its line, ``x-amz-id-2: …``; a name in code or markup, ``spreadsheetId
+    := …``, a plist's ``<key>``, ``<request-id>``; "commit hash" in prose), or the line
+    before it says the value is public. The one rule every finder's span is asked."""
     lo = max(0, start - 80)
     nl = text.rfind("\n", lo, start)
     ls = nl + 1 if nl >= 0 else lo
@@ -103,6 +117,14 @@ def under_id_key(text: str, start: int) -> bool:
     if m is not None and (names_an_id(m.group("k")) or site_key(m.group("k"))) and not (
             id_that_opens(text, m.start("k"), m.group("k"), start)):
         return True
+    n = _NAMED_BEFORE_RE.search(text, max(0, start - 120), start)
+    if n is not None:
+        key = n.group("k") or n.group("pk") or n.group("xk")
+        segs = {w.lower() for w in _syntax.SEG_RE.findall(key)}
+        if not (names_a_credential(key) or _syntax.credential_name(key)
+                or id_that_opens(text, n.start(n.lastgroup or "k"), key, start)) and (
+                names_an_id(key) or bool(segs & _ID_WORDS)):
+            return True
     return _SAID_PUBLIC_RE.search(text, ls, start) is not None
 
 

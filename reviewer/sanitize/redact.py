@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from reviewer.sanitize import identifiers as _identifiers
 from reviewer.sanitize import ordinary as _ordinary
 from reviewer.sanitize import providers as _providers
 from reviewer.sanitize import public as _public
@@ -1596,13 +1597,17 @@ def public_name(text: str, start: int, end: int, kind: str = "") -> bool:
         return True
     if _ordinary.ordinary_run(text, start, end, kind):
         return True
+    if _identifiers.public_identifier(text, start, end, kind):
+        return True
+    if (kind in _SHAPE_KINDS or kind == "mfa-secret") and _public.under_id_key(text, start):
+        return True
     if kind in _SHAPE_KINDS:
         bare = value.rstrip(".…")
         return (_syntax.code_run(text, start, end) or _syntax.public_block_line(text, start, end)
                 or _syntax.expression_value(value) or _syntax.path_of_names(value)
                 or _syntax.message_value(value) or _syntax.mangled_symbol(value)
                 or _syntax.labelled_digest(value) or _syntax.in_signature_header(text, start)
-                or _public.under_id_key(text, start) or _public.binary_base64(value)
+                or _public.binary_base64(value)
                 or _public.jose_header(bare) or _public.chain_address(text, start, value)
                 or _public.in_angle_id(text, start, end) or _publishable(value)
                 or _public.crypt_hash(text, start, value) or _public.example_value(text, start)

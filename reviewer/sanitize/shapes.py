@@ -79,7 +79,7 @@ def _words_in(low: str, words: tuple[str, ...]) -> re.Pattern[str] | None:
     starts = gitleaks.word_starts(low)
     view = gitleaks.ascii_view(low)
     found = [w for h in starts & heads.keys() for w in heads[h]
-             if gitleaks.may_hold(low, w) and w in view]
+             if gitleaks.may_hold(low, w) and gitleaks.holds(low, w)]
     found += [w for w in other if w in view] if low.isascii() else [
         w for w in other if (w in view if w.isascii() else gitleaks.has_other_script_word(low, w))]
     return _alternation(tuple(sorted(found))) if found else None
@@ -526,6 +526,10 @@ def random_token(v: str) -> bool:
 
 
 def find_random_tokens(text: str, low: str) -> Iterator[Span]:
+    if len(text) >= gitleaks._TOKENS_MIN_TEXT and not any(
+            random_token(m.group().rstrip(".-~"))
+            for m in _RANDOM_RUN_RE.finditer(gitleaks.distinct_tokens(text))):
+        return  # no run of the text looks generated (each distinct token asked once)
     cert_ends: list[tuple[int, int]] = []
     if "-----BEGIN" in text:
         for c in _CERT_RE.finditer(text):
@@ -718,24 +722,48 @@ _USER_AT_HOST_RE = re.compile(r"[a-z_][a-z0-9_.\-]{0,31}@[A-Za-z0-9][A-Za-z0-9\-
 _ASCII_RUN_RE = re.compile(r"[\x00-\x7f]+")
 
 
+_SIGN_RE = re.compile(r"[!@#$%^&*~?]")
+_ALNUM_ASCII = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _sign_pairs(text: str) -> list[int]:
+    """Where ``_SIGN_NEAR_RE.finditer`` finds a letter or digit beside a sign, from the
+    signs (few: a search for one character class) rather than trying the alternation at
+    every letter: each sign proposes its pair on the left and on the right, and the
+    leftmost pairs that do not overlap are the matches, as ``finditer`` takes them."""
+    starts: set[int] = set()
+    for m in _SIGN_RE.finditer(text):
+        q = m.start()
+        if q and text[q - 1] in _ALNUM_ASCII:
+            starts.add(q - 1)
+        if text[q + 1 : q + 2] in _ALNUM_ASCII:
+            starts.add(q)
+    out, end = [], 0
+    for p in sorted(starts):
+        if p >= end:
+            out.append(p)
+            end = p + 2
+    return out
+
+
 def find_typed_passwords(text: str, low: str) -> Iterator[Span]:
     done = 0
     ascii_text = text.isascii()  # O(1): most texts, and no run to cut at another script
-    for sm in _SIGN_NEAR_RE.finditer(text):
-        if sm.start() < done:
+    for at in _sign_pairs(text):
+        if at < done:
             continue
-        s = sm.start()
-        while s > 0 and sm.start() - s < 64 and text[s - 1] not in _RUN_STOP:
+        s = at
+        while s > 0 and at - s < 64 and text[s - 1] not in _RUN_STOP:
             s -= 1
-        e = _RUN_RIGHT_RE.match(text, sm.end(), sm.end() + 64).end()  # in C
+        e = _RUN_RIGHT_RE.match(text, at + 2, at + 2 + 64).end()  # in C
         done = e
         if not ascii_text and not text[s:e].isascii():
             # a password is typed in ASCII: the run ends where another script's letter or
             # sign begins ("…#02، ھېچ…": an Arabic comma; "用…作为": CJK on either side)
             run = _ASCII_RUN_RE.search(text, s, e)
-            while run is not None and run.end() <= sm.start():
+            while run is not None and run.end() <= at:
                 run = _ASCII_RUN_RE.search(text, run.end(), e)
-            if run is None or run.start() > sm.start():
+            if run is None or run.start() > at:
                 continue
             s, e = run.span()
         m = _TYPED_RE.fullmatch(text, s, e)
