@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
