@@ -191,6 +191,22 @@ def test_the_output_of_a_command_that_prints_a_secret_is_hidden(command: str, sh
     assert command.split()[1] in out  # the command stays readable
 
 
+def test_a_long_one_line_output_of_a_secret_reading_command_is_hidden_whole() -> None:
+    import base64
+    import json
+
+    # ``aws ecr get-login-password`` prints ~2.4 KB of base64 on one line (past 512)
+    body = json.dumps({"payload": base64.b64encode(secrets.token_bytes(1300)).decode(),
+                       "datakey": base64.b64encode(secrets.token_bytes(180)).decode(),
+                       "version": "2", "type": "DATA_KEY", "expiration": 1764980000})
+    v = base64.b64encode(body.encode()).decode()
+    assert len(v) > 2000
+    for command in ("$ aws ecr get-login-password --region us-east-1\n",
+                    "  · Bash: aws ecr get-login-password --region eu-west-1\n    ┆ → "):
+        out = redact(f"{command}{v}\n$ ls\n")
+        assert v[:64] not in out and v[1000:1064] not in out and v[-64:] not in out
+
+
 def test_words_after_a_secret_reading_command_stay() -> None:
     text = ("$ gcloud secrets versions access latest --secret=stripe-webhook\n"
             "ERROR: (gcloud.secrets.versions.access) NOT_FOUND: Secret [x] not found\n"

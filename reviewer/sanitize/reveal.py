@@ -62,7 +62,9 @@ _NEEDLES = ("vault ", "gcloud ", "op read", "op item", "kubectl ", "aws ", "pass
 # What stands before an output line: indentation, the condenser's "┆ →" or a Read's
 # "12→", a box's "│".
 _OUT_PREFIX_RE = re.compile(r"[ \t]*(?:[┆│|][ \t]*)?(?:\d{1,7})?(?:→[ \t]?)?[ \t]*")
-_VALUE_RE = re.compile(r"[^\s\"'`]{4,512}")
+# The value fills its line (checked below), so a long one is taken whole: `aws ecr
+# get-login-password` prints ~2.4 KB of base64 on one line.
+_VALUE_RE = re.compile(r"[^\s\"'`]{4,16384}")
 _NEXT_COMMAND_RE = re.compile(r"(?:[·$#%>]|Bash:|User:|Assistant:|\w+@[\w.\-]+)")
 _MAX_LINES = 8
 _SUBSTITUTION_RE = re.compile(r"\$\(|`|<\(|=[ \t]*[\"']?\$")
