@@ -207,6 +207,27 @@ def test_a_long_one_line_output_of_a_secret_reading_command_is_hidden_whole() ->
         assert v[:64] not in out and v[1000:1064] not in out and v[-64:] not in out
 
 
+def test_a_literal_newline_ends_a_secret_reading_command() -> None:
+    from reviewer.sanitize.reveal import find_revealed
+
+    v = _token(20)
+    one = '{"cmd": "aws ssm get-parameter --name /a --with-decryption --output text"}'
+    two = '{"cmd": "aws ssm get-parameter --name /a --with-decryption\\necho --output text"}'
+    for script, found in ((one, 1), (two, 0)):  # two commands of a JSON-escaped script
+        text = f"{script}\n{v}\n"
+        assert len(list(find_revealed(text, text.lower()))) == found
+
+
+def test_secret_reading_commands_on_one_long_line_stay_linear() -> None:
+    """Not timed: at these sizes the unbounded gaps took many minutes (cubic on the
+    script, quadratic on the selectors); a slow regression shows in the suite."""
+    from reviewer.sanitize.reveal import find_revealed
+
+    script = '{"script": "' + "aws ssm get-parameter --name /app/db --with-decryption\\n" * 3000
+    for text in (script + '"}', '"jsonpath={"' * 40_000, ("vault kv get " + "x " * 50) * 4000):
+        assert list(find_revealed(text, text.lower())) == []
+
+
 def test_words_after_a_secret_reading_command_stay() -> None:
     text = ("$ gcloud secrets versions access latest --secret=stripe-webhook\n"
             "ERROR: (gcloud.secrets.versions.access) NOT_FOUND: Secret [x] not found\n"
