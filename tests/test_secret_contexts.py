@@ -47,6 +47,16 @@ def test_a_value_printed_for_an_ordinary_name_stays(ask: str, value: str) -> Non
     assert redact(text) == text
 
 
+def test_quoted_lines_after_long_lines_are_read_in_linear_time() -> None:
+    """Not timed: each quoted line once searched back from the text's start for its asking
+    expression (minutes at this size); a slow regression shows in the suite."""
+    from reviewer.sanitize.printed import find_printed_values
+
+    v = _token()
+    text = ("a" * 10_000 + "\n'abcd'\n") * 200 + f">>> settings.SECRET_KEY\n'{v}'\n"
+    assert [text[s:e] for s, e, _ in find_printed_values(text, text.lower())] == [v]
+
+
 def test_a_quoted_value_cut_by_a_message_end_is_hidden_whole() -> None:
     from reviewer.sanitize.shapes import random_token
 
