@@ -70,6 +70,19 @@ def test_a_quoted_value_cut_by_a_message_end_is_hidden_whole() -> None:
     window = f"User: here it is `{a}\n\nUser: {b}` — sorry, phone keyboard\n"
     out = redact(window)
     assert a not in out and b not in out
+    # JSON text: the break is an escaped "\n" (the first piece once swallowed it)
+    window = f"User: here it is `{a}\\n\\nUser: {b}` — sorry, phone keyboard\\n"
+    out = redact(window)
+    assert a not in out and b not in out
+
+
+@pytest.mark.parametrize("brk", ["\n", "\n\n", "\\n", "\\n\\n"])
+def test_the_cut_value_of_the_finders_docstring_is_hidden(brk: str) -> None:
+    a, b = "Gx7UVhyQ2k", "S5aTNQ6pLm9"  # reviewer/sanitize/continued.py's example
+    for window in (f"the pw is `{a}{brk}{b}` — sorry, phone keyboard",
+                   f"User: the pw is `{a}{brk}User: {b}` — sorry, phone keyboard"):
+        out = redact(window)
+        assert a not in out and b not in out
 
 
 def test_words_quoted_over_a_message_end_stay() -> None:
