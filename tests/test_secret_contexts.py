@@ -85,6 +85,35 @@ def test_the_cut_value_of_the_finders_docstring_is_hidden(brk: str) -> None:
         assert a not in out and b not in out
 
 
+def test_the_context_finders_judge_a_value_generated_by_one_rule() -> None:
+    """An auth subcommand's argument, a quote cut by a message end and a prefix naming a
+    key ask one rule (shapes.generated): a token of small letters and digits is generated
+    for each, as a UUID and 32+ hex are; words and names are not."""
+    import uuid
+
+    from reviewer.sanitize import continued, positional, prefixed, shapes
+
+    while not shapes.random_lower(low := "".join(
+            secrets.choice(string.ascii_lowercase + string.digits) for _ in range(24))):
+        pass
+    for v in (low, _token(24), _letters(24), secrets.token_hex(20), str(uuid.uuid4())):
+        assert shapes.generated(v), v
+    for v in ("deployment-pipeline-config", "HTTPServerNameResolver", "1" * 40, "a" * 32,
+              "getUserAccessTokenFromCache"):
+        assert not shapes.generated(v), v
+
+    def found(find, text: str) -> list[str]:  # type: ignore[no-untyped-def]
+        return [text[s:e] for s, e, _ in find(text, text.lower())]
+
+    assert found(positional.find_auth_arguments, f"$ acme-cli login {low}\n") == [low]
+    assert found(continued.find_continued_values, f"key `{low[:10]}\n{low[10:]}` ok") == [
+        low[:10], low[10:]]
+    assert found(prefixed.find_prefixed_tokens, f"acme_sk_{low}") == [f"acme_sk_{low}"]
+    for text in ("$ acme-cli login deployment-pipeline-config\n", "run `make\nrelease-notes`"):
+        assert not found(positional.find_auth_arguments, text)
+        assert not found(continued.find_continued_values, text)
+
+
 def test_words_quoted_over_a_message_end_stay() -> None:
     text = "User: run `make\n\nUser: test` please, then `git\nstatus`\n"
     assert redact(text) == text

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from reviewer.sanitize import redact as _redact
 from reviewer.sanitize import shapes as _shapes
 
 Span = tuple[int, int, str]
@@ -30,11 +29,6 @@ _CUT_RE = re.compile(
 _MARKER_RUN_RE = re.compile(r"x{14,}")
 
 
-def _generated(v: str) -> bool:
-    return (_shapes.random_token(v) or _shapes.typed_password(v) or _redact._looks_random(v)
-            or _redact._random_letters(v))
-
-
 def find_continued_values(text: str, low: str) -> Iterator[Span]:
     if "`" not in text and '"' not in text and "'" not in text:
         return
@@ -42,7 +36,7 @@ def find_continued_values(text: str, low: str) -> Iterator[Span]:
         a, b = m.group("a"), m.group("b")
         if _MARKER_RUN_RE.fullmatch(a):
             yield *m.span("b"), "secret-value"  # the quote a secret opened closes here
-        elif _generated(a + b):
+        elif _shapes.generated(a + b):
             yield *m.span("a"), "secret-value"
             yield *m.span("b"), "secret-value"
 
