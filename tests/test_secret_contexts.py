@@ -157,6 +157,21 @@ def test_a_graphql_node_id_is_public_and_user_password_base64_is_not() -> None:
     assert b not in redact(f'{{ node_id: "{b}", name: "demo" }}')
 
 
+def test_a_typed_id_is_known_by_one_rule_where_base64_is_opened_and_where_it_is_judged() -> None:
+    import base64
+
+    from reviewer.sanitize import ordinary
+    from reviewer.sanitize import redact as rd
+
+    for decoded in ("010:Repository132935648", "0104:User1", "Id:4417", "Issue:4417",
+                    "gid://shopify/Product/1234567", "04:User583231:refs:main"):
+        b = base64.b64encode(decoded.encode()).decode()
+        assert ordinary.typed_id_base64(b), decoded
+        assert rd._b64_secret(b)[0] is False, decoded
+        text = f'{{ node_id: "{b}", name: "demo" }}'
+        assert redact(text) == text
+
+
 def test_an_id_assigned_with_go_or_ruby_operators_is_public() -> None:
     v = _token(44)
     for line in (f'\tspreadsheetId := "{v}"', f'"document_id" => "{v}"'):
