@@ -50,6 +50,17 @@ def test_line_marks_blanked_as_the_multiline_sub_did(text: str) -> None:
     assert detect._unmarked(text) == want
 
 
+def test_a_long_line_of_arrows_is_unmarked_in_linear_time() -> None:
+    """Not timed: each "→" of one line once looked back to the line's start (minutes at
+    this size); a slow regression shows in the suite."""
+    from reviewer.sanitize import detect
+
+    text = "x→" * 3_000_000
+    assert detect._unmarked(text) is text
+    text = "→ " + text
+    assert detect._unmarked(text) == "  " + text[2:]
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(st.text("acdeiklnoprstuvwy _-", max_size=8),
                           st.sampled_from(["accounts", "fromkeypair", " pk", "privkey",

@@ -47,6 +47,16 @@ def test_a_value_printed_for_an_ordinary_name_stays(ask: str, value: str) -> Non
     assert redact(text) == text
 
 
+def test_quoted_lines_after_long_lines_are_read_in_linear_time() -> None:
+    """Not timed: each quoted line once searched back from the text's start for its asking
+    expression (minutes at this size); a slow regression shows in the suite."""
+    from reviewer.sanitize.printed import find_printed_values
+
+    v = _token()
+    text = ("a" * 10_000 + "\n'abcd'\n") * 200 + f">>> settings.SECRET_KEY\n'{v}'\n"
+    assert [text[s:e] for s, e, _ in find_printed_values(text, text.lower())] == [v]
+
+
 def test_a_quoted_value_cut_by_a_message_end_is_hidden_whole() -> None:
     from reviewer.sanitize.shapes import random_token
 
@@ -60,6 +70,48 @@ def test_a_quoted_value_cut_by_a_message_end_is_hidden_whole() -> None:
     window = f"User: here it is `{a}\n\nUser: {b}` — sorry, phone keyboard\n"
     out = redact(window)
     assert a not in out and b not in out
+    # JSON text: the break is an escaped "\n" (the first piece once swallowed it)
+    window = f"User: here it is `{a}\\n\\nUser: {b}` — sorry, phone keyboard\\n"
+    out = redact(window)
+    assert a not in out and b not in out
+
+
+@pytest.mark.parametrize("brk", ["\n", "\n\n", "\\n", "\\n\\n"])
+def test_the_cut_value_of_the_finders_docstring_is_hidden(brk: str) -> None:
+    a, b = "Gx7UVhyQ2k", "S5aTNQ6pLm9"  # reviewer/sanitize/continued.py's example
+    for window in (f"the pw is `{a}{brk}{b}` — sorry, phone keyboard",
+                   f"User: the pw is `{a}{brk}User: {b}` — sorry, phone keyboard"):
+        out = redact(window)
+        assert a not in out and b not in out
+
+
+def test_the_context_finders_judge_a_value_generated_by_one_rule() -> None:
+    """An auth subcommand's argument, a quote cut by a message end and a prefix naming a
+    key ask one rule (shapes.generated): a token of small letters and digits is generated
+    for each, as a UUID and 32+ hex are; words and names are not."""
+    import uuid
+
+    from reviewer.sanitize import continued, positional, prefixed, shapes
+
+    while not shapes.random_lower(low := "".join(
+            secrets.choice(string.ascii_lowercase + string.digits) for _ in range(24))):
+        pass
+    for v in (low, _token(24), _letters(24), secrets.token_hex(20), str(uuid.uuid4())):
+        assert shapes.generated(v), v
+    for v in ("deployment-pipeline-config", "HTTPServerNameResolver", "1" * 40, "a" * 32,
+              "getUserAccessTokenFromCache"):
+        assert not shapes.generated(v), v
+
+    def found(find, text: str) -> list[str]:  # type: ignore[no-untyped-def]
+        return [text[s:e] for s, e, _ in find(text, text.lower())]
+
+    assert found(positional.find_auth_arguments, f"$ acme-cli login {low}\n") == [low]
+    assert found(continued.find_continued_values, f"key `{low[:10]}\n{low[10:]}` ok") == [
+        low[:10], low[10:]]
+    assert found(prefixed.find_prefixed_tokens, f"acme_sk_{low}") == [f"acme_sk_{low}"]
+    for text in ("$ acme-cli login deployment-pipeline-config\n", "run `make\nrelease-notes`"):
+        assert not found(positional.find_auth_arguments, text)
+        assert not found(continued.find_continued_values, text)
 
 
 def test_words_quoted_over_a_message_end_stay() -> None:
@@ -103,6 +155,21 @@ def test_a_graphql_node_id_is_public_and_user_password_base64_is_not() -> None:
         assert redact(text) == text
     b = base64.b64encode(f"deploy:{_token(16)}".encode()).decode()
     assert b not in redact(f'{{ node_id: "{b}", name: "demo" }}')
+
+
+def test_a_typed_id_is_known_by_one_rule_where_base64_is_opened_and_where_it_is_judged() -> None:
+    import base64
+
+    from reviewer.sanitize import ordinary
+    from reviewer.sanitize import redact as rd
+
+    for decoded in ("010:Repository132935648", "0104:User1", "Id:4417", "Issue:4417",
+                    "gid://shopify/Product/1234567", "04:User583231:refs:main"):
+        b = base64.b64encode(decoded.encode()).decode()
+        assert ordinary.typed_id_base64(b), decoded
+        assert rd._b64_secret(b)[0] is False, decoded
+        text = f'{{ node_id: "{b}", name: "demo" }}'
+        assert redact(text) == text
 
 
 def test_an_id_assigned_with_go_or_ruby_operators_is_public() -> None:
@@ -189,6 +256,43 @@ def test_the_output_of_a_command_that_prints_a_secret_is_hidden(command: str, sh
     out = redact(f"{command}{v}\n" if command.endswith(" ") else f"{command}\n{v}\n")
     assert v not in out
     assert command.split()[1] in out  # the command stays readable
+
+
+def test_a_long_one_line_output_of_a_secret_reading_command_is_hidden_whole() -> None:
+    import base64
+    import json
+
+    # ``aws ecr get-login-password`` prints ~2.4 KB of base64 on one line (past 512)
+    body = json.dumps({"payload": base64.b64encode(secrets.token_bytes(1300)).decode(),
+                       "datakey": base64.b64encode(secrets.token_bytes(180)).decode(),
+                       "version": "2", "type": "DATA_KEY", "expiration": 1764980000})
+    v = base64.b64encode(body.encode()).decode()
+    assert len(v) > 2000
+    for command in ("$ aws ecr get-login-password --region us-east-1\n",
+                    "  · Bash: aws ecr get-login-password --region eu-west-1\n    ┆ → "):
+        out = redact(f"{command}{v}\n$ ls\n")
+        assert v[:64] not in out and v[1000:1064] not in out and v[-64:] not in out
+
+
+def test_a_literal_newline_ends_a_secret_reading_command() -> None:
+    from reviewer.sanitize.reveal import find_revealed
+
+    v = _token(20)
+    one = '{"cmd": "aws ssm get-parameter --name /a --with-decryption --output text"}'
+    two = '{"cmd": "aws ssm get-parameter --name /a --with-decryption\\necho --output text"}'
+    for script, found in ((one, 1), (two, 0)):  # two commands of a JSON-escaped script
+        text = f"{script}\n{v}\n"
+        assert len(list(find_revealed(text, text.lower()))) == found
+
+
+def test_secret_reading_commands_on_one_long_line_stay_linear() -> None:
+    """Not timed: at these sizes the unbounded gaps took many minutes (cubic on the
+    script, quadratic on the selectors); a slow regression shows in the suite."""
+    from reviewer.sanitize.reveal import find_revealed
+
+    script = '{"script": "' + "aws ssm get-parameter --name /app/db --with-decryption\\n" * 3000
+    for text in (script + '"}', '"jsonpath={"' * 40_000, ("vault kv get " + "x " * 50) * 4000):
+        assert list(find_revealed(text, text.lower())) == []
 
 
 def test_words_after_a_secret_reading_command_stay() -> None:

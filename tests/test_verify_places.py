@@ -42,6 +42,25 @@ def test_a_variable_pointed_where_the_session_never_points_it_is_known() -> None
     assert not pointed_elsewhere(fact, ["the cache lives under /srv/app/.cache"])
 
 
+def test_a_variable_pointed_at_the_same_path_spelt_otherwise_is_no_change() -> None:
+    claude = ["export CLAUDE_DIR=/home/alice/.claude"]
+    assert not pointed_elsewhere("CLAUDE_DIR is set to ~/.claude", claude)
+    assert not pointed_elsewhere("CLAUDE_DIR is set to /home/alice/.claude",
+                                 ["CLAUDE_DIR=~/.claude"])
+    assert not pointed_elsewhere("CLAUDE_DIR is set to /Users/al/.claude",
+                                 ['"CLAUDE_DIR": "~/.claude"'])
+    assert not pointed_elsewhere("Set DATA_DIR=./data/cache", ["DATA_DIR=data/cache"])
+    assert not pointed_elsewhere("DATA_DIR was set to data/cache/", ["DATA_DIR=./data/cache"])
+    # another place under the home, another user's home, a parent's directory: changed
+    assert pointed_elsewhere("CLAUDE_DIR is set to ~/.claude2", claude)
+    assert pointed_elsewhere("CLAUDE_DIR is set to /home/bob/.claude", claude)
+    assert pointed_elsewhere("DATA_DIR was set to ../data/cache", ["DATA_DIR=data/cache"])
+    chat = convo(("assistant", "Done: `export CLAUDE_DIR=/home/alice/.claude` is in ~/.bashrc."))
+    got = verify("CLAUDE_DIR is set to ~/.claude in ~/.bashrc.",
+                 "export CLAUDE_DIR=/home/alice/.claude", chat)
+    assert got.check != "identifier_mismatch"
+
+
 def test_a_labelled_count_is_read_beside_its_label() -> None:
     assert c.number_beside_changed("A treasury proposal needs 3 approvals to execute.",
                                    "- Required approvals: 2 (configurable)")

@@ -31,7 +31,8 @@ _ASSIGN = re.compile(r"(?<![\w$])[\"'`]?" + _VAR + r"[\"'`]?\s*(?:=|:)\s*[\"'`]?
 _POINTED = re.compile(r"(?<![\w$])[\"'`]?" + _VAR + r"[\"'`]?\s+(?:(?:is|was|has been|now|"
                       r"got|gets|were|are)\s+)?(?:set|changed|corrected|updated|pointed|points|"
                       r"point|fixed|moved|resolves|resolved|defaults|defaulted)\s+to\b"
-                      r"(?P<gap>[^.!?\n]{0,60}?)[\"'`]?(?P<value>(?:~|\.{1,2})?/[^\s\"'`,;)]+)")
+                      r"(?P<gap>[^.!?\n]{0,60}?)[\"'`]?(?<![\w.~-])"  # not `data/cache`'s tail
+                      r"(?P<value>(?:~|\.{1,2})?/[^\s\"'`,;)]+)")
 
 
 def _segments(path: str) -> list[str]:
@@ -92,6 +93,24 @@ def _values(text: str) -> dict[str, set[str]]:
     return out
 
 
+# A home directory however it is spelt: `~`, `$HOME`, `${HOME}`, `/home/alice`, `/Users/a`.
+_HOME = re.compile(r"(?:~|\$\{?HOME\}?|/home/(?P<u>[^/]+)|/Users/(?P<v>[^/]+)|/(?P<r>root))"
+                   r"(?=/|$)")
+
+
+def _same_place(a: str, b: str) -> bool:
+    """Two spellings of one path: a leading `./` dropped, a home directory by what follows
+    it (`~/.claude` is `/home/alice/.claude`; two users' homes stay two places)."""
+    a, b = re.sub(r"^(?:\./)+", "", a), re.sub(r"^(?:\./)+", "", b)
+    if a == b:
+        return True
+    ha, hb = _HOME.match(a), _HOME.match(b)
+    if ha is None or hb is None or a[ha.end():] != b[hb.end():]:
+        return False
+    ua, ub = ha.group("u", "v", "r"), hb.group("u", "v", "r")
+    return not any(ua) or not any(ub) or ua == ub
+
+
 def pointed_elsewhere(fact: str, texts: Iterable[str]) -> str:
     """The fact points a variable at a path (`PAI_DIR was corrected to /a/b`); the
     session gives that variable paths, never this one: what the session says, or "".
@@ -107,7 +126,8 @@ def pointed_elsewhere(fact: str, texts: Iterable[str]) -> str:
                 said.setdefault(key, set()).update(values)
     for key, values in claimed.items():
         given = said.get(key, set())
-        if not given or values & given or any("$" in v or "{" in v for v in given):
+        if not given or any(_same_place(v, g) for v in values for g in given) or any(
+                "$" in v or "{" in v for v in given):
             continue
         return (f"the session sets {key} to {', '.join(sorted(given))}, never to "
                 f"{', '.join(sorted(values))}")

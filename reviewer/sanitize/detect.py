@@ -212,17 +212,16 @@ def _unmarked(text: str) -> str:
     and the mark matched at their start (the same matches as a ``sub`` of the multi-line
     regex, which tries its ``^`` at every character of a long window)."""
     out: list[str] = []
-    last, line = 0, -1
+    last = 0
     p = text.find("→")
     while p >= 0:
         ls = text.rfind("\n", 0, p) + 1
-        if ls != line:
-            line = ls
-            m = _LINE_MARK_RE.match(text, ls)
-            if m is not None:
-                out += (text[last:ls], " " * (m.end() - ls))
-                last = m.end()
-        p = text.find("→", max(p + 1, last))
+        m = _LINE_MARK_RE.match(text, ls)
+        if m is not None:
+            out += (text[last:ls], " " * (m.end() - ls))
+            last = m.end()
+        nl = text.find("\n", p)  # a line's other "→" are no mark: its next line is next
+        p = text.find("→", nl + 1) if nl >= 0 else -1
     if not out:
         return text
     out.append(text[last:])

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from reviewer.sanitize import redact as _redact
+from reviewer.sanitize import shapes as _shapes
 
 Span = tuple[int, int, str]
 
@@ -21,17 +22,12 @@ _AUTH_ARG_RE = re.compile(
     r"|config[ \t]+set[ \t]+[\w\-.]*(?:api|token|auth|key|secret)[\w\-.]*[= \t])"
     r"[ \t]*(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/=.~]{15,255})(?=[\s'\"`|;&)]|\Z)"
 )
-_HEX_RE = re.compile(r"[0-9a-fA-F]{32,128}\Z")
 
 
 def _generated(v: str) -> bool:
     if "/" in v and not v.endswith("="):
         return False  # a path
-    if _redact._UUID_RE.match(v) and len(v) == 36:
-        return True
-    if _HEX_RE.match(v):
-        return any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
-    return _redact._looks_random(v) or _redact._random_letters(v)
+    return _shapes.generated(v)
 
 
 def find_auth_arguments(text: str, low: str) -> Iterator[Span]:

@@ -24,14 +24,6 @@ _PREFIXED_RE = re.compile(
     r"(?P<r>[A-Za-z0-9]{16,160})(?![\w\-])")
 _SECRET_SEGS = frozenset(_redact._words(
     "sk secret secretkey token tok pat apikey priv private sak sek ssk"))
-_HEX_RE = re.compile(r"[0-9a-f]{32,}|[0-9A-F]{32,}")
-
-
-def _generated(r: str) -> bool:
-    if _HEX_RE.fullmatch(r):
-        return any(c.isdigit() for c in r) and any(c.isalpha() for c in r)
-    return (_redact._looks_random(r) or _shapes.random_lower(r) or _redact._random_letters(r)
-            or _shapes.random_token(r))
 
 
 # Where a secret word ends a prefix's segment: the search starts there, not at every word.
@@ -70,7 +62,7 @@ def find_prefixed_tokens(text: str, low: str) -> Iterator[Span]:
         if not any(s in _SECRET_SEGS for s in segs) or any(s in ("pk", "pub", "public")
                                                            for s in segs):
             continue
-        if _generated(m.group("r")) and not _redact.placeholder(m.group()):
+        if _shapes.generated(m.group("r")) and not _redact.placeholder(m.group()):
             yield m.start(), m.end(), "secret-value"
 
 

@@ -57,7 +57,8 @@ def find_printed_values(text: str, low: str) -> Iterator[Span]:
         return
     for m in _value_lines(text):
         lo = max(0, m.start() - _MAX_ASK)
-        nl = max(text.rfind("\n", lo, m.start()), text.rfind("\\n", lo, m.start() - 1) + 1)
+        esc = text.rfind("\\n", lo, m.start() - 1)  # -1 when none: never "+ 1" to offset 0
+        nl = max(text.rfind("\n", lo, m.start()), esc + 1 if esc >= 0 else -1)
         e = _EXPR_END_RE.search(text, nl + 1 if nl >= 0 else lo, m.start())
         name = _last_name(e.group()) if e is not None else ""
         strength = _redact._key_strength(name) if name else None

@@ -1026,9 +1026,6 @@ _depth = 0
 
 
 _USER_PASS_RE = re.compile(r"[^\s:]{1,64}:(\S{6,128})")
-# A GraphQL global id is base64 of its type and number (Relay's ``User:42``, GitHub's
-# legacy ``04:User583231``): public, printed by every API response that names the node.
-_NODE_ID_RE = re.compile(r"\d{1,4}:[A-Z][A-Za-z]{1,40}\d{1,20}|[A-Z][A-Za-z]{1,40}:\d{1,20}")
 
 
 def _b64_secret(run: str) -> tuple[bool, int]:
@@ -1054,7 +1051,7 @@ def _b64_secret(run: str) -> tuple[bool, int]:
         return False, len(raw)  # binary (an image, a hash): not text that could hold a secret
     decoded = raw.decode("ascii")
     pair = _USER_PASS_RE.fullmatch(decoded.strip())
-    if _NODE_ID_RE.fullmatch(decoded):
+    if _ordinary.TYPED_ID_RE.fullmatch(decoded):
         return False, len(raw)  # "010:Repository132935648": a GraphQL node's global id
     if pair is not None and _password_like(pair.group(1)):
         return True, len(raw)  # "user:password", as in Basic auth and docker's config.json

@@ -43,14 +43,18 @@ REVEALING = (
     r"(?:printenv|echo)[ \t]+[\"']?\$?\{?[a-z0-9_]*(?:token|secret|password|passwd|pass|"
     r"api_?key|private_?key|pwd)[a-z0-9_]*\}?[\"']?[ \t]*(?:$|\n)",
 )
-_REVEAL_RE = re.compile("|".join(f"(?:{p})" for p in REVEALING), re.MULTILINE)
+# A gap ("[^\n]*" above) is bounded and ends at a literal "\n" too (a JSON-escaped script is
+# one long line): unbounded, two gaps backtracked cubically over such a line.
+_GAP = r"(?:[^\n\\]|\\(?!n)){0,512}?"
+_REVEAL_RE = re.compile("|".join(f"(?:{p})" for p in REVEALING).replace(r"[^\n]*", _GAP),
+                        re.MULTILINE)
 # Or a command that selects one field, named as a credential is (``kubectl get … -o
 # jsonpath='{.spec.authentication.serviceToken}'``, ``aws … --query SecretString``,
 # ``jq -r .api_key``, ``--format='value(password)'``, ``yq .db.password``).
 _FIELD_RE = re.compile(
-    r"(?:jsonpath=[\"']?\{[^}\n]*?|--query[ \t=]+[\"']?[\w.\[\]]*?|-field=|"
-    r"\b[jy]q[ \t]+(?:-r[ \t]+)?[\"']?[\w.\[\]]*?|value\()"
-    r"\.?(?P<f>[A-Za-z_][\w\-]{1,60})[\"'}\])]*[ \t]*(?:\||$)", re.MULTILINE)
+    r"(?:jsonpath=[\"']?\{[^}\n]{0,200}?|--query[ \t=]+[\"']?[\w.\[\]]{0,200}?|-field=|"
+    r"\b[jy]q[ \t]+(?:-r[ \t]+)?[\"']?[\w.\[\]]{0,200}?|value\()"
+    r"\.?(?<![A-Za-z_])(?P<f>[A-Za-z_][\w\-]{1,60})[\"'}\])]*[ \t]*(?:\||$)", re.MULTILINE)
 _FIELD_NEEDLES = ("jsonpath", "--query", "-field=", "jq ", "yq ", "value(")
 # Literal words one of the commands holds: only their lines are searched.
 _NEEDLES = ("vault ", "gcloud ", "op read", "op item", "kubectl ", "aws ", "pass show",
@@ -62,7 +66,9 @@ _NEEDLES = ("vault ", "gcloud ", "op read", "op item", "kubectl ", "aws ", "pass
 # What stands before an output line: indentation, the condenser's "┆ →" or a Read's
 # "12→", a box's "│".
 _OUT_PREFIX_RE = re.compile(r"[ \t]*(?:[┆│|][ \t]*)?(?:\d{0,7}→[ \t]?)?[ \t]*")  # "0dNm…": a value
-_VALUE_RE = re.compile(r"[^\s\"'`]{4,512}")
+# The value fills its line (checked below), so a long one is taken whole: `aws ecr
+# get-login-password` prints ~2.4 KB of base64 on one line.
+_VALUE_RE = re.compile(r"[^\s\"'`]{4,16384}")
 # A prompt's "user@host" goes on (":~$", " dir]$"): a value alone holding "@" does not.
 _NEXT_COMMAND_RE = re.compile(r"(?:[·$#%>]|Bash:|User:|Assistant:|\w+@[\w.\-]+(?=[:#$]|[ \t]+\S))")
 _MAX_LINES = 8
@@ -87,8 +93,11 @@ def _command_lines(low: str) -> list[tuple[int, int]]:
         return []
     starts: set[int] = set()
     for needle in _NEEDLE_RES:  # one literal each: a regex of alternatives scans far slower
-        for m in needle.finditer(low):
+        m = needle.search(low)
+        while m is not None:  # a line once: its other hits would each look back to its start
             starts.add(low.rfind("\n", 0, m.start()) + 1)
+            le = low.find("\n", m.end())
+            m = needle.search(low, le) if le >= 0 else None
     if not starts:
         return []
     out = []
@@ -98,10 +107,18 @@ def _command_lines(low: str) -> list[tuple[int, int]]:
     return out
 
 
-def _selects_credential(text: str, ls: int, le: int) -> int | None:
-    """Where the field a command line selects ends, if its name is a credential's."""
-    for m in _FIELD_RE.finditer(text, ls, le):
-        if _redact._key_strength(m.group("f")) is not None:
+def _selects_credential(text: str, low: str, ls: int, le: int) -> int | None:
+    """Where the field a command line selects ends, if its name is a credential's. Tried
+    at each needle only: a search from every character of a long line costs far more."""
+    starts: set[int] = set()
+    for needle in _FIELD_NEEDLES:
+        p = low.find(needle, ls, le)
+        while p >= 0:
+            starts.add(p)
+            p = low.find(needle, p + 1, le)
+    for p in sorted(starts):
+        m = _FIELD_RE.match(text, p, le)
+        if m is not None and _redact._key_strength(m.group("f")) is not None:
             return m.start()
     return None
 
@@ -110,7 +127,7 @@ def find_revealed(text: str, low: str) -> Iterator[Span]:
     for ls, le in _command_lines(low):
         m = _REVEAL_RE.search(low, ls, le + 1)
         at = m.start() if m is not None else (
-            _selects_credential(text, ls, le) if any(
+            _selects_credential(text, low, ls, le) if any(
                 n in low[ls:le] for n in _FIELD_NEEDLES) else None)
         if at is None or _SUBSTITUTION_RE.search(low, ls, at):
             continue  # '--password="$(pass show db)"': the output goes to the flag, unseen

@@ -708,6 +708,21 @@ def typed_password(v: str) -> bool:
     return _entropy(core) >= 3.0
 
 
+_GENERATED_HEX_RE = re.compile(r"[0-9a-fA-F]{32,128}")
+
+
+def generated(v: str) -> bool:
+    """A value machines make, for a finder whose context (an auth subcommand, a prefix
+    naming a key, a quote cut by a message end) says a secret stands there: a UUID, hex
+    of 32+ with letters and digits, or a run random by any of the shape rules."""
+    if len(v) == 36 and _redact._UUID_RE.match(v):
+        return True
+    if _GENERATED_HEX_RE.fullmatch(v):
+        return any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+    return (_redact._looks_random(v) or _redact._random_letters(v) or random_lower(v)
+            or random_token(v) or typed_password(v))
+
+
 # A sign with a letter or digit on either side: where a typed password may be (found by
 # ``re`` in C; the run around it is then taken, at most 64 characters each way).
 _SIGN_NEAR_RE = re.compile(r"[A-Za-z0-9][!@#$%^&*~?]|[!@#$%^&*~?][A-Za-z0-9]")
