@@ -206,8 +206,9 @@ def _shown(piece: Turn, h: Held) -> list[Turn]:
 
 
 def _call_turn(h: Held, calls: set[tuple[int, str | None]]) -> Turn | None:
-    """The call line a restored output hangs under, when `fit` dropped it (a look)."""
-    if h.which == "input" or not h.call or not h.call_line:
+    """The call line a restored output hangs under, when `fit` dropped it (a look), or
+    a subagent's own (never sent: its input comes back under it too)."""
+    if (h.which == "input" and not h.sidechain) or not h.call or not h.call_line:
         return None
     tool = "Bash" if h.tool == "tool" else h.tool
     if (h.call_line, tool) in calls or (h.call_line, h.tool) in calls:

@@ -341,3 +341,40 @@ def test_a_document_read_restored_whole_replaces_its_cut_copy(tmp_path: Path) ->
     assert "rule 20: alerts tagged team-20 page the team-20 rota within 22 minutes" in text
     assert text.count("README.md reads:") == 1
     assert "characters cut" not in text
+
+
+def side(rec: dict[str, Any]) -> dict[str, Any]:
+    """A record of a subagent's own transcript, as the main session file holds it."""
+    return {**rec, "isSidechain": True}
+
+
+def test_a_subagents_own_work_comes_back_its_report_once(tmp_path: Path) -> None:
+    """A subagent's words, what it wrote, what its tools gave and its failures compete
+    for the floor's room like the main thread's (issue 21: a session whose work was a
+    subagent's sent 9 kB of its 32 kB); its call lines say they are its own, and its
+    last words, repeated as the Task result, and its prompt come back once."""
+    prompt = "Find out why the status line does not show and fix the configuration."
+    report = "Fixed: the statusLine command used a tilde path that was never expanded."
+    rule = '"command": "/home/u/.claude/statusline.sh"'
+    text = sent(tmp_path, [
+        user("Why doesn't my status line show up?"),
+        call("Task", {"description": "Fix status line", "prompt": prompt,
+                      "subagent_type": "statusline-setup"}, "k1", "m1"),
+        side(user(prompt)),
+        side(say("The settings name ~/.claude/statusline.sh; tilde is not expanded.", "s1")),
+        side(call("Bash", {"command": "~/.claude/statusline.sh"}, "s2", "s2")),
+        side(result("bash: ~/.claude/statusline.sh: Permission denied", "s2", error=True)),
+        side(call("Edit", {"file_path": "/home/u/.claude/settings.json",
+                           "old_string": '"command": "~/.claude/statusline.sh"',
+                           "new_string": rule}, "s3", "s3")),
+        side(result("The file /home/u/.claude/settings.json has been updated.", "s3")),
+        side(say(report, "s4")),
+        result(report, "k1"),
+        say("The subagent fixed it.", "m2"),
+    ])
+    assert "tilde is not expanded" in text  # what it found
+    assert "Task ⋯ Edit" in text and rule in text  # what it wrote, under its own call
+    assert "Permission denied" in text  # its failure
+    assert text.count(report) == 1 and text.count(prompt) <= 1
+    assert text.index("· Task: Fix status line") < text.index("tilde is not expanded") \
+        < text.index("The subagent fixed it.")
