@@ -7,6 +7,7 @@ the store; a file that holds secrets by its name never restored. Transcripts mad
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -15,14 +16,16 @@ import httpx2
 import pytest
 from fakeapi import Facts, mock_transport, requests_text
 from helpers import fact, make_repo
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from records import assistant, call, result, user, write_jsonl
 
 from capture import fill as fill_module
-from capture import pipeline
+from capture import pipeline, written
 from capture.condense import render
 from capture.fill import fill
 from capture.fit import MIN_BUDGET, budget_for, fit
-from capture.held import HELD_EACH, Holder
+from capture.held import HELD_EACH, Held, Holder
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import OUTPUT_PREFIX, Turn, read_turns
 from reviewer.config import Config
@@ -323,6 +326,37 @@ def test_a_credential_check_on_a_huge_line_is_one_pass() -> None:
     assert assigns_secret('{"token": process.env' + "A" * 200_000 + "!}")
     assert assigns_secret('{"key": 1, ' * 20_000)
     assert not assigns_secret('  "max_output_tokens": 64000,  // the model\'s cap')
+
+
+@pytest.mark.timeout(15)  # the old pattern took 45 s here: a hang guard, not a timing
+def test_a_credential_check_on_a_blank_run_does_not_backtrack() -> None:
+    """A value of many blanks before what is no number (`token = ` and 190 tabs, then
+    `x`): neighbouring quantifiers over the same blanks tried every split of the run
+    (300 such lines of a file read took 14 s in `fill._tidy`, which checks each line)."""
+    lines = ["token = " + "\t" * 190 + "x", "api_key: " + " '" * 95 + "x",
+             "password = " + " " * 180 + "#"] * 1000
+    held = Held("output", "Read", "\n".join(lines), 1, 0, None, "Read a.py", 1, "a.py")
+    assert fill_module._tidy(held) == ""  # each line assigns a credential: none kept
+    harmless = Held("output", "Read", "\n".join(["token = " + "\t" * 190 + ";"] * 1000), 1,
+                    0, None, "Read a.py", 1, "a.py")
+    assert fill_module._tidy(harmless).count("token =") == 1000
+
+
+_OLD_HARMLESS = re.compile(
+    r"""^[\s'"`]*(?:\d{1,7}(?:\.\d+)?(?:[kKmM]?[bB]?|ms|s|m|h|d)?|true|false|null|none|nil"""
+    r"""|undefined|(?:process\.env|os\.environ|os\.getenv|import\.meta\.env|env\b|ENV\b)"""
+    r"""[\w.\[\]()'"]*|\$\{?[A-Za-z_]\w*\}?)?[\s'"`]*[,;]?\s*(?:(?://|#).*)?$""", re.I)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from([
+    " ", "\t", "'", '"', "`", ",", ";", "//", "#", "x", "5", "12.5", "kb", "ms", "true",
+    "null", "process.env", ".X", "os.environ", "['K']", "${A}", "$B", "ENV", "é", "\u00a0",
+    "\x1c", "\r"]), max_size=12))
+def test_a_harmless_value_reads_as_the_old_pattern_read_it(parts: list[str]) -> None:
+    """The pattern without backtracking answers as the old one on short values."""
+    value = "".join(parts)
+    assert bool(written._HARMLESS.match(value.strip())) == bool(_OLD_HARMLESS.match(value))
 
 
 def test_a_document_read_restored_whole_replaces_its_cut_copy(tmp_path: Path) -> None:
