@@ -238,8 +238,11 @@ def _superseded(piece: Turn, h: Held, here: list[Turn]) -> set[int]:
             if all(ln in body for ln in lines if ln):
                 out.add(id(t))
         elif t.kind == "detail" or (t.kind == "tool_call" and t.text.startswith(SCRIPT_PREFIX)):
+            # A cut copy (a subagent's report kept by its head and end) is held by the
+            # whole without its cut mark: it was sent twice, the cut one first.
             lines = [_norm(ln.removeprefix(OUTPUT_PREFIX).removeprefix(QUOTED_PREFIX)
-                           .removeprefix(SCRIPT_PREFIX)).strip() for ln in t.text.split("\n")]
+                           .removeprefix(SCRIPT_PREFIX)).strip() for ln in t.text.split("\n")
+                     if not _CUT_LINE.match(ln.strip())]
             if all(ln.strip() in body for ln in lines if ln.strip()):
                 out.add(id(t))
     return out

@@ -386,9 +386,11 @@ def test_a_subagents_own_work_comes_back_its_report_once(tmp_path: Path) -> None
     """A subagent's words, what it wrote, what its tools gave and its failures compete
     for the floor's room like the main thread's (issue 21: a session whose work was a
     subagent's sent 9 kB of its 32 kB); its call lines say they are its own, and its
-    last words, repeated as the Task result, and its prompt come back once."""
+    last words, repeated as the Task result, and its prompt come back once (the report's
+    cut copy replaced by the whole)."""
     prompt = "Find out why the status line does not show and fix the configuration."
     report = "Fixed: the statusLine command used a tilde path that was never expanded."
+    checked = "\n".join(f"- checked segment {i}: renders in {i + 2} ms" for i in range(60))
     rule = '"command": "/home/u/.claude/statusline.sh"'
     text = sent(tmp_path, [
         user("Why doesn't my status line show up?"),
@@ -402,13 +404,14 @@ def test_a_subagents_own_work_comes_back_its_report_once(tmp_path: Path) -> None
                            "old_string": '"command": "~/.claude/statusline.sh"',
                            "new_string": rule}, "s3", "s3")),
         side(result("The file /home/u/.claude/settings.json has been updated.", "s3")),
-        side(say(report, "s4")),
-        result(report, "k1"),
+        side(say(report + "\n" + checked, "s4")),
+        result(report + "\n" + checked, "k1"),  # past what the report's detail keeps
         say("The subagent fixed it.", "m2"),
     ])
     assert "tilde is not expanded" in text  # what it found
     assert "Task ⋯ Edit" in text and rule in text  # what it wrote, under its own call
     assert "Permission denied" in text  # its failure
     assert text.count(report) == 1 and text.count(prompt) <= 1
+    assert "characters cut" not in text  # the report's cut copy went for the whole
     assert text.index("· Task: Fix status line") < text.index("tilde is not expanded") \
         < text.index("The subagent fixed it.")
