@@ -6,7 +6,8 @@ The send budget has a floor (`capture.fit.MIN_BUDGET`): a short session is dense
 the room (a file's body, a command's long output, a script's lines), so a 47 KB session
 sent 4 KB and a 37 KB one 1.7 KB, and the facts whose carrier was a command's output were
 lost for nothing. Here, while the fitted text is under min(budget, MIN_BUDGET), what the
-reader held (`capture.held`: outputs, failures' whole output, written bodies, scripts)
+reader held (`capture.held`: outputs, failures' whole output, written bodies, scripts;
+a subagent's own words, calls, results and failures alike, its calls as `Task ⋯ ` lines)
 comes back at its place in the conversation, under its call (the call line too, when
 `fit` dropped it as a look); a piece that holds the lines the reader kept of it (the
 lines an answer drew on, a short output, a script's later lines, a written body's
