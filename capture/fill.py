@@ -6,7 +6,8 @@ The send budget has a floor (`capture.fit.MIN_BUDGET`): a short session is dense
 the room (a file's body, a command's long output, a script's lines), so a 47 KB session
 sent 4 KB and a 37 KB one 1.7 KB, and the facts whose carrier was a command's output were
 lost for nothing. Here, while the fitted text is under min(budget, MIN_BUDGET), what the
-reader held (`capture.held`: outputs, failures' whole output, written bodies, scripts)
+reader held (`capture.held`: outputs, failures' whole output, written bodies, scripts;
+a subagent's own words, calls, results and failures alike, its calls as `Task ⋯ ` lines)
 comes back at its place in the conversation, under its call (the call line too, when
 `fit` dropped it as a look); a piece that holds the lines the reader kept of it (the
 lines an answer drew on, a short output, a script's later lines, a written body's
@@ -206,8 +207,9 @@ def _shown(piece: Turn, h: Held) -> list[Turn]:
 
 
 def _call_turn(h: Held, calls: set[tuple[int, str | None]]) -> Turn | None:
-    """The call line a restored output hangs under, when `fit` dropped it (a look)."""
-    if h.which == "input" or not h.call or not h.call_line:
+    """The call line a restored output hangs under, when `fit` dropped it (a look), or
+    a subagent's own (never sent: its input comes back under it too)."""
+    if (h.which == "input" and not h.sidechain) or not h.call or not h.call_line:
         return None
     tool = "Bash" if h.tool == "tool" else h.tool
     if (h.call_line, tool) in calls or (h.call_line, h.tool) in calls:
@@ -237,8 +239,11 @@ def _superseded(piece: Turn, h: Held, here: list[Turn]) -> set[int]:
             if all(ln in body for ln in lines if ln):
                 out.add(id(t))
         elif t.kind == "detail" or (t.kind == "tool_call" and t.text.startswith(SCRIPT_PREFIX)):
+            # A cut copy (a subagent's report kept by its head and end) is held by the
+            # whole without its cut mark: it was sent twice, the cut one first.
             lines = [_norm(ln.removeprefix(OUTPUT_PREFIX).removeprefix(QUOTED_PREFIX)
-                           .removeprefix(SCRIPT_PREFIX)).strip() for ln in t.text.split("\n")]
+                           .removeprefix(SCRIPT_PREFIX)).strip() for ln in t.text.split("\n")
+                     if not _CUT_LINE.match(ln.strip())]
             if all(ln.strip() in body for ln in lines if ln.strip()):
                 out.add(id(t))
     return out

@@ -354,17 +354,49 @@ def _shorten_written(turns: list[Turn], max_bytes: int) -> list[Turn]:
 
 
 def _rewritten(turns: list[Turn]) -> set[int]:
-    """Indexes of the bodies written (a Write's, an Edit's) to a file that a later call
-    writes again: an older version of what it says."""
-    last: dict[str, int] = {}
+    """Indexes of the bodies written (a Write's, an Edit's) that a later call replaces:
+    a Write of the whole file, or an Edit whose replaced text (its `was:`) holds what the
+    earlier one wrote. Two Edits of one file change two places: neither is older."""
+    bodies: list[tuple[str, int]] = []  # (path, index) of the bodies not replaced yet
     older: set[int] = set()
     for k, t in enumerate(turns):
-        if k and t.kind == "detail" and t.tool in WRITERS and turns[k - 1].kind == "tool_call":
+        if t.kind == "tool_call" and t.tool == "Write":
+            path = without_count(t.text).partition(" ")[2]
+            older.update(i for p, i in bodies if _same_file(p, path))
+            bodies = [(p, i) for p, i in bodies if i not in older]
+        elif k and t.kind == "detail" and t.tool in WRITERS and turns[k - 1].kind == "tool_call":
             path = without_count(turns[k - 1].text).partition(" ")[2]
-            if path in last:
-                older.add(last[path])
-            last[path] = k
+            if t.tool == "Edit" and (was := _replaced(t.text)):
+                older.update(i for p, i in bodies if _same_file(p, path)
+                             and (new := _norm_ws(_wrote(turns[i].text))) and new in was)
+                bodies = [(p, i) for p, i in bodies if i not in older]
+            bodies.append((path, k))
     return older
+
+
+def _same_file(a: str, b: str) -> bool:
+    """The same path, or one the other's tail (the first write names a file whole,
+    later ones relative to the session's directory)."""
+    return bool(a and b) and (a == b or a.endswith("/" + b) or b.endswith("/" + a))
+
+
+def _replaced(detail: str) -> str:
+    """What a small edit replaced (`was: …` over `now: …`, capture.written.with_was),
+    blanks squeezed; "" when its detail does not show it."""
+    if not detail.startswith("was: ") or "\nnow: " not in detail:
+        return ""
+    return _norm_ws(detail[5:].partition("\nnow: ")[0])
+
+
+def _wrote(detail: str) -> str:
+    """The new text of a written body (a small edit's `now:` side)."""
+    if detail.startswith("was: ") and "\nnow: " in detail:
+        return detail.partition("\nnow: ")[2]
+    return detail
+
+
+def _norm_ws(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _doc_read(t: Turn) -> bool:

@@ -22,6 +22,8 @@ HELD_CHARS = 4 << 20  # of one read, at most: a job's text is bounded the same w
 # a person's answer or bookkeeping: nothing of theirs is held.
 _NOT_HELD = frozenset({"TodoWrite", "TodoRead", "ExitPlanMode", "AskUserQuestion"})
 _REJECTED = "The user doesn't want to"  # a refusal: its words are a prompt already
+_REPEATS = 400  # of the held pieces, the latest searched for a report's repeated words
+AGENTS = frozenset({"Task", "Agent"})
 _CALL_SHOWN = 400  # a shell command this long on one line is shown whole by its call line
 
 Which = Literal["input", "output", "error"]
@@ -41,6 +43,7 @@ class Held:
     call_line: int  # the call's record line (0: the call came before this read began)
     path: str  # the file a Read or Write named, the command a Bash ran ("" otherwise)
     look: bool = False  # a read-only shell command's output (`cat`, `grep`, `git log`)
+    sidechain: bool = False  # a subagent's own: its words, what it ran, wrote and read
 
 
 @dataclass
@@ -50,9 +53,11 @@ class Holder:
     items: list[Held] = field(default_factory=list)
     chars: int = 0
     calls: dict[str, tuple[str, str, int, str]] = field(default_factory=dict)
+    agent: tuple[str, int] = ("", 0)  # the last subagent call: its line and record line
+    prompts: set[str] = field(default_factory=set)  # what subagents were asked
 
     def call(self, tid: Any, name: str, inp: Any, line_text: str, line: int, offset: int,
-             ts: str | None) -> None:
+             ts: str | None, *, sidechain: bool = False) -> None:
         """A tool call: its id remembered for its result, and what it was given held when
         its call line and detail do not show it whole (a written body, a script)."""
         d = inp if isinstance(inp, dict) else {}
@@ -61,20 +66,44 @@ class Holder:
             path = _s(d, "command")
         if isinstance(tid, str) and len(self.calls) < 10_000:
             self.calls[tid] = (name, line_text, line, path)
+        if name in AGENTS and not sidechain:
+            self.agent = (line_text, line)
+            if len(self.prompts) < 1000:
+                self.prompts.add(_s(d, "prompt").strip())
         text = _given(name, d)
         if text:
-            self._hold(Held("input", name, text, line, offset, ts, line_text, line, path))
+            self._hold(Held("input", name, text, line, offset, ts, line_text, line, path,
+                            sidechain=sidechain))
 
     def result(self, tid: Any, name: str, body: str, error: bool, line: int, offset: int,
-               ts: str | None, look: bool) -> None:
-        """A tool's result, held whole (its head and end when huge)."""
+               ts: str | None, look: bool, *, sidechain: bool = False) -> None:
+        """A tool's result, held whole (its head and end when huge). A subagent's report
+        replaces the copy of it its own transcript held (its last words)."""
         if name in _NOT_HELD or (not error and name in WRITERS) or not body.strip() or (
                 error and (SIBLING in body[:300] or body.startswith(_REJECTED))):
             return
         _, line_text, call_line, path = self.calls.get(tid, (name, "", 0, "")) \
             if isinstance(tid, str) else (name, "", 0, "")
+        if name in AGENTS and not error and not sidechain:
+            self._drop_repeated(body)
         self._hold(Held("error" if error else "output", name, body, line, offset, ts,
-                        line_text, call_line, path, look))
+                        line_text, call_line, path, look, sidechain))
+
+    def said(self, text: str, line: int, offset: int, ts: str | None) -> None:
+        """A subagent's own words (what it found, its last report), held under the call
+        that started it; its instructions, the call's prompt, are held by that call."""
+        if text.strip() and text.strip() not in self.prompts:
+            self._hold(Held("output", "Task", text, line, offset, ts, self.agent[0],
+                            self.agent[1], "", sidechain=True))
+
+    def _drop_repeated(self, report: str) -> None:
+        """The subagent's words the report repeats, dropped (held once: the report)."""
+        kept = [h for h in self.items[-_REPEATS:] if not (
+            h.sidechain and h.tool == "Task" and h.text.strip() in report)]
+        if len(kept) < len(self.items[-_REPEATS:]):
+            self.chars -= sum(len(h.text) for h in self.items[-_REPEATS:]) - sum(
+                len(h.text) for h in kept)
+            self.items[-_REPEATS:] = kept
 
     def _hold(self, held: Held) -> None:
         if self.chars >= HELD_CHARS:
@@ -108,6 +137,6 @@ def _given(name: str, d: dict[str, Any]) -> str:
     if name == "Bash":
         command = _s(d, "command").strip()
         return command if "\n" in command or len(command) > _CALL_SHOWN else ""
-    if name in ("Task", "Agent"):
+    if name in AGENTS:
         return _s(d, "prompt")
     return ""

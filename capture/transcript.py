@@ -810,6 +810,41 @@ def _keep_sidechain(st: _State, rec: dict[str, Any]) -> None:
             _keep_tool_text(st, "output", "Task", _result_text(b.get("content")))
 
 
+SUBAGENT_PREFIX = "Task ⋯ "  # a call line of a subagent's own, restored by capture.fill
+
+
+def _hold_sidechain(holder: Holder, rec: dict[str, Any], line: int, offset: int) -> None:
+    """A subagent's own work held for `capture.fill` like the main thread's (issue 21:
+    a session whose work was a subagent's sent 9 kB of its 32 kB floor): its words, what
+    it was given to run or write, what its tools gave back and its failures; its call
+    lines marked as its own (SUBAGENT_PREFIX)."""
+    msg = rec.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    ts = rec.get("timestamp")
+    ts = ts if isinstance(ts, str) else None
+    cwd = rec.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else None
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    for b in content if isinstance(content, list) else ():
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "text" and isinstance(b.get("text"), str):
+            holder.said(_clean_prose(b["text"]), line, offset, ts)
+        elif b.get("type") == "tool_use":
+            name = b.get("name")
+            name = name if isinstance(name, str) and name else "tool"
+            holder.call(b.get("id"), name, b.get("input"),
+                        SUBAGENT_PREFIX + tool_summary(name, b.get("input"), cwd), line,
+                        offset, ts, sidechain=True)
+        elif b.get("type") == "tool_result":
+            tid = b.get("tool_use_id")
+            name = holder.calls[tid][0] if isinstance(tid, str) and tid in holder.calls \
+                else "tool"
+            holder.result(tid, name, last_state(_result_text(b.get("content"))),
+                          b.get("is_error") is True, line, offset, ts, False, sidechain=True)
+
+
 def _input_text(inp: Any) -> str:
     """The string values a tool was given (a command, a file's new text), joined."""
     if isinstance(inp, str):
@@ -898,6 +933,8 @@ def _record_turns(
         return [], (rtype[:40] if isinstance(rtype, str) else "untyped")
     if rec.get("isSidechain") and not include_sidechains:
         _keep_sidechain(st, rec)
+        if st.holder is not None:
+            _hold_sidechain(st.holder, rec, line, offset)
         return [], "sidechain"
     if rec.get("isMeta"):
         return [], "meta"
@@ -1421,7 +1458,8 @@ def read_turns(
             stats.bad_lines += 1
             continue
         # The verifier reads what subagents said too: sidechains are parsed when kept.
-        reason = _peek_drop(raw, include_sidechains or st.tool_chars < TOOL_TEXT_CHARS)
+        reason = _peek_drop(raw, include_sidechains or st.tool_chars < TOOL_TEXT_CHARS
+                            or st.holder is not None)
         if reason is not None:
             dropped[reason] += 1
             if reason == "summary" and len(raw) < 4096:  # a session's title: the verifier's

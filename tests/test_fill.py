@@ -7,6 +7,7 @@ the store; a file that holds secrets by its name never restored. Transcripts mad
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -15,14 +16,16 @@ import httpx2
 import pytest
 from fakeapi import Facts, mock_transport, requests_text
 from helpers import fact, make_repo
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from records import assistant, call, result, user, write_jsonl
 
 from capture import fill as fill_module
-from capture import pipeline
+from capture import pipeline, written
 from capture.condense import render
 from capture.fill import fill
 from capture.fit import MIN_BUDGET, budget_for, fit
-from capture.held import HELD_EACH, Holder
+from capture.held import HELD_EACH, Held, Holder
 from capture.results import QUOTED_PREFIX, SCRIPT_PREFIX
 from capture.transcript import OUTPUT_PREFIX, Turn, read_turns
 from reviewer.config import Config
@@ -325,6 +328,37 @@ def test_a_credential_check_on_a_huge_line_is_one_pass() -> None:
     assert not assigns_secret('  "max_output_tokens": 64000,  // the model\'s cap')
 
 
+@pytest.mark.timeout(15)  # the old pattern took 45 s here: a hang guard, not a timing
+def test_a_credential_check_on_a_blank_run_does_not_backtrack() -> None:
+    """A value of many blanks before what is no number (`token = ` and 190 tabs, then
+    `x`): neighbouring quantifiers over the same blanks tried every split of the run
+    (300 such lines of a file read took 14 s in `fill._tidy`, which checks each line)."""
+    lines = ["token = " + "\t" * 190 + "x", "api_key: " + " '" * 95 + "x",
+             "password = " + " " * 180 + "#"] * 1000
+    held = Held("output", "Read", "\n".join(lines), 1, 0, None, "Read a.py", 1, "a.py")
+    assert fill_module._tidy(held) == ""  # each line assigns a credential: none kept
+    harmless = Held("output", "Read", "\n".join(["token = " + "\t" * 190 + ";"] * 1000), 1,
+                    0, None, "Read a.py", 1, "a.py")
+    assert fill_module._tidy(harmless).count("token =") == 1000
+
+
+_OLD_HARMLESS = re.compile(
+    r"""^[\s'"`]*(?:\d{1,7}(?:\.\d+)?(?:[kKmM]?[bB]?|ms|s|m|h|d)?|true|false|null|none|nil"""
+    r"""|undefined|(?:process\.env|os\.environ|os\.getenv|import\.meta\.env|env\b|ENV\b)"""
+    r"""[\w.\[\]()'"]*|\$\{?[A-Za-z_]\w*\}?)?[\s'"`]*[,;]?\s*(?:(?://|#).*)?$""", re.I)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from([
+    " ", "\t", "'", '"', "`", ",", ";", "//", "#", "x", "5", "12.5", "kb", "ms", "true",
+    "null", "process.env", ".X", "os.environ", "['K']", "${A}", "$B", "ENV", "é", "\u00a0",
+    "\x1c", "\r"]), max_size=12))
+def test_a_harmless_value_reads_as_the_old_pattern_read_it(parts: list[str]) -> None:
+    """The pattern without backtracking answers as the old one on short values."""
+    value = "".join(parts)
+    assert bool(written._HARMLESS.match(value.strip())) == bool(_OLD_HARMLESS.match(value))
+
+
 def test_a_document_read_restored_whole_replaces_its_cut_copy(tmp_path: Path) -> None:
     """Condensation keeps a long document read by its opening and end; restored whole,
     the file holds that copy, which goes (it was sent twice, the cut one first)."""
@@ -341,3 +375,43 @@ def test_a_document_read_restored_whole_replaces_its_cut_copy(tmp_path: Path) ->
     assert "rule 20: alerts tagged team-20 page the team-20 rota within 22 minutes" in text
     assert text.count("README.md reads:") == 1
     assert "characters cut" not in text
+
+
+def side(rec: dict[str, Any]) -> dict[str, Any]:
+    """A record of a subagent's own transcript, as the main session file holds it."""
+    return {**rec, "isSidechain": True}
+
+
+def test_a_subagents_own_work_comes_back_its_report_once(tmp_path: Path) -> None:
+    """A subagent's words, what it wrote, what its tools gave and its failures compete
+    for the floor's room like the main thread's (issue 21: a session whose work was a
+    subagent's sent 9 kB of its 32 kB); its call lines say they are its own, and its
+    last words, repeated as the Task result, and its prompt come back once (the report's
+    cut copy replaced by the whole)."""
+    prompt = "Find out why the status line does not show and fix the configuration."
+    report = "Fixed: the statusLine command used a tilde path that was never expanded."
+    checked = "\n".join(f"- checked segment {i}: renders in {i + 2} ms" for i in range(60))
+    rule = '"command": "/home/u/.claude/statusline.sh"'
+    text = sent(tmp_path, [
+        user("Why doesn't my status line show up?"),
+        call("Task", {"description": "Fix status line", "prompt": prompt,
+                      "subagent_type": "statusline-setup"}, "k1", "m1"),
+        side(user(prompt)),
+        side(say("The settings name ~/.claude/statusline.sh; tilde is not expanded.", "s1")),
+        side(call("Bash", {"command": "~/.claude/statusline.sh"}, "s2", "s2")),
+        side(result("bash: ~/.claude/statusline.sh: Permission denied", "s2", error=True)),
+        side(call("Edit", {"file_path": "/home/u/.claude/settings.json",
+                           "old_string": '"command": "~/.claude/statusline.sh"',
+                           "new_string": rule}, "s3", "s3")),
+        side(result("The file /home/u/.claude/settings.json has been updated.", "s3")),
+        side(say(report + "\n" + checked, "s4")),
+        result(report + "\n" + checked, "k1"),  # past what the report's detail keeps
+        say("The subagent fixed it.", "m2"),
+    ])
+    assert "tilde is not expanded" in text  # what it found
+    assert "Task ⋯ Edit" in text and rule in text  # what it wrote, under its own call
+    assert "Permission denied" in text  # its failure
+    assert text.count(report) == 1 and text.count(prompt) <= 1
+    assert "characters cut" not in text  # the report's cut copy went for the whole
+    assert text.index("· Task: Fix status line") < text.index("tilde is not expanded") \
+        < text.index("The subagent fixed it.")

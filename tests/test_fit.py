@@ -254,3 +254,34 @@ def test_a_file_written_again_keeps_its_latest_version_whole() -> None:
     bodies = [x.text for x in fit(turns, size(turns) - 600) if x.kind == "detail"]
     assert bodies[1] == v2  # the latest version, whole
     assert bodies[0] != v1 and bodies[0].startswith("- step 0: deploy with `make ship`")
+
+
+def test_two_edits_of_a_file_change_two_places_neither_is_older() -> None:
+    """A second Edit of a file changes another hunk: the first is not an older version
+    of it, and is not cut before the other bodies. A Write of the whole file replaces
+    what came before; a small Edit whose replaced text holds what an earlier one wrote
+    replaces that one (its path named whole the first time, relative later)."""
+    from records import t
+
+    from capture.fit import _rewritten
+
+    hunk1 = "\n".join(f"- retry {i}: back off {i * 2}s before the vendor call" for i in range(30))
+    hunk2 = "\n".join(f"- cache {i}: keep entries {i + 5} minutes in redis" for i in range(30))
+    other = "\n".join(f"- note {i}: the staging database is rebuilt nightly" for i in range(30))
+    turns = [t("prompt", "Document retries and caching."),
+             t("tool_call", "Edit docs/OPS.md", "Edit"), t("detail", hunk1, "Edit"),
+             t("tool_call", "Edit docs/NOTES.md", "Edit"), t("detail", other, "Edit"),
+             t("tool_call", "Edit docs/OPS.md", "Edit"), t("detail", hunk2, "Edit")]
+    assert _rewritten(turns) == set()
+    bodies = [x.text for x in fit(turns, size(turns) - 600) if x.kind == "detail"]
+    assert bodies[0] == hunk1  # not cut first for being the first edit of its file
+    assert bodies[2] == hunk2
+
+    small = [t("tool_call", "Edit /home/u/proj/app.toml", "Edit"),
+             t("detail", "was: port = 80\nnow: port = 8080", "Edit"),
+             t("tool_call", "Edit app.toml", "Edit"), t("detail", "timeout = 30", "Edit"),
+             t("tool_call", "Edit app.toml", "Edit"),
+             t("detail", "was: port = 8080\nnow: port = 9090", "Edit"),
+             t("tool_call", "Write app.toml", "Write"), t("detail", "port = 1", "Write")]
+    assert _rewritten(small[:6]) == {1}  # its `was:` holds what the first one wrote
+    assert _rewritten(small) == {1, 3, 5}  # the whole file written again
