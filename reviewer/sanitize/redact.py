@@ -928,22 +928,24 @@ def _find_phrases(text: str, low: str) -> Iterator[Span]:
             yield vs, ve, kind
 
 
-# CLI flags that carry a password; each only on its own command's line.
+# CLI flags that carry a password; each only on its own command's line, within 512
+# characters of the command's name: an unbounded gap rescanned a long line (a JSON-escaped
+# script is one) from every mention of the command, quadratic in the line's length.
 _CLI_RULES: tuple[tuple[str, str], ...] = (
-    ("redis-cli", r"redis-cli\b[^\n|;&]*?[ \t](?:-a|--pass)[ \t]+(?P<v>[^\s\"'`|;&]+)"),
-    ("docker", r"docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]*(?P<v>[^\s\"'`|;&]+)"),
-    ("podman", r"podman[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]*(?P<v>[^\s\"'`|;&]+)"),
+    ("redis-cli", r"redis-cli\b[^\n|;&]{0,512}?[ \t](?:-a|--pass)[ \t]+(?P<v>[^\s\"'`|;&]+)"),
+    ("docker", r"docker[ \t]+login\b[^\n|;&]{0,512}?[ \t]-p[ \t]*(?P<v>[^\s\"'`|;&]+)"),
+    ("podman", r"podman[ \t]+login\b[^\n|;&]{0,512}?[ \t]-p[ \t]*(?P<v>[^\s\"'`|;&]+)"),
     ("htpasswd", r"htpasswd[ \t]+(?:-[A-Za-z]*[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+"
      r"(?:-[A-Za-z]+[ \t]+)*[^\s\"']+[ \t]+[^\s\"']+[ \t]+[\"']?(?P<v>[^\s\"'`|;&]+)"),
     ("sshpass", r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"'`]+)"),
     ("sudo", r"echo[ \t]+(?:-[ne][ \t]+)?[\"']?(?P<v>[^\s\"'`|;&]+)[\"']?[ \t]*\|[ \t]*sudo[ \t]"
-     r"(?:[^\n|;&]*?[ \t])?-S\b"),
+     r"(?:[^\n|;&]{0,512}?[ \t])?-S\b"),
     ("sudo", r"printf[ \t]+[\"']?%s\\n[\"']?[ \t]+[\"']?(?P<v>[^\s\"'`|;&]+)[\"']?[ \t]*\|"
-     r"[ \t]*sudo[ \t](?:[^\n|;&]*?[ \t])?-S\b"),
-    ("mysql", r"mysql(?:dump|admin)?\b[^\n|;&]*?[ \t]--password[ \t]+"
+     r"[ \t]*sudo[ \t](?:[^\n|;&]{0,512}?[ \t])?-S\b"),
+    ("mysql", r"mysql(?:dump|admin)?\b[^\n|;&]{0,512}?[ \t]--password[ \t]+"
      r"(?P<v>[^\s\"'`|;&\-][^\s\"'`|;&]*)"),
-    ("smbclient", r"smbclient\b[^\n|;&]*?[ \t]-U[ \t]*[^\s%]+%(?P<v>[^\s\"'`|;&]+)"),
-    ("net use", r"net[ \t]+use\b[^\n|;&]*?[ \t]/user:[^\s]+[ \t]+(?P<v>[^\s\"'`/|;&]+)"),
+    ("smbclient", r"smbclient\b[^\n|;&]{0,512}?[ \t]-U[ \t]*[^\s%]+%(?P<v>[^\s\"'`|;&]+)"),
+    ("net use", r"net[ \t]+use\b[^\n|;&]{0,512}?[ \t]/user:[^\s]+[ \t]+(?P<v>[^\s\"'`/|;&]+)"),
 )
 
 
