@@ -37,6 +37,7 @@ from reviewer.sanitize import (
     continued,
     flags,
     gitleaks,
+    headless,
     layers,
     named,
     positional,
@@ -263,7 +264,7 @@ def _contexts(text: str, low: str) -> Iterator[tuple[int, int, str]]:
         yield from find(text, low)
 
 
-for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
+for _find in (gitleaks.find, *headless.FINDERS, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
               *protocols.FINDERS, _contexts):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)
