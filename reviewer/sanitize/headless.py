@@ -202,7 +202,7 @@ def _mpint_chain(raw: bytes) -> bool:
     """Two big OpenSSH mpints in a row (its private section's d, iqmp, p, q): a 4-byte
     length, that many bytes, then another big one."""
     i = raw.find(b"\x00\x00")
-    while 0 <= i and i + 8 < len(raw):
+    while i >= 0 and i + 8 < len(raw):
         n = int.from_bytes(raw[i : i + 4], "big")
         j = i + 4 + n
         if _BIG <= n <= 1100 and j + 6 <= len(raw) and _minimal(raw, i + 4):
