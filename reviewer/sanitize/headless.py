@@ -72,17 +72,44 @@ _BIG_DER = 96  # a DER INTEGER after another: more than a P-521 signature's s (6
 
 def find_headless_keys(text: str, low: str) -> Iterator[Span]:
     """Runs of base64 lines of one PEM width whose bytes are a private key's."""
-    if "\n" not in text and "\\n" not in text:
+    nl, esc = "\n" in text, "\\n" in text
+    if not (nl or esc):
         return
     pos = 0
     while True:
-        m = _GATE_RE.search(text, pos)
-        if m is None:
+        near = _near(text, pos, nl, esc)
+        if near < 0:
             return
+        m = _GATE_RE.search(text, max(pos, near - _GATE_BACK), near + _GATE_AHEAD)
+        if m is None:
+            pos = near + 1
+            continue
         pieces = _run(text, m.start())
         pos = pieces[-1][1]
         if _private(text, pieces):
             yield pieces[0][0], pieces[-1][1], KIND
+
+
+# The gate's first pass: two long base64 lines after a line break, found from the break
+# (a literal the regex engine skips to): ten times cheaper than ``_GATE_RE`` over a whole
+# text, which then reads only around what this finds.
+_FAST_NL_RE = re.compile(
+    r"\n[ \t\"'`>]*[A-Za-z0-9+/]{64,76}+[\"'`,;\\ \t]*\r?\n[ \t\"'`>]*[A-Za-z0-9+/]{64}")
+_FAST_ESC_RE = re.compile(
+    r"\\n[ \t\"'`>]*[A-Za-z0-9+/]{64,76}+[\"'`,; \t]*(?:\\r)?\\n[ \t\"'`>]*"
+    r"[A-Za-z0-9+/]{64}")
+_GATE_BACK = 100  # the run's first line may end at the break found (its start before it)
+_GATE_AHEAD = 400  # three lines of at most 76 with their marks
+
+
+def _near(text: str, pos: int, nl: bool, esc: bool) -> int:
+    """Where two long base64 lines follow a line break, from ``pos`` on; -1 for nowhere."""
+    a = _FAST_NL_RE.search(text, pos) if nl else None
+    b = _FAST_ESC_RE.search(text, pos) if esc else None
+    if a is None or b is None:
+        m = a or b
+        return -1 if m is None else m.start()
+    return min(a.start(), b.start())
 
 
 def _run(text: str, start: int) -> list[tuple[int, int]]:
