@@ -195,3 +195,12 @@ def test_the_gate_lets_short_or_lone_lines_pass_without_decoding(
     b64 = base64.b64encode(os.urandom(48)).decode()
     assert not _found(f"{b64}\n{b64}\nprose between\n{b64}")
     assert not _found(f"{b64}{b64}\n{b64}{b64}\n{b64}{b64}")  # too wide for a PEM
+
+
+def test_a_key_in_a_condensed_commands_output_is_redacted() -> None:
+    """The condenser hangs a command's output under its call as ``    ┆ → `` lines."""
+    body = _body(_pem(_rsa(2048), ser.PrivateFormat.TraditionalOpenSSL))
+    lines = body[6:15]
+    text = "  · Bash: sed -n 8,16p deploy/id_rsa\n" + "\n".join(f"    ┆ → {x}" for x in lines)
+    out = detect.redact(text)
+    assert not _leaks(out, lines), out

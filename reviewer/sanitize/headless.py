@@ -36,7 +36,10 @@ KIND = "private-key"
 _WIDTHS = frozenset({64, 70, 76})
 _MIN_LINES = 3  # full-width lines in a run
 _MAX_LINES = 2000
-_SEP = r"[\"'`,;\\ \t]*(?:\r?\n|\\r\\n|\\n)[ \t\"'`>]*"
+# What may stand before a line: indentation, quotes, a quote mark, the condenser's
+# "┆ → " before a command's output, a Read's number (the view blanks it at a line's start)
+_PREFIX = r"[ \t\"'`>]*+(?:[┆│|][ \t]*+)?(?:\d{0,7}→[ \t]?)?[ \t\"'`>]*+"
+_SEP = r"[\"'`,;\\ \t]*(?:\r?\n|\\r\\n|\\n)" + _PREFIX
 # The cheap test: three long base64 lines in a row (line marks are blanked by the view).
 _GATE_RE = re.compile(
     rf"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{{64,76}}+{_SEP}[A-Za-z0-9+/]{{64,76}}+{_SEP}"
@@ -94,9 +97,9 @@ def find_headless_keys(text: str, low: str) -> Iterator[Span]:
 # (a literal the regex engine skips to): ten times cheaper than ``_GATE_RE`` over a whole
 # text, which then reads only around what this finds.
 _FAST_NL_RE = re.compile(
-    r"\n[ \t\"'`>]*[A-Za-z0-9+/]{64,76}+[\"'`,;\\ \t]*\r?\n[ \t\"'`>]*[A-Za-z0-9+/]{64}")
+    rf"\n{_PREFIX}[A-Za-z0-9+/]{{64,76}}+[\"'`,;\\ \t]*\r?\n{_PREFIX}[A-Za-z0-9+/]{{64}}")
 _FAST_ESC_RE = re.compile(
-    r"\\n[ \t\"'`>]*[A-Za-z0-9+/]{64,76}+[\"'`,; \t]*(?:\\r)?\\n[ \t\"'`>]*"
+    rf"\\n{_PREFIX}[A-Za-z0-9+/]{{64,76}}+[\"'`,; \t]*(?:\\r)?\\n{_PREFIX}"
     r"[A-Za-z0-9+/]{64}")
 _GATE_BACK = 100  # the run's first line may end at the break found (its start before it)
 _GATE_AHEAD = 400  # three lines of at most 76 with their marks
