@@ -204,3 +204,4 @@ def test_a_key_in_a_condensed_commands_output_is_redacted() -> None:
     text = "  · Bash: sed -n 8,16p deploy/id_rsa\n" + "\n".join(f"    ┆ → {x}" for x in lines)
     out = detect.redact(text)
     assert not _leaks(out, lines), out
+    assert out.endswith("    ┆ → [REDACTED:private-key]")  # the run whole, not line by line
