@@ -205,3 +205,16 @@ def test_a_key_in_a_condensed_commands_output_is_redacted() -> None:
     out = detect.redact(text)
     assert not _leaks(out, lines), out
     assert out.endswith("    ┆ → [REDACTED:private-key]")  # the run whole, not line by line
+
+
+def test_a_short_tail_above_a_private_keys_end_line_is_redacted() -> None:
+    """Fewer lines than a run needs: the END line says what they are."""
+    pem = _pem(_rsa(2048), ser.PrivateFormat.TraditionalOpenSSL).splitlines()
+    ossh = _pem(ed25519.Ed25519PrivateKey.generate(), ser.PrivateFormat.OpenSSH).splitlines()
+    for text, lines in (("\n".join(pem[-3:]), pem[-3:-1]), (_read(pem[-2:], 26), pem[-2:-1]),
+                        ("\n".join(ossh[-3:]), ossh[-3:-1]),
+                        (json.dumps({"c": "…\n" + "\n".join(pem[-4:])}), pem[-4:-1])):
+        out = detect.redact(text)
+        assert not _leaks(out, lines) and "private-key" in out, out
+    cert = "\n".join([*pem[-4:-1], "-----END CERTIFICATE-----"])
+    assert not _found(cert)

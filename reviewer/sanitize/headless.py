@@ -78,6 +78,8 @@ def find_headless_keys(text: str, low: str) -> Iterator[Span]:
     nl, esc = "\n" in text, "\\n" in text
     if not (nl or esc):
         return
+    if "PRIVATE KEY" in text:
+        yield from _tails(text)
     pos = 0
     while True:
         near = _near(text, pos, nl, esc)
@@ -113,6 +115,43 @@ def _near(text: str, pos: int, nl: bool, esc: bool) -> int:
         m = a or b
         return -1 if m is None else m.start()
     return min(a.start(), b.start())
+
+
+_END_PK_RE = re.compile(r"-----END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----")
+_BREAK_RE = re.compile(r"\r?\n|\\r\\n|\\n")
+_PREFIX_RE = re.compile(_PREFIX)
+_LINE_RE = re.compile(_PREFIX + r"(?P<b>[A-Za-z0-9+/]{4,76}={0,2})[\"'`,;\\ \t]*")
+_TAIL_REACH = 16_000  # a 4096-bit key's body is 3,200 characters
+_MIN_TAIL = 40  # base64 characters: less is no key's worth
+
+
+def _tails(text: str) -> Iterator[Span]:
+    """The base64 lines just above a private key's END line whose BEGIN is out of view,
+    however few: the armour says what they are."""
+    for m in _END_PK_RE.finditer(text):
+        begin = text.rfind("-----BEGIN", 0, m.start())
+        if begin >= 0 and text.find("-----END", begin, m.start()) < 0:
+            continue  # its BEGIN in view: the armour rule has the block
+        lo = max(0, m.start() - _TAIL_REACH)
+        breaks = [(b.start(), b.end()) for b in _BREAK_RE.finditer(text, lo, m.start())]
+        if not breaks or not _PREFIX_RE.fullmatch(text, breaks[-1][1], m.start()):
+            continue  # the END line holds more than a line mark before the armour
+        pieces: list[tuple[int, int]] = []
+        for k in range(len(breaks) - 1, -1, -1):
+            ls = breaks[k - 1][1] if k else lo
+            line = _LINE_RE.fullmatch(text, ls, breaks[k][0])
+            width = pieces[-1][1] - pieces[-1][0] if len(pieces) > 1 else None
+            if line is None or (width is not None and line.end("b") - line.start("b") != width):
+                if width is not None or pieces:  # its first line, after a prefix of its own
+                    w = width or 64
+                    t = re.search(rf"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{{{w}}}[\"'`,; \t]*\Z",
+                                  text[ls : breaks[k][0]])
+                    if t is not None:
+                        pieces.append((ls + t.start(), ls + t.start() + w))
+                break
+            pieces.append(line.span("b"))
+        if sum(b - a for a, b in pieces) >= _MIN_TAIL:
+            yield pieces[-1][0], pieces[0][1], KIND
 
 
 def _run(text: str, start: int) -> list[tuple[int, int]]:
