@@ -10,6 +10,8 @@ imports it:
 - more context layers (``reviewer.sanitize.layers``): base64 wrapped over lines (a PEM
   encoded and wrapped at 76 columns) decoded as one run, connection strings, query
   parameters, XML and ``.ini`` values;
+- a private key's base64 body with its BEGIN line out of view (``reviewer.sanitize.headless``),
+  judged by what its bytes hold;
 - shapes found by class (``reviewer.sanitize.shapes``): MFA seeds and recovery codes,
   credentials in URL paths, a value given in parts, random tokens whatever the words;
 - memory: inside ``collecting()``, every value redacted is kept, and any later
