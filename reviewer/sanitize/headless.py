@@ -75,14 +75,12 @@ _BIG_DER = 96  # a DER INTEGER after another: more than a P-521 signature's s (6
 
 def find_headless_keys(text: str, low: str) -> Iterator[Span]:
     """Runs of base64 lines of one PEM width whose bytes are a private key's."""
-    nl, esc = "\n" in text, "\\n" in text
-    if not (nl or esc):
-        return
+    esc = "\\n" in text  # each regex below starts with its break, a literal searched fast
     if "PRIVATE KEY" in text:
         yield from _tails(text)
     pos = 0
     while True:
-        near = _near(text, pos, nl, esc)
+        near = _near(text, pos, esc)
         if near < 0:
             return
         m = _GATE_RE.search(text, max(pos, near - _GATE_BACK), near + _GATE_AHEAD)
@@ -107,9 +105,9 @@ _GATE_BACK = 100  # the run's first line may end at the break found (its start b
 _GATE_AHEAD = 400  # three lines of at most 76 with their marks
 
 
-def _near(text: str, pos: int, nl: bool, esc: bool) -> int:
+def _near(text: str, pos: int, esc: bool) -> int:
     """Where two long base64 lines follow a line break, from ``pos`` on; -1 for nowhere."""
-    a = _FAST_NL_RE.search(text, pos) if nl else None
+    a = _FAST_NL_RE.search(text, pos)
     b = _FAST_ESC_RE.search(text, pos) if esc else None
     if a is None or b is None:
         m = a or b
