@@ -87,6 +87,9 @@ def test_a_read_from_the_middle_of_a_key_file_is_redacted(name: str, bits: int,
         out = detect.redact(_read(lines, first))
         assert not _leaks(out, lines), (name, first, count, out)
         assert "private-key" in out
+    lines = body[4:14]  # as `cat -n` numbers them: a tab after the number
+    out = detect.redact("\n".join(f"{5 + i:>6}\t{x}" for i, x in enumerate(lines)))
+    assert not _leaks(out, lines) and "private-key" in out, out
 
 
 def test_a_keys_tail_with_its_end_line_is_redacted() -> None:

@@ -37,8 +37,9 @@ _WIDTHS = frozenset({64, 70, 76})
 _MIN_LINES = 3  # full-width lines in a run
 _MAX_LINES = 2000
 # What may stand before a line: indentation, quotes, a quote mark, the condenser's
-# "┆ → " before a command's output, a Read's number (the view blanks it at a line's start)
-_PREFIX = r"[ \t\"'`>]*+(?:[┆│|][ \t]*+)?(?:\d{0,7}→[ \t]?)?[ \t\"'`>]*+"
+# "┆ → " before a command's output, a Read's number and its "→" (the view blanks those at
+# a line's start) or, as ``cat -n`` prints it, its tab
+_PREFIX = r"[ \t\"'`>]*+(?:[┆│|][ \t]*+)?(?:\d{0,7}[→\t][ \t]?)?[ \t\"'`>]*+"
 _SEP = r"[\"'`,;\\ \t]*(?:\r?\n|\\r\\n|\\n)" + _PREFIX
 # The cheap test: three long base64 lines in a row (line marks are blanked by the view).
 _GATE_RE = re.compile(
