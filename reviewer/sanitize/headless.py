@@ -60,14 +60,16 @@ _MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"wOFF", b"wOF2", b"\x1f\x8b", b
 _SSH_TYPES = (b"ssh-rsa", b"ssh-ed25519", b"ssh-dss", b"ecdsa-sha2-", b"sk-ssh-", b"sk-ecdsa-")
 _OPENSSH_CHECK_RE = re.compile(
     rb"(.{4})\1\x00\x00\x00[\x07-\x28](?:ssh-|ecdsa-|sk-)", re.DOTALL)
-# A big INTEGER's header of a key part's length: 128/129, 192/193, 256/257, 384/385 bytes
-# (the odd ones start with a 0 byte before a high bit).
+# A big INTEGER's header of a key part's length: 129, 193, 256/257, 384/385, 512/513 bytes
+# (the odd ones start with a 0 byte before a high bit); not 128 or 192 (``02 81 80``: three
+# bytes, met by chance about once in 40 MB of random data, where these are four or more).
 _KEY_PART_RE = re.compile(
     rb"\x02(?:\x81\x81\x00[\x80-\xff]|\x81\xc1\x00[\x80-\xff]|\x82\x01\x01\x00[\x80-\xff]"
     rb"|\x82\x01\x81\x00[\x80-\xff]|\x82\x02\x01\x00[\x80-\xff]|\x82\x01\x00[\x01-\x7f]"
-    rb"|\x82\x02\x00[\x01-\x7f]|\x82\x01\x80[\x01-\x7f]|\x81\x80[\x01-\x7f])"
-    # and OpenSSH's mpints of those lengths (4-byte length, a 0 before a high bit)
+    rb"|\x82\x02\x00[\x01-\x7f]|\x82\x01\x80[\x01-\x7f])"
+    # and OpenSSH's mpints of those lengths (4-byte length, a 0 only before a high bit)
     rb"|\x00\x00(?:\x00\x81|\x00\xc1|\x01\x01|\x01\x81|\x02\x01)\x00[\x80-\xff]"
+    rb"|\x00\x00(?:\x00\x80|\x00\xc0|\x01\x00|\x01\x80|\x02\x00)[\x01-\x7f]"
 )
 _PRINTABLE_RUN_RE = re.compile(rb"[\x20-\x7e]{8,}")
 _BIG = 64  # bytes: an RSA key part (an OpenSSH mpint), not a version, exponent or small id
