@@ -19,6 +19,7 @@ TEXTS = [
     "plain lowercase words only here",
     "MixedCase mixedCase Mixedcase MIXEDCASE mIXED m2M Ab aB ABc",
     "2024-05-01 v1.2.3 10ms 16G tmpfs --dry-run src/db.py reviewer.store",
+    "handle_scanner unlisted_flag x__publicly Scanner2 a1loggers _nonblocking_",
 ]
 TERMS = ["hook", "hooks", "configuration", "selection", "event", "hookless", "path",
          "pa", "scan", "scanning", "listed", "blocking", "public", "logger", "log",
@@ -34,8 +35,12 @@ def plain_words(text: str) -> set[str]:
             for part in raw.split("_"):
                 words.add(part.casefold())
                 words.update(query_terms.parts(part))
-    for w in word_roots.MAY_HAVE_ROOT.findall(text.casefold()):
-        words.update(word_roots.roots(w))
+    # and the roots of every plain word, and of each part of a snake_case one, in ASCII
+    # (not the fast scan's regex: the rule it stands for)
+    for word in recall._TERM.findall(text.casefold()):
+        for piece in word.split("_"):
+            if piece.isascii():
+                words.update(word_roots.roots(piece))
     return words
 
 
@@ -77,6 +82,22 @@ def test_credits_are_those_of_the_plain_rule() -> None:
 
 
 def test_a_facts_keys_are_its_heads_and_short_forms() -> None:
-    for text in TEXTS:
-        words = recall._seen(text).words
-        assert recall._seen(text).keys == {w[:5] for w in words} | recall._short(words)
+    """Written out by hand: a word's first five letters, and (a word of up to seven
+    letters) the forms a question's shorter word may take in it, itself plus at most
+    three letters (`hook` is held by `hooks`, `hooked`, `hookups`, not `hookless`)."""
+    cases = {
+        "hook": {"h", "ho", "hoo", "hook"},
+        "hooks": {"hooks", "ho", "hoo", "hook"},
+        "hooked": {"hooke", "hoo", "hook"},
+        "hookups": {"hooku", "hook"},
+        "hookless": {"hookl"},
+        "a": {"a"},
+        "db": {"d", "db"},
+        "abc": {"a", "ab", "abc"},
+        "configuration": {"confi"},
+    }
+    for word, want in cases.items():
+        assert recall._keys({word}) == want, word
+    assert recall._keys(set(cases)) == set().union(*cases.values())
+    assert recall._seen("Hooked db, hookless").keys == {
+        "hooke", "hoo", "hook", "d", "db", "hookl"}

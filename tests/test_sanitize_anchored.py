@@ -66,8 +66,13 @@ def test_a_long_line_of_arrows_is_unmarked_in_linear_time() -> None:
                           st.sampled_from(["accounts", "fromkeypair", " pk", "privkey",
                                            "signer", "deployer", "owner", "from_key"])),
                 max_size=8).map("".join))
-def test_wallet_word_groups_hold_exactly_the_words_present(text: str) -> None:
+def test_each_wallet_word_group_is_found_exactly_where_one_of_its_words_is(text: str) -> None:
+    """A group stands for several words (the finder then looks for each): it must be found
+    where the text holds one of them, and only there; and the groups share out the words,
+    each word in one group."""
     from reviewer.sanitize import wallets
 
-    held = {w for g, ws in wallets._CONTEXT_GROUPS if g.search(text) for w in ws}
-    assert {w for w in wallets._CONTEXT_WORDS if w in text} <= held
+    grouped = [w for _, ws in wallets._CONTEXT_GROUPS for w in ws]
+    assert sorted(grouped) == sorted(wallets._CONTEXT_WORDS)
+    for group, words in wallets._CONTEXT_GROUPS:
+        assert (group.search(text) is not None) == any(w in text for w in words), words

@@ -586,8 +586,8 @@ class _Seen(NamedTuple):
     """What the re-score reads of one fact, worked out once per text (`_seen`)."""
 
     words: frozenset[str]  # lowercase words and the parts of its identifiers
-    # each word's first five letters (the stemming match) and `_short`, what a question's
-    # word shorter than five letters may be held as: one set, as a five-letter form is
+    # each word's first five letters (the stemming match) and its `_SHORT_CUTS`, what a
+    # question's word shorter than five letters may be held as: one set, as a five-letter form is
     # never short and a whole word shorter than five letters is its own short form
     keys: frozenset[str]
     pairs: frozenset[tuple[str, str]]  # adjacent words by their first five letters
@@ -673,7 +673,8 @@ def _identifier_parts(raw: str) -> tuple[str, ...]:
 
 
 def _keys(words: set[str] | frozenset[str]) -> frozenset[str]:
-    """`_Seen.keys` of `words`: each one's first five letters, and `_short`'s forms."""
+    """`_Seen.keys` of `words`: each one's first five letters, and the short forms a
+    question's word shorter than five letters may take in it (`_SHORT_CUTS`)."""
     return frozenset(chain.from_iterable(map(_word_keys, words)))
 
 
@@ -706,15 +707,8 @@ def _held(terms: list[str], words: set[str]) -> float:
     return sum(credit) / len(terms) if terms else 0.0
 
 
-def _short(words: set[str] | frozenset[str]) -> frozenset[str]:
-    """Every form a question's word shorter than five letters may take in `words`: the
-    word plus at most three letters (`hook` in `hooks`), so each is one set lookup."""
-    # a word of n letters gives its first k for max(1, n - 3) <= k <= min(n, 4): `hook`
-    # h, ho, hoo, hook; `hooks` ho, hoo, hook; `hooked` hoo, hook; `hookups` hook
-    return frozenset(
-        [w[:k] for w in words if len(w) <= 7 for k in _SHORT_CUTS[len(w)]])
-
-
+# a word of n letters gives its first k for max(1, n - 3) <= k <= min(n, 4): `hook`
+# h, ho, hoo, hook; `hooks` ho, hoo, hook; `hooked` hoo, hook; `hookups` hook
 _SHORT_CUTS = tuple(range(max(1, n - 3), min(n, 4) + 1) for n in range(8))
 
 

@@ -10,6 +10,8 @@ imports it:
 - more context layers (``reviewer.sanitize.layers``): base64 wrapped over lines (a PEM
   encoded and wrapped at 76 columns) decoded as one run, connection strings, query
   parameters, XML and ``.ini`` values;
+- a private key's base64 body with its BEGIN line out of view (``reviewer.sanitize.headless``),
+  judged by what its bytes hold;
 - shapes found by class (``reviewer.sanitize.shapes``): MFA seeds and recovery codes,
   credentials in URL paths, a value given in parts, random tokens whatever the words;
 - memory: inside ``collecting()``, every value redacted is kept, and any later
@@ -37,6 +39,7 @@ from reviewer.sanitize import (
     continued,
     flags,
     gitleaks,
+    headless,
     layers,
     named,
     positional,
@@ -262,7 +265,7 @@ def _contexts(text: str, low: str) -> Iterator[tuple[int, int, str]]:
         yield from find(text, low)
 
 
-for _find in (gitleaks.find, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
+for _find in (gitleaks.find, *headless.FINDERS, *layers.FINDERS, *shapes.FINDERS, *named.FINDERS,
               *protocols.FINDERS, _contexts):
     _redact.add_finder(_seeing_lines(_find))
 _redact.add_finder(_remembered)
