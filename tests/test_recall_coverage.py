@@ -114,7 +114,8 @@ def test_a_facts_words_are_read_once_and_held_alike() -> None:
     terms = ["hook", "configuration", "selection", "event", "hookless", "path", "pa"]
     fresh = recall._credits(terms, recall._words(text)[0])
     assert recall._credits(terms, seen.words, seen=seen) == fresh == [1, 1, 1, 1, 0, 1, 1]
-    assert "hook" not in recall._short({"hookless"})
+    assert recall._credits(["hook"], {"hookless"}) == [0]  # not a form of the word
+    assert recall._credits(["hook"], {"hooks"}) == [1]
 
 
 def test_a_word_held_in_the_evidence_counts(conn) -> None:
