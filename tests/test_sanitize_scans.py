@@ -150,3 +150,22 @@ def test_distinct_token_prechecks_change_nothing(seed: int,
         assert got == want
         found += len(want[0]) + len(want[1])
     assert found  # the texts hold values the finders report, so the comparison says something
+
+
+_PAIR_PARTS = ("name: db_password", 'key="api_token"', " value: ", "Value=", '"SecretString": ',
+               "x" * 90, "\n", "hunter2xyz", "Zq7vXm2Pk9", " ", " " * 30, "\t" * 25,
+               "ParameterKey=DbPassword,ParameterValue=", "secret_key_name=s1 ", "VALUE ",
+               "y" * 300)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_named_pairs_around_value_words_are_the_whole_texts_matches(seed: int) -> None:
+    """`named._pairs` tries the pair pattern only around the words a value follows: the
+    same matches as the pattern over the whole text, long gaps and blank runs included."""
+    from reviewer.sanitize import named
+
+    rng = random.Random(seed)
+    for _ in range(400):
+        text = "".join(rng.choice(_PAIR_PARTS) for _ in range(rng.randint(1, 40)))
+        want = [(m.span(), m.groupdict()) for m in named._PAIR_RE.finditer(text)]
+        assert [(m.span(), m.groupdict()) for m in named._pairs(text)] == want, text

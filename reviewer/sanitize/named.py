@@ -248,9 +248,37 @@ _PAIR_GATE_RE = re.compile(r"(?:name|key|variable)[\"']?[ \t]*[:=][ \t]*[\"']?[\
                            r"(?:pass|pwd|secret|token|key|cred|auth|pin|sess)")
 
 
+# Where a pair can stand: its value's word (each holds "value" or "secretstring") lies at
+# most 422 characters after the pair's start and its value ends 529 after that word, plus
+# the blanks around its two signs (each run under 50, else every place is tried).
+_VALUE_WORD_RE = re.compile(r"value|secretstring", re.IGNORECASE)
+_LONG_BLANK_RE = re.compile(r"[ \t]{50}")
+_PAIR_BEFORE, _PAIR_AFTER = 422 + 100 + 8, 529 + 100 + 8
+
+
+def _pairs(text: str) -> Iterator[re.Match[str]]:
+    """``_PAIR_RE.finditer(text)``, tried only around the words a value follows: on a long
+    text every "name" and "key" made the pattern try ~300 gap lengths for a "value"."""
+    if _LONG_BLANK_RE.search(text):
+        yield from _PAIR_RE.finditer(text)
+        return
+    spans: list[list[int]] = []
+    for w in _VALUE_WORD_RE.finditer(text):
+        lo, hi = max(0, w.start() - _PAIR_BEFORE), w.end() + _PAIR_AFTER
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = hi
+        else:
+            spans.append([lo, hi])
+    done = 0
+    for lo, hi in spans:
+        for m in _PAIR_RE.finditer(text, max(lo, done), min(hi, len(text))):
+            done = m.end()
+            yield m
+
+
 def find_named_pairs(text: str, low: str) -> Iterator[Span]:
     if ("value" in low or "secretstring" in low) and _PAIR_GATE_RE.search(low) is not None:
-        for m in _PAIR_RE.finditer(text):
+        for m in _pairs(text):
             if _named_value(m.group("name"), m.group("v").rstrip(".;")):
                 yield m.start("v"), m.start("v") + len(m.group("v").rstrip(".;")), \
                     "secret-assignment"
