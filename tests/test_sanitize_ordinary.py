@@ -209,3 +209,17 @@ def test_short_pieces_of_letters_and_digits_are_no_words():
     q = "https://db.example.org/login?u=ops&password=Pa%24%24w0rd%21"
     s = q.index("Pa%24")
     assert not percent_piece(q, s, len(q))
+
+
+@pytest.mark.parametrize("text", [
+    "my password is sunshine%2Dmonkey%2Dpurple",
+    "the password is Zq7vXm2Pk9LwT4rB\nsee https://app.example.com/u/Zq7vXm2Pk9LwT4rB/settings",
+])
+def test_a_password_a_word_named_stays_hidden_whatever_its_place(text: str) -> None:
+    """The place checks clear a run found by its shape, never a value a word for a
+    password named: percent-encoded, or also in a URL's path, it is still the password."""
+    from reviewer.sanitize.redact import redact
+
+    out = redact(text)
+    assert "[REDACTED:password]" in out
+    assert out.startswith(("my password is [REDACTED", "the password is [REDACTED")), out

@@ -25,6 +25,12 @@ KINDS = frozenset(("high-entropy", "secret-value", "password", "secret-assignmen
                    "url-secret", "mfa-secret", "base64-secret"))
 
 
+# A value a word for a password gave ("the password is …"): what it looks like elsewhere
+# (percent-encoded, a URL's path holding it too) does not make it data. ("secret-value"
+# stays open to both: a finder gives it to a URL's percent-encoded query too.)
+_NAMED_KINDS = frozenset(("password",))
+
+
 def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
     """The span ``text[start:end]`` (proposed as ``kind``) is ordinary data by its place."""
     if kind not in KINDS:
@@ -40,11 +46,13 @@ def ordinary_run(text: str, start: int, end: int, kind: str) -> bool:
         return True
     if kind == "high-entropy" and (dotted_names(v) or names_and_versions(v)):
         return True  # a generated-looking run that reads as names (a password may not)
+    named = kind in _NAMED_KINDS
     return (pinned_ref(text, start, v) or abbreviated(text, v)
             or symbol(text, start, v)
             or url_fragment(text, start, v)
-            or percent_piece(text, start, end) or url_name_segment(text, start, end)
-            or (kind != "url-secret" and url_path_elsewhere(text, start, end, v))
+            or (not named and percent_piece(text, start, end))
+            or url_name_segment(text, start, end)
+            or (kind != "url-secret" and not named and url_path_elsewhere(text, start, end, v))
             or log_field(text, start, end)
             or (kind != "mfa-secret" and block_piece(text, start, end)))
 
