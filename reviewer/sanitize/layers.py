@@ -247,20 +247,19 @@ def _near_token(v: str) -> bool:
 _PASSWORD_NEAR = tuple(re.sub("[\u200b-\u200f\u2060]", "", w) for w in _PASSWORD_NEAR)
 _TOKEN_NEAR = tuple(re.sub("[\u200b-\u200f\u2060]", "", w) for w in _TOKEN_NEAR)
 _NEAR_WORDS = tuple(sorted({w.lower() for w in (*_PASSWORD_NEAR, *_TOKEN_NEAR)}))
-_NEAR_ASCII = tuple((w[:2], w) for w in _NEAR_WORDS if w.isascii())
 _NEAR_OTHER = tuple(w for w in _NEAR_WORDS if not w.isascii())
 # The ASCII words by their first two characters: a text's word starts pick the few to try.
-_NEAR_BY_HEAD: dict[str, tuple[str, ...]] = {}
-for _head, _w in _NEAR_ASCII:
-    _NEAR_BY_HEAD[_head] = (*_NEAR_BY_HEAD.get(_head, ()), _w)
-_NEAR_HEADS = frozenset(_NEAR_BY_HEAD)
+_NEAR_BY_HEAD: dict[str, list[str]] = {}
+for _w in _NEAR_WORDS:
+    if _w.isascii():
+        _NEAR_BY_HEAD.setdefault(_w[:2], []).append(_w)
 
 
 def _near_words(low: str) -> list[str]:
     """The words this text holds (an ASCII word only where a word of the text starts like
     it; the rest only in a text that is not all ASCII)."""
-    heads = gitleaks.word_starts(low) & _NEAR_HEADS
-    found = [w for head in heads for w in _NEAR_BY_HEAD[head]
+    found = [w for head in gitleaks.word_starts(low) & _NEAR_BY_HEAD.keys()
+             for w in _NEAR_BY_HEAD[head]
              if gitleaks.may_hold(low, w) and gitleaks.holds(low, w)]
     if not low.isascii():
         found.extend(w for w in _NEAR_OTHER if gitleaks.has_other_script_word(low, w))
